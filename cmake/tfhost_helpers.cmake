@@ -1,0 +1,41 @@
+# Helpers that keep each module's CMakeLists.txt to a few lines.
+#
+# tfhost_module(NAME DEPS ...): a static library from every *.cc in the current
+# folder and its subfolders except *_test.cc, *_fuzz.cc and *_bench.cc, plus one
+# test executable per *_test.cc registered with ctest (label = module name).
+function(tfhost_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  file(GLOB_RECURSE all_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  set(lib_sources "")
+  set(test_sources "")
+  foreach(src ${all_sources})
+    if(src MATCHES "_test\\.cc$")
+      list(APPEND test_sources ${src})
+    elseif(NOT src MATCHES "_(fuzz|bench)\\.cc$")
+      list(APPEND lib_sources ${src})
+    endif()
+  endforeach()
+  add_library(${name} STATIC ${lib_sources})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  if(TFHOST_BUILD_TESTS)
+    foreach(test_src ${test_sources})
+      get_filename_component(test_name ${test_src} NAME_WE)
+      tfhost_test(${test_name} SOURCES ${test_src} DEPS ${name} ${ARG_TEST_DEPS} LABELS ${name})
+    endforeach()
+  endif()
+endfunction()
+
+# tfhost_test(NAME SOURCES ... DEPS ... LABELS ...): one GoogleTest executable.
+# Tests see TFHOST_FIXTURES (default ../shared/fixtures from the repo root) unless
+# the environment already sets it.
+function(tfhost_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${ARG_LABELS}"
+    ENVIRONMENT "TFHOST_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    TIMEOUT 300)
+endfunction()
