@@ -1,0 +1,90 @@
+// Tensor: a dtype, a shape and a reference-counted buffer. Copies share the
+// buffer (cheap); Clone() makes a deep copy. Fixed-size elements are stored
+// row-major, little-endian, 64-byte aligned; strings (and resource handles) as
+// an array of std::string.
+//
+// Thread-safety: a Tensor is a value; sharing one buffer across threads is safe
+// for reads. Kernels write only into tensors they allocated themselves.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/dtype.h"
+#include "base/shape.h"
+
+namespace tfhost {
+
+class TensorBuffer;
+
+class Tensor {
+ public:
+  Tensor() = default;  // an invalid (empty) tensor; valid() is false
+  // Allocates a zero-filled tensor (empty strings for string types).
+  Tensor(DType dtype, Shape shape);
+
+  template <typename T>
+  static Tensor Scalar(T value) {
+    Tensor t(DTypeOf<T>::value, Shape());
+    *t.data<T>() = std::move(value);
+    return t;
+  }
+  static Tensor StringScalar(std::string value);
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values, Shape shape) {
+    Tensor t(DTypeOf<T>::value, std::move(shape));
+    for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.NumElements()); ++i) {
+      t.data<T>()[i] = values[i];
+    }
+    return t;
+  }
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values) {
+    return FromVector(values, Shape({static_cast<int64_t>(values.size())}));
+  }
+
+  bool valid() const { return buffer_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  int64_t dim(int i) const { return shape_.dim(i); }
+  int64_t NumElements() const { return shape_.num_elements(); }
+  // Bytes of element data (NumElements() * DTypeSize) for fixed-size types.
+  size_t ByteSize() const;
+
+  void* raw_data();
+  const void* raw_data() const;
+  template <typename T> T* data() { return static_cast<T*>(raw_data()); }
+  template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
+  std::string* strings() { return data<std::string>(); }
+  const std::string* strings() const { return data<std::string>(); }
+
+  // A tensor with the same buffer and a new shape of equal element count.
+  StatusOr<Tensor> Reshaped(const Shape& shape) const;
+  // A deep copy with its own buffer.
+  Tensor Clone() const;
+  // Whether two tensors share one buffer.
+  bool SharesBufferWith(const Tensor& other) const { return buffer_ == other.buffer_; }
+  // Whether this tensor is the only owner of its buffer (so it may be reused).
+  bool RefCountIsOne() const { return buffer_.use_count() == 1; }
+
+  // Elements as double / int64 regardless of the numeric dtype (for
+  // shape-like inputs and tests). Fails for strings.
+  StatusOr<std::vector<int64_t>> ToInt64Vector() const;
+  std::vector<double> ToDoubleVector() const;
+  // "float32[2,3] {1, 2, 3, ...}" with at most `max_values` values.
+  std::string DebugString(int max_values = 8) const;
+
+ private:
+  DType dtype_ = DType::kInvalid;
+  Shape shape_;
+  std::shared_ptr<TensorBuffer> buffer_;
+};
+
+// Element-wise equality of dtype, shape and values (bitwise for floats except
+// that NaN equals NaN), for tests.
+bool TensorsEqual(const Tensor& a, const Tensor& b);
+
+}  // namespace tfhost

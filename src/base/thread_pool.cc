@@ -1,0 +1,81 @@
+#include "base/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace tfhost {
+
+int HardwareConcurrency() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+ThreadPool::ThreadPool(int num_threads) {
+  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::Schedule(std::function<void()> fn) {
+  if (workers_.empty()) {
+    fn();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(fn));
+  }
+  cv_.notify_one();
+}
+
+void ThreadPool::WorkerLoop() {
+  for (;;) {
+    std::function<void()> fn;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      fn = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    fn();
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  int64_t max_tasks = static_cast<int64_t>(workers_.size()) + 1;
+  int64_t tasks = std::min<int64_t>(max_tasks, (n + std::max<int64_t>(min_chunk, 1) - 1) /
+                                                   std::max<int64_t>(min_chunk, 1));
+  if (tasks <= 1) {
+    fn(0, n);
+    return;
+  }
+  int64_t chunk = (n + tasks - 1) / tasks;
+  std::atomic<int64_t> remaining(tasks - 1);
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  for (int64_t t = 1; t < tasks; ++t) {
+    int64_t begin = t * chunk, end = std::min(n, begin + chunk);
+    Schedule([&, begin, end] {
+      if (begin < end) fn(begin, end);
+      if (remaining.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(done_mu);
+        done_cv.notify_one();
+      }
+    });
+  }
+  fn(0, std::min(n, chunk));
+  std::unique_lock<std::mutex> lock(done_mu);
+  done_cv.wait(lock, [&] { return remaining.load() == 0; });
+}
+
+}  // namespace tfhost

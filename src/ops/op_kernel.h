@@ -1,0 +1,78 @@
+// The contract between the executor and a reference kernel.
+//
+// A kernel is a plain function `Status Compute(KernelContext& ctx)`: it reads
+// ctx.input(i) and the node's attrs, and sets every output with
+// ctx.set_output(i, tensor). Kernels never throw; a bad attr or input shape
+// returns a Status that names the node (ctx.Error(...) adds that prefix).
+// Kernels may run concurrently on different nodes; any state shared across runs
+// (variables, tables) lives in the ResourceManager.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/tensor.h"
+#include "base/thread_pool.h"
+#include "ir/attrs.h"
+#include "ir/graph.h"
+#include "ops/resource_manager.h"
+
+namespace tfhost::ops {
+
+class KernelContext {
+ public:
+  KernelContext(const ir::Node& node, std::vector<Tensor> inputs, std::vector<bool> input_dead,
+                ResourceManager* resources, ThreadPool* intra_op)
+      : node_(node), inputs_(std::move(inputs)), input_dead_(std::move(input_dead)),
+        resources_(resources), intra_op_(intra_op) {}
+
+  const ir::Node& node() const { return node_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const { return inputs_[i]; }
+  // Moves an input out, so an element-wise kernel may reuse its buffer when it
+  // is the only owner (Tensor::RefCountIsOne).
+  Tensor TakeInput(int i) { return std::move(inputs_[i]); }
+  // Only kernels registered with `handles_dead_inputs` (Merge) see dead inputs.
+  bool input_is_dead(int i) const { return input_dead_[i]; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_num_outputs(int n) { outputs_.resize(n); output_dead_.assign(n, false); }
+  void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  // Marks an output as dead (Switch's untaken branch).
+  void set_output_dead(int i) { output_dead_[i] = true; }
+  std::vector<Tensor>& outputs() { return outputs_; }
+  const std::vector<bool>& output_dead() const { return output_dead_; }
+
+  ResourceManager* resources() const { return resources_; }
+  ThreadPool* intra_op() const { return intra_op_; }
+
+  template <typename T>
+  StatusOr<T> Attr(const std::string& key) const { return ir::GetAttr<T>(node_, key); }
+  template <typename T>
+  StatusOr<T> AttrOr(const std::string& key, T default_value) const {
+    return ir::GetAttrOr<T>(node_, key, std::move(default_value));
+  }
+
+  // InvalidArgument prefixed with "node 'name' (Op): ".
+  Status Error(const std::string& message) const {
+    return InvalidArgument(ir::NodeContext(node_) + ": " + message);
+  }
+  // Checks that input i has rank in [min_rank, max_rank].
+  Status CheckRank(int i, int min_rank, int max_rank) const;
+  // Checks that input i has dtype `dtype`.
+  Status CheckDType(int i, DType dtype) const;
+
+ private:
+  const ir::Node& node_;
+  std::vector<Tensor> inputs_;
+  std::vector<bool> input_dead_;
+  std::vector<Tensor> outputs_;
+  std::vector<bool> output_dead_;
+  ResourceManager* resources_;
+  ThreadPool* intra_op_;
+};
+
+using KernelFn = std::function<Status(KernelContext&)>;
+
+}  // namespace tfhost::ops

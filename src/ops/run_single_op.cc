@@ -1,0 +1,74 @@
+#include "ops/run_single_op.h"
+
+#include "ir/tensor_proto.h"
+
+namespace tfhost::ops {
+
+tensorflow::AttrValue MakeAttr(int64_t v) { tensorflow::AttrValue a; a.set_i(v); return a; }
+tensorflow::AttrValue MakeAttr(int v) { return MakeAttr(static_cast<int64_t>(v)); }
+tensorflow::AttrValue MakeAttr(float v) { tensorflow::AttrValue a; a.set_f(v); return a; }
+tensorflow::AttrValue MakeAttr(bool v) { tensorflow::AttrValue a; a.set_b(v); return a; }
+tensorflow::AttrValue MakeAttr(const char* v) { tensorflow::AttrValue a; a.set_s(v); return a; }
+tensorflow::AttrValue MakeAttr(const std::string& v) { tensorflow::AttrValue a; a.set_s(v); return a; }
+tensorflow::AttrValue MakeAttr(DType v) {
+  tensorflow::AttrValue a;
+  a.set_type(static_cast<tensorflow::DataType>(v));
+  return a;
+}
+tensorflow::AttrValue MakeAttr(const std::vector<int64_t>& v) {
+  tensorflow::AttrValue a;
+  auto* list = a.mutable_list();
+  for (auto x : v) list->add_i(x);
+  return a;
+}
+tensorflow::AttrValue MakeAttr(const std::vector<float>& v) {
+  tensorflow::AttrValue a;
+  auto* list = a.mutable_list();
+  for (auto x : v) list->add_f(x);
+  return a;
+}
+tensorflow::AttrValue MakeAttr(const std::vector<std::string>& v) {
+  tensorflow::AttrValue a;
+  auto* list = a.mutable_list();
+  for (const auto& x : v) list->add_s(x);
+  return a;
+}
+tensorflow::AttrValue MakeAttr(const std::vector<DType>& v) {
+  tensorflow::AttrValue a;
+  auto* list = a.mutable_list();
+  for (auto x : v) list->add_type(static_cast<tensorflow::DataType>(x));
+  return a;
+}
+tensorflow::AttrValue MakeAttr(const Tensor& v) {
+  tensorflow::AttrValue a;
+  ir::TensorToProto(v, a.mutable_tensor());
+  return a;
+}
+
+StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Tensor> inputs,
+                                          ir::AttrMap attrs, ResourceManager* resources,
+                                          ThreadPool* intra_op) {
+  const OpRegistration* reg = OpRegistry::Global().Find(op);
+  if (reg == nullptr) return NotFound("op '" + op + "' is not registered");
+  ir::Node node;
+  node.name = "test_" + op;
+  node.op = op;
+  node.attrs = std::move(attrs);
+  ir::FillDefaultAttrs(reg->def, &node);
+  auto dtypes = ir::OutputDTypes(reg->def, node);
+  if (!dtypes.ok()) return dtypes.status();
+  ResourceManager local_resources;
+  std::vector<bool> dead(inputs.size(), false);
+  KernelContext ctx(node, std::move(inputs), std::move(dead),
+                    resources ? resources : &local_resources, intra_op);
+  ctx.set_num_outputs(static_cast<int>(dtypes->size()));
+  TFHOST_RETURN_IF_ERROR(reg->kernel(ctx));
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    if (!ctx.outputs()[i].valid() && !ctx.output_dead()[i]) {
+      return Internal(ir::NodeContext(node) + ": kernel did not set output " + std::to_string(i));
+    }
+  }
+  return std::move(ctx.outputs());
+}
+
+}  // namespace tfhost::ops
