@@ -1,0 +1,65 @@
+#include "base/crc32c.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace tfhost::crc32c {
+namespace {
+
+TEST(Crc32cTest, CheckValueOfStandardTestVector) {
+  const char* s = "123456789";
+  EXPECT_EQ(Value(s, 9), 0xE3069283u);
+  EXPECT_EQ(ExtendPortable(0, s, 9), 0xE3069283u);
+}
+
+TEST(Crc32cTest, KnownVectorsFromRfc3720) {
+  // iSCSI (RFC 3720 B.4) test patterns.
+  std::vector<uint8_t> zeros(32, 0), ones(32, 0xff), inc(32), dec(32);
+  for (int i = 0; i < 32; ++i) {
+    inc[i] = static_cast<uint8_t>(i);
+    dec[i] = static_cast<uint8_t>(31 - i);
+  }
+  EXPECT_EQ(Value(zeros.data(), 32), 0x8A9136AAu);
+  EXPECT_EQ(Value(ones.data(), 32), 0x62A8AB43u);
+  EXPECT_EQ(Value(inc.data(), 32), 0x46DD794Eu);
+  EXPECT_EQ(Value(dec.data(), 32), 0x113FDB5Cu);
+}
+
+TEST(Crc32cTest, EmptyInputIsZero) { EXPECT_EQ(Value("", 0), 0u); }
+
+TEST(Crc32cTest, ExtendEqualsValueOfConcatenation) {
+  std::string a = "hello ", b = "world, a longer piece of text that spans several words";
+  std::string ab = a + b;
+  EXPECT_EQ(Extend(Value(a.data(), a.size()), b.data(), b.size()), Value(ab.data(), ab.size()));
+}
+
+TEST(Crc32cTest, HardwareAndPortableAgreeOnEveryLengthAndAlignment) {
+  std::vector<uint8_t> buf(300);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i * 131 + 7);
+  for (size_t start = 0; start < 9; ++start) {
+    for (size_t n = 0; n + start <= buf.size(); n += 7) {
+      ASSERT_EQ(Extend(0x12345678u, buf.data() + start, n),
+                ExtendPortable(0x12345678u, buf.data() + start, n))
+          << "start " << start << " n " << n << " hardware " << UsingHardware();
+    }
+  }
+}
+
+TEST(Crc32cTest, MaskOfZeroIsTheDelta) {
+  EXPECT_EQ(Mask(0), 0xa282ead8u);
+  EXPECT_EQ(Unmask(0xa282ead8u), 0u);
+}
+
+TEST(Crc32cTest, MaskChangesValueAndUnmaskRestoresIt) {
+  uint32_t crc = Value("foo", 3);
+  EXPECT_NE(crc, Mask(crc));
+  EXPECT_NE(crc, Mask(Mask(crc)));
+  EXPECT_EQ(crc, Unmask(Mask(crc)));
+  EXPECT_EQ(crc, Unmask(Unmask(Mask(Mask(crc)))));
+}
+
+}  // namespace
+}  // namespace tfhost::crc32c
