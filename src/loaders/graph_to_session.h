@@ -1,0 +1,27 @@
+// The last steps every loader shares: fill default attrs and infer dtypes
+// from op schemas (the model's own OpDefs first, then tfhost's registry),
+// apply soft placement (device pins are informational: tfhost places every
+// node itself, so "/device:GPU:0" on a CPU host is not an error), and create
+// the Session, checking that every node the model needs has a kernel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loaders/model_loader.h"
+#include "tensorflow/core/framework/op_def.pb.h"
+
+namespace tfhost::loaders {
+
+// `model_op_defs` may be null (GraphDef/TF.js carry none). `roots` are the
+// node names the model can ever run (signature tensors, init and restore
+// ops); empty = all nodes.
+StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
+    ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
+    const std::string& model_name, const std::vector<std::string>& roots);
+
+// Reads a whole file; errors name the path.
+StatusOr<std::string> ReadFileToString(const std::string& path);
+
+}  // namespace tfhost::loaders

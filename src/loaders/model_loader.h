@@ -1,0 +1,32 @@
+// Loads any model format tfhost understands into a runtime::Model:
+// SavedModel directories (TF1 and TF2; a TF Serving base path with numeric
+// version folders picks the highest version), frozen GraphDefs (.pb/.pbtxt)
+// and TensorFlow.js graph models (model.json). Legacy formats (SessionBundle,
+// bare export.meta) are refused with an error that says what they are.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/model.h"
+
+namespace tfhost::loaders {
+
+struct LoadOptions {
+  // MetaGraph selection for SavedModels: the tag set must equal this set.
+  std::vector<std::string> tags = {"serve"};
+  runtime::SessionOptions session;
+};
+
+enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };
+const char* ModelFormatName(ModelFormat format);
+
+// Decides the format from the path (directory contents, file name, magic);
+// errors explain what was found and what is expected.
+StatusOr<ModelFormat> DetectModelFormat(const std::string& path);
+
+StatusOr<std::unique_ptr<runtime::Model>> LoadModel(const std::string& path,
+                                                    const LoadOptions& options = LoadOptions());
+
+}  // namespace tfhost::loaders

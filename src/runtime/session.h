@@ -1,0 +1,77 @@
+// Session: owns one graph and its state (variables, tables) and runs it.
+//
+// Run() evaluates only what the fetches and targets need, with fed tensors
+// replacing node outputs. Execution plans are cached per (feeds, fetches,
+// targets) combination. Independent nodes run concurrently on the inter-op
+// pool; kernels may split work on the intra-op pool.
+//
+// Thread-safety: Run() may be called from many threads at once; state shared
+// between runs lives in the ResourceManager (each variable has its own lock).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/tensor.h"
+#include "base/thread_pool.h"
+#include "ir/graph.h"
+#include "ops/op_registry.h"
+#include "ops/resource_manager.h"
+
+namespace tfhost::runtime {
+
+struct SessionOptions {
+  // Threads for splitting one kernel's work; 0 = one per hardware thread,
+  // 1 = no intra-op parallelism.
+  int intra_op_threads = 0;
+  // Threads for running independent nodes at once; 0 = one per hardware
+  // thread, 1 = run nodes one after another on the caller's thread.
+  int inter_op_threads = 1;
+  // Used in error messages ("model 'nsfw' ...").
+  std::string model_name;
+};
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class ExecutionPlan;
+
+class Session {
+ public:
+  // Takes the graph (types already inferred by ir::InferTypes). Checks that
+  // every node reachable from `roots` (node names; empty = the whole graph) has
+  // a kernel; the error names the op, the node and the model.
+  static StatusOr<std::unique_ptr<Session>> Create(ir::Graph graph, const SessionOptions& options,
+                                                   const std::vector<std::string>& roots = {});
+  ~Session();
+
+  // feeds: tensor name ("x:0") -> value; fetches: tensor names; targets: node
+  // names run for their effects. Returns one tensor per fetch.
+  StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                    const std::vector<std::string>& targets = {});
+
+  const ir::Graph& graph() const { return graph_; }
+  ops::ResourceManager* resources() { return &resources_; }
+  const SessionOptions& options() const { return options_; }
+
+ private:
+  Session(ir::Graph graph, const SessionOptions& options);
+  StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const NamedTensors& feeds,
+                                                         const std::vector<std::string>& fetches,
+                                                         const std::vector<std::string>& targets);
+
+  ir::Graph graph_;
+  SessionOptions options_;
+  std::vector<const ops::OpRegistration*> kernels_;  // per node; null = no kernel
+  std::vector<Tensor> constants_;  // decoded value of each Const node
+  ops::ResourceManager resources_;
+  std::unique_ptr<ThreadPool> intra_op_pool_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;
+  std::mutex plans_mu_;
+  std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans_;
+};
+
+}  // namespace tfhost::runtime
