@@ -1,0 +1,56 @@
+# Front door for building, running and testing tfhost. See README.md.
+#   make deps   install the Debian packages the build needs (idempotent)
+#   make build  Release build; the binary is build/tfhost
+#   make run    deps + build + the main job on demo models tfhost writes itself
+#   make test   deps + build + the whole ctest suite, then the sanitizer suite
+#   make asan   loader/parser tests under AddressSanitizer + UBSan
+#   make fuzz   builds the libFuzzer targets with clang and smoke-runs each
+
+JOBS ?= $(shell nproc)
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+FUZZ_DIR ?= build-fuzz
+DEMO_DIR ?= $(BUILD_DIR)/demo-models
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+.PHONY: deps build run test unit-test asan fuzz clean
+
+deps:
+	@bash scripts/install_deps.sh
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release
+
+build: $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: deps build
+	$(BUILD_DIR)/tfhost demo-models $(DEMO_DIR)
+	$(BUILD_DIR)/tfhost inspect $(DEMO_DIR)/cnn
+	$(BUILD_DIR)/tfhost bench $(DEMO_DIR)/cnn --batch 1,8 --threads 1,2 --runs 50
+
+unit-test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+test: deps unit-test asan
+
+# Model files, configs and requests are untrusted input: the code that parses
+# them runs under ASan+UBSan in CI (labels below).
+ASAN_LABELS := tfhost_proto|tfhost_checkpoint|tfhost_loaders|tfhost_cli|models|tfhost_ops|tfhost_runtime
+asan:
+	cmake -S . -B $(ASAN_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DTFHOST_SANITIZE=address,undefined -DTFHOST_BUILD_BENCHMARKS=OFF
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)'
+
+fuzz:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTFHOST_BUILD_FUZZERS=ON -DTFHOST_BUILD_TESTS=OFF -DTFHOST_BUILD_BENCHMARKS=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	bash fuzz/smoke.sh $(FUZZ_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
