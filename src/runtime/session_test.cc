@@ -1,0 +1,155 @@
+#include "runtime/session.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "ir/tensor_proto.h"
+#include "tensorflow/core/framework/graph.pb.h"
+
+namespace tfhost::runtime {
+namespace {
+
+tensorflow::NodeDef* AddNode(tensorflow::GraphDef& g, const std::string& name, const std::string& op,
+                             std::vector<std::string> inputs = {}) {
+  auto* n = g.add_node();
+  n->set_name(name);
+  n->set_op(op);
+  for (auto& i : inputs) n->add_input(i);
+  return n;
+}
+
+void SetType(tensorflow::NodeDef* n, const std::string& attr, DType t) {
+  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(t));
+}
+
+void SetConst(tensorflow::NodeDef* n, const Tensor& value) {
+  SetType(n, "dtype", value.dtype());
+  ir::TensorToProto(value, (*n->mutable_attr())["value"].mutable_tensor());
+}
+
+std::unique_ptr<Session> MakeSession(const tensorflow::GraphDef& gd, int inter_op = 1) {
+  auto graph = ir::Graph::FromGraphDef(gd);
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+  EXPECT_TRUE(ir::InferTypes(*graph, ops::OpRegistry::Global().Lookup()).ok());
+  SessionOptions options;
+  options.inter_op_threads = inter_op;
+  options.intra_op_threads = 1;
+  options.model_name = "test";
+  auto session = Session::Create(std::move(*graph), options);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  return std::move(*session);
+}
+
+// x (placeholder) and c (const) -> Switch(x, pred) -> Identity on each branch -> Merge.
+tensorflow::GraphDef SwitchMergeGraph() {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "x", "Placeholder"), "dtype", DType::kFloat);
+  SetType(AddNode(gd, "pred", "Placeholder"), "dtype", DType::kBool);
+  SetConst(AddNode(gd, "c", "Const"), Tensor::Scalar<float>(7.0f));
+  auto* sw = AddNode(gd, "sw", "Switch", {"x", "pred"});
+  SetType(sw, "T", DType::kFloat);
+  SetType(AddNode(gd, "when_false", "Identity", {"sw:0"}), "T", DType::kFloat);
+  SetType(AddNode(gd, "when_true", "Identity", {"c", "^sw:1"}), "T", DType::kFloat);
+  auto* merge = AddNode(gd, "merge", "Merge", {"when_false", "when_true"});
+  SetType(merge, "T", DType::kFloat);
+  (*merge->mutable_attr())["N"].set_i(2);
+  return gd;
+}
+
+TEST(SessionTest, SwitchMergeForwardsTheTakenBranchOnly) {
+  auto session = MakeSession(SwitchMergeGraph());
+  auto r = session->Run({{"x", Tensor::Scalar<float>(1.5f)}, {"pred", Tensor::Scalar<bool>(false)}},
+                        {"merge:0", "merge:1"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FLOAT_EQ((*r)[0].data<float>()[0], 1.5f);
+  EXPECT_EQ((*r)[1].data<int32_t>()[0], 0);
+
+  r = session->Run({{"x", Tensor::Scalar<float>(1.5f)}, {"pred", Tensor::Scalar<bool>(true)}},
+                   {"merge:0", "merge:1"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FLOAT_EQ((*r)[0].data<float>()[0], 7.0f);
+  EXPECT_EQ((*r)[1].data<int32_t>()[0], 1);
+}
+
+TEST(SessionTest, FetchingADeadBranchIsAnError) {
+  auto session = MakeSession(SwitchMergeGraph());
+  auto r = session->Run({{"x", Tensor::Scalar<float>(1.0f)}, {"pred", Tensor::Scalar<bool>(true)}},
+                        {"when_false:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("untaken branch"), std::string::npos) << r.status().ToString();
+}
+
+TEST(SessionTest, UnfedPlaceholderNamesTheTensor) {
+  auto session = MakeSession(SwitchMergeGraph());
+  auto r = session->Run({{"pred", Tensor::Scalar<bool>(true)}}, {"merge:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'x'"), std::string::npos) << r.status().ToString();
+}
+
+TEST(SessionTest, FeedReplacesANodeOutputAndFetchOfAFeedReturnsIt) {
+  auto session = MakeSession(SwitchMergeGraph());
+  // Feeding the Switch output directly means x and pred are not needed.
+  auto r = session->Run({{"sw:0", Tensor::Scalar<float>(3.0f)}}, {"when_false:0", "sw:0"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FLOAT_EQ((*r)[0].data<float>()[0], 3.0f);
+  EXPECT_FLOAT_EQ((*r)[1].data<float>()[0], 3.0f);
+}
+
+TEST(SessionTest, WrongFeedDTypeAndUnknownTensorsAreErrors) {
+  auto session = MakeSession(SwitchMergeGraph());
+  auto r = session->Run({{"x", Tensor::Scalar<int32_t>(1)}, {"pred", Tensor::Scalar<bool>(true)}}, {"merge:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("dtype"), std::string::npos);
+  r = session->Run({}, {"nope:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("nope"), std::string::npos);
+  r = session->Run({}, {"c:3"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("outputs"), std::string::npos);
+}
+
+TEST(SessionTest, UnsupportedOpFailsAtCreateNamingOpAndNode) {
+  tensorflow::GraphDef gd;
+  AddNode(gd, "mystery", "FrobnicateV7");
+  auto graph = ir::Graph::FromGraphDef(gd);
+  ASSERT_TRUE(graph.ok());
+  SessionOptions options;
+  options.model_name = "m";
+  auto session = Session::Create(std::move(*graph), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("FrobnicateV7"), std::string::npos);
+  EXPECT_NE(session.status().message().find("'mystery'"), std::string::npos);
+  EXPECT_NE(session.status().message().find("'m'"), std::string::npos);
+}
+
+TEST(SessionTest, ConcurrentRunsFromManyThreadsAgree) {
+  auto session = MakeSession(SwitchMergeGraph(), /*inter_op=*/3);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        bool pred = (i + t) % 2 == 0;
+        auto r = session->Run({{"x", Tensor::Scalar<float>(float(i))}, {"pred", Tensor::Scalar<bool>(pred)}},
+                              {"merge:0"});
+        if (!r.ok() || (*r)[0].data<float>()[0] != (pred ? 7.0f : float(i))) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(SessionTest, CycleIsRejectedInsteadOfHanging) {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "a", "Identity", {"b"}), "T", DType::kFloat);
+  SetType(AddNode(gd, "b", "Identity", {"a"}), "T", DType::kFloat);
+  auto session = MakeSession(gd);
+  auto r = session->Run({}, {"a:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cycle"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfhost::runtime
