@@ -50,7 +50,10 @@ tensorflow::GraphDef SwitchMergeGraph() {
   auto* sw = AddNode(gd, "sw", "Switch", {"x", "pred"});
   SetType(sw, "T", DType::kFloat);
   SetType(AddNode(gd, "when_false", "Identity", {"sw:0"}), "T", DType::kFloat);
-  SetType(AddNode(gd, "when_true", "Identity", {"c", "^sw:1"}), "T", DType::kFloat);
+  // TF1 cond's pattern: a pivot Identity on the true output carries deadness
+  // to the branch's constants through a control edge.
+  SetType(AddNode(gd, "pivot_t", "Identity", {"sw:1"}), "T", DType::kFloat);
+  SetType(AddNode(gd, "when_true", "Identity", {"c", "^pivot_t"}), "T", DType::kFloat);
   auto* merge = AddNode(gd, "merge", "Merge", {"when_false", "when_true"});
   SetType(merge, "T", DType::kFloat);
   (*merge->mutable_attr())["N"].set_i(2);
