@@ -1,8 +1,10 @@
 #include "ops/op_registry.h"
+#include "ops/parsing/parse_example.h"
 
 namespace tfhost::ops {
 
 void RegisterParsingOps(OpRegistry& registry) {
+  RegisterParseExampleOps(registry);  // ParseExample, ParseExampleV2, ParseSingleExample
 }
 
 }  // namespace tfhost::ops
