@@ -1,0 +1,217 @@
+// Computes reference outputs for tfhost's op conformance suite with
+// TensorFlow.js's CPU kernels, and writes them as JSON cases that
+// tests/conformance/op_conformance_test.cc replays through tfhost's kernels.
+//
+//   cd tests/conformance/generator && npm install && node generate.mjs > ../cases/tfjs_reference.json
+//
+// Each case names the TensorFlow op and attrs tfhost must run, the inputs,
+// and the outputs TensorFlow.js computed for the equivalent tfjs call.
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+
+await tf.setBackend('cpu');
+
+// Deterministic inputs: xorshift32, as the fixture references use.
+let seed = 12345;
+function rand() {
+  seed ^= seed << 13; seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5; seed >>>= 0;
+  return seed / 4294967296;
+}
+function randn(shape, lo = -1, hi = 1) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = lo + (hi - lo) * rand();
+  return tf.tensor(data, shape, 'float32');
+}
+function randint(shape, lo, hi) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Int32Array(n);
+  for (let i = 0; i < n; i++) data[i] = lo + Math.floor((hi - lo) * rand());
+  return tf.tensor(data, shape, 'int32');
+}
+const i32 = (values, shape) => tf.tensor(values, shape ?? [values.length], 'int32');
+
+const TF_DTYPE = { float32: 'float32', int32: 'int32', bool: 'bool', string: 'string' };
+function encode(t, dtypeOverride) {
+  const data = Array.from(t.dataSync(), (v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+  return { dtype: dtypeOverride ?? TF_DTYPE[t.dtype], shape: t.shape, data };
+}
+
+// Attr helpers in the JSON shape the C++ harness reads.
+const A = {
+  i: (v) => ({ i: v }), f: (v) => ({ f: v }), s: (v) => ({ s: v }), b: (v) => ({ b: v }),
+  type: (v) => ({ type: v }), li: (v) => ({ list_i: v }), ls: (v) => ({ list_s: v }),
+  lf: (v) => ({ list_f: v }), lt: (v) => ({ list_type: v }),
+};
+
+const cases = [];
+// name, TF op, attrs, inputs (tf tensors), fn computing tfjs outputs (array),
+// options: {outDtypes: [...TF dtypes], rtol, atol}
+function add(name, op, attrs, inputs, fn, options = {}) {
+  let outs = fn(...inputs);
+  if (!Array.isArray(outs)) outs = [outs];
+  cases.push({
+    name: `${op}/${name}`, op, attrs,
+    inputs: inputs.map((t) => encode(t)),
+    outputs: outs.map((t, k) => encode(t, options.outDtypes?.[k])),
+    rtol: options.rtol ?? 1e-5, atol: options.atol ?? 1e-5,
+  });
+}
+const T = (dtype = 'float32') => ({ T: A.type(dtype) });
+
+// ---- element-wise binary with broadcasting
+const binary = [
+  ['Add', tf.add], ['AddV2', tf.add], ['Sub', tf.sub], ['Mul', tf.mul], ['RealDiv', tf.div],
+  ['Maximum', tf.maximum], ['Minimum', tf.minimum], ['SquaredDifference', tf.squaredDifference],
+];
+for (const [op, fn] of binary) {
+  add('same_shape', op, T(), [randn([2, 3]), randn([2, 3])], fn);
+  add('broadcast_row', op, T(), [randn([2, 3]), randn([3])], fn);
+  add('broadcast_outer', op, T(), [randn([2, 1]), randn([1, 3])], fn);
+  add('scalar', op, T(), [randn([4]), randn([])], fn);
+}
+add('positive_base', 'Pow', T(), [randn([2, 3], 0.1, 2), randn([2, 3], -2, 2)], tf.pow);
+add('float', 'FloorDiv', T(), [randn([2, 4], -5, 5), randn([2, 4], 0.5, 2)], tf.floorDiv);
+add('int', 'FloorDiv', T('int32'), [i32([7, -7, 7, -7]), i32([2, 2, -2, -2])], tf.floorDiv);
+add('int_sign_of_divisor', 'FloorMod', T('int32'), [i32([7, -7, 7, -7]), i32([3, 3, -3, -3])], tf.mod);
+add('float', 'FloorMod', T(), [randn([6], -5, 5), randn([6], 0.5, 2)], tf.mod);
+add('int', 'AddV2', T('int32'), [randint([3, 2], -50, 50), randint([2], -50, 50)], tf.add);
+add('int', 'Mul', T('int32'), [randint([5], -50, 50), randint([5], -50, 50)], tf.mul);
+
+// ---- unary
+const unary = [
+  ['Neg', tf.neg], ['Abs', tf.abs], ['Exp', tf.exp], ['Square', tf.square], ['Tanh', tf.tanh],
+  ['Sigmoid', tf.sigmoid], ['Relu', tf.relu], ['Relu6', tf.relu6], ['Elu', tf.elu], ['Selu', tf.selu],
+  ['Softplus', tf.softplus], ['Floor', tf.floor], ['Ceil', tf.ceil], ['Sign', tf.sign], ['Erf', tf.erf],
+  ['Sin', tf.sin], ['Cos', tf.cos],
+];
+for (const [op, fn] of unary) add('mixed_sign', op, T(), [randn([3, 4], -4, 4)], fn);
+add('positive', 'Sqrt', T(), [randn([3, 4], 0.01, 9)], tf.sqrt);
+add('positive', 'Rsqrt', T(), [randn([3, 4], 0.01, 9)], tf.rsqrt);
+add('positive', 'Log', T(), [randn([3, 4], 0.01, 9)], tf.log);
+add('nonzero', 'Reciprocal', T(), [randn([3, 4], 0.5, 3)], tf.reciprocal);
+add('halves', 'Round', T(), [tf.tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.4, 0.6])], tf.round);
+add('alpha_0_3', 'LeakyRelu', { ...T(), alpha: A.f(0.3) }, [randn([2, 5], -3, 3)], (x) => tf.leakyRelu(x, 0.3));
+add('relu6_saturates', 'Relu6', T(), [randn([10], -10, 10)], tf.relu6);
+
+// ---- comparisons, logical, select, cast
+for (const [op, fn] of [['Equal', tf.equal], ['NotEqual', tf.notEqual], ['Less', tf.less],
+  ['LessEqual', tf.lessEqual], ['Greater', tf.greater], ['GreaterEqual', tf.greaterEqual]]) {
+  add('int_broadcast', op, T('int32'), [randint([2, 3], 0, 3), randint([3], 0, 3)], fn);
+}
+add('basic', 'LogicalAnd', {}, [tf.tensor([true, true, false, false], [4], 'bool'), tf.tensor([true, false, true, false], [4], 'bool')], tf.logicalAnd);
+add('basic', 'LogicalOr', {}, [tf.tensor([true, true, false, false], [4], 'bool'), tf.tensor([true, false, true, false], [4], 'bool')], tf.logicalOr);
+add('basic', 'LogicalNot', {}, [tf.tensor([true, false], [2], 'bool')], tf.logicalNot);
+add('broadcast', 'SelectV2', T(), [tf.tensor([true, false, true], [3], 'bool'), randn([2, 3]), randn([2, 3])], tf.where);
+add('float_to_int_truncates', 'Cast', { SrcT: A.type('float32'), DstT: A.type('int32'), Truncate: A.b(false) },
+  [tf.tensor([-2.7, -0.5, 0.5, 2.7, 3.0])], (x) => tf.cast(x, 'int32'));
+add('int_to_float', 'Cast', { SrcT: A.type('int32'), DstT: A.type('float32'), Truncate: A.b(false) },
+  [randint([4], -100, 100)], (x) => tf.cast(x, 'float32'));
+add('bool_to_float', 'Cast', { SrcT: A.type('bool'), DstT: A.type('float32'), Truncate: A.b(false) },
+  [tf.tensor([true, false], [2], 'bool')], (x) => tf.cast(x, 'float32'));
+add('basic', 'ClipByValue', T(), [randn([8], -3, 3), tf.scalar(-1), tf.scalar(1.5)], (x) => tf.clipByValue(x, -1, 1.5));
+add('three', 'AddN', { ...T(), N: A.i(3) }, [randn([2, 2]), randn([2, 2]), randn([2, 2])], (a, b, c) => tf.addN([a, b, c]));
+
+// ---- reductions
+const red = { ...T(), Tidx: A.type('int32') };
+for (const [op, fn] of [['Sum', tf.sum], ['Mean', tf.mean], ['Max', tf.max], ['Min', tf.min], ['Prod', tf.prod]]) {
+  add('axis1', op, { ...red, keep_dims: A.b(false) }, [randn([3, 4, 2]), i32([1], [1])], (x) => fn(x, 1));
+  add('axes_0_2_keep', op, { ...red, keep_dims: A.b(true) }, [randn([3, 4, 2]), i32([0, 2])], (x) => fn(x, [0, 2], true));
+  add('negative_axis', op, { ...red, keep_dims: A.b(false) }, [randn([3, 4]), tf.scalar(-1, 'int32')], (x) => fn(x, -1));
+}
+add('spatial_keep', 'Mean', { ...red, keep_dims: A.b(true) }, [randn([1, 5, 6, 3]), i32([1, 2])], (x) => tf.mean(x, [1, 2], true));
+add('axis0', 'All', { keep_dims: A.b(false), Tidx: A.type('int32') }, [tf.tensor([true, true, false, true], [2, 2], 'bool'), i32([0])], (x) => tf.all(x, 0));
+add('axis1', 'Any', { keep_dims: A.b(false), Tidx: A.type('int32') }, [tf.tensor([true, false, false, false], [2, 2], 'bool'), i32([1])], (x) => tf.any(x, 1));
+add('axis1', 'ArgMax', { ...red, output_type: A.type('int64') }, [randn([3, 5]), tf.scalar(1, 'int32')], (x) => tf.argMax(x, 1), { outDtypes: ['int64'] });
+add('axis0', 'ArgMin', { ...red, output_type: A.type('int64') }, [randn([3, 5]), tf.scalar(0, 'int32')], (x) => tf.argMin(x, 0), { outDtypes: ['int64'] });
+add('exclusive_reverse', 'Cumsum', { ...red, exclusive: A.b(true), reverse: A.b(true) }, [randn([2, 4]), tf.scalar(1, 'int32')], (x) => tf.cumsum(x, 1, true, true));
+add('plain', 'Cumsum', { ...red, exclusive: A.b(false), reverse: A.b(false) }, [randn([5]), tf.scalar(0, 'int32')], (x) => tf.cumsum(x, 0));
+
+// ---- matmul, softmax
+add('plain', 'MatMul', { ...T(), transpose_a: A.b(false), transpose_b: A.b(false) }, [randn([3, 4]), randn([4, 5])], (a, b) => tf.matMul(a, b));
+add('transposed', 'MatMul', { ...T(), transpose_a: A.b(true), transpose_b: A.b(true) }, [randn([4, 3]), randn([5, 4])], (a, b) => tf.matMul(a, b, true, true));
+add('batched_broadcast', 'BatchMatMulV2', { ...T(), adj_x: A.b(false), adj_y: A.b(false) }, [randn([2, 3, 4]), randn([1, 4, 2])],
+  (a, b) => tf.matMul(a, tf.tile(b, [2, 1, 1])));
+add('adj_y', 'BatchMatMulV2', { ...T(), adj_x: A.b(false), adj_y: A.b(true) }, [randn([2, 3, 4]), randn([2, 5, 4])], (a, b) => tf.matMul(a, b, false, true));
+add('last_axis', 'Softmax', T(), [randn([3, 7], -5, 5)], tf.softmax);
+add('huge_logits', 'Softmax', T(), [tf.tensor([[1000, 1001, 999], [-1000, 0, 1000]])], tf.softmax);
+add('last_axis', 'LogSoftmax', T(), [randn([3, 7], -5, 5)], tf.logSoftmax);
+
+// ---- convolutions and pooling (NHWC)
+const conv = (strides, padding, dil = [1, 1, 1, 1], extra = {}) => ({ ...T(), strides: A.li(strides), padding: A.s(padding),
+  data_format: A.s('NHWC'), dilations: A.li(dil), ...extra });
+add('same_stride1', 'Conv2D', conv([1, 1, 1, 1], 'SAME'), [randn([1, 5, 5, 3]), randn([3, 3, 3, 4])], (x, f) => tf.conv2d(x, f, 1, 'same'), { rtol: 1e-4, atol: 1e-4 });
+add('valid_stride2', 'Conv2D', conv([1, 2, 2, 1], 'VALID'), [randn([2, 7, 6, 2]), randn([3, 2, 2, 3])], (x, f) => tf.conv2d(x, f, 2, 'valid'), { rtol: 1e-4, atol: 1e-4 });
+add('same_stride2_even', 'Conv2D', conv([1, 2, 2, 1], 'SAME'), [randn([1, 8, 8, 3]), randn([3, 3, 3, 2])], (x, f) => tf.conv2d(x, f, 2, 'same'), { rtol: 1e-4, atol: 1e-4 });
+add('dilation2', 'Conv2D', conv([1, 1, 1, 1], 'SAME', [1, 2, 2, 1]), [randn([1, 7, 7, 2]), randn([3, 3, 2, 2])], (x, f) => tf.conv2d(x, f, 1, 'same', 'NHWC', 2), { rtol: 1e-4, atol: 1e-4 });
+add('explicit', 'Conv2D', conv([1, 1, 1, 1], 'EXPLICIT', [1, 1, 1, 1], { explicit_paddings: A.li([0, 0, 1, 2, 2, 0, 0, 0]) }),
+  [randn([1, 5, 5, 2]), randn([2, 2, 2, 3])], (x, f) => tf.conv2d(x, f, 1, [[0, 0], [1, 2], [2, 0], [0, 0]]), { rtol: 1e-4, atol: 1e-4 });
+add('pointwise', 'Conv2D', conv([1, 1, 1, 1], 'VALID'), [randn([1, 4, 4, 8]), randn([1, 1, 8, 5])], (x, f) => tf.conv2d(x, f, 1, 'valid'), { rtol: 1e-4, atol: 1e-4 });
+add('same_multiplier2', 'DepthwiseConv2dNative', conv([1, 1, 1, 1], 'SAME'), [randn([1, 6, 6, 3]), randn([3, 3, 3, 2])], (x, f) => tf.depthwiseConv2d(x, f, 1, 'same'), { rtol: 1e-4, atol: 1e-4 });
+add('valid_stride2', 'DepthwiseConv2dNative', conv([1, 2, 2, 1], 'VALID'), [randn([2, 7, 7, 4]), randn([3, 3, 4, 1])], (x, f) => tf.depthwiseConv2d(x, f, 2, 'valid'), { rtol: 1e-4, atol: 1e-4 });
+add('same_stride2', 'DepthwiseConv2dNative', conv([1, 2, 2, 1], 'SAME'), [randn([1, 8, 8, 4]), randn([3, 3, 4, 1])], (x, f) => tf.depthwiseConv2d(x, f, 2, 'same'), { rtol: 1e-4, atol: 1e-4 });
+add('stride2_same', 'Conv2DBackpropInput', conv([1, 2, 2, 1], 'SAME'), [i32([1, 8, 8, 3]), randn([3, 3, 3, 4]), randn([1, 4, 4, 4])],
+  (sizes, f, dy) => tf.conv2dTranspose(dy, f, [1, 8, 8, 3], 2, 'same'), { rtol: 1e-4, atol: 1e-4 });
+const pool = (k, s, padding) => ({ ...T(), ksize: A.li(k), strides: A.li(s), padding: A.s(padding), data_format: A.s('NHWC') });
+add('2x2_s2_valid', 'MaxPool', pool([1, 2, 2, 1], [1, 2, 2, 1], 'VALID'), [randn([1, 6, 6, 2])], (x) => tf.maxPool(x, 2, 2, 'valid'));
+add('3x3_s2_same', 'MaxPool', pool([1, 3, 3, 1], [1, 2, 2, 1], 'SAME'), [randn([1, 7, 7, 2])], (x) => tf.maxPool(x, 3, 2, 'same'));
+add('3x3_s1_same_counts_valid_cells', 'AvgPool', pool([1, 3, 3, 1], [1, 1, 1, 1], 'SAME'), [randn([1, 5, 5, 2])], (x) => tf.avgPool(x, 3, 1, 'same'));
+add('7x7_valid_global', 'AvgPool', pool([1, 7, 7, 1], [1, 1, 1, 1], 'VALID'), [randn([1, 7, 7, 3])], (x) => tf.avgPool(x, 7, 1, 'valid'));
+add('bias', 'BiasAdd', { ...T(), data_format: A.s('NHWC') }, [randn([2, 3, 3, 4]), randn([4])], (x, b) => tf.add(x, b));
+add('inference', 'FusedBatchNormV3', { ...T(), U: A.type('float32'), epsilon: A.f(0.001), data_format: A.s('NHWC'), is_training: A.b(false) },
+  [randn([1, 3, 3, 4]), randn([4], 0.5, 2), randn([4]), randn([4]), randn([4], 0.5, 2)],
+  (x, scale, offset, mean, variance) => [tf.batchNorm(x, mean, variance, offset, scale, 0.001)]);
+cases[cases.length - 1].only_outputs = [0];
+
+// ---- resizing
+const resize = (ac, hp) => ({ T: A.type('float32'), align_corners: A.b(ac), half_pixel_centers: A.b(hp) });
+for (const [ac, hp, tag] of [[false, false, 'legacy'], [true, false, 'align_corners'], [false, true, 'half_pixel']]) {
+  add(`up_${tag}`, 'ResizeBilinear', resize(ac, hp), [randn([1, 3, 4, 2]), i32([5, 7])], (x) => tf.image.resizeBilinear(x, [5, 7], ac, hp));
+  add(`down_${tag}`, 'ResizeBilinear', resize(ac, hp), [randn([1, 6, 5, 1]), i32([4, 3])], (x) => tf.image.resizeBilinear(x, [4, 3], ac, hp));
+  add(`up_${tag}`, 'ResizeNearestNeighbor', resize(ac, hp), [randn([1, 3, 4, 2]), i32([5, 7])], (x) => tf.image.resizeNearestNeighbor(x, [5, 7], ac, hp));
+}
+
+// ---- shapes and data movement
+add('minus_one', 'Reshape', { ...T(), Tshape: A.type('int32') }, [randn([2, 3, 4]), i32([4, -1])], (x) => tf.reshape(x, [4, -1]));
+add('perm_0_2_1', 'Transpose', { ...T(), Tperm: A.type('int32') }, [randn([2, 3, 4]), i32([0, 2, 1])], (x) => tf.transpose(x, [0, 2, 1]));
+add('nhwc_to_nchw', 'Transpose', { ...T(), Tperm: A.type('int32') }, [randn([1, 2, 3, 4]), i32([0, 3, 1, 2])], (x) => tf.transpose(x, [0, 3, 1, 2]));
+add('negative_axis', 'ConcatV2', { ...T(), N: A.i(2), Tidx: A.type('int32') }, [randn([2, 3]), randn([2, 2]), tf.scalar(-1, 'int32')], (a, b) => tf.concat([a, b], -1));
+add('axis1', 'Pack', { ...T(), N: A.i(3), axis: A.i(1) }, [randn([2, 3]), randn([2, 3]), randn([2, 3])], (a, b, c) => tf.stack([a, b, c], 1));
+add('axis0', 'Unpack', { ...T(), num: A.i(3), axis: A.i(0) }, [randn([3, 2])], (x) => tf.unstack(x, 0));
+add('three_ways', 'Split', { ...T(), num_split: A.i(3) }, [tf.scalar(1, 'int32'), randn([2, 6])], (d, x) => tf.split(x, 3, 1));
+add('with_minus_one', 'SplitV', { ...T(), num_split: A.i(3), Tlen: A.type('int32') }, [randn([7, 2]), i32([2, -1, 1]), tf.scalar(0, 'int32')], (x) => tf.split(x, [2, 4, 1], 0));
+add('size_minus_one', 'Slice', { ...T(), Index: A.type('int32') }, [randn([4, 5]), i32([1, 2]), i32([2, -1])], (x) => tf.slice(x, [1, 2], [2, -1]));
+const ss = (b, e, el, n, s) => ({ ...T(), Index: A.type('int32'), begin_mask: A.i(b), end_mask: A.i(e), ellipsis_mask: A.i(el), new_axis_mask: A.i(n), shrink_axis_mask: A.i(s) });
+add('shrink_middle', 'StridedSlice', ss(5, 5, 0, 0, 2), [randn([2, 4, 3]), i32([0, 3, 0]), i32([0, 4, 0]), i32([1, 1, 1])], (x, b, e, s) => tf.stridedSlice(x, [0, 3, 0], [0, 4, 0], [1, 1, 1], 5, 5, 0, 0, 2));
+add('ellipsis', 'StridedSlice', ss(0, 0, 1, 0, 0), [randn([2, 3, 4]), i32([0, 1]), i32([0, 4]), i32([1, 1])], (x) => tf.stridedSlice(x, [0, 1], [0, 4], [1, 1], 0, 0, 1, 0, 0));
+add('reverse_stride', 'StridedSlice', ss(1, 1, 0, 0, 0), [randn([6]), i32([0]), i32([0]), i32([-2])], (x) => tf.stridedSlice(x, [0], [0], [-2], 1, 1));
+add('new_axis', 'StridedSlice', ss(0, 0, 0, 1, 0), [randn([3, 2]), i32([0, 0]), i32([1, 2]), i32([1, 1])], (x) => tf.stridedSlice(x, [0, 0], [1, 2], [1, 1], 0, 0, 0, 1, 0));
+add('clamped', 'StridedSlice', ss(0, 0, 0, 0, 0), [randn([5]), i32([-10]), i32([10]), i32([2])], (x) => tf.stridedSlice(x, [-10], [10], [2]));
+add('zeros', 'Pad', { ...T(), Tpaddings: A.type('int32') }, [randn([2, 3]), i32([1, 0, 2, 1], [2, 2])], (x) => tf.pad(x, [[1, 0], [2, 1]]));
+add('constant', 'PadV2', { ...T(), Tpaddings: A.type('int32') }, [randn([2, 2]), i32([1, 1, 0, 2], [2, 2]), tf.scalar(3.5)], (x) => tf.pad(x, [[1, 1], [0, 2]], 3.5));
+add('reflect', 'MirrorPad', { ...T(), Tpaddings: A.type('int32'), mode: A.s('REFLECT') }, [randn([3, 4]), i32([2, 1, 1, 3], [2, 2])], (x) => tf.mirrorPad(x, [[2, 1], [1, 3]], 'reflect'));
+add('symmetric', 'MirrorPad', { ...T(), Tpaddings: A.type('int32'), mode: A.s('SYMMETRIC') }, [randn([3, 4]), i32([2, 1, 1, 3], [2, 2])], (x) => tf.mirrorPad(x, [[2, 1], [1, 3]], 'symmetric'));
+add('2d', 'Tile', { ...T(), Tmultiples: A.type('int32') }, [randn([2, 3]), i32([2, 2])], (x) => tf.tile(x, [2, 2]));
+add('row_to_matrix', 'BroadcastTo', { ...T(), Tidx: A.type('int32') }, [randn([1, 3]), i32([4, 3])], (x) => tf.broadcastTo(x, [4, 3]));
+add('float', 'Fill', { ...T(), index_type: A.type('int32') }, [i32([2, 3]), tf.scalar(1.25)], () => tf.fill([2, 3], 1.25));
+add('int', 'Range', { Tidx: A.type('int32') }, [tf.scalar(3, 'int32'), tf.scalar(17, 'int32'), tf.scalar(4, 'int32')], () => tf.range(3, 17, 4, 'int32'));
+add('axis1', 'GatherV2', { Tparams: A.type('float32'), Tindices: A.type('int32'), Taxis: A.type('int32'), batch_dims: A.i(0) },
+  [randn([3, 4]), i32([3, 0, 0, 2]), tf.scalar(1, 'int32')], (x, idx) => tf.gather(x, idx, 1));
+add('batch_dims1', 'GatherV2', { Tparams: A.type('float32'), Tindices: A.type('int32'), Taxis: A.type('int32'), batch_dims: A.i(1) },
+  [randn([2, 4, 3]), i32([1, 3, 0, 0], [2, 2]), tf.scalar(1, 'int32')], (x, idx) => tf.gather(x, idx, 1, 1));
+add('pairs', 'GatherNd', { Tparams: A.type('float32'), Tindices: A.type('int32') }, [randn([3, 4, 2]), i32([0, 1, 2, 3], [2, 2])], (x, idx) => tf.gatherND(x, idx));
+add('block2_pad', 'SpaceToBatchND', { ...T(), Tblock_shape: A.type('int32'), Tpaddings: A.type('int32') },
+  [randn([1, 5, 4, 2]), i32([2, 2]), i32([1, 0, 0, 0], [2, 2])], (x) => tf.spaceToBatchND(x, [2, 2], [[1, 0], [0, 0]]));
+add('block2_crop', 'BatchToSpaceND', { ...T(), Tblock_shape: A.type('int32'), Tcrops: A.type('int32') },
+  [randn([4, 3, 2, 2]), i32([2, 2]), i32([1, 0, 0, 1], [2, 2])], (x) => tf.batchToSpaceND(x, [2, 2], [[1, 0], [0, 1]]));
+add('block2', 'DepthToSpace', { ...T(), block_size: A.i(2), data_format: A.s('NHWC') }, [randn([1, 2, 3, 8])], (x) => tf.depthToSpace(x, 2));
+add('axes', 'ReverseV2', { ...T(), Tidx: A.type('int32') }, [randn([2, 3, 4]), i32([0, 2])], (x) => tf.reverse(x, [0, 2]));
+add('depth4', 'OneHot', { T: A.type('float32'), TI: A.type('int32'), axis: A.i(-1) }, [i32([0, 3, -1, 2]), tf.scalar(4, 'int32'), tf.scalar(2.0), tf.scalar(-1.0)],
+  (idx) => tf.oneHot(idx, 4, 2, -1));
+add('k3', 'TopKV2', { ...T(), sorted: A.b(true) }, [randn([2, 6]), tf.scalar(3, 'int32')], (x) => { const r = tf.topk(x, 3, true); return [r.values, r.indices]; });
+add('all_unit_dims', 'Squeeze', { ...T(), squeeze_dims: A.li([]) }, [randn([1, 3, 1, 2])], (x) => tf.squeeze(x));
+add('negative_dim', 'ExpandDims', { ...T(), Tdim: A.type('int32') }, [randn([2, 3]), tf.scalar(-1, 'int32')], (x) => tf.expandDims(x, -1));
+
+process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');

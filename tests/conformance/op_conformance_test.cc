@@ -1,0 +1,158 @@
+// Replays reference cases computed by TensorFlow.js's CPU kernels (an
+// implementation written by others; see generator/generate.mjs) through
+// tfhost's reference kernels. One test per case, named "<Op>/<case>".
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "ops/run_single_op.h"
+
+namespace tfhost {
+namespace {
+
+struct Case {
+  std::string name;
+  std::string op;
+  ir::AttrMap attrs;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  std::vector<int> only_outputs;  // empty = compare all
+  double rtol = 1e-5, atol = 1e-5;
+};
+
+StatusOr<DType> JsonDType(const std::string& name) { return ParseDType(name); }
+
+StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
+  TFHOST_ASSIGN_OR_RETURN(DType dtype, JsonDType(v["dtype"].GetString()));
+  std::vector<int64_t> dims;
+  for (const auto& d : v["shape"].GetArray()) dims.push_back(d.GetInt64());
+  Tensor t(dtype, Shape(dims));
+  const auto& data = v["data"].GetArray();
+  if (static_cast<int64_t>(data.Size()) != t.NumElements()) return InvalidArgument("data size mismatch");
+  for (rapidjson::SizeType i = 0; i < data.Size(); ++i) {
+    const auto& x = data[i];
+    double value;
+    if (x.IsString()) {  // "NaN", "Infinity", "-Infinity"
+      std::string s = x.GetString();
+      value = s == "NaN" ? NAN : (s[0] == '-' ? -INFINITY : INFINITY);
+    } else if (x.IsBool()) {
+      value = x.GetBool() ? 1 : 0;
+    } else {
+      value = x.GetDouble();
+    }
+    switch (dtype) {
+      case DType::kFloat: t.data<float>()[i] = static_cast<float>(value); break;
+      case DType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(value); break;
+      case DType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(value); break;
+      case DType::kBool: t.data<bool>()[i] = value != 0; break;
+      default: return InvalidArgument("unsupported dtype in case file");
+    }
+  }
+  return t;
+}
+
+tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
+  tensorflow::AttrValue a;
+  auto type_of = [](const char* s) { return static_cast<tensorflow::DataType>(*ParseDType(s)); };
+  if (v.HasMember("i")) a.set_i(v["i"].GetInt64());
+  if (v.HasMember("f")) a.set_f(static_cast<float>(v["f"].GetDouble()));
+  if (v.HasMember("s")) a.set_s(v["s"].GetString());
+  if (v.HasMember("b")) a.set_b(v["b"].GetBool());
+  if (v.HasMember("type")) a.set_type(type_of(v["type"].GetString()));
+  if (v.HasMember("list_i")) {
+    auto* l = a.mutable_list();
+    for (const auto& x : v["list_i"].GetArray()) l->add_i(x.GetInt64());
+  }
+  if (v.HasMember("list_f")) {
+    auto* l = a.mutable_list();
+    for (const auto& x : v["list_f"].GetArray()) l->add_f(static_cast<float>(x.GetDouble()));
+  }
+  if (v.HasMember("list_s")) {
+    auto* l = a.mutable_list();
+    for (const auto& x : v["list_s"].GetArray()) l->add_s(x.GetString());
+  }
+  if (v.HasMember("list_type")) {
+    auto* l = a.mutable_list();
+    for (const auto& x : v["list_type"].GetArray()) l->add_type(type_of(x.GetString()));
+  }
+  return a;
+}
+
+std::vector<Case> LoadCases() {
+  std::ifstream in(TFHOST_CONFORMANCE_CASES);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  rapidjson::Document doc;
+  doc.Parse(ss.str().c_str());
+  std::vector<Case> cases;
+  if (doc.HasParseError() || !doc.HasMember("cases")) return cases;
+  for (const auto& c : doc["cases"].GetArray()) {
+    Case k;
+    k.name = c["name"].GetString();
+    k.op = c["op"].GetString();
+    for (auto it = c["attrs"].MemberBegin(); it != c["attrs"].MemberEnd(); ++it) {
+      k.attrs[it->name.GetString()] = JsonAttr(it->value);
+    }
+    for (const auto& t : c["inputs"].GetArray()) k.inputs.push_back(*JsonTensor(t));
+    for (const auto& t : c["outputs"].GetArray()) k.outputs.push_back(*JsonTensor(t));
+    if (c.HasMember("only_outputs")) {
+      for (const auto& i : c["only_outputs"].GetArray()) k.only_outputs.push_back(i.GetInt());
+    }
+    k.rtol = c["rtol"].GetDouble();
+    k.atol = c["atol"].GetDouble();
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+const std::vector<Case>& AllCases() {
+  static const std::vector<Case>* cases = new std::vector<Case>(LoadCases());
+  return *cases;
+}
+
+class OpConformanceTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(OpConformanceTest, MatchesTensorFlowJs) {
+  const Case& c = AllCases()[GetParam()];
+  auto outputs = ops::RunSingleOp(c.op, c.inputs, c.attrs);
+  ASSERT_TRUE(outputs.ok()) << c.name << ": " << outputs.status().ToString();
+  for (size_t k = 0; k < c.outputs.size(); ++k) {
+    if (!c.only_outputs.empty() &&
+        std::find(c.only_outputs.begin(), c.only_outputs.end(), static_cast<int>(k)) == c.only_outputs.end()) {
+      continue;
+    }
+    ASSERT_LT(k, outputs->size()) << c.name;
+    const Tensor& got = (*outputs)[k];
+    const Tensor& want = c.outputs[k];
+    ASSERT_EQ(got.shape(), want.shape()) << c.name << " output " << k;
+    ASSERT_EQ(got.dtype(), want.dtype()) << c.name << " output " << k;
+    auto g = got.ToDoubleVector(), w = want.ToDoubleVector();
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (std::isnan(w[i])) {
+        EXPECT_TRUE(std::isnan(g[i])) << c.name << " output " << k << " [" << i << "]";
+        continue;
+      }
+      EXPECT_NEAR(g[i], w[i], c.atol + c.rtol * std::fabs(w[i]))
+          << c.name << " output " << k << " [" << i << "]";
+    }
+  }
+}
+
+std::string CaseName(const ::testing::TestParamInfo<int>& info) {
+  std::string name = AllCases()[info.param].name;
+  for (char& ch : name) {
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(TfjsReference, OpConformanceTest,
+                         ::testing::Range(0, static_cast<int>(AllCases().size())), CaseName);
+
+TEST(OpConformanceSuiteTest, CaseFileLoads) { EXPECT_GT(AllCases().size(), 100u); }
+
+}  // namespace
+}  // namespace tfhost
