@@ -1,8 +1,21 @@
+#include "ops/array/array_util.h"
 #include "ops/op_registry.h"
 
 namespace tfhost::ops {
 
+// Shape and data-movement ops (formats.md §6.3); one group per file in
+// src/ops/array/.
 void RegisterArrayOps(OpRegistry& registry) {
+  array::RegisterReshapeOps(registry);
+  array::RegisterConcatSplitOps(registry);
+  array::RegisterSliceOps(registry);
+  array::RegisterStridedSliceOps(registry);
+  array::RegisterPadOps(registry);
+  array::RegisterGatherScatterOps(registry);
+  array::RegisterSpaceBatchOps(registry);
+  array::RegisterShapeOps(registry);
+  array::RegisterFillRangeOps(registry);
+  array::RegisterIndexOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -1,0 +1,87 @@
+#include "ops/array/array_test_util.h"
+
+namespace tfhost::ops::array {
+namespace {
+
+using test_util::F32;
+using test_util::Floats;
+using test_util::I32;
+using test_util::I64;
+using test_util::Iota;
+using test_util::RunOp;
+using test_util::RunError;
+
+ir::AttrMap GatherAttrs(DType params, DType indices, int batch_dims = 0) {
+  return {{"Tparams", MakeAttr(params)},
+          {"Tindices", MakeAttr(indices)},
+          {"Taxis", MakeAttr(DType::kInt32)},
+          {"batch_dims", MakeAttr(batch_dims)}};
+}
+
+TEST(GatherV2Test, GathersRowsAndColumns) {
+  auto rows = RunOp("GatherV2", {Iota({3, 2}), I64({2, 0, 2}), Tensor::Scalar<int32_t>(0)},
+                  GatherAttrs(DType::kFloat, DType::kInt64));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].shape(), Shape({3, 2}));
+  EXPECT_EQ(Floats(rows[0]), (std::vector<float>{4, 5, 0, 1, 4, 5}));
+  auto cols = RunOp("GatherV2", {Iota({3, 2}), I32({1}, {1, 1}), Tensor::Scalar<int32_t>(-1)},
+                  GatherAttrs(DType::kFloat, DType::kInt32));
+  EXPECT_EQ(cols[0].shape(), Shape({3, 1, 1}));
+  EXPECT_EQ(Floats(cols[0]), (std::vector<float>{1, 3, 5}));
+}
+
+TEST(GatherV2Test, BatchDimsOnePicksPerBatchIndices) {
+  // params [2, 3], indices [2, 2], batch_dims=1, axis=1: out[b, j] = params[b, indices[b, j]].
+  auto out = RunOp("GatherV2", {Iota({2, 3}), I32({2, 0, 1, 1}, {2, 2}), Tensor::Scalar<int32_t>(1)},
+                 GatherAttrs(DType::kFloat, DType::kInt32, 1));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), Shape({2, 2}));
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{2, 0, 4, 4}));
+}
+
+TEST(GatherV2Test, OutOfRangeIndexIsAnErrorNamingIt) {
+  Status st = RunError("GatherV2", {Iota({3}), I32({1, 3}), Tensor::Scalar<int32_t>(0)},
+                       GatherAttrs(DType::kFloat, DType::kInt32));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("indices[1] = 3"), std::string::npos) << st.message();
+  EXPECT_FALSE(RunError("GatherV2", {Iota({3}), I32({-1}), Tensor::Scalar<int32_t>(0)},
+                        GatherAttrs(DType::kFloat, DType::kInt32))
+                   .ok());
+}
+
+TEST(GatherTest, OldGatherUsesAxisZeroAndStrings) {
+  auto out = RunOp("Gather", {test_util::Str({"a", "b", "c"}, {3}), I32({2, 2, 0})},
+                 {{"Tparams", MakeAttr(DType::kString)}, {"Tindices", MakeAttr(DType::kInt32)}});
+  EXPECT_EQ(test_util::Strings(out[0]), (std::vector<std::string>{"c", "c", "a"}));
+}
+
+TEST(GatherNdTest, IndexVectorsSelectElementsOrSlices) {
+  ir::AttrMap attrs = {{"Tparams", MakeAttr(DType::kFloat)}, {"Tindices", MakeAttr(DType::kInt64)}};
+  auto elems = RunOp("GatherNd", {Iota({2, 3}), I64({1, 2, 0, 1}, {2, 2})}, attrs);
+  EXPECT_EQ(Floats(elems[0]), (std::vector<float>{5, 1}));
+  auto rows = RunOp("GatherNd", {Iota({2, 3}), I64({1}, {1, 1})}, attrs);
+  EXPECT_EQ(rows[0].shape(), Shape({1, 3}));
+  EXPECT_EQ(Floats(rows[0]), (std::vector<float>{3, 4, 5}));
+  EXPECT_FALSE(RunError("GatherNd", {Iota({2, 3}), I64({2, 0}, {1, 2})}, attrs).ok());
+}
+
+TEST(ScatterNdTest, DuplicateIndicesAdd) {
+  auto out = RunOp("ScatterNd", {I32({4, 3, 1, 4}, {4, 1}), F32({9, 10, 11, 12}, {4}), I32({6})},
+                 {{"T", MakeAttr(DType::kFloat)}, {"Tindices", MakeAttr(DType::kInt32)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{0, 11, 0, 10, 21, 0}));
+}
+
+TEST(ScatterNdTest, SliceUpdatesAndBadIndexError) {
+  ir::AttrMap attrs = {{"T", MakeAttr(DType::kInt64)}, {"Tindices", MakeAttr(DType::kInt64)}};
+  auto out = RunOp("ScatterNd", {I64({1}, {1, 1}), I64({7, 8}, {1, 2}), I64({2, 2})}, attrs);
+  EXPECT_EQ(test_util::Ints(out[0]), (std::vector<int64_t>{0, 0, 7, 8}));
+  EXPECT_FALSE(RunError("ScatterNd", {I64({2}, {1, 1}), I64({7, 8}, {1, 2}), I64({2, 2})}, attrs).ok());
+  // updates of the wrong shape.
+  EXPECT_FALSE(RunError("ScatterNd", {I64({1}, {1, 1}), I64({7}, {1, 1}), I64({2, 2})}, attrs).ok());
+  // A negative output dim is rejected before allocating.
+  EXPECT_FALSE(RunError("ScatterNd", {I64({0}, {1, 1}), I64({7}, {1}), I64({-2})}, attrs).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops::array

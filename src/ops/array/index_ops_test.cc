@@ -1,0 +1,95 @@
+#include <limits>
+
+#include "ops/array/array_test_util.h"
+
+namespace tfhost::ops::array {
+namespace {
+
+using test_util::F32;
+using test_util::Floats;
+using test_util::I32;
+using test_util::I64;
+using test_util::Ints;
+using test_util::RunOp;
+using test_util::RunError;
+
+TEST(WhereTest, BoolInputGivesRowMajorCoordinates) {
+  Tensor b = Tensor::FromVector<bool>({true, false, false, true, true, false}, Shape({2, 3}));
+  auto out = RunOp("Where", {b}, {});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dtype(), DType::kInt64);
+  EXPECT_EQ(out[0].shape(), Shape({3, 2}));
+  EXPECT_EQ(Ints(out[0]), (std::vector<int64_t>{0, 0, 1, 0, 1, 1}));
+}
+
+TEST(WhereTest, NumericInputTreatsNegativeZeroAsFalse) {
+  auto out = RunOp("Where", {F32({0.0f, -0.0f, 2.5f, -1.0f}, {4})}, {{"T", MakeAttr(DType::kFloat)}});
+  EXPECT_EQ(out[0].shape(), Shape({2, 1}));
+  EXPECT_EQ(Ints(out[0]), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(OneHotTest, OutOfRangeIndexGivesAllOff) {
+  auto out = RunOp("OneHot", {I64({0, 2, -1, 5}), Tensor::Scalar<int32_t>(3),
+                            Tensor::Scalar<float>(1), Tensor::Scalar<float>(0)},
+                 {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), Shape({4, 3}));
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(OneHotTest, AxisZeroPutsDepthFirst) {
+  auto out = RunOp("OneHot", {I32({1, 0}), Tensor::Scalar<int32_t>(2), Tensor::Scalar<float>(5),
+                            Tensor::Scalar<float>(-1)},
+                 {{"T", MakeAttr(DType::kFloat)}, {"TI", MakeAttr(DType::kInt32)}, {"axis", MakeAttr(0)}});
+  EXPECT_EQ(out[0].shape(), Shape({2, 2}));
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{-1, 5, 5, -1}));
+  EXPECT_FALSE(RunError("OneHot", {I32({1}), Tensor::Scalar<int32_t>(-2), Tensor::Scalar<float>(1),
+                                   Tensor::Scalar<float>(0)},
+                        {{"T", MakeAttr(DType::kFloat)}, {"TI", MakeAttr(DType::kInt32)}})
+                   .ok());
+}
+
+TEST(UniqueTest, KeepsFirstOccurrenceOrder) {
+  auto out = RunOp("Unique", {I32({1, 1, 2, 4, 4, 4, 7, 8, 8})}, {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Ints(out[0]), (std::vector<int64_t>{1, 2, 4, 7, 8}));
+  EXPECT_EQ(Ints(out[1]), (std::vector<int64_t>{0, 0, 1, 2, 2, 2, 3, 4, 4}));
+  auto s = RunOp("Unique", {test_util::Str({"b", "a", "b"}, {3})}, {{"T", MakeAttr(DType::kString)}});
+  EXPECT_EQ(test_util::Strings(s[0]), (std::vector<std::string>{"b", "a"}));
+}
+
+TEST(TopKV2Test, SortedWithTiesByLowerIndex) {
+  auto out = RunOp("TopKV2", {F32({1, 3, 3, 2, 5, 0}, {2, 3}), Tensor::Scalar<int32_t>(2)},
+                 {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape(), Shape({2, 2}));
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{3, 3, 5, 2}));
+  EXPECT_EQ(Ints(out[1]), (std::vector<int64_t>{1, 2, 1, 0}));
+  EXPECT_FALSE(RunError("TopKV2", {F32({1, 2}, {2}), Tensor::Scalar<int32_t>(3)},
+                        {{"T", MakeAttr(DType::kFloat)}})
+                   .ok());
+}
+
+TEST(TopKV2Test, NanSortsFirstWithoutBreakingOrder) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = RunOp("TopKV2", {F32({1, nan, 4, 2}, {4}), Tensor::Scalar<int32_t>(4)},
+                 {{"T", MakeAttr(DType::kFloat)}, {"index_type", MakeAttr(DType::kInt64)}});
+  EXPECT_EQ(Ints(out[1]), (std::vector<int64_t>{1, 2, 3, 0}));
+}
+
+TEST(MatrixBandPartTest, KeepsBand) {
+  // 3x3 of ones, one sub-diagonal, no super-diagonal.
+  Tensor x = F32(std::vector<float>(9, 1), {3, 3});
+  auto out = RunOp("MatrixBandPart", {x, Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(0)},
+                 {{"T", MakeAttr(DType::kFloat)}});
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{1, 0, 0, 1, 1, 0, 0, 1, 1}));
+  auto upper = RunOp("MatrixBandPart", {x, Tensor::Scalar<int64_t>(0), Tensor::Scalar<int64_t>(-1)},
+                   {{"T", MakeAttr(DType::kFloat)}});
+  EXPECT_EQ(Floats(upper[0]), (std::vector<float>{1, 1, 1, 0, 1, 1, 0, 0, 1}));
+  EXPECT_FALSE(RunError("MatrixBandPart", {x, Tensor::Scalar<int64_t>(4), Tensor::Scalar<int64_t>(0)},
+                        {{"T", MakeAttr(DType::kFloat)}})
+                   .ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops::array
