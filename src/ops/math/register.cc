@@ -1,8 +1,20 @@
+#include "ops/math/math_ops.h"
 #include "ops/op_registry.h"
 
 namespace tfhost::ops {
 
 void RegisterMathOps(OpRegistry& registry) {
+  math::RegisterBinaryOps(registry);
+  math::RegisterComparisonOps(registry);
+  math::RegisterUnaryOps(registry);
+  math::RegisterCastOp(registry);
+  math::RegisterReductionOps(registry);
+  math::RegisterArgMinMaxOps(registry);
+  math::RegisterScanOps(registry);
+  math::RegisterMatMulOps(registry);
+  math::RegisterSoftmaxOps(registry);
+  math::RegisterSelectOps(registry);
+  math::RegisterNaryOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -1,0 +1,259 @@
+// Arithmetic element-wise binary ops with NumPy broadcasting: Add/AddV2 (also
+// string concatenation), Sub, Mul, the division family, Maximum/Minimum, Pow,
+// SquaredDifference, Atan2 and the NoNan/xlogy variants.
+//
+// Integer semantics follow TensorFlow: +,-,* wrap; Div/RealDiv/TruncateDiv
+// truncate toward zero; FloorDiv floors; FloorMod's result takes the divisor's
+// sign and TruncateMod/Mod the dividend's; an integer zero divisor is an
+// InvalidArgument error ("integer division by zero"), found before computing.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ops/math/elementwise.h"
+#include "ops/math/math_ops.h"
+
+namespace tfhost::ops::math {
+namespace {
+
+template <typename T>
+Status CheckNoZeroDivisor(const KernelContext& ctx, const Tensor& y) {
+  if constexpr (kIsInt<T>) {
+    const T* d = y.data<T>();
+    for (int64_t i = 0, n = y.NumElements(); i < n; ++i) {
+      if (d[i] == 0) return ctx.Error("integer division by zero");
+    }
+  }
+  return OkStatus();
+}
+
+// a / b truncated toward zero; b != 0. INT_MIN / -1 wraps instead of trapping.
+template <typename T>
+T TruncDiv(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return WrapNeg(a);
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+T TruncMod(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+struct AddOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T> || kIsString<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsString<T>) return a + b;
+    else return WrapAdd(a, b);
+  }
+};
+
+struct SubOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T> T operator()(const T& a, const T& b) const { return WrapSub(a, b); }
+};
+
+struct MulOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T> T operator()(const T& a, const T& b) const { return WrapMul(a, b); }
+};
+
+// Div and RealDiv: true division for floats, truncation for integers.
+struct DivOp {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T>
+  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
+    return CheckNoZeroDivisor<T>(ctx, y);
+  }
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsInt<T>) return TruncDiv(a, b);
+    else return a / b;
+  }
+};
+
+struct TruncateDivOp : DivOp {
+  template <typename T> static constexpr bool kSupports = kIsInt<T>;
+};
+
+struct FloorDivOp {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T>
+  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
+    return CheckNoZeroDivisor<T>(ctx, y);
+  }
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) {
+      return std::floor(a / b);
+    } else {
+      T q = TruncDiv(a, b);
+      if constexpr (std::is_signed_v<T>) {
+        if (TruncMod(a, b) != 0 && ((a < 0) != (b < 0))) q = static_cast<T>(q - 1);
+      }
+      return q;
+    }
+  }
+};
+
+struct FloorModOp {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T>
+  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
+    return CheckNoZeroDivisor<T>(ctx, y);
+  }
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) {
+      T r = std::fmod(a, b);
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      T r = TruncMod(a, b);
+      if constexpr (std::is_signed_v<T>) {
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      }
+      return r;
+    }
+  }
+};
+
+// Mod and TruncateMod: C's fmod / %, result has the dividend's sign.
+struct TruncateModOp {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T>
+  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
+    return CheckNoZeroDivisor<T>(ctx, y);
+  }
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) return std::fmod(a, b);
+    else return TruncMod(a, b);
+  }
+};
+
+// NaN-propagating, as TensorFlow's Maximum/Minimum.
+struct MaximumOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    }
+    return a > b ? a : b;
+  }
+};
+
+struct MinimumOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    }
+    return a < b ? a : b;
+  }
+};
+
+struct PowOp {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T>
+  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
+    if constexpr (kIsInt<T> && std::is_signed_v<T>) {
+      const T* e = y.data<T>();
+      for (int64_t i = 0, n = y.NumElements(); i < n; ++i) {
+        if (e[i] < 0) return ctx.Error("integers to negative integer powers are not allowed");
+      }
+    }
+    return OkStatus();
+  }
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kIsFloat<T>) {
+      return std::pow(a, b);
+    } else {
+      T result = 1, base = a;
+      for (T e = b; e != 0; e = static_cast<T>(e >> 1)) {
+        if (e & 1) result = WrapMul(result, base);
+        base = WrapMul(base, base);
+      }
+      return result;
+    }
+  }
+};
+
+struct SquaredDifferenceOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    T d = WrapSub(a, b);
+    return WrapMul(d, d);
+  }
+};
+
+// Atan2(y, x): the angle of the point (x, y).
+struct Atan2Op : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsFloat<T>;
+  template <typename T> T operator()(const T& y, const T& x) const { return std::atan2(y, x); }
+};
+
+struct DivNoNanOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsFloat<T>;
+  template <typename T> T operator()(const T& a, const T& b) const { return b == 0 ? T(0) : a / b; }
+};
+
+struct MulNoNanOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsFloat<T>;
+  template <typename T> T operator()(const T& a, const T& b) const { return b == 0 ? T(0) : a * b; }
+};
+
+struct XlogyOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsFloat<T>;
+  template <typename T> T operator()(const T& x, const T& y) const {
+    return (x == 0 && !std::isnan(y)) ? T(0) : x * std::log(y);
+  }
+};
+
+struct XdivyOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsFloat<T>;
+  template <typename T> T operator()(const T& x, const T& y) const {
+    return (x == 0 && !std::isnan(y)) ? T(0) : x / y;
+  }
+};
+
+void RegisterBinary(OpRegistry& registry, const char* name, const std::string& types, KernelFn fn,
+                    const char* x = "x", const char* y = "y") {
+  registry.Register(ir::OpDefBuilder(name)
+                        .Input(std::string(x) + ": T")
+                        .Input(std::string(y) + ": T")
+                        .Output("z: T")
+                        .Attr("T: " + types),
+                    std::move(fn));
+}
+
+}  // namespace
+
+void RegisterBinaryOps(OpRegistry& registry) {
+  const std::string real = kRealTypes;
+  const std::string floats = kFloatTypes;
+  const std::string real_and_string = real.substr(0, real.size() - 1) + ", string}";
+  RegisterBinary(registry, "Add", real_and_string, BinaryKernel<AddOp>);
+  RegisterBinary(registry, "AddV2", real, BinaryKernel<AddOp>);
+  RegisterBinary(registry, "Sub", real, BinaryKernel<SubOp>);
+  RegisterBinary(registry, "Mul", real, BinaryKernel<MulOp>);
+  RegisterBinary(registry, "Div", real, BinaryKernel<DivOp>);
+  RegisterBinary(registry, "RealDiv", real, BinaryKernel<DivOp>);
+  RegisterBinary(registry, "TruncateDiv", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}",
+                 BinaryKernel<TruncateDivOp>);
+  RegisterBinary(registry, "FloorDiv", real, BinaryKernel<FloorDivOp>);
+  RegisterBinary(registry, "FloorMod", real, BinaryKernel<FloorModOp>);
+  RegisterBinary(registry, "TruncateMod", real, BinaryKernel<TruncateModOp>);
+  RegisterBinary(registry, "Mod", real, BinaryKernel<TruncateModOp>);
+  RegisterBinary(registry, "Maximum", real, BinaryKernel<MaximumOp>);
+  RegisterBinary(registry, "Minimum", real, BinaryKernel<MinimumOp>);
+  RegisterBinary(registry, "Pow", real, BinaryKernel<PowOp>);
+  RegisterBinary(registry, "SquaredDifference", real, BinaryKernel<SquaredDifferenceOp>);
+  RegisterBinary(registry, "Atan2", floats, BinaryKernel<Atan2Op>, "y", "x");
+  RegisterBinary(registry, "DivNoNan", floats, BinaryKernel<DivNoNanOp>);
+  RegisterBinary(registry, "MulNoNan", floats, BinaryKernel<MulNoNanOp>);
+  RegisterBinary(registry, "Xlogy", floats, BinaryKernel<XlogyOp>);
+  RegisterBinary(registry, "Xdivy", floats, BinaryKernel<XdivyOp>);
+}
+
+}  // namespace tfhost::ops::math

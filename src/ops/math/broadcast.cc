@@ -1,0 +1,93 @@
+#include "ops/math/broadcast.h"
+
+namespace tfhost::ops::math {
+
+std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
+  const int rank = out.rank();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (int d = in.rank() - 1; d >= 0; --d) {
+    int od = rank - in.rank() + d;
+    if (od >= 0 && in.dim(d) != 1) strides[od] = stride;
+    stride *= in.dim(d);
+  }
+  return strides;
+}
+
+namespace {
+
+std::string ShapeList(const std::vector<Shape>& shapes) {
+  std::string s;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (i) s += (i + 1 == shapes.size()) ? " and " : ", ";
+    s += shapes[i].ToString();
+  }
+  return s;
+}
+
+}  // namespace
+
+StatusOr<Broadcaster> Broadcaster::Make(const std::vector<Shape>& inputs) {
+  if (inputs.empty() || inputs.size() > kMaxInputs) {
+    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(inputs.size()));
+  }
+  Shape out = inputs[0];
+  for (size_t k = 1; k < inputs.size(); ++k) {
+    auto next = BroadcastShapes(out, inputs[k]);
+    if (!next.ok()) {
+      return InvalidArgument("incompatible shapes for broadcasting: " + ShapeList(inputs));
+    }
+    out = std::move(*next);
+  }
+  Broadcaster b;
+  b.output_shape_ = std::move(out);
+  TFHOST_RETURN_IF_ERROR(b.Init(inputs));
+  return b;
+}
+
+StatusOr<Broadcaster> Broadcaster::MakeTo(const std::vector<Shape>& inputs, const Shape& out) {
+  if (inputs.empty() || inputs.size() > kMaxInputs) {
+    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(inputs.size()));
+  }
+  for (const Shape& in : inputs) {
+    auto b = BroadcastShapes(in, out);
+    if (!b.ok() || *b != out) {
+      return InvalidArgument("shape " + in.ToString() + " cannot be broadcast to " + out.ToString());
+    }
+  }
+  Broadcaster b;
+  b.output_shape_ = out;
+  TFHOST_RETURN_IF_ERROR(b.Init(inputs));
+  return b;
+}
+
+Status Broadcaster::Init(const std::vector<Shape>& inputs) {
+  num_inputs_ = static_cast<int>(inputs.size());
+  const Shape& out = output_shape_;
+  std::array<std::vector<int64_t>, kMaxInputs> full;
+  for (int k = 0; k < num_inputs_; ++k) {
+    full[k] = BroadcastStrides(inputs[k], out);
+    identity_[k] = inputs[k] == out;
+    scalar_[k] = inputs[k].num_elements() == 1;
+  }
+  // Collapse: drop size-1 output dims; merge a dim into the previous kept one
+  // when every input is broadcast on both or on neither (row-major strides of
+  // non-broadcast dims are then contiguous).
+  for (int d = 0; d < out.rank(); ++d) {
+    if (out.dim(d) == 1) continue;
+    bool merge = !dims_.empty();
+    for (int k = 0; k < num_inputs_ && merge; ++k) {
+      merge = (strides_[k].back() == 0) == (full[k][d] == 0);
+    }
+    if (merge) {
+      dims_.back() *= out.dim(d);
+      for (int k = 0; k < num_inputs_; ++k) strides_[k].back() = full[k][d];
+    } else {
+      dims_.push_back(out.dim(d));
+      for (int k = 0; k < num_inputs_; ++k) strides_[k].push_back(full[k][d]);
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace tfhost::ops::math
