@@ -155,19 +155,19 @@ Status OnesLikeKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterFillRangeOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("Fill")
+  RegisterChecked(registry, ir::OpDefBuilder("Fill")
                         .Input("dims: index_type").Input("value: T").Output("output: T")
                         .Attr("T: type").Attr("index_type: {int32, int64} = DT_INT32"),
                     FillKernel);
-  registry.Register(ir::OpDefBuilder("Range")
+  RegisterChecked(registry, ir::OpDefBuilder("Range")
                         .Input("start: Tidx").Input("limit: Tidx").Input("delta: Tidx")
                         .Output("output: Tidx")
                         .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
                               "uint16, uint32} = DT_INT32"),
                     RangeKernel);
-  registry.Register(ir::OpDefBuilder("ZerosLike").Input("x: T").Output("y: T").Attr("T: type"),
+  RegisterChecked(registry, ir::OpDefBuilder("ZerosLike").Input("x: T").Output("y: T").Attr("T: type"),
                     ZerosLikeKernel);
-  registry.Register(ir::OpDefBuilder("OnesLike")
+  RegisterChecked(registry, ir::OpDefBuilder("OnesLike")
                         .Input("x: T").Output("y: T")
                         .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, "
                               "int32, uint32, int64, uint64, complex64, complex128, bool}"),

@@ -255,25 +255,25 @@ Status ScatterNdKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterGatherScatterOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("GatherV2")
+  RegisterChecked(registry, ir::OpDefBuilder("GatherV2")
                         .Input("params: Tparams").Input("indices: Tindices").Input("axis: Taxis")
                         .Output("output: Tparams")
                         .Attr("batch_dims: int = 0").Attr("Tparams: type")
                         .Attr("Tindices: {int16, int32, int64}").Attr("Taxis: {int32, int64}"),
                     GatherV2Kernel);
-  registry.Register(ir::OpDefBuilder("Gather")
+  RegisterChecked(registry, ir::OpDefBuilder("Gather")
                         .Input("params: Tparams").Input("indices: Tindices")
                         .Output("output: Tparams")
                         .Attr("validate_indices: bool = true").Attr("Tparams: type")
                         .Attr("Tindices: {int32, int64}"),
                     GatherKernel);
-  registry.Register(ir::OpDefBuilder("GatherNd")
+  RegisterChecked(registry, ir::OpDefBuilder("GatherNd")
                         .Input("params: Tparams").Input("indices: Tindices")
                         .Output("output: Tparams")
                         .Attr("Tparams: type").Attr("Tindices: {int16, int32, int64}")
                         .Attr("bad_indices_policy: string = ''"),
                     GatherNdKernel);
-  registry.Register(ir::OpDefBuilder("ScatterNd")
+  RegisterChecked(registry, ir::OpDefBuilder("ScatterNd")
                         .Input("indices: Tindices").Input("updates: T").Input("shape: Tindices")
                         .Output("output: T")
                         .Attr("T: type").Attr("Tindices: {int16, int32, int64}")

@@ -279,20 +279,20 @@ Status MatrixBandPartKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("Where").Input("input: T").Output("index: int64")
+  RegisterChecked(registry, ir::OpDefBuilder("Where").Input("input: T").Output("index: int64")
                         .Attr("T: type = DT_BOOL"),
                     WhereKernel);
-  registry.Register(ir::OpDefBuilder("OneHot")
+  RegisterChecked(registry, ir::OpDefBuilder("OneHot")
                         .Input("indices: TI").Input("depth: int32").Input("on_value: T")
                         .Input("off_value: T").Output("output: T")
                         .Attr("axis: int = -1").Attr("T: type")
                         .Attr("TI: {uint8, int8, int32, int64} = DT_INT64"),
                     OneHotKernel);
-  registry.Register(ir::OpDefBuilder("Unique")
+  RegisterChecked(registry, ir::OpDefBuilder("Unique")
                         .Input("x: T").Output("y: T").Output("idx: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
                     UniqueKernel);
-  registry.Register(ir::OpDefBuilder("TopKV2")
+  RegisterChecked(registry, ir::OpDefBuilder("TopKV2")
                         .Input("input: T").Input("k: Tk").Output("values: T")
                         .Output("indices: index_type")
                         .Attr("sorted: bool = true")
@@ -301,7 +301,7 @@ void RegisterIndexOps(OpRegistry& registry) {
                         .Attr("Tk: {int16, int32, int64} = DT_INT32")
                         .Attr("index_type: {int16, int32, int64} = DT_INT32"),
                     TopKV2Kernel);
-  registry.Register(ir::OpDefBuilder("MatrixBandPart")
+  RegisterChecked(registry, ir::OpDefBuilder("MatrixBandPart")
                         .Input("input: T").Input("num_lower: Tindex").Input("num_upper: Tindex")
                         .Output("band: T")
                         .Attr("T: type").Attr("Tindex: {int32, int64} = DT_INT64"),

@@ -134,16 +134,16 @@ Status MirrorPadKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterPadOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("Pad")
+  RegisterChecked(registry, ir::OpDefBuilder("Pad")
                         .Input("input: T").Input("paddings: Tpaddings").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32"),
                     PadKernel);
-  registry.Register(ir::OpDefBuilder("PadV2")
+  RegisterChecked(registry, ir::OpDefBuilder("PadV2")
                         .Input("input: T").Input("paddings: Tpaddings")
                         .Input("constant_values: T").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32"),
                     PadV2Kernel);
-  registry.Register(ir::OpDefBuilder("MirrorPad")
+  RegisterChecked(registry, ir::OpDefBuilder("MirrorPad")
                         .Input("input: T").Input("paddings: Tpaddings").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32")
                         .Attr("mode: {'REFLECT', 'SYMMETRIC'}"),

@@ -68,20 +68,20 @@ Status RankKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("Shape")
+  RegisterChecked(registry, ir::OpDefBuilder("Shape")
                         .Input("input: T").Output("output: out_type")
                         .Attr("T: type").Attr("out_type: {int32, int64} = DT_INT32"),
                     ShapeKernel);
-  registry.Register(ir::OpDefBuilder("ShapeN")
+  RegisterChecked(registry, ir::OpDefBuilder("ShapeN")
                         .Input("input: N * T").Output("output: N * out_type")
                         .Attr("N: int >= 1").Attr("T: type")
                         .Attr("out_type: {int32, int64} = DT_INT32"),
                     ShapeNKernel);
-  registry.Register(ir::OpDefBuilder("Size")
+  RegisterChecked(registry, ir::OpDefBuilder("Size")
                         .Input("input: T").Output("output: out_type")
                         .Attr("T: type").Attr("out_type: {int32, int64} = DT_INT32"),
                     SizeKernel);
-  registry.Register(ir::OpDefBuilder("Rank").Input("input: T").Output("output: int32")
+  RegisterChecked(registry, ir::OpDefBuilder("Rank").Input("input: T").Output("output: int32")
                         .Attr("T: type"),
                     RankKernel);
 }

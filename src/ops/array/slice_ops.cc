@@ -147,19 +147,19 @@ Status BroadcastToKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSliceOps(OpRegistry& registry) {
-  registry.Register(ir::OpDefBuilder("Slice")
+  RegisterChecked(registry, ir::OpDefBuilder("Slice")
                         .Input("input: T").Input("begin: Index").Input("size: Index")
                         .Output("output: T").Attr("T: type").Attr("Index: {int32, int64}"),
                     SliceKernel);
-  registry.Register(ir::OpDefBuilder("ReverseV2")
+  RegisterChecked(registry, ir::OpDefBuilder("ReverseV2")
                         .Input("tensor: T").Input("axis: Tidx").Output("output: T")
                         .Attr("Tidx: {int32, int64} = DT_INT32").Attr("T: type"),
                     ReverseV2Kernel);
-  registry.Register(ir::OpDefBuilder("Tile")
+  RegisterChecked(registry, ir::OpDefBuilder("Tile")
                         .Input("input: T").Input("multiples: Tmultiples").Output("output: T")
                         .Attr("T: type").Attr("Tmultiples: {int32, int64} = DT_INT32"),
                     TileKernel);
-  registry.Register(ir::OpDefBuilder("BroadcastTo")
+  RegisterChecked(registry, ir::OpDefBuilder("BroadcastTo")
                         .Input("input: T").Input("shape: Tidx").Output("output: T")
                         .Attr("T: type").Attr("Tidx: {int32, int64} = DT_INT32"),
                     BroadcastToKernel);
