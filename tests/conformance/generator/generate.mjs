@@ -209,7 +209,7 @@ add('block2_crop', 'BatchToSpaceND', { ...T(), Tblock_shape: A.type('int32'), Tc
 add('block2', 'DepthToSpace', { ...T(), block_size: A.i(2), data_format: A.s('NHWC') }, [randn([1, 2, 3, 8])], (x) => tf.depthToSpace(x, 2));
 add('axes', 'ReverseV2', { ...T(), Tidx: A.type('int32') }, [randn([2, 3, 4]), i32([0, 2])], (x) => tf.reverse(x, [0, 2]));
 add('depth4', 'OneHot', { T: A.type('float32'), TI: A.type('int32'), axis: A.i(-1) }, [i32([0, 3, -1, 2]), tf.scalar(4, 'int32'), tf.scalar(2.0), tf.scalar(-1.0)],
-  (idx) => tf.oneHot(idx, 4, 2, -1));
+  (idx) => tf.oneHot(idx, 4, 2, -1, 'float32'));
 add('k3', 'TopKV2', { ...T(), sorted: A.b(true) }, [randn([2, 6]), tf.scalar(3, 'int32')], (x) => { const r = tf.topk(x, 3, true); return [r.values, r.indices]; });
 add('all_unit_dims', 'Squeeze', { ...T(), squeeze_dims: A.li([]) }, [randn([1, 3, 1, 2])], (x) => tf.squeeze(x));
 add('negative_dim', 'ExpandDims', { ...T(), Tdim: A.type('int32') }, [randn([2, 3]), tf.scalar(-1, 'int32')], (x) => tf.expandDims(x, -1));
