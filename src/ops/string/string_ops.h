@@ -1,0 +1,46 @@
+// String ops: TensorFlow's tf.strings kernels that serving graphs use for
+// feature preprocessing (joining, case folding, slicing, splitting, regex
+// matching, number <-> text conversion).
+//
+// Each file registers its own group; RegisterStringOps (register.cc) calls
+// them all.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/shape.h"
+#include "ops/op_registry.h"
+
+namespace tfhost::ops {
+
+// StringJoin, StringLength, StringLower, StringUpper, Substr, StringSplitV2.
+void RegisterBasicStringOps(OpRegistry& registry);
+// StaticRegexFullMatch, RegexFullMatch, StaticRegexReplace, RegexReplace.
+void RegisterRegexOps(OpRegistry& registry);
+// AsString, StringToNumber.
+void RegisterStringConversionOps(OpRegistry& registry);
+
+namespace string_internal {
+
+// Maps a flat index of a broadcast output onto the flat index of one input
+// (NumPy rules; `in` must broadcast to `out`, which the caller has checked).
+class BroadcastIndexer {
+ public:
+  BroadcastIndexer(const Shape& out, const Shape& in);
+  int64_t operator()(int64_t out_index) const;
+
+ private:
+  std::vector<int64_t> out_dims_;
+  std::vector<int64_t> in_strides_;  // 0 where the input dim is broadcast
+  bool identity_ = false;
+  bool scalar_ = false;
+};
+
+// Translates an RE2 rewrite string (\0..\9 groups, \\ for a backslash) into
+// std::regex_replace's format syntax ($&, $1.., $$ for a dollar).
+std::string TranslateRe2Rewrite(const std::string& rewrite);
+
+}  // namespace string_internal
+}  // namespace tfhost::ops
