@@ -178,8 +178,8 @@ TEST(FunctionInlinerTest, NestedCallsAreInlinedWithPlaceholderAttrsSubstituted) 
       static tensorflow::OpDef def = [] {
         tensorflow::OpDef d;
         google::protobuf::TextFormat::ParseFromString(
-            R"(name: "IdentityN" input_arg { name: "input" type_list_attr: "T" }
-               output_arg { name: "output" type_list_attr: "T" } attr { name: "T" type: "list(type)" })",
+            R"pb(name: "IdentityN" input_arg { name: "input" type_list_attr: "T" }
+               output_arg { name: "output" type_list_attr: "T" } attr { name: "T" type: "list(type)" })pb",
             &d);
         return d;
       }();
