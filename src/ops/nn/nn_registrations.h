@@ -1,0 +1,20 @@
+// Per-file registration hooks of the nn op family, called from register.cc.
+// Internal to src/ops/nn.
+#pragma once
+
+#include "ops/op_registry.h"
+
+namespace tfhost::ops::nn {
+
+void RegisterConv2DOps(OpRegistry& registry);            // conv2d.cc
+void RegisterConv2DBackpropOps(OpRegistry& registry);    // conv2d_backprop_input.cc
+void RegisterDepthwiseConvOps(OpRegistry& registry);     // depthwise_conv2d.cc
+void RegisterFusedMatMulOps(OpRegistry& registry);       // fused_matmul.cc
+void RegisterBiasAddOps(OpRegistry& registry);           // bias_add.cc
+void RegisterActivationOps(OpRegistry& registry);        // activation_ops.cc
+void RegisterPoolingOps(OpRegistry& registry);           // pooling.cc
+void RegisterFusedBatchNormOps(OpRegistry& registry);    // fused_batch_norm.cc
+void RegisterImageResizeOps(OpRegistry& registry);       // image_resize.cc
+void RegisterLrnOps(OpRegistry& registry);               // lrn.cc
+
+}  // namespace tfhost::ops::nn
