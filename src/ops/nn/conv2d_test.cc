@@ -156,6 +156,28 @@ TEST(Conv2DTest, HalfInputComputesInFloatAndReturnsHalf) {
   EXPECT_EQ(HalfToFloat((*out)[0].data<uint16_t>()[3]), 77.f);
 }
 
+TEST(Conv2DTest, DoubleComputesInDouble) {
+  const Tensor x = Tensor::FromVector<double>({1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape({1, 3, 3, 1}));
+  const Tensor f = Tensor::FromVector<double>({1, 2, 3, 4}, Shape({2, 2, 1, 1}));
+  auto attrs = ConvAttrs("VALID");
+  attrs["T"] = MakeAttr(DType::kDouble);
+  auto out = RunSingleOp("Conv2D", {x, f}, attrs);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0],
+                           Tensor::FromVector<double>({37, 47, 67, 77}, Shape({1, 2, 2, 1}))));
+}
+
+TEST(Conv2DTest, IntegerDtypeIsAClearError) {
+  const Tensor x(DType::kInt32, Shape({1, 3, 3, 1}));
+  const Tensor f(DType::kInt32, Shape({2, 2, 1, 1}));
+  auto attrs = ConvAttrs("VALID");
+  attrs["T"] = MakeAttr(DType::kInt32);
+  auto out = RunSingleOp("Conv2D", {x, f}, attrs);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(out.status().message().find("int32"), std::string::npos) << out.status().message();
+}
+
 TEST(Conv2DTest, RejectsFilterOfWrongRank) {
   auto out = RunSingleOp("Conv2D", {Input3x3(), F({1, 2, 3, 4}, Shape({2, 2, 1}))},
                          ConvAttrs("VALID"));
