@@ -1,6 +1,12 @@
 #include "checkpoint/sstable_check.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
+
+#include "base/crc32c.h"
+#include "checkpoint/tensor_bundle_reader.h"
+#include "checkpoint/test_util.h"
 
 namespace tfhost::checkpoint {
 namespace {
@@ -56,6 +62,79 @@ TEST(SSTableCheckTest, FooterHandleBeyondFileIsRejected) {
   Status s = CheckSSTableStructure(footer, "f.index");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("outside the file"), std::string::npos) << s.message();
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// Appends an uncompressed block with a correct trailer; returns its handle.
+std::pair<uint64_t, uint64_t> AppendBlock(std::string* file, const std::string& block) {
+  uint64_t offset = file->size();
+  file->append(block);
+  file->push_back(0);  // no compression
+  uint32_t crc = crc32c::Mask(crc32c::Value(file->data() + offset, block.size() + 1));
+  file->append(reinterpret_cast<const char*>(&crc), 4);
+  return {offset, block.size()};
+}
+
+// One-entry block (restart array [0], count 1) mapping `key` to `value`.
+std::string OneEntryBlock(const std::string& key, const std::string& value) {
+  std::string b;
+  PutVarint(&b, 0);
+  PutVarint(&b, key.size());
+  PutVarint(&b, value.size());
+  b += key + value;
+  uint32_t restart = 0, count = 1;
+  b.append(reinterpret_cast<const char*>(&restart), 4);
+  b.append(reinterpret_cast<const char*>(&count), 4);
+  return b;
+}
+
+// A table whose checksums are all valid but whose index block points at a
+// data block of size 2^64 - 3: LevelDB alone would wrap size + 5 and read
+// out of bounds.
+std::string TableWithWrappingDataHandle() {
+  std::string file;
+  std::string empty_block(8, '\0');
+  empty_block[4] = 1;  // restarts [0], num_restarts 1
+  auto meta = AppendBlock(&file, empty_block);
+  std::string handle;
+  PutVarint(&handle, 0);
+  PutVarint(&handle, ~uint64_t{0} - 2);
+  auto index = AppendBlock(&file, OneEntryBlock("z", handle));
+  std::string footer;
+  PutVarint(&footer, meta.first);
+  PutVarint(&footer, meta.second);
+  PutVarint(&footer, index.first);
+  PutVarint(&footer, index.second);
+  footer.resize(40, '\0');
+  const unsigned char magic[8] = {0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb};
+  footer.append(reinterpret_cast<const char*>(magic), 8);
+  return file + footer;
+}
+
+TEST(SSTableCheckTest, DataHandleThatWrapsIsRejectedDespiteValidChecksums) {
+  Status s = CheckSSTableStructure(TableWithWrappingDataHandle(), "f.index");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("data block handle"), std::string::npos) << s.message();
+}
+
+TEST(SSTableCheckTest, BundleReaderRejectsTheCraftedTableWithoutCrashing) {
+  testing::TempDir dir;
+  {
+    std::ofstream out(dir.Join("b.index"), std::ios::binary);
+    std::string t = TableWithWrappingDataHandle();
+    out.write(t.data(), static_cast<std::streamsize>(t.size()));
+  }
+  auto reader = TensorBundleReader::Open(dir.Join("b"));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(reader.status().message().find("b.index"), std::string::npos);
 }
 
 }  // namespace

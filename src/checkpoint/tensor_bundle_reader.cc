@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -346,6 +347,11 @@ StatusOr<Tensor> TensorBundleReader::Read(const std::string& key) const {
     TFHOST_RETURN_IF_ERROR(shard->ReadAt(offset, size, static_cast<char*>(tensor.raw_data())));
     uint32_t computed = crc32c::Value(tensor.raw_data(), size);
     if (crc32c::Mask(computed) != stored) return crc_error(computed);
+    if (dtype == DType::kBool) {
+      // A stored byte other than 0/1 would be an invalid bool in C++.
+      auto* b = static_cast<uint8_t*>(tensor.raw_data());
+      for (int64_t i = 0; i < num_elements; ++i) b[i] = b[i] != 0;
+    }
     return tensor;
   }
   std::string bytes(size, '\0');
