@@ -1,0 +1,41 @@
+// The `tfhost` command line: a table of subcommands (inspect, run, bench,
+// demo-models, version, help), each in its own file. Every subcommand takes
+// its arguments (after the subcommand name) and two streams, and returns the
+// process exit code: kExitOk, kExitFailure (the command ran and failed) or
+// kExitUsage (bad command line). Tests call these directly.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/flags.h"
+
+namespace tfhost::cli {
+
+using CommandFn = int (*)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+struct Command {
+  const char* name;
+  const char* summary;
+  CommandFn run;
+};
+
+int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int DemoModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// The subcommand table, in the order `tfhost help` lists it.
+const std::vector<Command>& Commands();
+
+// Dispatches `args` (without the program name) to a subcommand.
+int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// main(): RunCli on argv with std::cout / std::cerr.
+int Main(int argc, char** argv);
+
+// "tfhost 0.1.0".
+std::string VersionString();
+
+}  // namespace tfhost::cli

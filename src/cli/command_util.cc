@@ -1,0 +1,59 @@
+#include "cli/command_util.h"
+
+#include "loaders/model_loader.h"
+
+namespace tfhost::cli {
+
+std::vector<std::string> SplitTags(const std::string& tags) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= tags.size()) {
+    size_t comma = tags.find(',', start);
+    std::string item = tags.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
+                                                          int intra_op_threads) {
+  loaders::LoadOptions options;
+  options.tags = SplitTags(tags);
+  options.session.intra_op_threads = intra_op_threads;
+  return loaders::LoadModel(path, options);
+}
+
+int ReportFailure(std::ostream& err, const std::string& command, const Status& status) {
+  err << "tfhost " << command << ": " << status.message() << "\n";
+  return kExitFailure;
+}
+
+int ReportUsage(std::ostream& err, const std::string& command, const std::string& message) {
+  err << "tfhost " << command << ": " << message << "\n"
+      << "Run 'tfhost " << command << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+int ParseOrExit(FlagParser& flags, const std::vector<std::string>& args, const std::string& command,
+                std::ostream& out, std::ostream& err) {
+  Status st = flags.Parse(args);
+  if (!st.ok()) return ReportUsage(err, command, st.message());
+  if (flags.help_requested()) {
+    out << flags.Help();
+    return kExitOk;
+  }
+  return -1;
+}
+
+std::string FileNameForTensor(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    if (c == ':' || c == '/' || c == '\\') c = '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+}  // namespace tfhost::cli

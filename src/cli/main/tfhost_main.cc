@@ -1,0 +1,5 @@
+// The `tfhost` binary: all logic lives in the tfhost_cli library (cli/cli.h)
+// so that tests can run subcommands in-process.
+#include "cli/cli.h"
+
+int main(int argc, char** argv) { return tfhost::cli::Main(argc, argv); }
