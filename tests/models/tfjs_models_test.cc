@@ -65,11 +65,31 @@ const runtime::TensorSpec* SpecForTensor(const std::vector<runtime::TensorSpec>&
   return nullptr;
 }
 
+// The largest difference between TF.js's wasm backends and its cpu backend
+// (which wrote the reference) recorded for one output file, or 0.
+double TfjsBackendDisagreement(const rapidjson::Value& ref, const std::string& file) {
+  double worst = 0;
+  if (!ref.HasMember("crossBackend") || !ref["crossBackend"].IsObject()) return 0;
+  for (const auto& backend : ref["crossBackend"].GetObject()) {
+    if (!backend.value.HasMember("per")) continue;
+    const auto& per = backend.value["per"];
+    if (per.HasMember(file.c_str()) && per[file.c_str()].IsNumber()) {
+      worst = std::max(worst, per[file.c_str()].GetDouble());
+    }
+  }
+  return worst;
+}
+
 class TfjsReferenceTest : public ::testing::TestWithParam<std::string> {};
 
 // Runs every frame of reference.json; an input whose generator is
 // "previous_frame_output" takes our own output of the previous frame (rvm's
 // recurrent state), so errors would accumulate as they do in real use.
+// Tolerance per output: 1e-4 x max|reference|, or twice the disagreement
+// between TF.js's own wasm and cpu backends on that output where that is
+// larger. Only rvm's frame-1 "pha" needs the latter: its values (max 0.073)
+// come out of a guided filter that amplifies float32 rounding, so wasm
+// itself is 1.22e-5 off there (1.7e-4 of its max), and tfhost 1.06e-5.
 TEST_P(TfjsReferenceTest, OutputsMatchTensorFlowJsWithin1e4OfMaxMagnitude) {
   const fs::path dir = fs::path(TfjsDir()) / GetParam();
   TFHOST_REQUIRE_FIXTURE((dir / "reference" / "reference.json").string());
@@ -121,10 +141,13 @@ TEST_P(TfjsReferenceTest, OutputsMatchTensorFlowJsWithin1e4OfMaxMagnitude) {
           worst = i;
         }
       }
-      EXPECT_LE(max_diff, 1e-4 * max_ref)
+      const double backend_diff = TfjsBackendDisagreement(ref, out["file"].GetString());
+      const double tolerance = std::max(1e-4 * max_ref, 2 * backend_diff);
+      EXPECT_LE(max_diff, tolerance)
           << GetParam() << " output " << out["name"].GetString() << " (" << tensor << "): max |diff| " << max_diff
           << " at element " << worst << " (got " << got.data<float>()[worst] << ", want "
-          << want.data<float>()[worst] << "), max |reference| " << max_ref;
+          << want.data<float>()[worst] << "), max |reference| " << max_ref
+          << ", TF.js wasm vs cpu max |diff| " << backend_diff;
       previous[out["name"].GetString()] = got;
     }
   }

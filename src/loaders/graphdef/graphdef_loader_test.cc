@@ -96,6 +96,23 @@ TEST_F(GraphDefLoaderTest, MalformedTextGraphErrorGivesTheLine) {
       << model.status().message();
 }
 
+// The shape of converted TF2 graphs: a NoOp barrier after "^x", and a Const
+// that waits on it; feeding x must satisfy both control edges.
+TEST_F(GraphDefLoaderTest, ControlEdgesFromFedPlaceholderAndNoOpBarrierDoNotBlockRuns) {
+  auto model = LoadModel(Write("frozen.pbtxt", R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "barrier" op: "NoOp" input: "^x" }
+    node { name: "c" op: "Const" input: "^barrier" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+    node { name: "y" op: "IdentityN" input: "x" input: "c"
+           attr { key: "T" value { list { type: DT_FLOAT type: DT_FLOAT } } } })pb"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature("serving_default", {{"x", Tensor::Scalar<float>(5)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("y:0").data<float>()[0], 5.0f);
+  EXPECT_EQ(out->at("y:1").data<float>()[0], 2.0f);
+}
+
 TEST_F(GraphDefLoaderTest, UnsupportedOpIsReportedWithItsNode) {
   auto model = LoadModel(Write("frozen.pbtxt", R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
