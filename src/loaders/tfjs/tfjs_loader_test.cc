@@ -164,6 +164,35 @@ TEST_F(TfjsLoaderTest, SignatureBlockKeysAreUsedAsAliases) {
   EXPECT_EQ(out->at("result").data<float>()[0], 5.0f);
 }
 
+// The initializer reshapes a 2-element Const of its own to [2] (fine) or
+// [3] (a run-time error): loading fails, saying so, exactly when it runs
+// and fails.
+TEST_F(TfjsLoaderTest, ModelInitializerRunsOnceAtLoad) {
+  for (bool holds : {true, false}) {
+    SCOPED_TRACE(holds ? "valid reshape" : "invalid reshape");
+    const std::string init = R"("modelInitializer": {"node": [
+        {"name": "init/v", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"},
+         "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}, "floatVal": [1, 2]}}}},
+        {"name": "init/shape", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"},
+         "value": {"tensor": {"dtype": "DT_INT32", "tensorShape": {"dim": [{"size": "1"}]}, "intVal": [)" +
+                             std::string(holds ? "2" : "3") + R"(]}}}},
+        {"name": "init/reshape", "op": "Reshape", "input": ["init/v", "init/shape"],
+         "attr": {"T": {"type": "DT_FLOAT"}, "Tshape": {"type": "DT_INT32"}}}]},)";
+    WriteModel(Const("a", "DT_FLOAT", R"({"size": "1"})") + "," + Identity("out", "a", "DT_FLOAT"),
+               R"({"name": "a", "shape": [1], "dtype": "float32"})", "\"w.bin\"", init);
+    Write("w.bin", std::string(4, '\0'));
+    auto model = LoadModel(ModelPath());
+    if (holds) {
+      ASSERT_TRUE(model.ok()) << model.status().ToString();
+      EXPECT_EQ(RunAll(**model)["out"].NumElements(), 1);
+    } else {
+      ASSERT_FALSE(model.ok());
+      EXPECT_NE(model.status().message().find("running the model initializer"), std::string::npos)
+          << model.status().message();
+    }
+  }
+}
+
 TEST_F(TfjsLoaderTest, UnknownQuantizationDtypeIsAnErrorNamingIt) {
   WriteModel(Const("a", "DT_FLOAT", R"({"size": "2"})") + "," + Identity("out", "a", "DT_FLOAT"),
              R"({"name": "a", "shape": [2], "dtype": "float32",
