@@ -67,7 +67,10 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
 
   for (auto& p : plan.nodes) {
     const ir::Node& n = graph.node(p.node);
-    p.output_use_counts.assign(std::max<size_t>(n.output_dtypes.size(), 1), 0);
+    // Sized by the schema; consumers and fetches grow it on demand. A node with
+    // no outputs (NoOp run as a target) must get none, or the executor would
+    // demand an output its kernel never makes.
+    p.output_use_counts.assign(n.output_dtypes.size(), 0);
   }
   for (size_t id = 0; id < plan.nodes.size(); ++id) {
     PlannedNode& p = plan.nodes[id];
