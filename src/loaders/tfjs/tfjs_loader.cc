@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -22,6 +23,27 @@ namespace {
 
 namespace fs = std::filesystem;
 using tfjs::WeightSpec;
+
+// Re-serializing and protobuf's JSON parser both recurse, so depth is
+// checked once up front (without recursion).
+constexpr int kMaxJsonDepth = 64;
+
+int NestingDepth(const rapidjson::Value& root) {
+  int deepest = 0;
+  std::vector<std::pair<const rapidjson::Value*, int>> stack = {{&root, 1}};
+  while (!stack.empty()) {
+    auto [value, depth] = stack.back();
+    stack.pop_back();
+    deepest = std::max(deepest, depth);
+    if (depth > kMaxJsonDepth) break;
+    if (value->IsObject()) {
+      for (const auto& m : value->GetObject()) stack.push_back({&m.value, depth + 1});
+    } else if (value->IsArray()) {
+      for (const auto& v : value->GetArray()) stack.push_back({&v, depth + 1});
+    }
+  }
+  return deepest;
+}
 
 std::string ToJson(const rapidjson::Value& value) {
   rapidjson::StringBuffer buffer;
@@ -299,12 +321,17 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfjsModel(const std::string& model
                                                         const LoadOptions& options) {
   TFHOST_ASSIGN_OR_RETURN(std::string text, ReadFileToString(model_json_path));
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+  // Iterative parsing: a hostile file cannot exhaust the stack by nesting.
+  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     return InvalidArgument(model_json_path + " is not valid JSON: " + rapidjson::GetParseError_En(doc.GetParseError()) +
                            " (at byte " + std::to_string(doc.GetErrorOffset()) + ")");
   }
   if (!doc.IsObject()) return InvalidArgument(model_json_path + " must hold a JSON object");
+  if (NestingDepth(doc) > kMaxJsonDepth) {
+    return InvalidArgument(model_json_path + " nests JSON deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels; a TF.js model needs about 20");
+  }
   const auto* topology = Member(doc, "modelTopology");
   const auto* format = Member(doc, "format");
   const bool keras = (format != nullptr && format->IsString() && std::string(format->GetString()) == "layers-model") ||
@@ -326,8 +353,9 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfjsModel(const std::string& model
 
   GraphModelParts parts;
   fs::path path(model_json_path);
+  std::error_code ec;
   parts.model_name = path.filename() == "model.json" && path.has_parent_path()
-                         ? fs::absolute(path).parent_path().filename().string()
+                         ? fs::absolute(path, ec).parent_path().filename().string()
                          : path.stem().string();
   parts.producer = graph_def.versions().producer();
   parts.info.path = model_json_path;

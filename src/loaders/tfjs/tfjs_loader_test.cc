@@ -262,6 +262,15 @@ TEST_F(TfjsLoaderTest, LayersModelIsRefusedAsKeras) {
       << model.status().message();
 }
 
+TEST_F(TfjsLoaderTest, DeeplyNestedJsonIsRefusedWithoutRecursing) {
+  const int depth = 200000;
+  Write("model.json", R"({"format": "graph-model", "modelTopology": {"node": [], "x": )" + std::string(depth, '[') +
+                          std::string(depth, ']') + "}}");
+  auto model = LoadModel(ModelPath());
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("nests JSON deeper"), std::string::npos) << model.status().message();
+}
+
 TEST_F(TfjsLoaderTest, HugeDeclaredShapeFailsWithoutAllocating) {
   WriteModel(Const("a", "DT_FLOAT", R"({"size": "1000000000000"})") + "," + Identity("out", "a", "DT_FLOAT"),
              R"({"name": "a", "shape": [1000000000000], "dtype": "float32"})");
