@@ -149,29 +149,11 @@ StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts
   // treats a control edge from a fed node as satisfied by the feed, and
   // TF.js ignores control edges; tfhost's executor would instead run the
   // Placeholder and fail, so these edges, which order nothing, are dropped.
-  // Likewise a control edge from a NoOp (the converter's
-  // input_control_node/output_control_node barriers) is replaced by the
-  // NoOp's own control inputs, as Grappler's dependency optimizer does: the
-  // order is kept, and the executor never has to run a node without outputs.
-  std::vector<std::vector<int>> expanded(parts.graph.num_nodes());
-  // Topological order makes each NoOp's expansion ready before its users; a
-  // graph with a cycle is left alone (the executor reports cycles it meets).
-  auto order = parts.graph.TopologicalOrder();
-  for (int i : order.ok() ? *order : std::vector<int>()) {
-    std::vector<int> controls;
-    for (int c : parts.graph.node(i).control_inputs) {
-      const ir::Node& src = parts.graph.node(c);
-      if (src.op == "Placeholder") continue;
-      if (src.op == "NoOp") {
-        controls.insert(controls.end(), expanded[c].begin(), expanded[c].end());
-      } else {
-        controls.push_back(c);
-      }
-    }
-    std::sort(controls.begin(), controls.end());
-    controls.erase(std::unique(controls.begin(), controls.end()), controls.end());
-    expanded[i] = controls;
-    parts.graph.mutable_node(i).control_inputs = std::move(controls);
+  for (int i = 0; i < parts.graph.num_nodes(); ++i) {
+    auto& controls = parts.graph.mutable_node(i).control_inputs;
+    controls.erase(std::remove_if(controls.begin(), controls.end(),
+                                  [&](int c) { return parts.graph.node(c).op == "Placeholder"; }),
+                   controls.end());
   }
   TFHOST_ASSIGN_OR_RETURN(auto session,
                           GraphToSession(std::move(parts.graph), nullptr, options, parts.model_name, roots));

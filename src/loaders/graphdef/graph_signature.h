@@ -52,10 +52,10 @@ struct GraphModelParts {
   std::string model_name;  // for error messages
 };
 
-// Drops control edges that order nothing (from Placeholders, which a feed
-// satisfies, and through NoOp barriers, replaced by the NoOp's own control
-// inputs), types the graph and creates the Session through GraphToSession,
-// builds the signature and runs the init targets. Errors name the model.
+// Drops control edges from Placeholders (a feed satisfies them, as in
+// TensorFlow), types the graph and creates the Session through
+// GraphToSession, builds the signature and runs the init targets. Errors
+// name the model.
 StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts, const LoadOptions& options);
 
 }  // namespace tfhost::loaders
