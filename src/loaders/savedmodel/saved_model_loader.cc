@@ -1,0 +1,368 @@
+#include "loaders/savedmodel/saved_model_loader.h"
+
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "checkpoint/tensor_bundle_reader.h"
+#include "ir/function_inliner.h"
+#include "loaders/graph_to_session.h"
+#include "loaders/savedmodel/ref_variables.h"
+#include "loaders/savedmodel/signatures.h"
+#include "ops/op_registry.h"
+#include "tensorflow/core/protobuf/saved_model.pb.h"
+
+namespace tfhost::loaders {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kInitOpSignatureKey[] = "__saved_model_init_op";
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string TagSetString(const std::vector<std::string>& tags) { return "{" + Join(tags, ", ") + "}"; }
+
+// saved_model.pb (binary) wins over saved_model.pbtxt, as in TensorFlow.
+Status ReadSavedModelProto(const fs::path& dir, tensorflow::SavedModel* saved_model) {
+  std::error_code ec;
+  fs::path pb = dir / "saved_model.pb";
+  if (fs::is_regular_file(pb, ec)) {
+    TFHOST_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(pb.string()));
+    if (!saved_model->ParseFromString(bytes) || saved_model->meta_graphs_size() == 0) {
+      return InvalidArgument(pb.string() + " is not a valid SavedModel protobuf (" + std::to_string(bytes.size()) +
+                             " bytes" + (bytes.empty() ? "" : "; truncated or corrupt, or not a SavedModel") +
+                             "): expected a tensorflow.SavedModel with at least one MetaGraphDef");
+    }
+    return OkStatus();
+  }
+  fs::path pbtxt = dir / "saved_model.pbtxt";
+  if (fs::is_regular_file(pbtxt, ec)) {
+    TFHOST_ASSIGN_OR_RETURN(std::string text, ReadFileToString(pbtxt.string()));
+    // TextFormat reports syntax errors through a log hook; the Status below
+    // is what callers see.
+    google::protobuf::TextFormat::Parser parser;
+    if (!parser.ParseFromString(text, saved_model) || saved_model->meta_graphs_size() == 0) {
+      return InvalidArgument(pbtxt.string() + " is not a valid SavedModel protobuf in text format: expected a "
+                             "tensorflow.SavedModel with at least one MetaGraphDef");
+    }
+    return OkStatus();
+  }
+  return NotFound(dir.string() + " contains neither saved_model.pb nor saved_model.pbtxt");
+}
+
+StatusOr<const tensorflow::MetaGraphDef*> SelectMetaGraph(const tensorflow::SavedModel& saved_model,
+                                                          const std::vector<std::string>& wanted,
+                                                          const std::string& where) {
+  std::set<std::string> wanted_set(wanted.begin(), wanted.end());
+  std::vector<std::string> available;
+  for (const auto& mg : saved_model.meta_graphs()) {
+    const auto& tags = mg.meta_info_def().tags();
+    std::set<std::string> have(tags.begin(), tags.end());
+    if (have == wanted_set) return &mg;
+    available.push_back(TagSetString(std::vector<std::string>(tags.begin(), tags.end())));
+  }
+  return NotFound(where + " has no MetaGraph with tags " + TagSetString(wanted) +
+                  "; available tag sets: " + Join(available, ", "));
+}
+
+// Asset tensors to feed with "<export_dir>/assets/<filename>": asset_file_def
+// (TF2), else the saved_model_assets collection of Any-packed AssetFileDefs.
+StatusOr<runtime::NamedTensors> AssetFeeds(const tensorflow::MetaGraphDef& mg, const fs::path& dir) {
+  std::vector<tensorflow::AssetFileDef> assets(mg.asset_file_def().begin(), mg.asset_file_def().end());
+  if (assets.empty()) {
+    auto it = mg.collection_def().find("saved_model_assets");
+    if (it != mg.collection_def().end()) {
+      for (const auto& any : it->second.any_list().value()) {
+        tensorflow::AssetFileDef asset;
+        if (!any.UnpackTo(&asset)) {
+          return InvalidArgument("collection 'saved_model_assets' holds a '" + any.type_url() +
+                                 "' that is not a valid tensorflow.AssetFileDef");
+        }
+        assets.push_back(std::move(asset));
+      }
+    }
+  }
+  runtime::NamedTensors feeds;
+  std::set<std::string> seen;
+  for (const auto& asset : assets) {
+    const std::string& tensor = asset.tensor_info().name();
+    if (tensor.empty()) continue;  // TF2 may list assets that feed no placeholder
+    fs::path relative(asset.filename());
+    bool escapes = relative.empty() || relative.is_absolute();
+    for (const auto& part : relative) escapes |= part == "..";
+    if (escapes) {
+      return InvalidArgument("asset file name '" + asset.filename() +
+                             "' is not a plain path inside the assets/ folder");
+    }
+    if (!seen.insert(tensor).second) continue;
+    feeds.emplace_back(tensor, Tensor::StringScalar((dir / "assets" / asset.filename()).string()));
+  }
+  return feeds;
+}
+
+// The node to run after restoring: signature __saved_model_init_op, else
+// collection saved_model_main_op, else legacy_init_op. Empty = none.
+StatusOr<std::string> InitOpName(const tensorflow::MetaGraphDef& mg) {
+  auto sig = mg.signature_def().find(kInitOpSignatureKey);
+  if (sig != mg.signature_def().end()) {
+    auto out = sig->second.outputs().find(kInitOpSignatureKey);
+    if (out == sig->second.outputs().end() || out->second.name().empty()) {
+      return InvalidArgument(std::string("signature '") + kInitOpSignatureKey + "' has no output '" +
+                             kInitOpSignatureKey + "' naming the init op");
+    }
+    TFHOST_ASSIGN_OR_RETURN(auto parsed, ir::ParseTensorName(out->second.name()));
+    return parsed.node;
+  }
+  for (const char* key : {"saved_model_main_op", "legacy_init_op"}) {
+    auto it = mg.collection_def().find(key);
+    if (it == mg.collection_def().end()) continue;
+    const auto& list = it->second.node_list().value();
+    if (list.size() != 1) {
+      return InvalidArgument(std::string("collection '") + key + "' must name exactly one op, it has " +
+                             std::to_string(list.size()));
+    }
+    TFHOST_ASSIGN_OR_RETURN(auto parsed, ir::ParseTensorName(list[0]));
+    return parsed.node;
+  }
+  return std::string();
+}
+
+// Nodes reachable backwards (data and control edges) from `roots`.
+std::vector<bool> Reachable(const ir::Graph& graph, const std::vector<int>& roots) {
+  std::vector<bool> seen(graph.num_nodes(), false);
+  std::vector<int> stack = roots;
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    if (id < 0 || seen[id]) continue;
+    seen[id] = true;
+    for (const auto& in : graph.node(id).inputs) stack.push_back(in.node);
+    for (int c : graph.node(id).control_inputs) stack.push_back(c);
+  }
+  return seen;
+}
+
+bool IsVariableNode(const ir::Node& node) { return IsRefVariableOp(node.op) || node.op == "VarHandleOp"; }
+
+// Resource names of the variables that `roots` read and that `init_roots`
+// (the init op) do not set up themselves.
+std::vector<std::string> VariablesNeeded(const ir::Graph& graph, const std::vector<int>& roots,
+                                         const std::vector<int>& init_roots) {
+  std::vector<bool> used = Reachable(graph, roots);
+  std::vector<bool> by_init = Reachable(graph, init_roots);
+  std::set<std::string> initialized, needed;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (by_init[i] && IsVariableNode(graph.node(i))) initialized.insert(VariableResourceName(graph.node(i)));
+  }
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (!used[i] || !IsVariableNode(graph.node(i))) continue;
+    std::string name = VariableResourceName(graph.node(i));
+    if (!initialized.count(name)) needed.insert(name);
+  }
+  return std::vector<std::string>(needed.begin(), needed.end());
+}
+
+StatusOr<int> NodeOfTensor(const ir::Graph& graph, const std::string& tensor) {
+  TFHOST_ASSIGN_OR_RETURN(auto parsed, ir::ParseTensorName(tensor));
+  int id = graph.FindNode(parsed.node);
+  if (id < 0) return NotFound("the graph has no node '" + parsed.node + "'");
+  return id;
+}
+
+// Signature tensors must exist; a dtype that disagrees with the graph is
+// corrected to what the graph produces (TF1 exports exist whose SignatureDef
+// says DT_FLOAT for a DT_STRING placeholder, and TensorFlow feeds them as the
+// graph says). Corrections are noted in `metadata`.
+Status CheckSignatureTensors(const ir::Graph& graph, runtime::Signature& sig,
+                             std::map<std::string, std::string>& metadata) {
+  auto check = [&](runtime::TensorSpec& spec, const char* direction) -> Status {
+    auto ref = graph.ResolveTensor(spec.tensor_name);
+    if (!ref.ok()) {
+      return NotFound("signature '" + sig.name + "' " + direction + " '" + spec.key + "' refers to tensor '" +
+                      spec.tensor_name + "', which the graph does not have");
+    }
+    const ir::Node& node = graph.node(ref->node);
+    if (node.output_dtypes.empty()) return OkStatus();  // op without schema; the runtime reports it
+    if (ref->index >= static_cast<int>(node.output_dtypes.size())) {
+      return NotFound("signature '" + sig.name + "' " + direction + " '" + spec.key + "' refers to tensor '" +
+                      spec.tensor_name + "', but node '" + node.name + "' has " +
+                      std::to_string(node.output_dtypes.size()) + " outputs");
+    }
+    DType actual = node.output_dtypes[ref->index];
+    if (actual != DType::kInvalid && actual != spec.dtype) {
+      metadata["signature_dtype_corrected." + sig.name + "." + spec.key] =
+          DTypeName(spec.dtype) + " -> " + DTypeName(actual);
+      spec.dtype = actual;
+    }
+    return OkStatus();
+  };
+  for (auto& spec : sig.inputs) TFHOST_RETURN_IF_ERROR(check(spec, "input"));
+  for (auto& spec : sig.outputs) TFHOST_RETURN_IF_ERROR(check(spec, "output"));
+  return OkStatus();
+}
+
+// Variable count and bytes from the bundle's entries (the object graph of
+// TF2 checkpoints is bookkeeping, not a variable).
+void CountVariables(const std::string& prefix, runtime::ModelInfo& info) {
+  auto reader = checkpoint::TensorBundleReader::Open(prefix);
+  if (!reader.ok()) return;  // the restore step reports a bad bundle
+  for (const auto& [key, entry] : (*reader)->entries()) {
+    if (key == "_CHECKPOINTABLE_OBJECT_GRAPH") continue;
+    ++info.variable_count;
+    info.variable_bytes += static_cast<int64_t>(entry.size());
+  }
+}
+
+StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir, const LoadOptions& options) {
+  const std::string model_name = dir.string();
+  tensorflow::SavedModel saved_model;
+  TFHOST_RETURN_IF_ERROR(ReadSavedModelProto(dir, &saved_model));
+  TFHOST_ASSIGN_OR_RETURN(const tensorflow::MetaGraphDef* mg,
+                          SelectMetaGraph(saved_model, options.tags, dir.string()));
+
+  runtime::ModelInfo info;
+  info.path = dir.string();
+  info.format = mg->has_object_graph_def() ? "SavedModel (TF2)" : "SavedModel (TF1)";
+  for (const auto& m : saved_model.meta_graphs()) {
+    const auto& tags = m.meta_info_def().tags();
+    info.tag_sets.emplace_back(tags.begin(), tags.end());
+  }
+  const auto& meta = mg->meta_info_def();
+  if (!meta.tensorflow_version().empty()) info.metadata["tensorflow_version"] = meta.tensorflow_version();
+  if (!meta.tensorflow_git_version().empty()) info.metadata["tensorflow_git_version"] = meta.tensorflow_git_version();
+  if (mg->graph_def().has_versions()) {
+    info.metadata["producer"] = std::to_string(mg->graph_def().versions().producer());
+  }
+
+  // Schemas: the model's own OpDefs (they carry the defaults TF stripped),
+  // then tfhost's registry.
+  std::map<std::string, const tensorflow::OpDef*> model_defs;
+  for (const auto& def : meta.stripped_op_list().op()) model_defs[def.name()] = &def;
+  const auto& registry = ops::OpRegistry::Global();
+  ir::OpDefLookup lookup = [&](const std::string& op) -> const tensorflow::OpDef* {
+    auto it = model_defs.find(op);
+    if (it != model_defs.end()) return it->second;
+    const ops::OpRegistration* r = registry.Find(op);
+    return r ? &r->def : nullptr;
+  };
+
+  auto graph_or = ir::Graph::FromGraphDef(mg->graph_def());
+  if (!graph_or.ok()) return graph_or.status().WithContext("model '" + model_name + "'");
+  ir::Graph graph = std::move(*graph_or);
+  Status st = ir::InlineFunctionCalls(graph, lookup);
+  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  auto rewritten = RewriteRefVariables(graph, lookup);
+  if (!rewritten.ok()) return rewritten.status().WithContext("model '" + model_name + "'");
+
+  // Signatures.
+  std::map<std::string, runtime::Signature> signatures;
+  for (const auto& [key, def] : mg->signature_def()) {
+    if (IsInternalSignatureKey(key)) continue;
+    auto sig = ConvertSignature(key, def);
+    if (!sig.ok()) {
+      if (sig.status().code() == StatusCode::kUnimplemented) {
+        info.metadata["skipped_signature." + key] = sig.status().message();
+        continue;
+      }
+      return sig.status().WithContext("model '" + model_name + "', signature '" + key + "'");
+    }
+    signatures.emplace(key, std::move(*sig));
+  }
+
+  // Restore and init.
+  const fs::path prefix = dir / "variables" / "variables";
+  std::error_code ec;
+  const bool has_variables = fs::is_regular_file(checkpoint::IndexFileName(prefix.string()), ec);
+  const auto& saver = mg->saver_def();
+  std::string restore_op;
+  if (has_variables && !saver.restore_op_name().empty()) {
+    auto parsed = ir::ParseTensorName(saver.restore_op_name());
+    if (!parsed.ok()) return parsed.status().WithContext("model '" + model_name + "': saver_def.restore_op_name");
+    restore_op = parsed->node;
+  }
+  auto init_op = InitOpName(*mg);
+  if (!init_op.ok()) return init_op.status().WithContext("model '" + model_name + "'");
+  auto asset_feeds = AssetFeeds(*mg, dir);
+  if (!asset_feeds.ok()) return asset_feeds.status().WithContext("model '" + model_name + "'");
+
+  std::vector<std::string> roots;
+  std::vector<int> signature_nodes;
+  for (const auto& [key, sig] : signatures) {
+    for (const auto& spec : sig.outputs) {
+      roots.push_back(spec.tensor_name);
+      auto id = NodeOfTensor(graph, spec.tensor_name);
+      if (!id.ok()) {
+        return id.status().WithContext("model '" + model_name + "': signature '" + key + "' output '" +
+                                       spec.key + "' (" + spec.tensor_name + ")");
+      }
+      signature_nodes.push_back(*id);
+    }
+  }
+  std::vector<int> init_nodes;
+  for (const std::string* op : {&restore_op, &*init_op}) {
+    if (op->empty()) continue;
+    int id = graph.FindNode(*op);
+    if (id < 0) {
+      return NotFound("model '" + model_name + "': the " + (op == &restore_op ? "restore" : "init") +
+                      " op '" + *op + "' is not in the graph");
+    }
+    roots.push_back(*op);
+    if (op != &restore_op) init_nodes.push_back(id);
+  }
+  if (!has_variables) {
+    std::vector<std::string> needed = VariablesNeeded(graph, signature_nodes, init_nodes);
+    if (!needed.empty()) {
+      return NotFound("model '" + model_name + "': " + checkpoint::IndexFileName(prefix.string()) +
+                      " does not exist, but the signatures read variables (" + Join(needed, ", ") +
+                      ") that only a checkpoint can initialize");
+    }
+  }
+
+  // Signature tensors are checked against the graph before it moves into
+  // the session; ops it has no schema for stay unchecked.
+  TFHOST_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Session> session,
+                          GraphToSession(std::move(graph), &meta.stripped_op_list(), options, model_name, roots));
+  for (auto& [key, sig] : signatures) {
+    st = CheckSignatureTensors(session->graph(), sig, info.metadata);
+    if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  }
+
+  if (!restore_op.empty()) {
+    runtime::NamedTensors feeds = *asset_feeds;
+    if (saver.filename_tensor_name().empty()) {
+      return InvalidArgument("model '" + model_name + "': saver_def has a restore op but no filename_tensor_name");
+    }
+    feeds.emplace_back(saver.filename_tensor_name(), Tensor::StringScalar(prefix.string()));
+    auto restored = session->Run(feeds, {}, {restore_op});
+    if (!restored.ok()) {
+      return restored.status().WithContext("model '" + model_name + "': restoring variables from " +
+                                           prefix.string());
+    }
+    CountVariables(prefix.string(), info);
+  }
+  if (!init_op->empty()) {
+    auto ran = session->Run(*asset_feeds, {}, {*init_op});
+    if (!ran.ok()) {
+      return ran.status().WithContext("model '" + model_name + "': running init op '" + *init_op + "'");
+    }
+  }
+  return std::make_unique<runtime::Model>(std::move(session), std::move(signatures), std::move(info));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModel(const std::string& export_dir,
+                                                         const LoadOptions& options) {
+  return LoadSavedModelImpl(fs::path(export_dir), options);
+}
+
+}  // namespace tfhost::loaders
