@@ -99,6 +99,8 @@ class Inliner {
   Inliner(Graph& graph, const OpDefLookup& lookup, const InlineOptions& options)
       : graph_(graph), lookup_(lookup), options_(options) {
     for (const auto& f : graph.library().function()) functions_.emplace(f.signature().name(), &f);
+    bytes_left_ = std::max<int64_t>(options.min_inlined_bytes_budget,
+                                    32 * static_cast<int64_t>(graph.library().ByteSizeLong()));
   }
 
   Status Run() {
@@ -224,6 +226,13 @@ class Inliner {
       return ResourceExhausted("inlining would grow the graph past " + std::to_string(options_.max_nodes) +
                                " nodes");
     }
+    int64_t body_bytes = 0;
+    for (const auto& nd : fdef.node_def()) body_bytes += static_cast<int64_t>(nd.ByteSizeLong());
+    if (body_bytes > bytes_left_) {
+      return ResourceExhausted("inlining every call would copy more than the budget of function body bytes "
+                               "(functions called from too many places)");
+    }
+    bytes_left_ -= body_bytes;
 
     // The attrs the function is instantiated with.
     AttrMap bindings;
@@ -365,6 +374,7 @@ class Inliner {
   std::vector<Frame> frames_;
   std::vector<int> frame_of_;   // per node: frame that created it, or -1
   std::vector<bool> inlined_;   // per node: already replaced by IdentityN
+  int64_t bytes_left_ = 0;      // budget of body bytes still allowed
 };
 
 }  // namespace

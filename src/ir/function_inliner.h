@@ -29,6 +29,10 @@ struct InlineOptions {
   // Total node count the graph may grow to; bounds the work that a small
   // file with many nested calls of the same big function can demand.
   int max_nodes = 2'000'000;
+  // Serialized body bytes all inlined copies together may add, at least this
+  // much and at least 32 times the library's own size: a function called
+  // from many sites is copied once per site.
+  int64_t min_inlined_bytes_budget = int64_t{1} << 30;
 };
 
 // `lookup` gives the OpDefs of body ops (model OpDefs first, then tfhost's

@@ -304,6 +304,31 @@ library { function {
   EXPECT_NE(st.message().find("passes 2 inputs but the function takes 1"), std::string::npos) << st.message();
 }
 
+
+TEST(FunctionInlinerTest, CopyingABodyToTooManyCallSitesIsBounded) {
+  // One function with a 4 KB constant, called from 40 places: 40 copies
+  // exceed 32 times the library's size once the fixed minimum is lifted.
+  std::string text = R"(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } })";
+  for (int i = 0; i < 40; ++i) text += "node { name: \"call" + std::to_string(i) + "\" op: \"f\" input: \"x\" }";
+  text += R"(library { function {
+    signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "o" type: DT_FLOAT } }
+    node_def { name: "big" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+               attr { key: "value" value { tensor { dtype: DT_STRING string_val: ")" +
+          std::string(4096, 'z') + R"(" } } } }
+    ret { key: "o" value: "a" } } })";
+  auto g = Graph::FromGraphDef(ParseGraph(text));
+  ASSERT_TRUE(g.ok());
+  Graph copy = *g;
+  InlineOptions tight;
+  tight.min_inlined_bytes_budget = 0;
+  Status st = InlineFunctionCalls(*g, TestLookup, tight);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kResourceExhausted) << st.ToString();
+  // The default minimum (1 GiB) admits it.
+  ASSERT_TRUE(InlineFunctionCalls(copy, TestLookup).ok());
+  EXPECT_GE(copy.FindNode("call39/big"), 0);
+}
+
 // The TF2 fixture: every call in the top-level graph (signatures, save,
 // restore) inlines, and the serving_default output resolves to the user
 // function's AddV2 through two levels of calls.
