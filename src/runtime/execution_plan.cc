@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 namespace tfhost::runtime {
 
@@ -21,6 +22,15 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
     if (!fed.emplace(*ref, static_cast<int>(i)).second) {
       return InvalidArgument("tensor '" + feed_names[i] + "' is fed more than once");
     }
+  }
+
+  // As in TensorFlow, feeding a placeholder also satisfies control edges from
+  // it: converted graphs order function inputs after "^input", and running
+  // the placeholder itself would only fail.
+  std::set<int> fed_placeholders;
+  for (const auto& [ref, index] : fed) {
+    const std::string& op = graph.node(ref.node).op;
+    if (op == "Placeholder" || op == "PlaceholderWithDefault") fed_placeholders.insert(ref.node);
   }
 
   ExecutionPlan plan;
@@ -62,7 +72,9 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
     for (const auto& in : n.inputs) {
       if (!fed.count(in)) need(in.node);
     }
-    for (int c : n.control_inputs) need(c);
+    for (int c : n.control_inputs) {
+      if (!fed_placeholders.count(c)) need(c);
+    }
   }
 
   for (auto& p : plan.nodes) {
@@ -93,6 +105,7 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
       p.inputs.push_back(src);
     }
     for (int c : n.control_inputs) {
+      if (fed_placeholders.count(c)) continue;
       int pid = plan.plan_id_of_node[c];
       p.control_inputs.push_back(pid);
       plan.nodes[pid].consumers.push_back(static_cast<int>(id));

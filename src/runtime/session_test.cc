@@ -144,6 +144,20 @@ TEST(SessionTest, ConcurrentRunsFromManyThreadsAgree) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+TEST(SessionTest, FeedingAPlaceholderSatisfiesControlEdgesFromIt) {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "input", "Placeholder"), "dtype", DType::kFloat);
+  SetConst(AddNode(gd, "c", "Const", {"^input"}), Tensor::Scalar<float>(2.0f));
+  auto session = MakeSession(gd);
+  auto r = session->Run({{"input:0", Tensor::Scalar<float>(1.0f)}}, {"c:0"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FLOAT_EQ((*r)[0].data<float>()[0], 2.0f);
+  // Without the feed the placeholder must run, and fails naming itself.
+  r = session->Run({}, {"c:0"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'input'"), std::string::npos);
+}
+
 TEST(SessionTest, CycleIsRejectedInsteadOfHanging) {
   tensorflow::GraphDef gd;
   SetType(AddNode(gd, "a", "Identity", {"b"}), "T", DType::kFloat);

@@ -144,17 +144,6 @@ StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts
     roots = UnconsumedNodeNames(parts.graph);
   }
   roots.insert(roots.end(), parts.init_targets.begin(), parts.init_targets.end());
-  // Frozen and converted graphs keep "^input" edges from the function-call
-  // boundary (e.g. Const "Func/.../input/_263" after "^input"). TensorFlow
-  // treats a control edge from a fed node as satisfied by the feed, and
-  // TF.js ignores control edges; tfhost's executor would instead run the
-  // Placeholder and fail, so these edges, which order nothing, are dropped.
-  for (int i = 0; i < parts.graph.num_nodes(); ++i) {
-    auto& controls = parts.graph.mutable_node(i).control_inputs;
-    controls.erase(std::remove_if(controls.begin(), controls.end(),
-                                  [&](int c) { return parts.graph.node(c).op == "Placeholder"; }),
-                   controls.end());
-  }
   TFHOST_ASSIGN_OR_RETURN(auto session,
                           GraphToSession(std::move(parts.graph), nullptr, options, parts.model_name, roots));
   const ir::Graph& graph = session->graph();
