@@ -213,6 +213,24 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         if (!t.ok()) return ReportFailure(err, "bench", t.status());
         inputs[spec.key] = std::move(*t);
       }
+      // A signature whose every input has a fixed leading dim (TF.js models
+      // often bake in batch 1) would otherwise run batch 1 in a row labelled
+      // with the requested batch, a silently wrong figure.
+      if (!batched && batch != 1) {
+        std::string fixed;
+        for (const auto& spec : (*sig)->inputs) {
+          auto it = inputs.find(spec.key);
+          fixed += (fixed.empty() ? "" : ", ") + spec.key + " [";
+          for (int d = 0; d < it->second.shape().rank(); ++d) {
+            fixed += (d ? "," : "") + std::to_string(it->second.shape().dim(d));
+          }
+          fixed += "]";
+        }
+        return ReportFailure(err, "bench",
+                             InvalidArgument("--batch " + std::to_string(batch) + ": no input of signature '" +
+                                             signature_name + "' has an unknown leading dim to take the batch " +
+                                             "size (" + fixed + "); only --batch 1 can run this signature"));
+      }
       for (int i = 0; i < warmup; ++i) {
         auto r = model.RunSignature(signature_name, inputs);
         if (!r.ok()) return ReportFailure(err, "bench", r.status());
@@ -239,8 +257,8 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       double sum = 0;
       for (double l : latencies) sum += l;
       res.mean_ms = sum / runs;
-      // Without a batch dim every run handles one item, whatever --batch says.
-      res.items_per_s = total_s > 0 ? static_cast<double>(batched ? batch : 1) * runs / total_s : 0;
+      // Without a batch dim, batch is 1 (checked above): one item per run.
+      res.items_per_s = total_s > 0 ? static_cast<double>(batch) * runs / total_s : 0;
       results.push_back(res);
     }
   }
