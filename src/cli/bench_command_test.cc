@@ -65,6 +65,7 @@ TEST(BenchCommandTest, BatchDimTakesTheRequestedBatchSize) {
   Result r = Cli({"bench", path, "--batch", "8", "--runs", "2", "--warmup", "0", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("\"batch\": 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"min_ms\""), std::string::npos) << r.out;
   fs::remove_all(path);
 }
 
