@@ -15,6 +15,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterParsingOps(*r);
     RegisterStringOps(*r);
     RegisterControlFlowOps(*r);
+    RegisterRandomOps(*r);
     return r;
   }();
   return *registry;

@@ -50,5 +50,6 @@ void RegisterStateOps(OpRegistry& registry);
 void RegisterParsingOps(OpRegistry& registry);
 void RegisterStringOps(OpRegistry& registry);
 void RegisterControlFlowOps(OpRegistry& registry);
+void RegisterRandomOps(OpRegistry& registry);
 
 }  // namespace tfhost::ops

@@ -1,0 +1,8 @@
+#include "ops/op_registry.h"
+#include "ops/random/random_ops.h"
+
+namespace tfhost::ops {
+
+void RegisterRandomOps(OpRegistry& registry) { random::RegisterRandomOpKernels(registry); }
+
+}  // namespace tfhost::ops
