@@ -1,18 +1,85 @@
 #!/usr/bin/env bash
 # Runs every fuzzer briefly, seeded from the fixtures when present.
-# Usage: fuzz/smoke.sh BUILD_DIR [SECONDS_PER_FUZZER]
+# Usage: fuzz/smoke.sh BUILD_DIR [SECONDS_PER_FUZZER [FUZZER...]]
+# Naming fuzzers runs only those. With TFHOST_FUZZ_CORPUS=DIR each fuzzer's
+# corpus is kept in DIR/<fuzzer> and grows across runs (for long runs);
+# otherwise it lives in a temporary folder.
+# A crash, leak, sanitizer report, slow input (-timeout) or memory blow-up
+# (-rss_limit_mb) fails the run and prints the fuzzer's log; the input that
+# caused it is kept in the current directory (crash-*, timeout-*, oom-*).
 set -euo pipefail
 build_dir=${1:?build dir}
 seconds=${2:-15}
+shift $(( $# < 2 ? $# : 2 ))
+only=" $* "
 fixtures=${TFHOST_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures}
+# Must match kSplitMarker in fuzz/fuzz_file_util.h.
+split_marker=$'\n--tfhost-fuzz-split--\n'
 
-seeds_for() {
-  case "$1" in
-    saved_model_fuzz) find "$fixtures/models/tfserving" -name saved_model.pb 2>/dev/null ;;
-    graphdef_fuzz) find "$fixtures/models/tfserving" -name saved_model.pb 2>/dev/null | head -3 ;;
-    bundle_index_fuzz) find "$fixtures/models/tfserving" -name variables.index 2>/dev/null ;;
-    model_json_fuzz) find "$fixtures/models/tfjs" -name model.json 2>/dev/null | head -2 ;;
-    npy_fuzz) ;;
+# A .npy file: npy_seed FILE DESCR SHAPE DATA_BYTES (DATA_BYTES as printf %b escapes).
+npy_seed() {
+  local header="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+  local len=$(( ${#header} + 1 ))
+  { printf '\x93NUMPY\x01\x00'
+    printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))"
+    printf '%s\n' "$header"
+    printf '%b' "$4"; } > "$1"
+}
+
+# Fixture files named $1 under models/tfserving, sorted; none if absent.
+tfserving_files() { find "$fixtures/models/tfserving" -name "$1" 2>/dev/null | sort || true; }
+
+# Writes the seeds of fuzzer $1 into folder $2.
+make_seeds() {
+  local name=$1 corpus=$2 f
+  case "$name" in
+    saved_model_fuzz)
+      tfserving_files saved_model.pb ;;
+    graphdef_fuzz)
+      tfserving_files saved_model.pb | head -3 ;;
+    model_json_fuzz)
+      # The two smallest (the harness synthesizes weights of the right size).
+      for f in emotion blazeface; do echo "$fixtures/models/tfjs/$f/model.json"; done ;;
+    *) ;;
+  esac | while IFS= read -r f; do
+    if [ -f "$f" ]; then cp -f "$f" "$corpus/$(echo "$f" | md5sum | cut -c1-12)"; fi
+  done
+  case "$name" in
+    bundle_index_fuzz)
+      # index + marker + its only data shard.
+      tfserving_files variables.index | while IFS= read -r f; do
+        local data=${f%.index}.data-00000-of-00001
+        { cat "$f"; printf '%s' "$split_marker"; if [ -f "$data" ]; then cat "$data"; fi; } \
+          > "$corpus/$(echo "$f" | md5sum | cut -c1-12)"
+      done
+      # Structured indexes (see bundle_index_fuzz.cc): one record, key "a", holding a
+      # BundleEntryProto: float [2] at 0 size 8; bool [3] size 3; string [1] size 7 (Snappy index).
+      printf 'E\x01\x0a\x00a\x08\x01\x12\x04\x12\x02\x08\x02\x28\x08%s\x00\x00\x80\x3f\x00\x00\x00\x40' \
+        "$split_marker" > "$corpus/entry-f32"
+      printf 'E\x01\x0a\x00a\x08\x0a\x12\x04\x12\x02\x08\x03\x28\x03%s\x01\x00\x02' \
+        "$split_marker" > "$corpus/entry-bool"
+      printf 'Z\x01\x0a\x00a\x08\x07\x12\x04\x12\x02\x08\x01\x28\x07%s\x02\x00\x00\x00\x00hi' \
+        "$split_marker" > "$corpus/entry-string" ;;
+    model_json_fuzz)
+      # A tiny model (fast to mutate): y = x + w, w a uint8-quantized weight, and
+      # a string weight, with its shard after the split marker.
+      { printf '%s' '{"format":"graph-model","modelTopology":{"node":[{"name":"x","op":"Placeholder",'\
+'"attr":{"dtype":{"type":"DT_FLOAT"},"shape":{"shape":{"dim":[{"size":"2"}]}}}},{"name":"w","op":"Const",'\
+'"attr":{"dtype":{"type":"DT_FLOAT"},"value":{"tensor":{"dtype":"DT_FLOAT","tensorShape":{"dim":[{"size":"2"}]}}}}},'\
+'{"name":"s","op":"Const","attr":{"dtype":{"type":"DT_STRING"},"value":{"tensor":{"dtype":"DT_STRING",'\
+'"tensorShape":{"dim":[{"size":"1"}]}}}}},{"name":"y","op":"AddV2","input":["x","w"],"attr":{"T":{"type":"DT_FLOAT"}}}],'\
+'"versions":{"producer":1}},"signature":{"inputs":{"x:0":{"name":"x:0","dtype":"DT_FLOAT"}},'\
+'"outputs":{"y:0":{"name":"y:0","dtype":"DT_FLOAT"}}},"weightsManifest":[{"paths":["w.bin"],"weights":['\
+'{"name":"w","shape":[2],"dtype":"float32","quantization":{"dtype":"uint8","scale":0.5,"min":-1}},'\
+'{"name":"s","shape":[1],"dtype":"string"}]}]}'
+        printf '%s\x01\x02\x02\x00\x00\x00hi' "$split_marker"; } > "$corpus/tiny" ;;
+    npy_fuzz)
+      npy_seed "$corpus/f4" '<f4' '(2, 1)' '\x00\x00\x80\x3f\x00\x00\x00\x40'
+      npy_seed "$corpus/i8" '<i8' '(1,)' '\x07\x00\x00\x00\x00\x00\x00\x00'
+      npy_seed "$corpus/b1" '|b1' '(3,)' '\x01\x00\x01'
+      npy_seed "$corpus/s3" '|S3' '(2,)' 'ab\x00xyz'
+      npy_seed "$corpus/scalar" '<u2' '()' '\x05\x00'
+      npy_seed "$corpus/empty" '<f8' '(0, 4)' '' ;;
   esac
 }
 
@@ -20,15 +87,21 @@ status=0
 for fuzzer in "$build_dir"/fuzz/*_fuzz; do
   [ -x "$fuzzer" ] || continue
   name=$(basename "$fuzzer")
-  corpus=$(mktemp -d)
-  while IFS= read -r seed; do
-    [ -n "$seed" ] && cp "$seed" "$corpus/$(echo "$seed" | md5sum | cut -c1-12)"
-  done < <(seeds_for "$name")
-  echo "fuzz smoke: $name for ${seconds}s ($(ls "$corpus" | wc -l) seeds)"
-  if ! "$fuzzer" -max_total_time="$seconds" -max_len=200000 -rss_limit_mb=2048 \
-       -print_final_stats=0 "$corpus" > "$corpus.log" 2>&1; then
-    echo "fuzz smoke: $name FAILED"; tail -40 "$corpus.log"; status=1
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || continue
+  if [ -n "${TFHOST_FUZZ_CORPUS:-}" ]; then
+    corpus=$TFHOST_FUZZ_CORPUS/$name
+    mkdir -p "$corpus"
+  else
+    corpus=$(mktemp -d)
   fi
-  rm -rf "$corpus" "$corpus.log"
+  log=$(mktemp)
+  make_seeds "$name" "$corpus"
+  echo "fuzz smoke: $name for ${seconds}s ($(ls "$corpus" | wc -l) inputs in the corpus)"
+  if ! "$fuzzer" -max_total_time="$seconds" -max_len=200000 -rss_limit_mb=2048 -timeout=20 \
+       -print_final_stats=0 "$corpus" > "$log" 2>&1; then
+    echo "fuzz smoke: $name FAILED"; tail -40 "$log"; status=1
+  fi
+  rm -f "$log"
+  [ -n "${TFHOST_FUZZ_CORPUS:-}" ] || rm -rf "$corpus"
 done
 exit $status
