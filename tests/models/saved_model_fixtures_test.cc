@@ -16,7 +16,6 @@
 #include "base/test_fixtures.h"
 #include "loaders/model_loader.h"
 #include "loaders/savedmodel/saved_model_loader.h"
-#include "ops/op_registry.h"
 #include "tensorflow/core/example/example.pb.h"
 #include "tensorflow/core/protobuf/saved_model.pb.h"
 
@@ -24,18 +23,6 @@ namespace tfhost {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The mkl export's main op re-runs its Keras initializers (RandomUniform);
-// until tfhost has that kernel the model cannot load, as the load error says.
-bool MklModelLoadable() { return ops::OpRegistry::Global().Find("RandomUniform") != nullptr; }
-
-#define SKIP_IF_MKL_NOT_LOADABLE(path)                                                       \
-  do {                                                                                       \
-    if (std::string(path).find("_mkl") != std::string::npos && !MklModelLoadable()) {        \
-      GTEST_SKIP() << "saved_model_half_plus_two_mkl needs the RandomUniform kernel (its "   \
-                      "main op re-runs the Keras initializers)";                             \
-    }                                                                                        \
-  } while (0)
 
 std::string ServingModel(const std::string& relative) {
   return testing::FixturePath("models/tfserving/" + relative);
@@ -150,7 +137,6 @@ class HalfPlusTwoTf1Test : public ::testing::TestWithParam<const char*> {};
 TEST_P(HalfPlusTwoTf1Test, PredictComputesHalfPlusTwo) {
   std::string path = ServingModel(GetParam());
   TFHOST_REQUIRE_FIXTURE(path);
-  SKIP_IF_MKL_NOT_LOADABLE(path);
   auto model = Load(path);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(model->info().format, "SavedModel (TF1)");
@@ -161,7 +147,6 @@ TEST_P(HalfPlusTwoTf1Test, PredictComputesHalfPlusTwo) {
 TEST_P(HalfPlusTwoTf1Test, RegressAndClassifyParseTfExamples) {
   std::string path = ServingModel(GetParam());
   TFHOST_REQUIRE_FIXTURE(path);
-  SKIP_IF_MKL_NOT_LOADABLE(path);
   auto model = Load(path);
   ASSERT_NE(model, nullptr);
   ExpectFloats(RunOne(*model, "regress_x_to_y", "inputs", Examples({{{"x", 2.0f}}}), "outputs"), {3.0f},
@@ -219,7 +204,6 @@ TEST(SavedModelFixturesTest, TwoVersionsModelMatchesItsReadmePairs) {
 TEST(SavedModelFixturesTest, MklModelRunsItsConvBranches) {
   std::string path = ServingModel("saved_model_half_plus_two_mkl/00000123");
   TFHOST_REQUIRE_FIXTURE(path);
-  SKIP_IF_MKL_NOT_LOADABLE(path);
   auto model = Load(path);
   ASSERT_NE(model, nullptr);
   ExpectFloats(RunOne(*model, "serving_default", "x", Floats({1.0f}, Shape({1, 1})), "y"), {2.5f}, Shape({1, 1}));
@@ -520,7 +504,6 @@ TEST(SavedModelFixturesTest, EveryServingSavedModelLoads) {
     if (!model_dir.is_directory()) continue;
     for (const auto& version : fs::directory_iterator(model_dir.path())) {
       if (!fs::exists(version.path() / "saved_model.pb")) continue;
-      if (version.path().string().find("_mkl") != std::string::npos && !MklModelLoadable()) continue;
       auto model = loaders::LoadSavedModel(version.path().string(), loaders::LoadOptions());
       EXPECT_TRUE(model.ok()) << version.path() << ": " << model.status().ToString();
       if (model.ok()) {
@@ -529,7 +512,7 @@ TEST(SavedModelFixturesTest, EveryServingSavedModelLoads) {
       }
     }
   }
-  EXPECT_EQ(loaded, MklModelLoadable() ? 13 : 12);
+  EXPECT_EQ(loaded, 13);
 }
 
 }  // namespace
