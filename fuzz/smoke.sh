@@ -4,7 +4,7 @@
 # Naming fuzzers runs only those. With TFHOST_FUZZ_CORPUS=DIR each fuzzer's
 # corpus is kept in DIR/<fuzzer> and grows across runs (for long runs);
 # otherwise it lives in a temporary folder.
-# A crash, leak, sanitizer report, slow input (-timeout) or memory blow-up
+# A crash, leak, ASan/UBSan report, slow input (-timeout) or memory blow-up
 # (-rss_limit_mb) fails the run and prints the fuzzer's log; the input that
 # caused it is kept in the current directory (crash-*, timeout-*, oom-*).
 set -euo pipefail
@@ -13,6 +13,9 @@ seconds=${2:-15}
 shift $(( $# < 2 ? $# : 2 ))
 only=" $* "
 fixtures=${TFHOST_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures}
+# UBSan reports are findings too: stop at the first one (it recovers by
+# default), except the third-party ones listed in ubsan_suppressions.txt.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$(cd "$(dirname "$0")" && pwd)/ubsan_suppressions.txt${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # Must match kSplitMarker in fuzz/fuzz_file_util.h.
 split_marker=$'\n--tfhost-fuzz-split--\n'
 
