@@ -10,40 +10,6 @@ std::string NodeContext(const Node& node) {
   return "node '" + node.name + "' (" + node.op + ")";
 }
 
-PartialShape PartialShape::FromProto(const tensorflow::TensorShapeProto& proto) {
-  PartialShape s;
-  s.unknown_rank = proto.unknown_rank();
-  if (!s.unknown_rank) {
-    for (const auto& d : proto.dim()) s.dims.push_back(d.size() < 0 ? -1 : d.size());
-  }
-  return s;
-}
-
-bool PartialShape::IsFullyDefined() const {
-  if (unknown_rank) return false;
-  for (int64_t d : dims) if (d < 0) return false;
-  return true;
-}
-
-bool PartialShape::IsCompatibleWith(const Shape& shape) const {
-  if (unknown_rank) return true;
-  if (static_cast<int>(dims.size()) != shape.rank()) return false;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] >= 0 && dims[i] != shape.dim(static_cast<int>(i))) return false;
-  }
-  return true;
-}
-
-std::string PartialShape::ToString() const {
-  if (unknown_rank) return "<unknown>";
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ",";
-    s += dims[i] < 0 ? "?" : std::to_string(dims[i]);
-  }
-  return s + "]";
-}
-
 namespace {
 
 Status Mismatch(const Node& node, const std::string& key, const char* expected,

@@ -7,22 +7,9 @@
 
 #include "base/tensor.h"
 #include "ir/graph.h"
-#include "tensorflow/core/framework/tensor_shape.pb.h"
+#include "ir/partial_shape.h"
 
 namespace tfhost::ir {
-
-// A possibly partially known shape: unknown rank, or dims of -1.
-struct PartialShape {
-  bool unknown_rank = true;
-  std::vector<int64_t> dims;
-  static PartialShape Unknown() { return PartialShape(); }
-  static PartialShape FromProto(const tensorflow::TensorShapeProto& proto);
-  bool IsFullyDefined() const;
-  // Whether a concrete shape fits (same rank and every known dim equal).
-  bool IsCompatibleWith(const Shape& shape) const;
-  // "[?,3]" style; "<unknown>" for unknown rank.
-  std::string ToString() const;
-};
 
 // Supported T: int64_t, int, float, bool, std::string, DType, Tensor,
 // PartialShape, tensorflow::NameAttrList, and std::vector of int64_t, int,

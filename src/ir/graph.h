@@ -16,6 +16,7 @@
 
 #include "base/dtype.h"
 #include "base/status.h"
+#include "ir/partial_shape.h"
 #include "tensorflow/core/framework/attr_value.pb.h"
 #include "tensorflow/core/framework/function.pb.h"
 #include "tensorflow/core/framework/graph.pb.h"
@@ -43,6 +44,10 @@ struct Node {
   AttrMap attrs;
   // Filled by InferTypes (ir/type_inference.h); empty until then.
   std::vector<DType> output_dtypes;
+  // Filled by static shape inference (ops/shape_inference.h), one entry per
+  // output; empty until then. Unknown parts are facts not yet known, not
+  // errors: kernels still check the real shapes at run time.
+  std::vector<PartialShape> output_shapes;
 
   const tensorflow::AttrValue* FindAttr(const std::string& key) const {
     auto it = attrs.find(key);

@@ -1,0 +1,27 @@
+// Shape functions of the string ops: most are element-wise over their first
+// input; StringJoin and Substr broadcast; StringSplitV2 yields a sparse
+// tensor whose value count depends on the data.
+#include "ops/shape_inference.h"
+
+namespace tfhost::ops {
+
+namespace {
+
+Status StringSplitShape(ShapeContext& ctx) {
+  ctx.set_output(0, ir::PartialShape::Known({-1, 2}));
+  ctx.set_output(1, ir::PartialShape::Known({-1}));
+  ctx.set_output(2, ir::PartialShape::Known({2}));
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterStringShapeFns(ShapeFnRegistry& registry) {
+  registry.Register({"StringLength", "StringLower", "StringUpper", "AsString", "StringToNumber",
+                     "StaticRegexReplace", "StaticRegexFullMatch", "RegexReplace", "RegexFullMatch"},
+                    UnchangedShape);
+  registry.Register({"StringJoin", "Substr"}, BroadcastingShape);
+  registry.Register("StringSplitV2", StringSplitShape);
+}
+
+}  // namespace tfhost::ops
