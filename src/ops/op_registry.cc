@@ -16,6 +16,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterStringOps(*r);
     RegisterControlFlowOps(*r);
     RegisterRandomOps(*r);
+    RegisterLookupOps(*r);
     return r;
   }();
   return *registry;

@@ -51,5 +51,6 @@ void RegisterParsingOps(OpRegistry& registry);
 void RegisterStringOps(OpRegistry& registry);
 void RegisterControlFlowOps(OpRegistry& registry);
 void RegisterRandomOps(OpRegistry& registry);
+void RegisterLookupOps(OpRegistry& registry);
 
 }  // namespace tfhost::ops
