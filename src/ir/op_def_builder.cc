@@ -37,6 +37,20 @@ std::vector<std::string> SplitTopLevel(const std::string& s) {
   return parts;
 }
 
+// C escapes in quoted defaults, as TensorFlow writes them ('\t', '\n', '\\', '\'').
+std::string Unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 == s.size()) {
+      out += s[i];
+      continue;
+    }
+    char c = s[++i];
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
+  }
+  return out;
+}
+
 bool IsQuoted(const std::string& s) {
   return s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front();
 }
@@ -51,7 +65,7 @@ Status ParseScalarValue(const std::string& type, const std::string& text,
                         tensorflow::AttrValue* value) {
   if (type == "string") {
     if (!IsQuoted(text)) return InvalidArgument("string default must be quoted: " + text);
-    value->set_s(text.substr(1, text.size() - 2));
+    value->set_s(Unescape(text.substr(1, text.size() - 2)));
   } else if (type == "int") {
     value->set_i(std::stoll(text));
   } else if (type == "float") {
@@ -80,8 +94,15 @@ Status ParseAttr(const std::string& spec, tensorflow::OpDef::AttrDef* attr) {
   attr->set_name(Trim(spec.substr(0, colon)));
   std::string rest = Trim(spec.substr(colon + 1));
   std::string default_text;
-  auto eq = rest.find('=');
-  if (eq != std::string::npos && rest.find(">=") != eq - 1) {
+  // The default follows the first '=' that is not part of a ">=" minimum.
+  size_t eq = std::string::npos;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '=' && (i == 0 || rest[i - 1] != '>')) {
+      eq = i;
+      break;
+    }
+  }
+  if (eq != std::string::npos) {
     default_text = Trim(rest.substr(eq + 1));
     rest = Trim(rest.substr(0, eq));
   }

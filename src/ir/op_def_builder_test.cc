@@ -48,6 +48,20 @@ TEST(OpDefBuilderTest, ListArgsAndFixedTypes) {
   EXPECT_EQ(range->second, 3);
 }
 
+TEST(OpDefBuilderTest, DefaultAfterAMinimumAndEscapedStringDefaults) {
+  auto def = OpDefBuilder("InitializeTableFromTextFileV2")
+                 .Attr("vocab_size: int >= -1 = -1")
+                 .Attr("delimiter: string = '\\t'")
+                 .Attr("key_index: int >= -2")
+                 .Finalize();
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  EXPECT_EQ(def->attr(0).type(), "int");
+  EXPECT_TRUE(def->attr(0).has_default_value());
+  EXPECT_EQ(def->attr(0).default_value().i(), -1);
+  EXPECT_EQ(def->attr(1).default_value().s(), "\t");
+  EXPECT_FALSE(def->attr(2).has_default_value());
+}
+
 TEST(OpDefBuilderTest, ArgNamingAnUnknownTypeIsAnError) {
   auto def = OpDefBuilder("Bad").Input("x: NotAType").Finalize();
   ASSERT_FALSE(def.ok());
