@@ -5,11 +5,10 @@
 // Grouped convolution (input channels a multiple of the filter's in_c) is
 // supported as TensorFlow does.
 #include <algorithm>
+#include <type_traits>
 
-#include "ops/nn/conv_geometry.h"
-#include "ops/nn/fused_activation.h"
+#include "ops/nn/conv_common.h"
 #include "ops/nn/nn_registrations.h"
-#include "ops/nn/nn_util.h"
 
 namespace tfhost::ops::nn {
 
@@ -28,32 +27,25 @@ void Conv2DRows(const ConvGeometry& g, const T* input, const T* filter, int64_t 
     T* out_row = output + row * row_elems;
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       T* __restrict acc = out_row + ox * out_c;
-      for (int64_t ky = 0; ky < g.k_h; ++ky) {
-        const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
-        if (iy < 0 || iy >= g.in_h) continue;
-        for (int64_t kx = 0; kx < g.k_w; ++kx) {
-          const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
-          if (ix < 0 || ix >= g.in_w) continue;
-          const T* in_px = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c;
-          const T* f = filter + (ky * g.k_w + kx) * filter_in_c * out_c;
-          if (groups == 1) {
-            for (int64_t ic = 0; ic < g.in_c; ++ic) {
-              const T v = in_px[ic];
-              const T* __restrict f_row = f + ic * out_c;
-              for (int64_t oc = 0; oc < out_c; ++oc) acc[oc] += v * f_row[oc];
-            }
-          } else {
-            for (int64_t grp = 0; grp < groups; ++grp) {
-              T* __restrict acc_g = acc + grp * group_out;
-              for (int64_t ic = 0; ic < filter_in_c; ++ic) {
-                const T v = in_px[grp * filter_in_c + ic];
-                const T* __restrict f_row = f + ic * out_c + grp * group_out;
-                for (int64_t oc = 0; oc < group_out; ++oc) acc_g[oc] += v * f_row[oc];
-              }
+      ForEachWindowTap(g, input, b, oy, ox, [&](const T* in_px, int64_t ky, int64_t kx) {
+        const T* f = filter + (ky * g.k_w + kx) * filter_in_c * out_c;
+        if (groups == 1) {
+          for (int64_t ic = 0; ic < g.in_c; ++ic) {
+            const T v = in_px[ic];
+            const T* __restrict f_row = f + ic * out_c;
+            for (int64_t oc = 0; oc < out_c; ++oc) acc[oc] += v * f_row[oc];
+          }
+        } else {
+          for (int64_t grp = 0; grp < groups; ++grp) {
+            T* __restrict acc_g = acc + grp * group_out;
+            for (int64_t ic = 0; ic < filter_in_c; ++ic) {
+              const T v = in_px[grp * filter_in_c + ic];
+              const T* __restrict f_row = f + ic * out_c + grp * group_out;
+              for (int64_t oc = 0; oc < group_out; ++oc) acc_g[oc] += v * f_row[oc];
             }
           }
         }
-      }
+      });
     }
     if (!epi.IsIdentity()) epi.Apply(out_row, row * row_elems, row_elems);
   }
@@ -64,17 +56,7 @@ Status Conv2DImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
                   std::vector<Tensor>& out, bool fused) {
   const Tensor& input = in[0];
   const Tensor& filter = in[1];
-  if (input.rank() != 4) {
-    return ctx.Error("input must be 4-D, got shape " + input.shape().ToString());
-  }
-  if (filter.rank() != 4) {
-    return ctx.Error("filter must be 4-D [kh, kw, in_c, out_c], got shape " +
-                     filter.shape().ToString());
-  }
-  if (input.dtype() != filter.dtype()) {
-    return ctx.Error("input and filter dtypes differ: " + DTypeShortName(input.dtype()) + " vs " +
-                     DTypeShortName(filter.dtype()));
-  }
+  TFHOST_RETURN_IF_ERROR(CheckConvOperands(ctx, input, filter, "[kh, kw, in_c, out_c]"));
   if (fused) {
     TFHOST_ASSIGN_OR_RETURN(std::string filter_format,
                             ctx.AttrOr<std::string>("filter_format", "HWIO"));
@@ -85,7 +67,7 @@ Status Conv2DImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
   }
   TFHOST_ASSIGN_OR_RETURN(Window2D w, ParseWindowAttrs(ctx, /*has_dilations=*/true,
                                                        /*allow_explicit=*/true));
-  const Tensor x = w.format == DataFormat::kNchw ? NchwToNhwc(input) : input;
+  const Tensor x = ToNhwc(input, w.format);
   const int64_t k_h = filter.dim(0), k_w = filter.dim(1);
   const int64_t filter_in_c = filter.dim(2), out_c = filter.dim(3);
   const int64_t in_c = x.dim(3);
@@ -107,50 +89,13 @@ Status Conv2DImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
   if (!output.ok()) return ctx.Error(output.status().message());
   Tensor y = std::move(*output);
 
-  auto run = [&](auto zero) -> Status {
-    using T = decltype(zero);
-    FusedEpilogue<T> epi;
-    if (fused) {
-      TFHOST_ASSIGN_OR_RETURN(epi, BuildFusedEpilogue<T>(ctx, in, 2, y.shape(), true));
-    }
-    epi.channels = out_c;
-    const T* xp = x.data<T>();
-    const T* fp = filter.data<T>();
-    T* yp = y.data<T>();
-    const int64_t rows = g.batch * g.out_h;
-    auto body = [&](int64_t begin, int64_t end) {
-      Conv2DRows<T>(g, xp, fp, filter_in_c, out_c, epi, yp, begin, end);
-    };
-    if (ctx.intra_op() != nullptr) {
-      ctx.intra_op()->ParallelFor(rows, 1, body);
-    } else {
-      body(0, rows);
-    }
-    return OkStatus();
-  };
-  if (x.dtype() == DType::kFloat) {
-    TFHOST_RETURN_IF_ERROR(run(float{}));
-  } else if (x.dtype() == DType::kDouble) {
-    TFHOST_RETURN_IF_ERROR(run(double{}));
-  } else {
-    return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " +
-                         DTypeShortName(x.dtype()) +
-                         " is not supported (expected float32, float64, float16 or bfloat16)");
-  }
-  out[0] = w.format == DataFormat::kNchw ? NhwcToNchw(y) : y;
+  TFHOST_RETURN_IF_ERROR(RunConvRows(
+      ctx, in, fused, g, y, [&](const auto& epi, auto* yp, int64_t begin, int64_t end) {
+        using T = std::remove_pointer_t<decltype(yp)>;
+        Conv2DRows<T>(g, x.data<T>(), filter.data<T>(), filter_in_c, out_c, epi, yp, begin, end);
+      }));
+  out[0] = FromNhwc(y, w.format);
   return OkStatus();
-}
-
-Status Conv2DKernel(KernelContext& ctx) {
-  return RunWidened(ctx, 2, 0, {0},
-                    [](const KernelContext& c, const std::vector<Tensor>& in,
-                       std::vector<Tensor>& out) { return Conv2DImpl(c, in, out, false); });
-}
-
-Status FusedConv2DKernel(KernelContext& ctx) {
-  return RunWidened(ctx, 2, 0, {0},
-                    [](const KernelContext& c, const std::vector<Tensor>& in,
-                       std::vector<Tensor>& out) { return Conv2DImpl(c, in, out, true); });
 }
 
 }  // namespace
@@ -167,7 +112,7 @@ void RegisterConv2DOps(OpRegistry& registry) {
                         .Attr("explicit_paddings: list(int) = []")
                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
                         .Attr("dilations: list(int) = [1, 1, 1, 1]"),
-                    Conv2DKernel);
+                    MakeConvKernel(Conv2DImpl, /*fused=*/false));
   // Accepts both generations of the grappler/TF.js schema: older graphs carry
   // `args: num_args * T`; newer ones add TArgs and host_args (num_host_args
   // defaults to 0, so older graphs have no host args).
@@ -191,7 +136,7 @@ void RegisterConv2DOps(OpRegistry& registry) {
                         .Attr("fused_ops: list(string) = []")
                         .Attr("epsilon: float = 0.0001")
                         .Attr("leakyrelu_alpha: float = 0.2"),
-                    FusedConv2DKernel);
+                    MakeConvKernel(Conv2DImpl, /*fused=*/true));
 }
 
 }  // namespace tfhost::ops::nn

@@ -65,7 +65,7 @@ Status BackpropImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
     return ctx.Error("input_sizes must be a vector of 4 (or 2 spatial) sizes, got shape " +
                      sizes.shape().ToString());
   }
-  const Tensor dy = w.format == DataFormat::kNchw ? NchwToNhwc(out_backprop) : out_backprop;
+  const Tensor dy = ToNhwc(out_backprop, w.format);
   TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> s, sizes.ToInt64Vector());
   // Input shape in NHWC.
   std::vector<int64_t> x_dims;
@@ -101,30 +101,17 @@ Status BackpropImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
                      " for input_sizes " + dx.shape().ToString());
   }
   const int64_t out_c = dy.dim(3);
-  auto run = [&](auto zero) {
+  TFHOST_RETURN_IF_ERROR(DispatchFloatOrDouble(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* fp = filter.data<T>();
     const T* dyp = dy.data<T>();
     T* dxp = dx.data<T>();
-    const int64_t rows = g.batch * g.in_h;
-    auto body = [&](int64_t begin, int64_t end) {
+    ParallelRows(ctx, g.batch * g.in_h, [&](int64_t begin, int64_t end) {
       BackpropRows<T>(g, fp, dyp, out_c, dxp, begin, end);
-    };
-    if (ctx.intra_op() != nullptr) {
-      ctx.intra_op()->ParallelFor(rows, 1, body);
-    } else {
-      body(0, rows);
-    }
-  };
-  if (dy.dtype() == DType::kFloat) {
-    run(float{});
-  } else if (dy.dtype() == DType::kDouble) {
-    run(double{});
-  } else {
-    return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(dy.dtype()) +
-                         " is not supported (expected float32, float64, float16 or bfloat16)");
-  }
-  out[0] = w.format == DataFormat::kNchw ? NhwcToNchw(dx) : dx;
+    });
+    return OkStatus();
+  }));
+  out[0] = FromNhwc(dx, w.format);
   return OkStatus();
 }
 

@@ -1,5 +1,7 @@
 #include "ops/nn/conv_geometry.h"
 
+#include "ops/nn/nn_util.h"
+
 namespace tfhost::ops::nn {
 
 namespace {
@@ -180,6 +182,14 @@ StatusOr<ConvGeometry> ComputeConvGeometry(const Window2D& w, const Shape& nhwc_
   g.pad_top = rows->pad_before;
   g.pad_left = cols->pad_before;
   return g;
+}
+
+Tensor ToNhwc(const Tensor& t, DataFormat format) {
+  return format == DataFormat::kNchw ? NchwToNhwc(t) : t;
+}
+
+Tensor FromNhwc(const Tensor& t, DataFormat format) {
+  return format == DataFormat::kNchw ? NhwcToNchw(t) : t;
 }
 
 }  // namespace tfhost::ops::nn

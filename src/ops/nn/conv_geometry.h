@@ -10,6 +10,7 @@
 
 #include "base/shape.h"
 #include "base/status.h"
+#include "base/tensor.h"
 #include "ops/op_kernel.h"
 
 namespace tfhost::ops::nn {
@@ -60,6 +61,11 @@ StatusOr<Window2D> MakeWindow2D(const std::vector<int64_t>& strides, const std::
 StatusOr<Window2D> ParseWindowAttrs(const KernelContext& ctx, bool has_dilations,
                                     bool allow_explicit);
 
+// A rank-4 tensor in `format` as NHWC, and an NHWC result back in `format`
+// (the same tensor, shared, when `format` is NHWC).
+Tensor ToNhwc(const Tensor& t, DataFormat format);
+Tensor FromNhwc(const Tensor& t, DataFormat format);
+
 // Full geometry of a 2-D windowed op over an NHWC input.
 struct ConvGeometry {
   int64_t batch = 0, in_h = 0, in_w = 0, in_c = 0;
@@ -72,6 +78,23 @@ struct ConvGeometry {
 // Geometry for an NHWC input shape (rank 4) and a k_h x k_w window.
 StatusOr<ConvGeometry> ComputeConvGeometry(const Window2D& w, const Shape& nhwc_input,
                                            int64_t k_h, int64_t k_w);
+
+// Calls tap(in_px, ky, kx) for every tap (ky, kx) of the window of output
+// pixel (oy, ox) in image `b` that falls inside the NHWC input `x`, ky-major;
+// in_px points at that input pixel's channels. Taps in padding are skipped.
+template <typename T, typename Tap>
+inline void ForEachWindowTap(const ConvGeometry& g, const T* x, int64_t b, int64_t oy, int64_t ox,
+                             Tap&& tap) {
+  for (int64_t ky = 0; ky < g.k_h; ++ky) {
+    const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) continue;
+    for (int64_t kx = 0; kx < g.k_w; ++kx) {
+      const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
+      if (ix < 0 || ix >= g.in_w) continue;
+      tap(x + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c, ky, kx);
+    }
+  }
+}
 
 // Kernel / stride / dilation / padding values above this are rejected as
 // corrupt: they keep every product in int64 and bound padded sizes.

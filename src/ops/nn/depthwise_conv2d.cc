@@ -3,10 +3,10 @@
 // lands in output channel c * multiplier + q. The filter's (c, q) layout
 // matches the output's channel order, so the inner loop over in_c*multiplier
 // is contiguous in filter and output alike.
-#include "ops/nn/conv_geometry.h"
-#include "ops/nn/fused_activation.h"
+#include <type_traits>
+
+#include "ops/nn/conv_common.h"
 #include "ops/nn/nn_registrations.h"
-#include "ops/nn/nn_util.h"
 
 namespace tfhost::ops::nn {
 
@@ -23,26 +23,19 @@ void DepthwiseRows(const ConvGeometry& g, const T* input, const T* filter, int64
     T* out_row = output + row * row_elems;
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       T* __restrict acc = out_row + ox * out_c;
-      for (int64_t ky = 0; ky < g.k_h; ++ky) {
-        const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
-        if (iy < 0 || iy >= g.in_h) continue;
-        for (int64_t kx = 0; kx < g.k_w; ++kx) {
-          const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
-          if (ix < 0 || ix >= g.in_w) continue;
-          const T* __restrict in_px = input + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c;
-          const T* __restrict f = filter + (ky * g.k_w + kx) * out_c;
-          if (multiplier == 1) {
-            for (int64_t c = 0; c < g.in_c; ++c) acc[c] += in_px[c] * f[c];
-          } else {
-            for (int64_t c = 0; c < g.in_c; ++c) {
-              const T v = in_px[c];
-              for (int64_t q = 0; q < multiplier; ++q) {
-                acc[c * multiplier + q] += v * f[c * multiplier + q];
-              }
+      ForEachWindowTap(g, input, b, oy, ox, [&](const T* __restrict in_px, int64_t ky, int64_t kx) {
+        const T* __restrict f = filter + (ky * g.k_w + kx) * out_c;
+        if (multiplier == 1) {
+          for (int64_t c = 0; c < g.in_c; ++c) acc[c] += in_px[c] * f[c];
+        } else {
+          for (int64_t c = 0; c < g.in_c; ++c) {
+            const T v = in_px[c];
+            for (int64_t q = 0; q < multiplier; ++q) {
+              acc[c * multiplier + q] += v * f[c * multiplier + q];
             }
           }
         }
-      }
+      });
     }
     if (!epi.IsIdentity()) epi.Apply(out_row, row * row_elems, row_elems);
   }
@@ -52,20 +45,10 @@ Status DepthwiseImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
                      std::vector<Tensor>& out, bool fused) {
   const Tensor& input = in[0];
   const Tensor& filter = in[1];
-  if (input.rank() != 4) {
-    return ctx.Error("input must be 4-D, got shape " + input.shape().ToString());
-  }
-  if (filter.rank() != 4) {
-    return ctx.Error("filter must be 4-D [kh, kw, in_c, multiplier], got shape " +
-                     filter.shape().ToString());
-  }
-  if (input.dtype() != filter.dtype()) {
-    return ctx.Error("input and filter dtypes differ: " + DTypeShortName(input.dtype()) + " vs " +
-                     DTypeShortName(filter.dtype()));
-  }
+  TFHOST_RETURN_IF_ERROR(CheckConvOperands(ctx, input, filter, "[kh, kw, in_c, multiplier]"));
   TFHOST_ASSIGN_OR_RETURN(Window2D w, ParseWindowAttrs(ctx, /*has_dilations=*/true,
                                                        /*allow_explicit=*/true));
-  const Tensor x = w.format == DataFormat::kNchw ? NchwToNhwc(input) : input;
+  const Tensor x = ToNhwc(input, w.format);
   if (filter.dim(2) != x.dim(3)) {
     return ctx.Error("filter in_c " + std::to_string(filter.dim(2)) +
                      " must equal the input's channels " + std::to_string(x.dim(3)) +
@@ -80,49 +63,13 @@ Status DepthwiseImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
   if (!output.ok()) return ctx.Error(output.status().message());
   Tensor y = std::move(*output);
 
-  auto run = [&](auto zero) -> Status {
-    using T = decltype(zero);
-    FusedEpilogue<T> epi;
-    if (fused) {
-      TFHOST_ASSIGN_OR_RETURN(epi, BuildFusedEpilogue<T>(ctx, in, 2, y.shape(), true));
-    }
-    epi.channels = g.in_c * multiplier;
-    const T* xp = x.data<T>();
-    const T* fp = filter.data<T>();
-    T* yp = y.data<T>();
-    const int64_t rows = g.batch * g.out_h;
-    auto body = [&](int64_t begin, int64_t end) {
-      DepthwiseRows<T>(g, xp, fp, multiplier, epi, yp, begin, end);
-    };
-    if (ctx.intra_op() != nullptr) {
-      ctx.intra_op()->ParallelFor(rows, 1, body);
-    } else {
-      body(0, rows);
-    }
-    return OkStatus();
-  };
-  if (x.dtype() == DType::kFloat) {
-    TFHOST_RETURN_IF_ERROR(run(float{}));
-  } else if (x.dtype() == DType::kDouble) {
-    TFHOST_RETURN_IF_ERROR(run(double{}));
-  } else {
-    return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(x.dtype()) +
-                         " is not supported (expected float32, float64, float16 or bfloat16)");
-  }
-  out[0] = w.format == DataFormat::kNchw ? NhwcToNchw(y) : y;
+  TFHOST_RETURN_IF_ERROR(RunConvRows(
+      ctx, in, fused, g, y, [&](const auto& epi, auto* yp, int64_t begin, int64_t end) {
+        using T = std::remove_pointer_t<decltype(yp)>;
+        DepthwiseRows<T>(g, x.data<T>(), filter.data<T>(), multiplier, epi, yp, begin, end);
+      }));
+  out[0] = FromNhwc(y, w.format);
   return OkStatus();
-}
-
-Status DepthwiseKernel(KernelContext& ctx) {
-  return RunWidened(ctx, 2, 0, {0},
-                    [](const KernelContext& c, const std::vector<Tensor>& in,
-                       std::vector<Tensor>& out) { return DepthwiseImpl(c, in, out, false); });
-}
-
-Status FusedDepthwiseKernel(KernelContext& ctx) {
-  return RunWidened(ctx, 2, 0, {0},
-                    [](const KernelContext& c, const std::vector<Tensor>& in,
-                       std::vector<Tensor>& out) { return DepthwiseImpl(c, in, out, true); });
 }
 
 }  // namespace
@@ -138,7 +85,7 @@ void RegisterDepthwiseConvOps(OpRegistry& registry) {
                         .Attr("explicit_paddings: list(int) = []")
                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
                         .Attr("dilations: list(int) = [1, 1, 1, 1]"),
-                    DepthwiseKernel);
+                    MakeConvKernel(DepthwiseImpl, /*fused=*/false));
   // TF.js's name for a depthwise conv with a fused epilogue (formats.md §5);
   // same fused_ops grammar as _FusedConv2D.
   registry.Register(ir::OpDefBuilder("FusedDepthwiseConv2dNative")
@@ -156,7 +103,7 @@ void RegisterDepthwiseConvOps(OpRegistry& registry) {
                         .Attr("fused_ops: list(string) = []")
                         .Attr("epsilon: float = 0.0001")
                         .Attr("leakyrelu_alpha: float = 0.2"),
-                    FusedDepthwiseKernel);
+                    MakeConvKernel(DepthwiseImpl, /*fused=*/true));
 }
 
 }  // namespace tfhost::ops::nn

@@ -69,21 +69,10 @@ Status FusedMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
       MatMulRows<T>(ap, transpose_a, bp, m, k, n, cp, begin, end);
       if (!epi.IsIdentity()) epi.Apply(cp + begin * n, begin * n, (end - begin) * n);
     };
-    if (ctx.intra_op() != nullptr) {
-      ctx.intra_op()->ParallelFor(m, 1, body);
-    } else {
-      body(0, m);
-    }
+    ParallelRows(ctx, m, body);
     return OkStatus();
   };
-  if (a.dtype() == DType::kFloat) {
-    TFHOST_RETURN_IF_ERROR(run(float{}));
-  } else if (a.dtype() == DType::kDouble) {
-    TFHOST_RETURN_IF_ERROR(run(double{}));
-  } else {
-    return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(a.dtype()) +
-                         " is not supported (expected float32, float64, float16 or bfloat16)");
-  }
+  TFHOST_RETURN_IF_ERROR(DispatchFloatOrDouble(ctx, a.dtype(), run));
   out[0] = c;
   return OkStatus();
 }

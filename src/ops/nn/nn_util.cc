@@ -54,6 +54,20 @@ Status RunWidened(KernelContext& ctx, int min_inputs, int t_input,
   return OkStatus();
 }
 
+void ParallelRows(const KernelContext& ctx, int64_t rows,
+                  const std::function<void(int64_t, int64_t)>& body) {
+  if (ctx.intra_op() != nullptr) {
+    ctx.intra_op()->ParallelFor(rows, 1, body);
+  } else {
+    body(0, rows);
+  }
+}
+
+Status FloatOrDoubleOnlyError(const KernelContext& ctx, DType dtype) {
+  return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(dtype) +
+                       " is not supported (expected float32, float64, float16 or bfloat16)");
+}
+
 StatusOr<Tensor> AllocateChecked(DType dtype, const std::vector<int64_t>& dims,
                                  const std::string& what) {
   TFHOST_ASSIGN_OR_RETURN(Shape shape, MakeShape(dims, what, kMaxOutputElements));

@@ -33,6 +33,24 @@ using NnImpl = std::function<Status(const KernelContext& ctx, const std::vector<
 Status RunWidened(KernelContext& ctx, int min_inputs, int t_input,
                   const std::vector<int>& narrow_outputs, const NnImpl& impl);
 
+// Runs `body` over the row range [0, rows) on the context's intra-op pool
+// (chunks of at least one row), or inline on this thread when it has none.
+void ParallelRows(const KernelContext& ctx, int64_t rows,
+                  const std::function<void(int64_t, int64_t)>& body);
+
+// The Unimplemented error of a kernel that computes only in float32/float64
+// (half and bfloat16 arrive widened by RunWidened), naming the node.
+Status FloatOrDoubleOnlyError(const KernelContext& ctx, DType dtype);
+
+// Returns fn(float{}) or fn(double{}) as `dtype` says; for any other dtype,
+// FloatOrDoubleOnlyError without calling `fn`.
+template <typename Fn>
+Status DispatchFloatOrDouble(const KernelContext& ctx, DType dtype, Fn&& fn) {
+  if (dtype == DType::kFloat) return fn(float{});
+  if (dtype == DType::kDouble) return fn(double{});
+  return FloatOrDoubleOnlyError(ctx, dtype);
+}
+
 // 4-D layout transposes for any fixed-size dtype. Precondition: rank 4.
 Tensor NchwToNhwc(const Tensor& t);
 Tensor NhwcToNchw(const Tensor& t);

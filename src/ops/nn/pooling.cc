@@ -22,16 +22,9 @@ void MaxPoolRows(const ConvGeometry& g, const T* x, T* y, int64_t row_begin, int
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       T* __restrict out = y + (row * g.out_w + ox) * c_n;
       for (int64_t c = 0; c < c_n; ++c) out[c] = std::numeric_limits<T>::lowest();
-      for (int64_t ky = 0; ky < g.k_h; ++ky) {
-        const int64_t iy = oy * g.stride_h - g.pad_top + ky;
-        if (iy < 0 || iy >= g.in_h) continue;
-        for (int64_t kx = 0; kx < g.k_w; ++kx) {
-          const int64_t ix = ox * g.stride_w - g.pad_left + kx;
-          if (ix < 0 || ix >= g.in_w) continue;
-          const T* __restrict in = x + ((b * g.in_h + iy) * g.in_w + ix) * c_n;
-          for (int64_t c = 0; c < c_n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
-        }
-      }
+      ForEachWindowTap(g, x, b, oy, ox, [&](const T* __restrict in, int64_t, int64_t) {
+        for (int64_t c = 0; c < c_n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+      });
     }
   }
 }
@@ -46,17 +39,10 @@ void AvgPoolRows(const ConvGeometry& g, const T* x, T* y, int64_t row_begin, int
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       std::fill(sum.begin(), sum.end(), 0.0);
       int64_t count = 0;
-      for (int64_t ky = 0; ky < g.k_h; ++ky) {
-        const int64_t iy = oy * g.stride_h - g.pad_top + ky;
-        if (iy < 0 || iy >= g.in_h) continue;
-        for (int64_t kx = 0; kx < g.k_w; ++kx) {
-          const int64_t ix = ox * g.stride_w - g.pad_left + kx;
-          if (ix < 0 || ix >= g.in_w) continue;
-          const T* __restrict in = x + ((b * g.in_h + iy) * g.in_w + ix) * c_n;
-          for (int64_t c = 0; c < c_n; ++c) sum[c] += in[c];
-          ++count;
-        }
-      }
+      ForEachWindowTap(g, x, b, oy, ox, [&](const T* __restrict in, int64_t, int64_t) {
+        for (int64_t c = 0; c < c_n; ++c) sum[c] += in[c];
+        ++count;
+      });
       T* out = y + (row * g.out_w + ox) * c_n;
       if (count == 0) continue;  // window wholly in padding: stays 0
       for (int64_t c = 0; c < c_n; ++c) out[c] = static_cast<T>(sum[c] / double(count));
@@ -110,7 +96,7 @@ Status PoolImpl(const KernelContext& ctx, const std::vector<Tensor>& in, std::ve
                          ": pooling across the batch or channel dimension is not supported, "
                          "ksize " + ListToString(ksize));
   }
-  const Tensor x = w.format == DataFormat::kNchw ? NchwToNhwc(input) : input;
+  const Tensor x = ToNhwc(input, w.format);
   auto geometry = ComputeConvGeometry(w, x.shape(), ksize[h_dim], ksize[h_dim + 1]);
   if (!geometry.ok()) return ctx.Error(geometry.status().message());
   const ConvGeometry& g = *geometry;
@@ -118,25 +104,24 @@ Status PoolImpl(const KernelContext& ctx, const std::vector<Tensor>& in, std::ve
   if (!y_or.ok()) return ctx.Error(y_or.status().message());
   Tensor y = std::move(*y_or);
   const int64_t rows = g.batch * g.out_h;
-  auto parallel = [&](const std::function<void(int64_t, int64_t)>& body) {
-    if (ctx.intra_op() != nullptr) {
-      ctx.intra_op()->ParallelFor(rows, 1, body);
-    } else {
-      body(0, rows);
-    }
-  };
   bool supported = true;
   if (is_max) {
     supported = x.dtype() != DType::kBool;
     if (supported) {
       TFHOST_SWITCH_REAL_TYPES(x.dtype(), {
-        parallel([&](int64_t b, int64_t e) { MaxPoolRows<T>(g, x.data<T>(), y.data<T>(), b, e); });
+        ParallelRows(ctx, rows, [&](int64_t b, int64_t e) {
+          MaxPoolRows<T>(g, x.data<T>(), y.data<T>(), b, e);
+        });
       }, { supported = false; });
     }
   } else if (x.dtype() == DType::kFloat) {
-    parallel([&](int64_t b, int64_t e) { AvgPoolRows<float>(g, x.data<float>(), y.data<float>(), b, e); });
+    ParallelRows(ctx, rows, [&](int64_t b, int64_t e) {
+      AvgPoolRows<float>(g, x.data<float>(), y.data<float>(), b, e);
+    });
   } else if (x.dtype() == DType::kDouble) {
-    parallel([&](int64_t b, int64_t e) { AvgPoolRows<double>(g, x.data<double>(), y.data<double>(), b, e); });
+    ParallelRows(ctx, rows, [&](int64_t b, int64_t e) {
+      AvgPoolRows<double>(g, x.data<double>(), y.data<double>(), b, e);
+    });
   } else {
     supported = false;
   }
@@ -144,7 +129,7 @@ Status PoolImpl(const KernelContext& ctx, const std::vector<Tensor>& in, std::ve
     return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(x.dtype()) +
                          " is not supported");
   }
-  out[0] = w.format == DataFormat::kNchw ? NhwcToNchw(y) : y;
+  out[0] = FromNhwc(y, w.format);
   return OkStatus();
 }
 
