@@ -45,20 +45,8 @@ Status AssignKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("T"));
   TFHOST_ASSIGN_OR_RETURN(bool validate_shape, ctx.AttrOr<bool>("validate_shape", true));
   const Tensor& value = ctx.input(1);
-  if (value.dtype() != dtype) {
-    return ctx.Error("value has dtype " + DTypeShortName(value.dtype()) + " but attr T is " +
-                     DTypeShortName(dtype));
-  }
-  auto var = LookupOrCreateVariable(ctx.resources(), name, dtype);
-  if (!var.ok()) return ctx.Error(var.status().message());
-  {
-    std::lock_guard<std::mutex> lock((*var)->mu);
-    if (validate_shape && (*var)->initialized() && (*var)->value.shape() != value.shape()) {
-      return ctx.Error("variable " + name + " has shape " + (*var)->value.shape().ToString() +
-                       " but the assigned value has shape " + value.shape().ToString());
-    }
-    (*var)->value = value;
-  }
+  TFHOST_RETURN_IF_ERROR(
+      state_internal::AssignVariable(ctx, name, dtype, "T", value, validate_shape));
   ctx.set_output(0, value);
   return OkStatus();
 }
@@ -66,37 +54,15 @@ Status AssignKernel(KernelContext& ctx) {
 Status AssignUpdateKernel(KernelContext& ctx, bool subtract) {
   TFHOST_ASSIGN_OR_RETURN(std::string name, RefVariableName(ctx));
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("T"));
-  const Tensor& delta = ctx.input(1);
-  if (delta.dtype() != dtype) {
-    return ctx.Error("value has dtype " + DTypeShortName(delta.dtype()) + " but attr T is " +
-                     DTypeShortName(dtype));
-  }
-  auto var = ctx.resources()->Lookup<Variable>(name);
-  if (!var.ok()) return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name + " is uninitialized");
-  Tensor updated;
-  {
-    std::lock_guard<std::mutex> lock((*var)->mu);
-    if (!(*var)->initialized()) {
-      return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name + " is uninitialized");
-    }
-    auto result = state_internal::AddOrSubtract((*var)->value, delta, subtract, "variable " + name);
-    if (!result.ok()) return ctx.Error(result.status().message());
-    updated = std::move(*result);
-    (*var)->value = updated;
-  }
+  TFHOST_ASSIGN_OR_RETURN(Tensor updated, state_internal::UpdateVariable(
+                                              ctx, name, dtype, "T", ctx.input(1), subtract));
   ctx.set_output(0, std::move(updated));
   return OkStatus();
 }
 
 Status IsVariableInitializedKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(std::string name, RefVariableName(ctx));
-  bool initialized = false;
-  auto var = ctx.resources()->Lookup<Variable>(name);
-  if (var.ok()) {
-    std::lock_guard<std::mutex> lock((*var)->mu);
-    initialized = (*var)->initialized();
-  }
-  ctx.set_output(0, Tensor::Scalar<bool>(initialized));
+  ctx.set_output(0, Tensor::Scalar<bool>(state_internal::VariableIsInitialized(ctx, name)));
   return OkStatus();
 }
 

@@ -97,6 +97,60 @@ StatusOr<Tensor> AddOrSubtract(const Tensor& a, const Tensor& b, bool subtract, 
   return out;
 }
 
+namespace {
+
+Status CheckValueDType(const KernelContext& ctx, const Tensor& value, DType dtype,
+                       const std::string& dtype_attr) {
+  if (value.dtype() != dtype) {
+    return ctx.Error("value has dtype " + DTypeShortName(value.dtype()) + " but attr " +
+                     dtype_attr + " is " + DTypeShortName(dtype));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status AssignVariable(const KernelContext& ctx, const std::string& name, DType dtype,
+                      const std::string& dtype_attr, const Tensor& value, bool validate_shape) {
+  TFHOST_RETURN_IF_ERROR(CheckValueDType(ctx, value, dtype, dtype_attr));
+  auto var = LookupOrCreateVariable(ctx.resources(), name, dtype);
+  if (!var.ok()) return ctx.Error(var.status().message());
+  std::lock_guard<std::mutex> lock((*var)->mu);
+  if (validate_shape && (*var)->initialized() && (*var)->value.shape() != value.shape()) {
+    return ctx.Error("variable " + name + " has shape " + (*var)->value.shape().ToString() +
+                     " but the assigned value has shape " + value.shape().ToString());
+  }
+  (*var)->value = value;
+  return OkStatus();
+}
+
+StatusOr<Tensor> UpdateVariable(const KernelContext& ctx, const std::string& name, DType dtype,
+                                const std::string& dtype_attr, const Tensor& delta,
+                                bool subtract) {
+  TFHOST_RETURN_IF_ERROR(CheckValueDType(ctx, delta, dtype, dtype_attr));
+  auto var = ctx.resources()->Lookup<Variable>(name);
+  if (!var.ok()) {
+    return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name +
+                              " is uninitialized");
+  }
+  std::lock_guard<std::mutex> lock((*var)->mu);
+  if (!(*var)->initialized()) {
+    return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name +
+                              " is uninitialized");
+  }
+  auto result = AddOrSubtract((*var)->value, delta, subtract, "variable " + name);
+  if (!result.ok()) return ctx.Error(result.status().message());
+  (*var)->value = *result;
+  return std::move(*result);
+}
+
+bool VariableIsInitialized(const KernelContext& ctx, const std::string& name) {
+  auto var = ctx.resources()->Lookup<Variable>(name);
+  if (!var.ok()) return false;
+  std::lock_guard<std::mutex> lock((*var)->mu);
+  return (*var)->initialized();
+}
+
 }  // namespace state_internal
 
 namespace {
@@ -154,51 +208,19 @@ Status AssignVariableOpKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(std::string name, ResourceInputName(ctx, 0));
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("dtype"));
   TFHOST_ASSIGN_OR_RETURN(bool validate_shape, ctx.AttrOr<bool>("validate_shape", false));
-  const Tensor& value = ctx.input(1);
-  if (value.dtype() != dtype) {
-    return ctx.Error("value has dtype " + DTypeShortName(value.dtype()) + " but attr dtype is " +
-                     DTypeShortName(dtype));
-  }
-  auto var = LookupOrCreateVariable(ctx.resources(), name, dtype);
-  if (!var.ok()) return ctx.Error(var.status().message());
-  std::lock_guard<std::mutex> lock((*var)->mu);
-  if (validate_shape && (*var)->initialized() && (*var)->value.shape() != value.shape()) {
-    return ctx.Error("variable " + name + " has shape " + (*var)->value.shape().ToString() +
-                     " but the assigned value has shape " + value.shape().ToString());
-  }
-  (*var)->value = value;
-  return OkStatus();
+  return state_internal::AssignVariable(ctx, name, dtype, "dtype", ctx.input(1), validate_shape);
 }
 
 Status AssignUpdateKernel(KernelContext& ctx, bool subtract) {
   TFHOST_ASSIGN_OR_RETURN(std::string name, ResourceInputName(ctx, 0));
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("dtype"));
-  const Tensor& delta = ctx.input(1);
-  if (delta.dtype() != dtype) {
-    return ctx.Error("value has dtype " + DTypeShortName(delta.dtype()) + " but attr dtype is " +
-                     DTypeShortName(dtype));
-  }
-  auto var = ctx.resources()->Lookup<Variable>(name);
-  if (!var.ok()) return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name + " is uninitialized");
-  std::lock_guard<std::mutex> lock((*var)->mu);
-  if (!(*var)->initialized()) {
-    return FailedPrecondition(ir::NodeContext(ctx.node()) + ": variable " + name + " is uninitialized");
-  }
-  auto updated = state_internal::AddOrSubtract((*var)->value, delta, subtract, "variable " + name);
-  if (!updated.ok()) return ctx.Error(updated.status().message());
-  (*var)->value = std::move(*updated);
-  return OkStatus();
+  return state_internal::UpdateVariable(ctx, name, dtype, "dtype", ctx.input(1), subtract)
+      .status();
 }
 
 Status VarIsInitializedOpKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(std::string name, ResourceInputName(ctx, 0));
-  bool initialized = false;
-  auto var = ctx.resources()->Lookup<Variable>(name);
-  if (var.ok()) {
-    std::lock_guard<std::mutex> lock((*var)->mu);
-    initialized = (*var)->initialized();
-  }
-  ctx.set_output(0, Tensor::Scalar<bool>(initialized));
+  ctx.set_output(0, Tensor::Scalar<bool>(state_internal::VariableIsInitialized(ctx, name)));
   return OkStatus();
 }
 

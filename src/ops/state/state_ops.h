@@ -41,5 +41,26 @@ StatusOr<Tensor> AddOrSubtract(const Tensor& a, const Tensor& b, bool subtract, 
 StatusOr<std::shared_ptr<Variable>> LookupOrCreateVariable(ResourceManager* resources,
                                                            const std::string& name, DType dtype);
 
+// The variable updates shared by the TF1 ref ops (Assign, AssignAdd,
+// AssignSub, IsVariableInitialized) and the TF2 resource ops
+// (AssignVariableOp, AssignAddVariableOp, ...). `name` is the variable;
+// `dtype` is the node's dtype attr, called `dtype_attr` ("T" or "dtype") in
+// errors. Errors carry the node context.
+
+// Checks that `value` has `dtype`, then stores it in variable `name` (created
+// if absent). With `validate_shape`, an initialized variable keeps its shape.
+Status AssignVariable(const KernelContext& ctx, const std::string& name, DType dtype,
+                      const std::string& dtype_attr, const Tensor& value, bool validate_shape);
+
+// Checks that `delta` has `dtype`, then adds it to (or subtracts it from) the
+// initialized variable `name` and returns the new value. FailedPrecondition
+// when the variable does not exist or holds no value.
+StatusOr<Tensor> UpdateVariable(const KernelContext& ctx, const std::string& name, DType dtype,
+                                const std::string& dtype_attr, const Tensor& delta,
+                                bool subtract);
+
+// Whether variable `name` exists and holds a value.
+bool VariableIsInitialized(const KernelContext& ctx, const std::string& name);
+
 }  // namespace state_internal
 }  // namespace tfhost::ops
