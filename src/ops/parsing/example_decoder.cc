@@ -111,96 +111,102 @@ Status BadList(const char* what) {
   return InvalidArgument(std::string("malformed ") + what + " in a Feature");
 }
 
-// Calls fn(float) for every value in one FloatList body.
-template <typename Fn>
-Status WalkFloatList(std::string_view body, Fn&& fn) {
+// Walks field 1 of one FloatList / Int64List / BytesList body (`what`),
+// skipping other fields. A value comes either packed in a length-delimited run
+// or one per tag with wire type `scalar_wire`: on_packed(run) and
+// on_scalar(reader) consume them and return false when malformed. (BytesList
+// has only the length-delimited form: its caller passes kLengthDelimited, so
+// on_packed sees each value and on_scalar is never called.)
+template <typename OnPacked, typename OnScalar>
+Status WalkList(std::string_view body, const char* what, uint32_t scalar_wire,
+                OnPacked&& on_packed, OnScalar&& on_scalar) {
   WireReader r(body);
   while (!r.done()) {
     uint32_t field, wire;
-    if (!r.ReadTag(&field, &wire)) return BadList("FloatList");
+    if (!r.ReadTag(&field, &wire)) return BadList(what);
     if (field == 1 && wire == kLengthDelimited) {
       std::string_view packed;
-      if (!r.ReadLengthDelimited(&packed) || packed.size() % 4 != 0) return BadList("FloatList");
-      for (size_t i = 0; i < packed.size(); i += 4) {
-        float v;
-        std::memcpy(&v, packed.data() + i, 4);
-        fn(v);
-      }
-    } else if (field == 1 && wire == kFixed32) {
-      uint32_t bits;
-      if (!r.ReadFixed32(&bits)) return BadList("FloatList");
-      float v;
-      std::memcpy(&v, &bits, 4);
-      fn(v);
+      if (!r.ReadLengthDelimited(&packed) || !on_packed(packed)) return BadList(what);
+    } else if (field == 1 && wire == scalar_wire) {
+      if (!on_scalar(r)) return BadList(what);
     } else if (!r.SkipField(field, wire)) {
-      return BadList("FloatList");
+      return BadList(what);
     }
   }
   return OkStatus();
+}
+
+// Calls fn(float) for every value in one FloatList body.
+template <typename Fn>
+Status WalkFloatList(std::string_view body, Fn&& fn) {
+  return WalkList(
+      body, "FloatList", kFixed32,
+      [&](std::string_view packed) {
+        if (packed.size() % 4 != 0) return false;
+        for (size_t i = 0; i < packed.size(); i += 4) {
+          float v;
+          std::memcpy(&v, packed.data() + i, 4);
+          fn(v);
+        }
+        return true;
+      },
+      [&](WireReader& r) {
+        uint32_t bits;
+        if (!r.ReadFixed32(&bits)) return false;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        fn(v);
+        return true;
+      });
 }
 
 template <typename Fn>
 Status WalkInt64List(std::string_view body, Fn&& fn) {
-  WireReader r(body);
-  while (!r.done()) {
-    uint32_t field, wire;
-    if (!r.ReadTag(&field, &wire)) return BadList("Int64List");
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view packed;
-      if (!r.ReadLengthDelimited(&packed)) return BadList("Int64List");
-      WireReader pr(packed);
-      while (!pr.done()) {
+  return WalkList(
+      body, "Int64List", kVarint,
+      [&](std::string_view packed) {
+        WireReader pr(packed);
+        while (!pr.done()) {
+          uint64_t v;
+          if (!pr.ReadVarint(&v)) return false;
+          fn(static_cast<int64_t>(v));
+        }
+        return true;
+      },
+      [&](WireReader& r) {
         uint64_t v;
-        if (!pr.ReadVarint(&v)) return BadList("Int64List");
+        if (!r.ReadVarint(&v)) return false;
         fn(static_cast<int64_t>(v));
-      }
-    } else if (field == 1 && wire == kVarint) {
-      uint64_t v;
-      if (!r.ReadVarint(&v)) return BadList("Int64List");
-      fn(static_cast<int64_t>(v));
-    } else if (!r.SkipField(field, wire)) {
-      return BadList("Int64List");
-    }
-  }
-  return OkStatus();
+        return true;
+      });
 }
 
 template <typename Fn>
 Status WalkBytesList(std::string_view body, Fn&& fn) {
-  WireReader r(body);
-  while (!r.done()) {
-    uint32_t field, wire;
-    if (!r.ReadTag(&field, &wire)) return BadList("BytesList");
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view v;
-      if (!r.ReadLengthDelimited(&v)) return BadList("BytesList");
-      fn(v);
-    } else if (!r.SkipField(field, wire)) {
-      return BadList("BytesList");
-    }
-  }
-  return OkStatus();
+  return WalkList(
+      body, "BytesList", kLengthDelimited,
+      [&](std::string_view v) {
+        fn(v);
+        return true;
+      },
+      [](WireReader&) { return false; });
 }
 
 // Counting float values only needs lengths, not the values themselves.
 Status CountFloatList(std::string_view body, int64_t* count) {
-  WireReader r(body);
-  while (!r.done()) {
-    uint32_t field, wire;
-    if (!r.ReadTag(&field, &wire)) return BadList("FloatList");
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view packed;
-      if (!r.ReadLengthDelimited(&packed) || packed.size() % 4 != 0) return BadList("FloatList");
-      *count += static_cast<int64_t>(packed.size() / 4);
-    } else if (field == 1 && wire == kFixed32) {
-      uint32_t bits;
-      if (!r.ReadFixed32(&bits)) return BadList("FloatList");
-      ++*count;
-    } else if (!r.SkipField(field, wire)) {
-      return BadList("FloatList");
-    }
-  }
-  return OkStatus();
+  return WalkList(
+      body, "FloatList", kFixed32,
+      [&](std::string_view packed) {
+        if (packed.size() % 4 != 0) return false;
+        *count += static_cast<int64_t>(packed.size() / 4);
+        return true;
+      },
+      [&](WireReader& r) {
+        uint32_t bits;
+        if (!r.ReadFixed32(&bits)) return false;
+        ++*count;
+        return true;
+      });
 }
 
 }  // namespace
@@ -266,13 +272,18 @@ Status FeatureValues::AppendBytes(std::vector<std::string_view>* out) const {
 }
 
 namespace {
-// Writes values through `store` while counting, so a feature with more values
-// than the caller's buffer never writes past it.
-template <typename T, typename Walk>
-Status CopyExactly(const char* what, int64_t n, int64_t* written, Walk walk) {
-  TFHOST_RETURN_IF_ERROR(walk());
-  if (*written != n) {
-    return InvalidArgument(std::string("feature holds ") + std::to_string(*written) + " " + what +
+// Runs walk_all(visit) and stores the i-th value visited through store(i, v)
+// while i < n, counting them all, so a feature with more values than the
+// caller's buffer never writes past it. Fails unless there were exactly n.
+template <typename WalkAll, typename Store>
+Status CopyExactly(const char* what, int64_t n, WalkAll walk_all, Store store) {
+  int64_t written = 0;
+  TFHOST_RETURN_IF_ERROR(walk_all([&](auto v) {
+    if (written < n) store(written, v);
+    ++written;
+  }));
+  if (written != n) {
+    return InvalidArgument(std::string("feature holds ") + std::to_string(written) + " " + what +
                            " values, expected " + std::to_string(n));
   }
   return OkStatus();
@@ -283,45 +294,36 @@ Status FeatureValues::CopyFloats(float* out, int64_t n) const {
   if (kind_ != FeatureKind::kFloat && kind_ != FeatureKind::kNone) {
     return InvalidArgument("feature is not a float list");
   }
-  int64_t i = 0;
-  return CopyExactly<float>("float", n, &i, [&] {
-    return ForEachPiece([&](std::string_view p) {
-      return WalkFloatList(p, [&](float v) {
-        if (i < n) out[i] = v;
-        ++i;
-      });
-    });
-  });
+  return CopyExactly(
+      "float", n,
+      [&](auto visit) {
+        return ForEachPiece([&](std::string_view p) { return WalkFloatList(p, visit); });
+      },
+      [&](int64_t i, float v) { out[i] = v; });
 }
 
 Status FeatureValues::CopyInt64s(int64_t* out, int64_t n) const {
   if (kind_ != FeatureKind::kInt64 && kind_ != FeatureKind::kNone) {
     return InvalidArgument("feature is not an int64 list");
   }
-  int64_t i = 0;
-  return CopyExactly<int64_t>("int64", n, &i, [&] {
-    return ForEachPiece([&](std::string_view p) {
-      return WalkInt64List(p, [&](int64_t v) {
-        if (i < n) out[i] = v;
-        ++i;
-      });
-    });
-  });
+  return CopyExactly(
+      "int64", n,
+      [&](auto visit) {
+        return ForEachPiece([&](std::string_view p) { return WalkInt64List(p, visit); });
+      },
+      [&](int64_t i, int64_t v) { out[i] = v; });
 }
 
 Status FeatureValues::CopyBytes(std::string* out, int64_t n) const {
   if (kind_ != FeatureKind::kBytes && kind_ != FeatureKind::kNone) {
     return InvalidArgument("feature is not a bytes list");
   }
-  int64_t i = 0;
-  return CopyExactly<std::string>("bytes", n, &i, [&] {
-    return ForEachPiece([&](std::string_view p) {
-      return WalkBytesList(p, [&](std::string_view v) {
-        if (i < n) out[i].assign(v.data(), v.size());
-        ++i;
-      });
-    });
-  });
+  return CopyExactly(
+      "bytes", n,
+      [&](auto visit) {
+        return ForEachPiece([&](std::string_view p) { return WalkBytesList(p, visit); });
+      },
+      [&](int64_t i, std::string_view v) { out[i].assign(v.data(), v.size()); });
 }
 
 Status FeatureValues::MergeFeature(std::string_view feature_bytes) {
