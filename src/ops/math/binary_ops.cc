@@ -62,13 +62,18 @@ struct MulOp : BinaryOpBase {
   template <typename T> T operator()(const T& a, const T& b) const { return WrapMul(a, b); }
 };
 
-// Div and RealDiv: true division for floats, truncation for integers.
-struct DivOp {
-  template <typename T> static constexpr bool kSupports = kIsReal<T>;
+// Base of the division family: an integer zero divisor anywhere in y is an
+// error, found before computing.
+struct DivisionOpBase {
   template <typename T>
   static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
     return CheckNoZeroDivisor<T>(ctx, y);
   }
+};
+
+// Div and RealDiv: true division for floats, truncation for integers.
+struct DivOp : DivisionOpBase {
+  template <typename T> static constexpr bool kSupports = kIsReal<T>;
   template <typename T> T operator()(const T& a, const T& b) const {
     if constexpr (kIsInt<T>) return TruncDiv(a, b);
     else return a / b;
@@ -79,12 +84,8 @@ struct TruncateDivOp : DivOp {
   template <typename T> static constexpr bool kSupports = kIsInt<T>;
 };
 
-struct FloorDivOp {
+struct FloorDivOp : DivisionOpBase {
   template <typename T> static constexpr bool kSupports = kIsReal<T>;
-  template <typename T>
-  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
-    return CheckNoZeroDivisor<T>(ctx, y);
-  }
   template <typename T> T operator()(const T& a, const T& b) const {
     if constexpr (kIsFloat<T>) {
       return std::floor(a / b);
@@ -98,12 +99,8 @@ struct FloorDivOp {
   }
 };
 
-struct FloorModOp {
+struct FloorModOp : DivisionOpBase {
   template <typename T> static constexpr bool kSupports = kIsReal<T>;
-  template <typename T>
-  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
-    return CheckNoZeroDivisor<T>(ctx, y);
-  }
   template <typename T> T operator()(const T& a, const T& b) const {
     if constexpr (kIsFloat<T>) {
       T r = std::fmod(a, b);
@@ -120,38 +117,31 @@ struct FloorModOp {
 };
 
 // Mod and TruncateMod: C's fmod / %, result has the dividend's sign.
-struct TruncateModOp {
+struct TruncateModOp : DivisionOpBase {
   template <typename T> static constexpr bool kSupports = kIsReal<T>;
-  template <typename T>
-  static Status Check(const KernelContext& ctx, const Tensor&, const Tensor& y) {
-    return CheckNoZeroDivisor<T>(ctx, y);
-  }
   template <typename T> T operator()(const T& a, const T& b) const {
     if constexpr (kIsFloat<T>) return std::fmod(a, b);
     else return TruncMod(a, b);
   }
 };
 
-// NaN-propagating, as TensorFlow's Maximum/Minimum.
-struct MaximumOp : BinaryOpBase {
+// Maximum (kMax) and Minimum; NaN-propagating, as TensorFlow's.
+template <bool kMax>
+struct ExtremumOp : BinaryOpBase {
   template <typename T> static constexpr bool kSupports = kIsReal<T>;
   template <typename T> T operator()(const T& a, const T& b) const {
     if constexpr (kIsFloat<T>) {
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
     }
-    return a > b ? a : b;
-  }
-};
-
-struct MinimumOp : BinaryOpBase {
-  template <typename T> static constexpr bool kSupports = kIsReal<T>;
-  template <typename T> T operator()(const T& a, const T& b) const {
-    if constexpr (kIsFloat<T>) {
-      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    if constexpr (kMax) {
+      return a > b ? a : b;
+    } else {
+      return a < b ? a : b;
     }
-    return a < b ? a : b;
   }
 };
+using MaximumOp = ExtremumOp<true>;
+using MinimumOp = ExtremumOp<false>;
 
 struct PowOp {
   template <typename T> static constexpr bool kSupports = kIsReal<T>;
