@@ -133,27 +133,26 @@ std::string ToJson(const std::string& path, const std::string& signature, const 
   w.String(signature.c_str());
   w.Key("results");
   w.StartArray();
+  auto int_field = [&w](const char* key, int value) {
+    w.Key(key);
+    w.Int(value);
+  };
+  auto double_field = [&w](const char* key, double value) {
+    w.Key(key);
+    w.Double(value);
+  };
   for (const auto& r : results) {
     w.StartObject();
-    w.Key("batch");
-    w.Int(r.batch);
-    w.Key("threads");
-    w.Int(r.threads);
-    w.Key("runs");
-    w.Int(r.runs);
+    int_field("batch", r.batch);
+    int_field("threads", r.threads);
+    int_field("runs", r.runs);
     // The fastest run: on a shared, noisy machine the floor is the steadiest figure.
-    w.Key("min_ms");
-    w.Double(r.min_ms);
-    w.Key("p50_ms");
-    w.Double(r.p50_ms);
-    w.Key("p90_ms");
-    w.Double(r.p90_ms);
-    w.Key("p99_ms");
-    w.Double(r.p99_ms);
-    w.Key("mean_ms");
-    w.Double(r.mean_ms);
-    w.Key("items_per_s");
-    w.Double(r.items_per_s);
+    double_field("min_ms", r.min_ms);
+    double_field("p50_ms", r.p50_ms);
+    double_field("p90_ms", r.p90_ms);
+    double_field("p99_ms", r.p99_ms);
+    double_field("mean_ms", r.mean_ms);
+    double_field("items_per_s", r.items_per_s);
     w.EndObject();
   }
   w.EndArray();
@@ -172,14 +171,13 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                    "Measures latency (p50/p90/p99) and throughput of a signature for every combination of\n"
                    "--batch and --threads. The model is loaded once per thread count; inputs are seeded\n"
                    "random values shaped from the signature (leading -1 = batch size).");
-  flags.AddPositional("PATH", &path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
+  AddModelPathFlag(flags, &path);
   flags.AddString("batch", &batch_flag, "B1,B2", "batch sizes to sweep (default: 1)");
   flags.AddString("threads", &threads_flag, "T1,T2", "intra-op thread counts to sweep (default: 1)");
   flags.AddInt("runs", &runs, "N", "timed runs per setting (default: 100)");
   flags.AddInt("warmup", &warmup, "N", "untimed runs first (default: 10)");
   flags.AddRepeated("shape", &shape_flags, "KEY=d1,d2", "shape of an input whose signature shape is not enough");
-  flags.AddString("signature", &signature_name, "S", "signature to run (default: serving_default)");
-  flags.AddString("tag", &tags, "T", "SavedModel tag set, comma-separated (default: serve)");
+  AddSignatureAndTagFlags(flags, &signature_name, &tags);
   flags.AddInt("seed", &seed, "N", "random seed for the inputs (default: 1)");
   flags.AddBool("json", &json, "print JSON instead of a table");
   if (int code = ParseOrExit(flags, args, "bench", out, err); code >= 0) return code;

@@ -25,6 +25,15 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
   return loaders::LoadModel(path, options);
 }
 
+void AddModelPathFlag(FlagParser& flags, std::string* path) {
+  flags.AddPositional("PATH", path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
+}
+
+void AddSignatureAndTagFlags(FlagParser& flags, std::string* signature, std::string* tags) {
+  flags.AddString("signature", signature, "S", "signature to run (default: serving_default)");
+  flags.AddString("tag", tags, "T", "SavedModel tag set, comma-separated (default: serve)");
+}
+
 int ReportFailure(std::ostream& err, const std::string& command, const Status& status) {
   err << "tfhost " << command << ": " << status.message() << "\n";
   return kExitFailure;

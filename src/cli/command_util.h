@@ -20,6 +20,13 @@ std::vector<std::string> SplitTags(const std::string& tags);
 StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
                                                           int intra_op_threads);
 
+// The PATH positional of the commands that run a model (run, bench).
+void AddModelPathFlag(FlagParser& flags, std::string* path);
+
+// --signature and --tag, as the commands that run a signature (run, bench)
+// take them; the defaults the help names are the values the caller preset.
+void AddSignatureAndTagFlags(FlagParser& flags, std::string* signature, std::string* tags);
+
 // Prints "tfhost <command>: <message>" and returns kExitFailure.
 int ReportFailure(std::ostream& err, const std::string& command, const Status& status);
 

@@ -74,11 +74,10 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
       "graph tensor name 'node:i' (then the graph is run directly and --fetch picks outputs).\n"
       "VALUE is FILE.npy, @FILE (the file's bytes as a string scalar) or a JSON literal such as\n"
       "'[[1.0], [2.0]]' (dtype from the signature, else float32/int64/string/bool by content).");
-  flags.AddPositional("PATH", &path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
+  AddModelPathFlag(flags, &path);
   flags.AddRepeated("input", &input_flags, "KEY=VALUE", "an input; repeat for each");
   flags.AddRepeated("fetch", &fetches, "NAME", "an output key or tensor name 'node:i' to fetch; repeatable");
-  flags.AddString("signature", &signature_name, "S", "signature to run (default: serving_default)");
-  flags.AddString("tag", &tags, "T", "SavedModel tag set, comma-separated (default: serve)");
+  AddSignatureAndTagFlags(flags, &signature_name, &tags);
   flags.AddString("output-dir", &output_dir, "DIR", "write each output to DIR/<key>.npy instead of printing");
   flags.AddInt("threads", &threads, "N", "intra-op threads (default 0: one per hardware thread)");
   if (int code = ParseOrExit(flags, args, "run", out, err); code >= 0) return code;
