@@ -2,12 +2,15 @@
 // prints (format, tag sets, every signature with its tensors), plus the op
 // histogram of the graph tfhost will run and the variables' count and size.
 // GraphDef and TF.js models have no signatures of their own; the one
-// synthesized from their placeholders and unconsumed outputs is shown.
+// synthesized from their placeholders and unconsumed outputs is shown. An
+// output whose recorded shape has unknown rank shows what static shape
+// inference found instead, marked "(inferred)" ("inferred_shape" in JSON).
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
@@ -24,6 +27,20 @@ std::vector<std::pair<std::string, int>> OpHistogram(const ir::Graph& graph) {
   std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return sorted;
+}
+
+// What static shape inference knows about a signature tensor whose recorded
+// shape has unknown rank, or nullopt when it knows no more (or the tensor is
+// not in the graph).
+std::optional<ir::PartialShape> InferredShape(const ir::Graph& graph, const runtime::TensorSpec& t) {
+  if (!t.shape.unknown_rank) return std::nullopt;
+  auto ref = graph.ResolveTensor(t.tensor_name);
+  if (!ref.ok()) return std::nullopt;
+  const auto& shapes = graph.node(ref->node).output_shapes;
+  if (ref->index < 0 || ref->index >= static_cast<int>(shapes.size()) || shapes[ref->index].unknown_rank) {
+    return std::nullopt;
+  }
+  return shapes[ref->index];
 }
 
 std::string HumanBytes(int64_t bytes) {
@@ -66,7 +83,9 @@ void PrintText(runtime::Model& model, const std::string& tags, std::ostream& out
       if (list->empty()) out << "    <none>\n";
       for (const auto& t : *list) {
         out << "    '" << t.key << "' tensor: " << t.tensor_name << "  dtype: " << DTypeShortName(t.dtype)
-            << "  shape: " << t.shape.ToString();
+            << "  shape: ";
+        auto inferred = list == &sig.outputs ? InferredShape(model.session().graph(), t) : std::nullopt;
+        out << (inferred ? inferred->ToString() + " (inferred)" : t.shape.ToString());
         if (list == &sig.inputs && sig.defaults.count(t.key)) out << "  (optional)";
         out << "\n";
       }
@@ -79,7 +98,10 @@ void PrintText(runtime::Model& model, const std::string& tags, std::ostream& out
   }
 }
 
-void WriteSpec(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const runtime::TensorSpec& t) {
+// `inferred`: what shape inference adds for an output whose recorded shape
+// has unknown rank ("inferred_shape"; "shape" stays as recorded).
+void WriteSpec(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const runtime::TensorSpec& t,
+               const std::optional<ir::PartialShape>& inferred = std::nullopt) {
   w.StartObject();
   w.Key("key");
   w.String(t.key.c_str());
@@ -93,6 +115,12 @@ void WriteSpec(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const runtim
   } else {
     w.StartArray();
     for (int64_t d : t.shape.dims) w.Int64(d);
+    w.EndArray();
+  }
+  if (inferred) {
+    w.Key("inferred_shape");
+    w.StartArray();
+    for (int64_t d : inferred->dims) w.Int64(d);
     w.EndArray();
   }
   w.EndObject();
@@ -138,7 +166,7 @@ std::string ToJson(runtime::Model& model) {
     w.EndArray();
     w.Key("outputs");
     w.StartArray();
-    for (const auto& t : sig.outputs) WriteSpec(w, t);
+    for (const auto& t : sig.outputs) WriteSpec(w, t, InferredShape(model.session().graph(), t));
     w.EndArray();
     w.EndObject();
   }

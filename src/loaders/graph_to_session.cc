@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ops/op_registry.h"
+#include "ops/shape_inference.h"
 
 namespace tfhost::loaders {
 
@@ -47,6 +48,11 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
       n.output_dtypes = std::move(*dtypes);
     }
   }
+  // Static shapes, as TensorFlow's graph construction knows them: a definite
+  // conflict (MatMul 3 vs 4) means the model can never run, so it fails the
+  // load naming the node; everything unknown stays for the kernels to check.
+  st = ops::InferShapes(graph);
+  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   runtime::SessionOptions session_options = options.session;
   session_options.model_name = model_name;
   return runtime::Session::Create(std::move(graph), session_options, roots);

@@ -156,7 +156,17 @@ void SeedSource(const ir::Node& node, std::vector<ir::PartialShape>* shapes,
                 std::vector<std::optional<Tensor>>* values) {
   if (shapes->empty()) return;
   if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
-    if (auto s = ir::GetAttr<ir::PartialShape>(node, "shape"); s.ok()) (*shapes)[0] = std::move(*s);
+    auto s = ir::GetAttr<ir::PartialShape>(node, "shape");
+    if (!s.ok()) return;
+    // Graphs written before GraphDef version 22 used a scalar `shape` to mean
+    // "unknown" (TensorFlow still reads them so). The version is not kept in
+    // the IR, so a scalar Placeholder counts as a scalar only when the
+    // writer's own `_output_shapes` record says so.
+    if (node.op == "Placeholder" && s->rank() == 0) {
+      auto recorded = ir::GetAttr<std::vector<ir::PartialShape>>(node, "_output_shapes");
+      if (!recorded.ok() || recorded->size() != 1 || (*recorded)[0].rank() != 0) return;
+    }
+    (*shapes)[0] = std::move(*s);
     return;
   }
   // Const.
