@@ -111,6 +111,7 @@ const ShapeFnRegistry& ShapeFnRegistry::Global() {
     RegisterStringShapeFns(*r);
     RegisterControlFlowShapeFns(*r);
     RegisterRandomShapeFns(*r);
+    RegisterLookupShapeFns(*r);
     return r;
   }();
   return *registry;

@@ -143,5 +143,6 @@ void RegisterParsingShapeFns(ShapeFnRegistry& registry);
 void RegisterStringShapeFns(ShapeFnRegistry& registry);
 void RegisterControlFlowShapeFns(ShapeFnRegistry& registry);
 void RegisterRandomShapeFns(ShapeFnRegistry& registry);
+void RegisterLookupShapeFns(ShapeFnRegistry& registry);
 
 }  // namespace tfhost::ops

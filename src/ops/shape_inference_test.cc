@@ -193,6 +193,17 @@ TEST(ShapeInferenceTest, ResourceVariableShapeReachesReadVariableOp) {
   EXPECT_EQ(b.Shape(read), "[3,4]");
 }
 
+TEST(ShapeInferenceTest, TableFindHasTheKeysShapeForScalarValues) {
+  GraphBuilder b;
+  int table = b.Add("table", "HashTableV2", {});
+  int keys = b.Placeholder("keys", {-1, 3});
+  int dflt = b.Const("default", Tensor::Scalar<int64_t>(-1));
+  int find = b.Add("find", "LookupTableFindV2", {Out(table), Out(keys), Out(dflt)});
+  ASSERT_TRUE(InferShapes(b.graph).ok());
+  EXPECT_EQ(b.Shape(table), "[]");
+  EXPECT_EQ(b.Shape(find), "[?,3]");
+}
+
 TEST(ShapeInferenceTest, MergeKeepsOnlyWhatBothBranchesAgreeOn) {
   GraphBuilder b;
   int x = b.Placeholder("x", {2, 3});
