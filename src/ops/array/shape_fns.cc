@@ -635,7 +635,11 @@ Status DepthSpaceShape(ShapeContext& ctx, bool to_space) {
   const int h = *format == "NHWC" ? 1 : 2, c = *format == "NHWC" ? 3 : 1;
   const int64_t b = *block;
   std::vector<int64_t> dims = in.dims;
-  const int64_t bb = b * b;
+  const int64_t bb = MulDims(b, b);
+  if (bb < 0) {  // absurd block size: the kernel rejects it
+    ctx.set_output(0, PartialShape::UnknownOfRank(4));
+    return OkStatus();
+  }
   if (to_space) {
     if (dims[c] >= 0 && dims[c] % bb != 0) {
       return ctx.Error("depth of shape " + in.ToString() + " is not divisible by block_size^2 = " + Str(bb));

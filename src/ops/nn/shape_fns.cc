@@ -41,7 +41,9 @@ std::optional<Window2D> WindowAttrs(const ShapeContext& ctx, bool has_dilations,
 // the window size is unknown and the result depends on it (SAME does not).
 StatusOr<int64_t> OutputSize(const ShapeContext& ctx, int64_t in, int64_t k, int64_t stride, int64_t dilation,
                              Padding padding, int64_t pad_before, int64_t pad_after) {
-  if (in < 0) return int64_t{-1};
+  // Sizes beyond any real tensor stay unknown rather than risk overflow in
+  // the window arithmetic (a model may declare anything in a placeholder).
+  if (in < 0 || in > (int64_t{1} << 40)) return int64_t{-1};
   if (k < 0) {
     if (padding != Padding::kSame) return int64_t{-1};
     k = 1;
