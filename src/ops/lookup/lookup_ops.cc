@@ -225,10 +225,8 @@ void RegisterForms(OpRegistry& registry, bool v2) {
                                  .Input("filename: string")
                                  .Attr("key_index: int >= -2")
                                  .Attr("value_index: int >= -2")
-                                 // TF: "vocab_size: int >= -1 = -1" (the builder cannot
-                                 // parse a minimum with a default; the kernel checks it).
-                                 .Attr("vocab_size: int = -1")
-                                 .Attr("delimiter: string = '\t'")  // a real tab: no escapes
+                                 .Attr("vocab_size: int >= -1 = -1")
+                                 .Attr("delimiter: string = '\\t'")
                                  .Attr("offset: int = 0"),
                              v2),
                     InitializeTableFromTextFileKernel);
