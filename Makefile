@@ -5,6 +5,7 @@
 #   make test   deps + build + the whole ctest suite, then the sanitizer suite
 #   make asan   loader/parser tests under AddressSanitizer + UBSan
 #   make fuzz   builds the libFuzzer targets with clang and smoke-runs each
+#   make tsan   the runtime's concurrency tests under ThreadSanitizer
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -15,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Uni
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps build run test unit-test asan fuzz clean
+.PHONY: deps build run test unit-test asan tsan fuzz clean
 
 deps:
 	@bash scripts/install_deps.sh
@@ -50,6 +51,13 @@ asan:
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(strip $(ASAN_TESTS))))$$'
 
+# Session::Run is called from many threads at once; its tests run under TSan.
+TSAN_TESTS := session_test thread_pool_test
+tsan:
+	cmake --preset tsan -G "$(GENERATOR)"
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^($(subst $(eval) ,|,$(strip $(TSAN_TESTS))))$$'
+
 fuzz:
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTFHOST_BUILD_FUZZERS=ON -DTFHOST_BUILD_TESTS=OFF -DTFHOST_BUILD_BENCHMARKS=OFF
@@ -57,4 +65,4 @@ fuzz:
 	bash fuzz/smoke.sh $(FUZZ_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-tsan

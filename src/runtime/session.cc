@@ -23,7 +23,9 @@ struct RunState {
   const NamedTensors* feeds;
   std::vector<std::vector<Tensor>> outputs;      // per planned node
   std::vector<std::vector<bool>> output_dead;    // per planned node
-  std::vector<bool> node_dead;                   // node did not run (dead inputs)
+  // One byte per node, not vector<bool>: nodes on different threads write
+  // their own entry, and packed bits would share words (a data race).
+  std::vector<uint8_t> node_dead;                // node did not run (dead inputs)
   std::unique_ptr<std::atomic<int>[]> pending;   // inputs still awaited
   std::unique_ptr<std::atomic<int>[]> uses_left; // flattened per (node, output)
   std::vector<int> uses_offset;
@@ -154,7 +156,7 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     int slot = state.uses_offset[src.node] + src.index;
     if (state.uses_left[slot].fetch_sub(1) == 1) state.outputs[src.node][src.index] = Tensor();
   }
-  for (int c : p.control_inputs) any_dead |= state.node_dead[c];
+  for (int c : p.control_inputs) any_dead |= state.node_dead[c] != 0;
 
   size_t num_outputs = std::max(node.output_dtypes.size(), p.output_use_counts.size());
   Status st;
@@ -162,7 +164,7 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     state.outputs[id] = {constant};
     state.output_dead[id] = {false};
   } else if (any_dead && !reg->handles_dead_inputs) {
-    state.node_dead[id] = true;
+    state.node_dead[id] = 1;
     state.outputs[id].assign(num_outputs, Tensor());
     state.output_dead[id].assign(num_outputs, true);
   } else {
@@ -189,7 +191,7 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     state.outputs[id] = std::move(ctx.outputs());
     bool all_dead = num_outputs > 0;
     for (bool d : state.output_dead[id]) all_dead &= d;
-    state.node_dead[id] = all_dead;
+    state.node_dead[id] = all_dead ? 1 : 0;
   }
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(state.mu);
@@ -223,7 +225,7 @@ StatusOr<std::vector<Tensor>> Session::Run(const NamedTensors& feeds, const std:
   size_t n = plan->nodes.size();
   state.outputs.resize(n);
   state.output_dead.resize(n);
-  state.node_dead.assign(n, false);
+  state.node_dead.assign(n, 0);
   state.pending.reset(new std::atomic<int>[n]);
   state.uses_offset.resize(n);
   int total_uses = 0;
