@@ -26,28 +26,23 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   if (model_op_defs != nullptr) {
     for (const auto& def : model_op_defs->op()) model_defs[def.name()] = &def;
   }
-  // The model's own OpDefs describe exactly the attrs TensorFlow stripped, so
-  // they win for defaults; tfhost's registry covers the rest.
-  ir::OpDefLookup lookup = [&](const std::string& op) -> const tensorflow::OpDef* {
-    auto it = model_defs.find(op);
-    if (it != model_defs.end()) return it->second;
-    const ops::OpRegistration* r = registry.Find(op);
-    return r ? &r->def : nullptr;
-  };
-  for (int i = 0; i < graph.num_nodes(); ++i) graph.mutable_node(i).device.clear();
-  Status st = ir::InferTypes(graph, lookup);
-  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  // Output dtypes must follow tfhost's own schemas where both exist (kernels
-  // are checked against them); the model's OpDefs only fill defaults.
   for (int i = 0; i < graph.num_nodes(); ++i) {
     ir::Node& n = graph.mutable_node(i);
-    if (const ops::OpRegistration* r = registry.Find(n.op)) {
-      ir::FillDefaultAttrs(r->def, &n);
-      auto dtypes = ir::OutputDTypes(r->def, n);
-      if (!dtypes.ok()) return dtypes.status().WithContext("model '" + model_name + "'");
-      n.output_dtypes = std::move(*dtypes);
-    }
+    n.device.clear();
+    // The model's own OpDefs describe exactly the attrs TensorFlow stripped,
+    // so their defaults go in first.
+    auto it = model_defs.find(n.op);
+    if (it != model_defs.end()) ir::FillDefaultAttrs(*it->second, &n);
   }
+  // Output dtypes follow tfhost's own schemas where they exist (kernels are
+  // checked against them); the model's OpDefs cover ops tfhost lacks.
+  ir::OpDefLookup lookup = [&](const std::string& op) -> const tensorflow::OpDef* {
+    if (const ops::OpRegistration* r = registry.Find(op)) return &r->def;
+    auto it = model_defs.find(op);
+    return it != model_defs.end() ? it->second : nullptr;
+  };
+  Status st = ir::InferTypes(graph, lookup);
+  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   // Static shapes, as TensorFlow's graph construction knows them: a definite
   // conflict (MatMul 3 vs 4) means the model can never run, so it fails the
   // load naming the node; everything unknown stays for the kernels to check.
