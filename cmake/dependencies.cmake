@@ -14,3 +14,25 @@ target_link_libraries(tfhost_leveldb INTERFACE ${LEVELDB_LIBRARY})
 find_path(RAPIDJSON_INCLUDE_DIR rapidjson/document.h REQUIRED)
 add_library(tfhost_rapidjson INTERFACE)
 target_include_directories(tfhost_rapidjson INTERFACE ${RAPIDJSON_INCLUDE_DIR})
+
+# Serving: Boost.Beast/Asio (header-only) for HTTP, gRPC C++ for the gRPC API.
+find_package(Boost 1.74 REQUIRED)
+add_library(tfhost_boost INTERFACE)
+target_include_directories(tfhost_boost INTERFACE ${Boost_INCLUDE_DIRS})
+target_compile_definitions(tfhost_boost INTERFACE BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
+target_link_libraries(tfhost_boost INTERFACE Threads::Threads)
+
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(TFHOST_GRPCPP REQUIRED IMPORTED_TARGET grpc++)
+find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+
+# StringToHashBucketFast: FarmHash Fingerprint64, bucket for bucket as TensorFlow.
+find_path(FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)
+find_library(FARMHASH_LIBRARY NAMES libfarmhash.a farmhash REQUIRED)
+add_library(tfhost_farmhash INTERFACE)
+target_include_directories(tfhost_farmhash INTERFACE ${FARMHASH_INCLUDE_DIR})
+target_link_libraries(tfhost_farmhash INTERFACE ${FARMHASH_LIBRARY})
+
+# Host probing (NUMA/PCIe topology) and the object-store cache (HTTP + SigV4).
+pkg_check_modules(TFHOST_HWLOC REQUIRED IMPORTED_TARGET hwloc)
+find_package(CURL REQUIRED)

@@ -11,6 +11,10 @@ packages=(
   rapidjson-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-14 libclang-rt-14-dev
+  libboost-dev libgrpc++-dev protobuf-compiler-grpc python3-grpcio
+  libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev
+  openmpi-bin libopenmpi-dev libgloo-dev
+  wrk nginx-light slurm-wlm munge
 )
 
 missing=()
