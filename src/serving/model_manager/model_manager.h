@@ -1,0 +1,178 @@
+// The model manager of `tfhost serve`: keeps the served versions of every
+// configured model in line with the config and the file system, the way TF
+// Serving's ServerCore + AspiredVersionsManager do:
+//  * each version goes START -> LOADING -> AVAILABLE -> UNLOADING -> END, with
+//    an error status when a load fails (END + error);
+//  * loads and unloads run on their own threads, so loading one model never
+//    blocks requests to others (lookups take a shared lock for a map find);
+//  * availability preserving: a version that is no longer aspired is unloaded
+//    only once an aspired version of that model is AVAILABLE (or the model is
+//    removed from the config), so a new version is loaded and warmed up before
+//    the old one goes, and a failing new version never takes the old one down;
+//  * failed loads are retried max_num_load_retries times,
+//    load_retry_interval_micros apart;
+//  * the file system is polled every file_system_poll_wait_seconds (0 = once,
+//    at each config change);
+//  * ReloadConfig adds and removes models and changes policies/labels;
+//  * unloading releases the manager's reference and waits for in-flight
+//    requests (their ServableHandles) before the version reaches END;
+//  * one structured log line (JSON) per state change goes to the log sink.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "loaders/model_loader.h"
+#include "serving/metrics/metrics_registry.h"
+#include "serving/model_manager/model_config.h"
+#include "serving/servable/servable.h"
+
+namespace tfhost::serving {
+
+// Numbers are tensorflow.serving.ModelVersionStatus.State.
+enum class VersionState { kUnknown = 0, kStart = 10, kLoading = 20, kAvailable = 30, kUnloading = 40, kEnd = 50 };
+const char* VersionStateName(VersionState state);  // "AVAILABLE"
+
+struct VersionStatus {
+  int64_t version = 0;
+  VersionState state = VersionState::kUnknown;
+  Status status;  // the load error for a version that failed
+};
+
+// Which version a request wants: the latest available one, a number, or a label.
+struct ServableRequest {
+  std::string name;
+  std::optional<int64_t> version;
+  std::optional<std::string> label;
+  // "Latest(half)", "Specific(half, 7)" -- TF Serving's spelling in NOT_FOUND errors.
+  std::string DebugString() const;
+};
+
+struct ModelSummary {
+  std::string name;
+  std::string base_path;
+  std::vector<VersionStatus> versions;    // ascending
+  std::map<std::string, int64_t> labels;  // version labels from the config
+};
+
+// One JSON object per line, e.g.
+// {"event":"model_version_state","model":"half","version":123,"state":"AVAILABLE","status":"OK",...}
+using LogSink = std::function<void(const std::string& line)>;
+
+// Loads a servable (tests inject failing or slow loaders).
+using ServableLoader =
+    std::function<StatusOr<std::shared_ptr<Servable>>(const std::string& name, int64_t version, const std::string& path)>;
+
+// Runs between a successful load and AVAILABLE; an error fails the load
+// (and is retried like a load error). ServerCore installs warm-up replay here.
+using ServableWarmer = std::function<Status(const ServableHandle& servable)>;
+
+struct ModelManagerOptions {
+  // Seconds between file-system scans; <= 0 scans only on config changes.
+  int64_t file_system_poll_wait_seconds = 1;
+  // Extra attempts after a failed load (TF Serving's --max_num_load_retries).
+  int max_num_load_retries = 5;
+  // Pause between attempts (--load_retry_interval_micros, default 1 minute).
+  int64_t load_retry_interval_micros = 60 * 1000 * 1000;
+  // Used by the default loader.
+  loaders::LoadOptions load_options;
+  // nullptr: LoadServable with load_options.
+  ServableLoader loader;
+  // nullptr: no warm-up.
+  ServableWarmer warmer;
+  // nullptr: lines go to stderr.
+  LogSink log_sink;
+  // nullptr: no metrics.
+  ServingMetrics* metrics = nullptr;
+};
+
+class ModelManager {
+ public:
+  explicit ModelManager(ModelManagerOptions options);
+  // Stops polling, cancels pending retries, unloads every version and joins
+  // all threads (waiting for in-flight requests to release their handles).
+  ~ModelManager();
+  ModelManager(const ModelManager&) = delete;
+  ModelManager& operator=(const ModelManager&) = delete;
+
+  // Validates and applies a config: new models start loading, removed models
+  // unload, policy/label changes take effect, and the file system is scanned.
+  // Returns once the changes are scheduled (see WaitUntilSettled). An invalid
+  // config changes nothing.
+  Status ReloadConfig(const ModelServerConfig& config);
+  ModelServerConfig config() const;
+
+  // One file-system scan of every model now (the poller calls this).
+  void PollFileSystem();
+
+  // Blocks until no load, retry or unload is pending, or `timeout` passes.
+  // Returns whether it settled.
+  bool WaitUntilSettled(std::chrono::milliseconds timeout);
+
+  // The servable a request resolves to. Errors, as TF Serving words them:
+  //   NOT_FOUND "Servable not found for request: Latest(name)" (unknown model
+  //     or no available version), "... Specific(name, 7)";
+  //   INVALID_ARGUMENT "Unrecognized servable version label: l".
+  StatusOr<ServableHandle> GetServable(const ServableRequest& request) const;
+
+  // Version statuses of `name` (all, or one version), ascending. NOT_FOUND
+  // "Could not find any versions of model NAME" / "Could not find version V
+  // of model NAME".
+  StatusOr<std::vector<VersionStatus>> GetModelStatus(const std::string& name,
+                                                      std::optional<int64_t> version) const;
+  // Resolves a label to its version (INVALID_ARGUMENT as GetServable).
+  StatusOr<int64_t> ResolveLabel(const std::string& name, const std::string& label) const;
+
+  std::vector<ModelSummary> ListModels() const;
+  // Every configured model has at least one AVAILABLE version.
+  bool AllModelsAvailable() const;
+
+ private:
+  struct VersionEntry;
+  struct ModelEntry;
+
+  void Reconcile(ModelEntry& model, const std::map<int64_t, std::string>* dirs);  // mu_ held (unique)
+  void StartLoad(ModelEntry& model, int64_t version, const std::string& path);   // mu_ held
+  void StartUnload(ModelEntry& model, int64_t version);                          // mu_ held
+  void LoadThread(std::string name, int64_t version, std::string path, std::shared_ptr<VersionEntry> entry);
+  void UnloadThread(std::string name, int64_t version, std::shared_ptr<VersionEntry> entry);
+  void SetState(const std::string& name, int64_t version, VersionEntry& entry, VersionState state,
+                const Status& status, const std::string& detail);  // entry.mu held by caller or single-owner
+  void Log(const std::string& line) const;
+  void PollLoop();
+  void Spawn(std::function<void()> fn);
+  void ReapFinishedThreads();  // mu_ held
+
+  ModelManagerOptions options_;
+  mutable std::shared_mutex mu_;  // guards config_, models_, threads_
+  ModelServerConfig config_;
+  std::map<std::string, std::unique_ptr<ModelEntry>> models_;
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Worker> threads_;
+
+  std::mutex settle_mu_;
+  std::condition_variable settle_cv_;
+  int pending_ = 0;  // loads + unloads in flight (guarded by settle_mu_)
+
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread poller_;
+};
+
+}  // namespace tfhost::serving

@@ -1,0 +1,178 @@
+// ServerCore: the protocol-independent heart of `tfhost serve`. The gRPC and
+// REST front ends translate their wire formats into TF Serving's request
+// protos (or tensors) and call these methods; ServerCore resolves model_spec
+// (name, version or version_label, signature_name) through the ModelManager,
+// runs the request through the model's SignatureRunner (direct, or a batching
+// scheduler plugged in per model), records metrics, and fills the response
+// exactly as TF Serving would (model_spec with the resolved version and
+// signature name).
+//
+// Error mapping matches TF Serving: unknown model / version -> NOT_FOUND
+// "Servable not found for request: Latest(name)" / "Specific(name, v)";
+// unknown label -> INVALID_ARGUMENT "Unrecognized servable version label: l";
+// unknown signature -> FAILED_PRECONDITION 'Serving signature key "k" not
+// found.' (ResolveSignature, used by REST before parsing JSON, answers
+// INVALID_ARGUMENT '... not found in signature def' as TF Serving's REST
+// handler does); bad inputs -> INVALID_ARGUMENT.
+//
+// Thread-safety: every method may be called from many threads at once.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "serving/metrics/metrics_registry.h"
+#include "serving/model_manager/model_config.h"
+#include "serving/model_manager/model_manager.h"
+#include "serving/servable/inference.h"
+#include "serving/servable/servable.h"
+#include "tensorflow_serving/apis/classification.pb.h"
+#include "tensorflow_serving/apis/get_model_metadata.pb.h"
+#include "tensorflow_serving/apis/get_model_status.pb.h"
+#include "tensorflow_serving/apis/inference.pb.h"
+#include "tensorflow_serving/apis/model_management.pb.h"
+#include "tensorflow_serving/apis/predict.pb.h"
+#include "tensorflow_serving/apis/regression.pb.h"
+
+namespace tfhost::serving {
+
+// Metric label for where a request came from.
+enum class Entrypoint { kGrpc, kRest, kInternal };
+const char* EntrypointName(Entrypoint e);  // "GRPC", "REST", "INTERNAL"
+
+struct RequestContext {
+  Entrypoint entrypoint = Entrypoint::kInternal;
+};
+
+struct ServerCoreOptions {
+  // The models to serve: from SingleModelConfig(--model_name,
+  // --model_base_path) or ReadModelServerConfigFile(--model_config_file).
+  ModelServerConfig model_server_config;
+  // When set, the file is re-read every model_config_file_poll_wait_seconds
+  // (> 0) and a changed, valid config is applied with ReloadConfig; an
+  // invalid one is logged and ignored.
+  std::string model_config_file;
+  int64_t model_config_file_poll_wait_seconds = 0;
+  // Poll interval, retries, load options, log sink. `loader` may be set (tests);
+  // `warmer` and `metrics` are set by ServerCore.
+  ModelManagerOptions manager;
+  // --enable_model_warmup: replay assets.extra/tf_serving_warmup_requests.
+  bool enable_model_warmup = true;
+  InferenceOptions inference;
+  // nullptr: ServerCore owns a registry (metrics_registry() exposes it).
+  MetricsRegistry* metrics_registry = nullptr;
+  // Create() fails when a configured model has no AVAILABLE version after the
+  // initial load settles (TF Serving refuses to start then).
+  bool fail_if_initial_load_fails = true;
+  // Bound on waiting for the initial load and for ReloadConfig to settle.
+  std::chrono::milliseconds load_timeout = std::chrono::minutes(10);
+};
+
+// What a model spec resolves to, for front ends that need the signature
+// before building the request (REST turns JSON into tensors with its dtypes).
+struct ResolvedSignature {
+  ServableHandle servable;            // keeps the version alive while held
+  std::string signature_name;         // after defaulting ("serving_default")
+  const runtime::Signature* signature = nullptr;            // owned by servable
+  const tensorflow::SignatureDef* signature_def = nullptr;  // owned by servable; may be null
+};
+
+// Tensor-level predict result (REST's fast path; avoids TensorProto copies).
+struct PredictResult {
+  std::string model_name;
+  int64_t version = 0;
+  std::string signature_name;
+  TensorMap outputs;
+};
+
+class ServerCore {
+ public:
+  // Loads the initial config (waits until it settles, see options).
+  static StatusOr<std::unique_ptr<ServerCore>> Create(ServerCoreOptions options);
+  ~ServerCore();
+  ServerCore(const ServerCore&) = delete;
+  ServerCore& operator=(const ServerCore&) = delete;
+
+  // ---- tensorflow.serving.PredictionService ----
+  Status Predict(const tensorflow::serving::PredictRequest& request, tensorflow::serving::PredictResponse* response,
+                 const RequestContext& context = {});
+  Status Classify(const tensorflow::serving::ClassificationRequest& request,
+                  tensorflow::serving::ClassificationResponse* response, const RequestContext& context = {});
+  Status Regress(const tensorflow::serving::RegressionRequest& request,
+                 tensorflow::serving::RegressionResponse* response, const RequestContext& context = {});
+  Status MultiInference(const tensorflow::serving::MultiInferenceRequest& request,
+                        tensorflow::serving::MultiInferenceResponse* response, const RequestContext& context = {});
+  // metadata["signature_def"] = Any(tensorflow.serving.SignatureDefMap).
+  Status GetModelMetadata(const tensorflow::serving::GetModelMetadataRequest& request,
+                          tensorflow::serving::GetModelMetadataResponse* response,
+                          const RequestContext& context = {});
+
+  // ---- tensorflow.serving.ModelService ----
+  Status GetModelStatus(const tensorflow::serving::GetModelStatusRequest& request,
+                        tensorflow::serving::GetModelStatusResponse* response, const RequestContext& context = {});
+  // Returns OK with response->status filled from the ReloadConfig result, as
+  // TF Serving does (the RPC itself succeeds; the status says what happened).
+  Status HandleReloadConfigRequest(const tensorflow::serving::ReloadConfigRequest& request,
+                                   tensorflow::serving::ReloadConfigResponse* response);
+  // Validates and applies a config, then waits (load_timeout) until models
+  // it adds have settled. An invalid config changes nothing.
+  Status ReloadConfig(const ModelServerConfig& config);
+
+  // ---- helpers for front ends ----
+  StatusOr<ServableHandle> GetServable(const tensorflow::serving::ModelSpec& spec) const;
+  StatusOr<ResolvedSignature> ResolveSignature(const tensorflow::serving::ModelSpec& spec) const;
+  // Predict with tensors instead of TensorProtos (same checks and metrics).
+  StatusOr<PredictResult> PredictTensors(const tensorflow::serving::ModelSpec& spec, TensorMap inputs,
+                                         const std::vector<std::string>& output_filter,
+                                         const RequestContext& context = {});
+  std::vector<ModelSummary> ListModels() const;  // GET /v1/models
+  bool AllModelsAvailable() const;               // GET /readyz
+  std::string MetricsText() const;               // Prometheus exposition
+
+  // ---- batching hook ----
+  // Requests to `model_name` go through `runner` (nullptr restores the default).
+  void SetRunner(const std::string& model_name, std::shared_ptr<SignatureRunner> runner);
+  // The runner for models without their own (initially a DirectRunner).
+  void SetDefaultRunner(std::shared_ptr<SignatureRunner> runner);
+  std::shared_ptr<SignatureRunner> RunnerFor(const std::string& model_name) const;
+
+  ModelManager& manager() { return *manager_; }
+  MetricsRegistry& metrics_registry() { return *registry_; }
+  ServingMetrics& metrics() { return *metrics_; }
+
+ private:
+  explicit ServerCore(ServerCoreOptions options);
+  Status Warmup(const ServableHandle& servable);
+  void ConfigPollLoop();
+  // Records request_count and request_latency.
+  void Record(const std::string& model_name, const char* api, const RequestContext& context,
+              std::chrono::steady_clock::time_point start, const Status& status) const;
+
+  ServerCoreOptions options_;
+  std::unique_ptr<MetricsRegistry> owned_registry_;
+  MetricsRegistry* registry_ = nullptr;
+  std::unique_ptr<ServingMetrics> metrics_;
+  mutable std::shared_mutex runners_mu_;
+  std::shared_ptr<SignatureRunner> default_runner_;
+  std::map<std::string, std::shared_ptr<SignatureRunner>> runners_;
+  std::unique_ptr<ModelManager> manager_;
+
+  std::mutex poll_mu_;
+  std::condition_variable poll_cv_;
+  bool stopping_ = false;
+  std::string last_config_text_;
+  std::thread config_poller_;
+};
+
+// model_spec -> ServableRequest (version_label or version; neither = latest).
+ServableRequest ServableRequestFromModelSpec(const tensorflow::serving::ModelSpec& spec);
+
+}  // namespace tfhost::serving
