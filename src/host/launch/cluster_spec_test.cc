@@ -1,0 +1,114 @@
+#include "host/launch/cluster_spec.h"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace tfhost::host::launch {
+namespace {
+
+ClusterSpec Build(const ClusterShape& shape, int base_port = 2000) {
+  std::vector<std::string> hosts;
+  std::vector<int> ports;
+  for (size_t i = 0; i < TaskList(shape).size(); ++i) {
+    hosts.push_back("h" + std::to_string(i / 2));
+    ports.push_back(base_port + static_cast<int>(i));
+  }
+  auto spec = BuildClusterSpec(shape, hosts, ports);
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return spec.ok() ? *spec : ClusterSpec{};
+}
+
+rapidjson::Document Parse(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  EXPECT_FALSE(d.HasParseError()) << json;
+  return d;
+}
+
+TEST(ClusterSpecTest, MultiWorkerIsWorkersOnlyAndEveryTaskSeesTheSameCluster) {
+  ClusterShape shape{Strategy::kMultiWorker, 3, 0, false};
+  ClusterSpec spec = Build(shape);
+  std::string first_cluster;
+  for (int i = 0; i < 3; ++i) {
+    auto json = TfConfigJson(spec, {"worker", i});
+    ASSERT_TRUE(json.ok());
+    rapidjson::Document d = Parse(*json);
+    ASSERT_TRUE(d.IsObject());
+    const auto& cluster = d["cluster"];
+    EXPECT_EQ(cluster.MemberCount(), 1u) << *json;  // no chief, no ps
+    ASSERT_TRUE(cluster.HasMember("worker"));
+    ASSERT_EQ(cluster["worker"].Size(), 3u);
+    EXPECT_STREQ(cluster["worker"][0].GetString(), "h0:2000");
+    EXPECT_STREQ(cluster["worker"][2].GetString(), "h1:2002");
+    EXPECT_STREQ(d["task"]["type"].GetString(), "worker");
+    EXPECT_EQ(d["task"]["index"].GetInt(), i);
+    std::string c = ClusterJson(spec);
+    if (i == 0) first_cluster = c;
+    EXPECT_EQ(c, first_cluster);
+  }
+  EXPECT_EQ(*TfConfigJson(spec, {"worker", 1}),
+            R"({"cluster":{"worker":["h0:2000","h0:2001","h1:2002"]},"task":{"type":"worker","index":1}})");
+}
+
+TEST(ClusterSpecTest, ParameterServerHasChiefWorkersAndPsAndEvaluatorStaysOutside) {
+  ClusterShape shape{Strategy::kParameterServer, 2, 2, true};
+  std::vector<TaskId> ids = TaskList(shape);
+  ASSERT_EQ(ids.size(), 6u);
+  EXPECT_EQ(ids[0].Label(), "chief:0");
+  EXPECT_EQ(ids[1].Label(), "worker:0");
+  EXPECT_EQ(ids[3].Label(), "ps:0");
+  EXPECT_EQ(ids[5].Label(), "evaluator:0");
+  ClusterSpec spec = Build(shape);
+  EXPECT_EQ(ClusterJson(spec), R"({"chief":["h0:2000"],"worker":["h0:2001","h1:2002"],"ps":["h1:2003","h2:2004"]})");
+  auto eval = TfConfigJson(spec, {"evaluator", 0});
+  ASSERT_TRUE(eval.ok());
+  rapidjson::Document d = Parse(*eval);
+  EXPECT_FALSE(d["cluster"].HasMember("evaluator"));
+  EXPECT_STREQ(d["task"]["type"].GetString(), "evaluator");
+  auto ps1 = TfConfigJson(spec, {"ps", 1});
+  ASSERT_TRUE(ps1.ok());
+  EXPECT_EQ(Parse(*ps1)["task"]["index"].GetInt(), 1);
+}
+
+TEST(ClusterSpecTest, MirroredHasNoTfConfig) {
+  ClusterShape shape{Strategy::kMirrored, 1, 0, false};
+  ClusterSpec spec = Build(shape);
+  auto json = TfConfigJson(spec, {"worker", 0});
+  ASSERT_TRUE(json.ok());
+  EXPECT_EQ(*json, "");
+}
+
+TEST(ClusterSpecTest, ShapesThatTensorFlowRejectsAreErrors) {
+  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 2, 1, false}).ok());  // ps with MWMS
+  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 0, 0, false}).ok());
+  EXPECT_FALSE(ValidateShape({Strategy::kParameterServer, 2, 0, false}).ok());  // no ps
+  EXPECT_FALSE(ValidateShape({Strategy::kMirrored, 2, 0, false}).ok());
+  EXPECT_FALSE(ValidateShape({Strategy::kMirrored, 1, 0, true}).ok());
+  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 1 << 30, 0, false}).ok());
+  EXPECT_TRUE(ValidateShape({Strategy::kMultiWorker, 4, 0, true}).ok());
+}
+
+TEST(ClusterSpecTest, DuplicateAddressesAndBadPortsAreRejected) {
+  ClusterShape shape{Strategy::kMultiWorker, 2, 0, false};
+  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "a"}, {1000, 1000}).ok());
+  EXPECT_TRUE(BuildClusterSpec(shape, {"a", "b"}, {1000, 1000}).ok());
+  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "b"}, {0, 1000}).ok());
+  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "b"}, {1000, 70000}).ok());
+  EXPECT_FALSE(BuildClusterSpec(shape, {"a"}, {1000}).ok());
+  EXPECT_FALSE(BuildClusterSpec(shape, {"a", ""}, {1000, 1001}).ok());
+}
+
+TEST(ClusterSpecTest, Ipv6HostsAreBracketed) {
+  TaskAddress a{{"worker", 0}, "fe80::1", 2222};
+  EXPECT_EQ(a.Address(), "[fe80::1]:2222");
+}
+
+TEST(ClusterSpecTest, StrategyNamesParse) {
+  EXPECT_EQ(*ParseStrategy("mwms"), Strategy::kMultiWorker);
+  EXPECT_EQ(*ParseStrategy("ps"), Strategy::kParameterServer);
+  EXPECT_EQ(*ParseStrategy("mirrored"), Strategy::kMirrored);
+  EXPECT_FALSE(ParseStrategy("horovod").ok());
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch

@@ -1,0 +1,70 @@
+// The environment every launched task gets: the user's own environment, the
+// tuning launch recommends (NCCL network choice from the probe, TensorFlow GPU
+// allocator and thread settings, XLA and mixed precision on request) and the
+// task's identity (TF_CONFIG). Precedence, lowest first:
+//   1. recommended tuning: set only where the user's environment lacks the name
+//   2. the inherited environment (what the user exported)
+//   3. --env NAME=VALUE given to launch
+//   4. the task's identity: TF_CONFIG, TFHOST_TASK_TYPE/_INDEX, TFHOST_NUM_TASKS
+// so the user always wins over tuning, and the cluster wiring always wins
+// over a stale TF_CONFIG left in a shell (reported as a warning).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "host/launch/net_facts.h"
+
+namespace tfhost::host::launch {
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  std::string why;  // one line for --dry-run
+};
+
+// What NCCL should use on this host.
+struct NetworkChoice {
+  std::string socket_ifname;  // NCCL_SOCKET_IFNAME; empty: none suitable
+  std::string ib_hca;         // NCCL_IB_HCA ("=mlx5_0:1,mlx5_1:1"); empty: no active RDMA port
+  int gid_index = -1;         // NCCL_IB_GID_INDEX, a RoCE v2 GID; -1: not RoCE / none
+  std::vector<std::string> notes;
+};
+
+// Picks the fastest non-loopback interface that is up and has an IPv4
+// address (container plumbing such as docker*, veth*, virbr* is skipped;
+// ties go to a physical device, then to the name), every RDMA port that is
+// ACTIVE, and for RoCE ports the RoCE v2 GID, preferring an IPv4-mapped one
+// (what NCCL's own documentation recommends for routable RoCE).
+NetworkChoice ChooseNetwork(const NetworkFacts& facts);
+
+struct TuningOptions {
+  bool tune = true;              // false: no recommended variables at all
+  bool xla = false;              // TF_XLA_FLAGS=--tf_xla_auto_jit=2
+  bool mixed_precision = false;  // TF_ENABLE_AUTO_MIXED_PRECISION=1
+};
+
+// The recommended variables, in the order --dry-run prints them.
+std::vector<EnvVar> RecommendedEnv(const NetworkChoice& net, const TuningOptions& options);
+
+// Parses "NAME=VALUE" (from --env); NAME must be a valid variable name.
+StatusOr<EnvVar> ParseEnvAssignment(const std::string& text);
+
+struct TaskEnvironment {
+  std::vector<std::string> entries;  // "NAME=VALUE" for execve, sorted by name
+  std::vector<EnvVar> set;           // what launch set or changed, for --dry-run
+  std::vector<std::string> kept;     // recommended names the user's environment already had
+  std::vector<std::string> warnings; // e.g. an inherited TF_CONFIG replaced
+};
+
+// Applies the precedence above. `inherited` is the user's environment.
+TaskEnvironment ComposeTaskEnv(const std::map<std::string, std::string>& inherited,
+                               const std::vector<EnvVar>& recommended, const std::vector<EnvVar>& user_flags,
+                               const std::vector<EnvVar>& task_identity);
+
+// The current process environment as a map.
+std::map<std::string, std::string> CurrentEnvironment();
+
+}  // namespace tfhost::host::launch

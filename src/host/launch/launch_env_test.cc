@@ -1,0 +1,186 @@
+#include "host/launch/launch_env.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace tfhost::host::launch {
+namespace {
+
+namespace fs = std::filesystem;
+
+NetInterface Iface(const std::string& name, int64_t speed, const std::string& state, bool has_ip,
+                   bool loopback = false) {
+  NetInterface n;
+  n.name = name;
+  n.speed_mbps = speed;
+  n.operstate = state;
+  n.is_loopback = loopback;
+  if (has_ip) n.ipv4.push_back("10.0.0.1");
+  return n;
+}
+
+RdmaPort RocePort(int port, const std::string& state) {
+  RdmaPort p;
+  p.port = port;
+  p.state = state;
+  p.link_layer = "Ethernet";
+  p.gids = {{0, "fe80:0000:0000:0000:0a00:00ff:fe00:0001", "IB/RoCE v1", "ens1"},
+            {1, "fe80:0000:0000:0000:0a00:00ff:fe00:0001", "RoCE v2", "ens1"},
+            {2, "0000:0000:0000:0000:0000:ffff:0a00:0001", "IB/RoCE v1", "ens1"},
+            {3, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v2", "ens1"}};
+  return p;
+}
+
+TEST(ChooseNetworkTest, FastestUpInterfaceWithAddressWins) {
+  NetworkFacts f;
+  f.interfaces = {Iface("lo", -1, "unknown", true, true), Iface("eno1", 1000, "up", true),
+                  Iface("ens1f0", 100000, "up", true), Iface("ens2f0", 200000, "down", true),
+                  Iface("ens3", 400000, "up", false), Iface("docker0", 1000000, "up", true)};
+  NetworkChoice c = ChooseNetwork(f);
+  EXPECT_EQ(c.socket_ifname, "ens1f0");
+  EXPECT_TRUE(c.ib_hca.empty());
+  EXPECT_EQ(c.gid_index, -1);
+}
+
+TEST(ChooseNetworkTest, OnlyLoopbackMeansNoSocketInterface) {
+  NetworkFacts f;
+  f.interfaces = {Iface("lo", -1, "unknown", true, true)};
+  EXPECT_EQ(ChooseNetwork(f).socket_ifname, "");
+}
+
+TEST(ChooseNetworkTest, RoceGetsActiveHcasAndTheIpv4MappedRoceV2Gid) {
+  NetworkFacts f;
+  f.interfaces = {Iface("ens1", 100000, "up", true)};
+  RdmaDevice a{"mlx5_0", "", -1, {"ens1"}, {RocePort(1, "ACTIVE")}};
+  RdmaDevice b{"mlx5_1", "", -1, {"ens2"}, {RocePort(1, "DOWN")}};
+  RdmaDevice c{"mlx5_2", "", -1, {"ens3"}, {RocePort(1, "ACTIVE")}};
+  f.rdma = {a, b, c};
+  NetworkChoice choice = ChooseNetwork(f);
+  EXPECT_EQ(choice.ib_hca, "=mlx5_0:1,mlx5_2:1");
+  EXPECT_EQ(choice.gid_index, 3);
+}
+
+TEST(ChooseNetworkTest, InfinibandSetsHcaButNoGidIndex) {
+  NetworkFacts f;
+  RdmaPort p;
+  p.port = 1;
+  p.state = "ACTIVE";
+  p.link_layer = "InfiniBand";
+  f.rdma = {RdmaDevice{"mlx5_0", "", -1, {}, {p}}};
+  NetworkChoice c = ChooseNetwork(f);
+  EXPECT_EQ(c.ib_hca, "=mlx5_0:1");
+  EXPECT_EQ(c.gid_index, -1);
+}
+
+TEST(RecommendedEnvTest, TuningAndSwitches) {
+  NetworkChoice net;
+  net.socket_ifname = "ens1";
+  net.ib_hca = "=mlx5_0:1";
+  net.gid_index = 3;
+  TuningOptions o;
+  o.xla = true;
+  o.mixed_precision = true;
+  std::map<std::string, std::string> m;
+  for (const EnvVar& v : RecommendedEnv(net, o)) m[v.name] = v.value;
+  EXPECT_EQ(m["NCCL_SOCKET_IFNAME"], "ens1");
+  EXPECT_EQ(m["NCCL_IB_HCA"], "=mlx5_0:1");
+  EXPECT_EQ(m["NCCL_IB_GID_INDEX"], "3");
+  EXPECT_EQ(m["TF_GPU_ALLOCATOR"], "cuda_malloc_async");
+  EXPECT_EQ(m["TF_FORCE_GPU_ALLOW_GROWTH"], "true");
+  EXPECT_EQ(m["TF_GPU_THREAD_MODE"], "gpu_private");
+  EXPECT_EQ(m["TF_XLA_FLAGS"], "--tf_xla_auto_jit=2");
+  EXPECT_EQ(m["TF_ENABLE_AUTO_MIXED_PRECISION"], "1");
+  o.tune = false;
+  o.xla = o.mixed_precision = false;
+  EXPECT_TRUE(RecommendedEnv(net, o).empty());
+}
+
+std::string Value(const TaskEnvironment& e, const std::string& name) {
+  for (const std::string& kv : e.entries) {
+    if (kv.compare(0, name.size() + 1, name + "=") == 0) return kv.substr(name.size() + 1);
+  }
+  return "<unset>";
+}
+
+TEST(ComposeTaskEnvTest, UserEnvironmentBeatsTuningFlagsBeatInheritedIdentityBeatsAll) {
+  std::map<std::string, std::string> inherited = {{"PATH", "/bin"},
+                                                  {"TF_GPU_ALLOCATOR", "bfc"},
+                                                  {"NCCL_DEBUG", "WARN"},
+                                                  {"TF_CONFIG", "{\"stale\":1}"}};
+  std::vector<EnvVar> tuning = {{"TF_GPU_ALLOCATOR", "cuda_malloc_async", ""}, {"TF_GPU_THREAD_MODE", "gpu_private", ""}};
+  std::vector<EnvVar> flags = {{"NCCL_DEBUG", "INFO", "--env"}};
+  std::vector<EnvVar> identity = {{"TF_CONFIG", "{\"cluster\":{}}", ""}};
+  TaskEnvironment e = ComposeTaskEnv(inherited, tuning, flags, identity);
+  EXPECT_EQ(Value(e, "TF_GPU_ALLOCATOR"), "bfc");            // user wins over tuning
+  EXPECT_EQ(Value(e, "TF_GPU_THREAD_MODE"), "gpu_private");  // tuning fills gaps
+  EXPECT_EQ(Value(e, "NCCL_DEBUG"), "INFO");                 // --env beats inherited
+  EXPECT_EQ(Value(e, "TF_CONFIG"), "{\"cluster\":{}}");      // identity beats a stale TF_CONFIG
+  EXPECT_EQ(Value(e, "PATH"), "/bin");
+  ASSERT_EQ(e.kept.size(), 1u);
+  EXPECT_EQ(e.kept[0], "TF_GPU_ALLOCATOR");
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_NE(e.warnings[0].find("TF_CONFIG"), std::string::npos);
+}
+
+TEST(ParseEnvAssignmentTest, NameValue) {
+  auto v = ParseEnvAssignment("A_1=x=y");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->name, "A_1");
+  EXPECT_EQ(v->value, "x=y");
+  EXPECT_TRUE(ParseEnvAssignment("EMPTY=").ok());
+  EXPECT_FALSE(ParseEnvAssignment("NOEQUALS").ok());
+  EXPECT_FALSE(ParseEnvAssignment("=x").ok());
+  EXPECT_FALSE(ParseEnvAssignment("1A=x").ok());
+  EXPECT_FALSE(ParseEnvAssignment("A B=x").ok());
+}
+
+void Write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+TEST(ReadNetworkFactsTest, ReadsASysfsSnapshot) {
+  fs::path root = fs::path(::testing::TempDir()) / ("netfacts_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::path net = root / "sys/class/net";
+  Write(net / "lo/operstate", "unknown\n");
+  Write(net / "lo/type", "772\n");
+  Write(net / "lo/ipv4", "127.0.0.1\n");
+  Write(net / "ens1f0np0/operstate", "up\n");
+  Write(net / "ens1f0np0/type", "1\n");
+  Write(net / "ens1f0np0/speed", "100000\n");
+  Write(net / "ens1f0np0/ipv4", "192.168.1.5\n");
+  Write(net / "ens1f0np0/device/vendor", "0x15b3\n");
+  fs::path port = root / "sys/class/infiniband/mlx5_0/ports/1";
+  Write(port / "state", "4: ACTIVE\n");
+  Write(port / "link_layer", "Ethernet\n");
+  Write(port / "rate", "100 Gb/sec (4X EDR)\n");
+  Write(port / "gids/0", "fe80:0000:0000:0000:0000:0000:0000:0001\n");
+  Write(port / "gids/1", "0000:0000:0000:0000:0000:ffff:c0a8:0105\n");
+  Write(port / "gids/2", "0000:0000:0000:0000:0000:0000:0000:0000\n");
+  Write(port / "gid_attrs/types/0", "IB/RoCE v1\n");
+  Write(port / "gid_attrs/types/1", "RoCE v2\n");
+  NetworkFacts f = ReadNetworkFacts(root.string());
+  ASSERT_EQ(f.interfaces.size(), 2u);
+  EXPECT_EQ(f.interfaces[0].name, "ens1f0np0");
+  EXPECT_EQ(f.interfaces[0].speed_mbps, 100000);
+  EXPECT_FALSE(f.interfaces[0].is_virtual);
+  EXPECT_TRUE(f.interfaces[1].is_loopback);
+  ASSERT_EQ(f.rdma.size(), 1u);
+  ASSERT_EQ(f.rdma[0].ports.size(), 1u);
+  EXPECT_EQ(f.rdma[0].ports[0].state, "ACTIVE");
+  EXPECT_EQ(f.rdma[0].ports[0].rate_gbps, 100);
+  EXPECT_EQ(f.rdma[0].ports[0].gids.size(), 2u);  // the all-zero GID is skipped
+  NetworkChoice c = ChooseNetwork(f);
+  EXPECT_EQ(c.socket_ifname, "ens1f0np0");
+  EXPECT_EQ(c.ib_hca, "=mlx5_0:1");
+  EXPECT_EQ(c.gid_index, 1);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch

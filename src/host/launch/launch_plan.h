@@ -1,0 +1,105 @@
+// Turns `tfhost launch` options plus what the engine says (environment
+// variables of Slurm or MPI, a host list for ssh) into a plan: the whole
+// cluster with an address per task, and the processes this launcher instance
+// starts, each with its command line and environment.
+//
+// Engines:
+//   local  every task on this host ("localhost"), ports from --port BASE or
+//          probed free ports.
+//   slurm  one launcher per srun task. Hosts come from SLURM_STEP_NODELIST
+//          (or SLURM_JOB_NODELIST / SLURM_NODELIST) and the per-node task
+//          counts (SLURM_STEP_TASKS_PER_NODE / SLURM_TASKS_PER_NODE), with
+//          Slurm's default block distribution; this instance is SLURM_PROCID.
+//          Every instance computes the same cluster with no exchange: ports
+//          are BASE + the task's slot on its node, BASE from --port or derived
+//          from SLURM_JOB_ID and SLURM_STEP_ID (10000..27999).
+//   mpi    one launcher per rank (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE,
+//          PMIX_RANK). A rank knows only itself, so ranks meet in a directory
+//          rendezvous (rendezvous.h): each publishes its host and free ports.
+//   ssh    tasks spread over --hosts in blocks, each started as
+//          `ssh -tt HOST env NAME=VALUE ... COMMAND`; -tt ties the remote
+//          task to the ssh connection, so stopping ssh stops it.
+// When the cluster has more tasks than there are instances, each instance
+// runs an equal, contiguous share (--workers must divide evenly).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "host/launch/cluster_spec.h"
+#include "host/launch/launch_env.h"
+#include "host/launch/net_facts.h"
+
+namespace tfhost::host::launch {
+
+enum class Engine { kLocal, kSlurm, kMpi, kSsh };
+StatusOr<Engine> ParseEngine(const std::string& name);  // "local", "slurm", "mpi", "ssh"
+const char* EngineName(Engine e);
+// "auto": mpi when MPI rank variables are set, slurm inside an srun step
+// (SLURM_PROCID and SLURM_STEP_ID), otherwise local.
+Engine DetectEngine(const std::map<std::string, std::string>& env);
+
+struct LaunchOptions {
+  Engine engine = Engine::kLocal;
+  Strategy strategy = Strategy::kMultiWorker;
+  int workers = -1;        // -1: engine default (local: 2; slurm/mpi: one task per instance)
+  int ps = -1;             // -1: 1 for the ps strategy, 0 otherwise
+  bool evaluator = false;
+  int port_base = 0;       // 0: probe (local, mpi) or derive (slurm, ssh)
+  std::vector<std::string> hosts;  // ssh: host names (already expanded)
+  std::string ssh_command = "ssh";  // split on spaces
+  std::string rendezvous_dir;       // mpi; empty: $TMPDIR or /tmp, keyed by the MPI job id
+  double rendezvous_timeout = 120;
+  std::string advertise_host;       // slurm/mpi: this instance's address (default: node name / hostname)
+  int gpus_per_task = 0;            // >0: CUDA_VISIBLE_DEVICES per local slot (ps tasks get none)
+  std::vector<std::string> command;
+  TuningOptions tuning;
+  std::vector<EnvVar> user_env;     // --env
+};
+
+struct PlannedTask {
+  TaskId id;
+  std::string host;
+  int port = 0;
+  bool completes_job = true;
+  std::vector<std::string> argv;  // what is executed (ssh wraps the user's command)
+  TaskEnvironment env;
+};
+
+struct LaunchPlan {
+  Engine engine = Engine::kLocal;
+  ClusterSpec cluster;
+  int instance = 0;     // this launcher's index among all instances
+  int instances = 1;
+  std::vector<PlannedTask> tasks;  // the ones this instance starts
+  NetworkChoice network;
+  std::vector<std::string> notes;  // how hosts/ports were found, tuning notes
+  std::string rendezvous_dir;      // mpi: to clean up afterwards (instance 0)
+};
+
+// Hooks for what touches the machine, so tests can plan without it.
+struct PlanHooks {
+  // `n` distinct free TCP ports on this host.
+  std::function<StatusOr<std::vector<int>>(int n)> free_ports;
+  std::function<std::string()> hostname;
+  NetworkFacts network;
+};
+PlanHooks LiveHooks();
+StatusOr<std::vector<int>> ProbeFreePorts(int n);
+
+// `env` is the launcher's own environment (the engine's variables and the
+// user's settings alike).
+StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options, const std::map<std::string, std::string>& env,
+                                const PlanHooks& hooks);
+
+// Human-readable plan for --dry-run: cluster, then per task the command,
+// every variable launch sets (with why) and the ones the user's environment kept.
+std::string FormatPlan(const LaunchPlan& plan);
+
+// POSIX-shell quoting ("it's" -> 'it'\''s'); plain words stay bare.
+std::string ShellQuote(const std::string& s);
+
+}  // namespace tfhost::host::launch

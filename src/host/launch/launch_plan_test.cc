@@ -1,0 +1,229 @@
+#include "host/launch/launch_plan.h"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "host/launch/rendezvous.h"
+
+namespace tfhost::host::launch {
+namespace {
+
+PlanHooks FakeHooks(const std::string& hostname = "thishost") {
+  PlanHooks h;
+  h.free_ports = [](int n) -> StatusOr<std::vector<int>> {
+    std::vector<int> p;
+    for (int i = 0; i < n; ++i) p.push_back(41000 + i);
+    return p;
+  };
+  h.hostname = [hostname] { return hostname; };
+  NetInterface eth;
+  eth.name = "eth0";
+  eth.operstate = "up";
+  eth.speed_mbps = 10000;
+  eth.ipv4 = {"10.1.1.1"};
+  h.network.interfaces = {eth};
+  return h;
+}
+
+std::string EnvValue(const PlannedTask& t, const std::string& name) {
+  for (const std::string& kv : t.env.entries) {
+    if (kv.compare(0, name.size() + 1, name + "=") == 0) return kv.substr(name.size() + 1);
+  }
+  return "<unset>";
+}
+
+LaunchOptions Options(Engine e) {
+  LaunchOptions o;
+  o.engine = e;
+  o.command = {"python3", "train.py"};
+  return o;
+}
+
+TEST(LaunchPlanTest, LocalRunsEveryTaskWithProbedPortsAndTuning) {
+  LaunchOptions o = Options(Engine::kLocal);
+  o.workers = 3;
+  auto plan = PlanLaunch(o, {{"PATH", "/bin"}}, FakeHooks());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->tasks.size(), 3u);
+  EXPECT_EQ(ClusterJson(plan->cluster), R"({"worker":["localhost:41000","localhost:41001","localhost:41002"]})");
+  EXPECT_EQ(EnvValue(plan->tasks[2], "TF_CONFIG"),
+            R"({"cluster":{"worker":["localhost:41000","localhost:41001","localhost:41002"]},"task":{"type":"worker","index":2}})");
+  EXPECT_EQ(EnvValue(plan->tasks[0], "NCCL_SOCKET_IFNAME"), "eth0");
+  EXPECT_EQ(EnvValue(plan->tasks[0], "TFHOST_TASK_INDEX"), "0");
+  EXPECT_EQ(plan->tasks[1].argv, o.command);
+  std::string text = FormatPlan(*plan);
+  EXPECT_NE(text.find("[worker:1] localhost:41001"), std::string::npos) << text;
+  EXPECT_NE(text.find("env TF_GPU_ALLOCATOR=cuda_malloc_async"), std::string::npos) << text;
+}
+
+TEST(LaunchPlanTest, LocalPortBaseAndPsStrategyAndGpuSlots) {
+  LaunchOptions o = Options(Engine::kLocal);
+  o.strategy = Strategy::kParameterServer;
+  o.workers = 2;
+  o.port_base = 5000;
+  o.gpus_per_task = 2;
+  auto plan = PlanLaunch(o, {}, FakeHooks());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(ClusterJson(plan->cluster),
+            R"({"chief":["localhost:5000"],"worker":["localhost:5001","localhost:5002"],"ps":["localhost:5003"]})");
+  ASSERT_EQ(plan->tasks.size(), 4u);
+  EXPECT_TRUE(plan->tasks[0].completes_job);   // chief
+  EXPECT_FALSE(plan->tasks[1].completes_job);  // worker
+  EXPECT_FALSE(plan->tasks[3].completes_job);  // ps
+  EXPECT_EQ(EnvValue(plan->tasks[0], "CUDA_VISIBLE_DEVICES"), "0,1");
+  EXPECT_EQ(EnvValue(plan->tasks[2], "CUDA_VISIBLE_DEVICES"), "4,5");
+  EXPECT_EQ(EnvValue(plan->tasks[3], "CUDA_VISIBLE_DEVICES"), "");
+}
+
+TEST(LaunchPlanTest, MirroredSetsNoTfConfig) {
+  LaunchOptions o = Options(Engine::kLocal);
+  o.strategy = Strategy::kMirrored;
+  auto plan = PlanLaunch(o, {}, FakeHooks());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->tasks.size(), 1u);
+  EXPECT_EQ(EnvValue(plan->tasks[0], "TF_CONFIG"), "<unset>");
+}
+
+std::map<std::string, std::string> SlurmEnv(int procid, int nodeid) {
+  return {{"SLURM_JOB_ID", "4242"},         {"SLURM_STEP_ID", "0"},
+          {"SLURM_JOB_NODELIST", "gpu[07-08]"}, {"SLURM_NTASKS", "4"},
+          {"SLURM_TASKS_PER_NODE", "2(x2)"},  {"SLURM_PROCID", std::to_string(procid)},
+          {"SLURM_NODEID", std::to_string(nodeid)}, {"SLURM_LOCALID", std::to_string(procid % 2)}};
+}
+
+TEST(LaunchPlanTest, SlurmInstancesAgreeOnOneClusterWithoutTalking) {
+  LaunchOptions o = Options(Engine::kSlurm);
+  std::string cluster;
+  for (int procid = 0; procid < 4; ++procid) {
+    auto plan = PlanLaunch(o, SlurmEnv(procid, procid / 2), FakeHooks());
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    ASSERT_EQ(plan->tasks.size(), 1u);
+    EXPECT_EQ(plan->tasks[0].id.index, procid);
+    EXPECT_EQ(plan->tasks[0].host, procid < 2 ? "gpu07" : "gpu08");
+    if (procid == 0) cluster = ClusterJson(plan->cluster);
+    EXPECT_EQ(ClusterJson(plan->cluster), cluster);
+  }
+  auto p0 = PlanLaunch(o, SlurmEnv(0, 0), FakeHooks());
+  int base = p0->cluster.tasks[0].port;
+  EXPECT_EQ(p0->cluster.tasks[1].port, base + 1);
+  EXPECT_EQ(p0->cluster.tasks[2].port, base);  // first slot on the second node
+  EXPECT_EQ(p0->cluster.tasks[2].host, "gpu08");
+}
+
+TEST(LaunchPlanTest, SlurmSeveralTasksPerInstanceAndPortFlag) {
+  LaunchOptions o = Options(Engine::kSlurm);
+  o.workers = 8;
+  o.port_base = 30000;
+  auto plan = PlanLaunch(o, SlurmEnv(3, 1), FakeHooks());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->tasks.size(), 2u);
+  EXPECT_EQ(plan->tasks[0].id.index, 6);
+  EXPECT_EQ(plan->tasks[0].host, "gpu08");
+  EXPECT_EQ(plan->tasks[0].port, 30002);
+  EXPECT_EQ(plan->tasks[1].port, 30003);
+  o.workers = 6;  // 6 tasks over 4 instances
+  EXPECT_FALSE(PlanLaunch(o, SlurmEnv(3, 1), FakeHooks()).ok());
+}
+
+TEST(LaunchPlanTest, SlurmErrorsSayWhatIsMissingOrInconsistent) {
+  LaunchOptions o = Options(Engine::kSlurm);
+  auto none = PlanLaunch(o, {}, FakeHooks());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("srun"), std::string::npos);
+  auto env = SlurmEnv(2, 0);  // cyclic distribution would put rank 2 on node 0
+  auto cyc = PlanLaunch(o, env, FakeHooks());
+  ASSERT_FALSE(cyc.ok());
+  EXPECT_NE(cyc.status().message().find("block"), std::string::npos);
+  env = SlurmEnv(0, 0);
+  env["SLURM_JOB_NODELIST"] = "gpu[07-";
+  EXPECT_FALSE(PlanLaunch(o, env, FakeHooks()).ok());
+  env = SlurmEnv(0, 0);
+  env["SLURM_PROCID"] = "x";
+  EXPECT_FALSE(PlanLaunch(o, env, FakeHooks()).ok());
+}
+
+TEST(LaunchPlanTest, MpiRanksMeetInTheRendezvousDirectory) {
+  std::string dir = ::testing::TempDir() + "/rdv_" + std::to_string(::getpid());
+  LaunchOptions o = Options(Engine::kMpi);
+  o.rendezvous_dir = dir;
+  o.rendezvous_timeout = 20;
+  std::vector<StatusOr<LaunchPlan>> plans(3, StatusOr<LaunchPlan>(Internal("not run")));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&, r] {
+      std::map<std::string, std::string> env = {{"OMPI_COMM_WORLD_RANK", std::to_string(r)},
+                                                {"OMPI_COMM_WORLD_SIZE", "3"},
+                                                {"OMPI_MCA_ess_base_jobid", "777"}};
+      PlanHooks h = FakeHooks("host" + std::to_string(r));
+      h.free_ports = [r](int n) -> StatusOr<std::vector<int>> { return std::vector<int>{50000 + r}; };
+      plans[r] = PlanLaunch(o, env, h);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(plans[r].ok()) << plans[r].status().ToString();
+    EXPECT_EQ(ClusterJson(plans[r]->cluster), R"({"worker":["host0:50000","host1:50001","host2:50002"]})");
+    ASSERT_EQ(plans[r]->tasks.size(), 1u);
+    EXPECT_EQ(plans[r]->tasks[0].id.index, r);
+  }
+  CleanupRendezvous(plans[0]->rendezvous_dir, 3, 5);
+  EXPECT_FALSE(std::filesystem::exists(plans[0]->rendezvous_dir));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LaunchPlanTest, MpiRendezvousTimesOutNamingMissingRanks) {
+  std::string dir = ::testing::TempDir() + "/rdv_to_" + std::to_string(::getpid());
+  LaunchOptions o = Options(Engine::kMpi);
+  o.rendezvous_dir = dir;
+  o.rendezvous_timeout = 0.3;
+  auto plan = PlanLaunch(o, {{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}, FakeHooks());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(plan.status().message().find("instances 1"), std::string::npos) << plan.status().message();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LaunchPlanTest, SshWrapsTheCommandAndQuotesTheEnvironment) {
+  LaunchOptions o = Options(Engine::kSsh);
+  o.hosts = {"n1", "n2"};
+  o.workers = 4;
+  o.command = {"python3", "train.py", "--note", "it's"};
+  auto plan = PlanLaunch(o, {{"PATH", "/bin"}}, FakeHooks());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->tasks.size(), 4u);
+  const PlannedTask& t = plan->tasks[3];
+  EXPECT_EQ(t.host, "n2");
+  EXPECT_EQ(t.port, 20001);
+  ASSERT_GE(t.argv.size(), 3u);
+  EXPECT_EQ(t.argv[0], "ssh");
+  EXPECT_EQ(t.argv[t.argv.size() - 2], "n2");
+  const std::string& remote = t.argv.back();
+  EXPECT_EQ(remote.rfind("env ", 0), 0u) << remote;
+  EXPECT_NE(remote.find(R"('TF_CONFIG={"cluster":{"worker":["n1:20000","n1:20001","n2:20000","n2:20001"]},"task":{"type":"worker","index":3}}')"),
+            std::string::npos)
+      << remote;
+  EXPECT_NE(remote.find(R"(python3 train.py --note 'it'\''s')"), std::string::npos) << remote;
+  EXPECT_EQ(remote.find("NCCL_SOCKET_IFNAME"), std::string::npos);  // not guessed for remote hosts
+}
+
+TEST(LaunchPlanTest, DetectEngineFromEnvironment) {
+  EXPECT_EQ(DetectEngine({}), Engine::kLocal);
+  EXPECT_EQ(DetectEngine({{"OMPI_COMM_WORLD_RANK", "0"}}), Engine::kMpi);
+  EXPECT_EQ(DetectEngine({{"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "1"}}), Engine::kSlurm);
+  EXPECT_EQ(DetectEngine({{"SLURM_PROCID", "0"}}), Engine::kLocal);  // batch script, not a step
+}
+
+TEST(LaunchPlanTest, ProbedFreePortsAreDistinct) {
+  auto ports = ProbeFreePorts(8);
+  ASSERT_TRUE(ports.ok());
+  std::set<int> unique(ports->begin(), ports->end());
+  EXPECT_EQ(unique.size(), 8u);
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch
