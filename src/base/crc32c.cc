@@ -40,14 +40,110 @@ inline uint64_t LoadLE64(const uint8_t* p) {
 }
 
 #ifdef TFHOST_CRC32C_X86
-__attribute__((target("sse4.2"))) uint32_t ExtendHardware(uint32_t init_crc, const void* data,
-                                                           size_t n) {
+// --- Shifting a raw CRC state over zero bytes -------------------------------
+//
+// The raw state update (no pre/post inversion) is linear over GF(2), so
+// feeding n zero bytes is a 32x32 bit matrix. That lets three independent
+// streams be computed in parallel and combined afterwards:
+//   R(s, A ++ B ++ C) = Z_L(Z_L(R(s, A)) ^ R(0, B)) ^ R(0, C),   |A|=|B|=|C|=L,
+// where Z_L is "feed L zero bytes". Z_L is applied by four 256-entry tables.
+
+// A GF(2) 32x32 matrix by columns: col[i] is the image of bit i.
+struct Matrix {
+  uint32_t col[32];
+};
+
+uint32_t Apply(const Matrix& m, uint32_t v) {
+  uint32_t out = 0;
+  for (int i = 0; v != 0; ++i, v >>= 1) {
+    if (v & 1) out ^= m.col[i];
+  }
+  return out;
+}
+
+Matrix Multiply(const Matrix& a, const Matrix& b) {  // a after b
+  Matrix out;
+  for (int i = 0; i < 32; ++i) out.col[i] = Apply(a, b.col[i]);
+  return out;
+}
+
+// Z_n as a matrix, by square-and-multiply over the one-zero-byte step.
+Matrix ZeroBytesOperator(size_t n) {
+  Matrix step, result;
+  for (int i = 0; i < 32; ++i) {
+    uint32_t s = uint32_t{1} << i;
+    step.col[i] = (s >> 8) ^ kTables[0][s & 0xff];
+    result.col[i] = s;
+  }
+  while (n > 0) {
+    if (n & 1) result = Multiply(step, result);
+    step = Multiply(step, step);
+    n >>= 1;
+  }
+  return result;
+}
+
+struct ShiftTable {
+  uint32_t t[4][256];
+  explicit ShiftTable(size_t zero_bytes) {
+    Matrix m = ZeroBytesOperator(zero_bytes);
+    for (int k = 0; k < 4; ++k) {
+      for (uint32_t b = 0; b < 256; ++b) t[k][b] = Apply(m, b << (8 * k));
+    }
+  }
+  uint32_t Shift(uint32_t crc) const {
+    return t[0][crc & 0xff] ^ t[1][(crc >> 8) & 0xff] ^ t[2][(crc >> 16) & 0xff] ^ t[3][crc >> 24];
+  }
+};
+
+// Stream lengths for the three-way blocks: long blocks amortise the combine,
+// short ones keep small records (a few hundred bytes) on the fast path.
+constexpr size_t kLongStream = 4096;
+constexpr size_t kShortStream = 128;
+
+struct ShiftTables {
+  ShiftTable long_shift{kLongStream};
+  ShiftTable short_shift{kShortStream};
+};
+
+const ShiftTables& GetShiftTables() {
+  static const ShiftTables* tables = new ShiftTables();
+  return *tables;
+}
+
+// One block of three streams of `len` bytes each (len a multiple of 8),
+// continuing raw state `crc`. The crc32 instruction has a latency of three
+// cycles and a throughput of one per cycle, so three independent chains keep
+// the unit busy where one chain would leave it idle two cycles in three.
+__attribute__((target("sse4.2"))) inline uint64_t ThreeWayBlock(const uint8_t* p, size_t len, uint64_t crc,
+                                                                const ShiftTable& shift) {
+  uint64_t a = crc, b = 0, c = 0;
+  const uint8_t* pb = p + len;
+  const uint8_t* pc = p + 2 * len;
+  for (size_t i = 0; i < len; i += 8) {
+    a = _mm_crc32_u64(a, LoadLE64(p + i));
+    b = _mm_crc32_u64(b, LoadLE64(pb + i));
+    c = _mm_crc32_u64(c, LoadLE64(pc + i));
+  }
+  uint32_t ab = shift.Shift(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b);
+  return shift.Shift(ab) ^ static_cast<uint32_t>(c);
+}
+
+__attribute__((target("sse4.2"))) uint32_t ExtendHardware(uint32_t init_crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   uint64_t crc = init_crc ^ 0xFFFFFFFFu;
-  // Align to 8 bytes so the 64-bit loads are aligned (faster on older cores).
-  while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
-    crc = _mm_crc32_u8(static_cast<uint32_t>(crc), *p++);
-    --n;
+  if (n >= 3 * kShortStream) {
+    const ShiftTables& tables = GetShiftTables();
+    while (n >= 3 * kLongStream) {
+      crc = ThreeWayBlock(p, kLongStream, crc, tables.long_shift);
+      p += 3 * kLongStream;
+      n -= 3 * kLongStream;
+    }
+    while (n >= 3 * kShortStream) {
+      crc = ThreeWayBlock(p, kShortStream, crc, tables.short_shift);
+      p += 3 * kShortStream;
+      n -= 3 * kShortStream;
+    }
   }
   while (n >= 8) {
     crc = _mm_crc32_u64(crc, LoadLE64(p));
