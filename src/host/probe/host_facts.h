@@ -75,6 +75,13 @@ struct MountFacts {
   uint64_t free_bytes = 0;   // available to unprivileged users
 };
 
+// Where a path the user named (dataset, model dir) lives.
+struct PathFacts {
+  std::string path;
+  MountFacts mount;   // valid when error is empty
+  std::string error;  // "does not exist" ...
+};
+
 struct NetInterface {
   std::string name;          // "eth0", "ens1f0", "ib0"
   std::string mac;
@@ -200,6 +207,7 @@ struct HostFacts {
   MemoryFacts memory;
   std::vector<DiskFacts> disks;
   std::vector<MountFacts> mounts;
+  std::vector<PathFacts> paths;  // only those asked for (probe --path, doctor --data)
   std::vector<NetInterface> net;
   std::vector<RdmaDevice> rdma;
   NvidiaFacts nvidia;

@@ -8,6 +8,7 @@
 // across threads while in use.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ std::vector<LibraryFacts> ProbeLibraries(const FsReader& fs, const std::vector<s
 // from PCIe paths in sysfs and NVLink peers.
 TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaFacts& gpus,
                              const std::vector<RdmaDevice>& rdma, const std::vector<NetInterface>& net);
+// The pip-installed TensorFlow (name "tensorflow", version from its
+// dist-info folder) in site-packages under VIRTUAL_ENV, CONDA_PREFIX,
+// ~/.local, PYTHONPATH and the system prefixes; empty name when none.
+LibraryFacts ProbeTensorFlow(const FsReader& fs, const std::map<std::string, std::string>& env);
 EnvironmentHints ProbeEnvironment(const FsReader& fs, Notes* notes);
 ProcessLimits ProbeLimits(const FsReader& fs, Notes* notes);
 
@@ -61,6 +66,7 @@ struct ProbeOptions {
   std::string nvml_topo;           // `nvidia-smi topo -m` recording (with nvml_xml)
   std::vector<std::string> library_dirs;  // empty: usual places
   std::string ld_library_path;     // LD_LIBRARY_PATH to search as well
+  std::vector<std::string> paths;  // paths whose filesystem to report (HostFacts::paths)
 };
 
 // Everything. `options.root == "/"` probes this machine.

@@ -1,0 +1,269 @@
+// The probe on recordings: a DGX-A100-like 8-GPU NVLink server, a PCIe-only
+// 4-GPU workstation with a RoCE NIC and a CPU-only host (snapshots under
+// src/host/testdata, sources in its README), and this machine for real.
+#include "host/probe/probe.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "host/probe/mini_xml.h"
+
+namespace tfhost::host {
+namespace {
+
+std::string TestData(const std::string& name) {
+  const char* src = std::getenv("TFHOST_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/src/host/testdata/" + name;
+}
+
+HostFacts Probe(const std::string& snapshot) {
+  ProbeOptions o;
+  o.root = TestData(snapshot);
+  o.library_dirs = {"/usr/local/cuda-11.8/lib64", "/usr/lib/x86_64-linux-gnu"};
+  return ProbeHost(o);
+}
+
+TEST(ProbeDgxTest, EightA100sBehindNvSwitchesWithTwelveLinksEach) {
+  HostFacts f = Probe("dgx_a100");
+  ASSERT_TRUE(f.nvidia.nvml_loaded) << f.nvidia.nvml_error;
+  EXPECT_EQ(f.nvidia.driver_version, "535.104.05");
+  EXPECT_EQ(f.nvidia.cuda_driver_version, 12020);
+  ASSERT_EQ(f.nvidia.gpus.size(), 8u);
+  const GpuFacts& g0 = f.nvidia.gpus[0];
+  EXPECT_EQ(g0.name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(g0.memory_total_bytes, 81920ull << 20);
+  EXPECT_EQ(g0.cc_major, 8);
+  EXPECT_EQ(g0.cc_minor, 0);
+  EXPECT_EQ(g0.pcie_gen_max, 4);
+  EXPECT_EQ(g0.pcie_width_max, 16);
+  EXPECT_EQ(g0.mig_mode, "Disabled");
+  EXPECT_EQ(g0.numa_node, 3);
+  EXPECT_EQ(g0.ActiveNvLinks(), 12);
+  EXPECT_EQ(f.nvidia.gpus[7].pci_bus_id, "00000000:BD:00.0");
+  EXPECT_EQ(f.nvidia.TotalMemoryBytes(), 8 * (81920ull << 20));
+  // The recorded matrix is kept: GPUs, then the compute NICs.
+  ASSERT_EQ(f.topology.labels.size(), 16u);
+  EXPECT_EQ(f.topology.labels[8], "mlx5_0");
+  EXPECT_EQ(f.topology.cells[0][1], "NV12");
+  EXPECT_EQ(f.topology.cells[0][8], "PXB");
+  EXPECT_EQ(f.topology.cells[0][10], "SYS");
+  EXPECT_EQ(f.topology.cpu_affinity[2], "16-31,144-159");
+}
+
+TEST(ProbeDgxTest, CpuNumaMemoryAndInfiniBand) {
+  HostFacts f = Probe("dgx_a100");
+  EXPECT_EQ(f.cpu.model_name, "AMD EPYC 7742 64-Core Processor");
+  EXPECT_EQ(f.cpu.sockets, 2);
+  EXPECT_EQ(f.cpu.physical_cores, 128);
+  EXPECT_EQ(f.cpu.logical_cpus, 256);
+  EXPECT_TRUE(f.cpu.HasIsa("avx2"));
+  EXPECT_FALSE(f.cpu.HasIsa("avx512f"));
+  EXPECT_EQ(f.cpu.governors, std::vector<std::string>{"performance"});
+  ASSERT_EQ(f.numa.size(), 8u);
+  EXPECT_EQ(f.numa[3].cpus.front(), 48);
+  EXPECT_EQ(f.numa[3].cpus.size(), 32u);
+  EXPECT_EQ(f.memory.total_bytes, 1056462812ull * 1024);
+  EXPECT_EQ(f.memory.swap_total_bytes, 0u);
+  EXPECT_EQ(f.memory.thp_enabled, "madvise");
+  ASSERT_EQ(f.rdma.size(), 8u);
+  const RdmaDevice& ib = f.rdma[0];
+  EXPECT_EQ(ib.name, "mlx5_0");
+  EXPECT_EQ(ib.pci_address, "0000:0c:00.0");
+  EXPECT_EQ(ib.numa_node, 3);
+  ASSERT_EQ(ib.ports.size(), 1u);
+  EXPECT_EQ(ib.ports[0].link_layer, "InfiniBand");
+  EXPECT_EQ(ib.ports[0].state, "ACTIVE");
+  EXPECT_DOUBLE_EQ(ib.ports[0].rate_gbps, 200);
+  ASSERT_EQ(ib.ports[0].gids.size(), 1u);  // the all-zero slot is dropped
+  EXPECT_EQ(ib.ports[0].gids[0].type, "IB/RoCE v1");
+  EXPECT_EQ(ib.net_devices, std::vector<std::string>{"ibp12s0"});
+  EXPECT_EQ(f.limits.memlock_soft, kUnlimited);
+  EXPECT_EQ(f.limits.nofile_soft, 1048576u);
+  EXPECT_EQ(f.env.dmi_product_name, "DGXA100");
+  EXPECT_EQ(f.env.hostname, "dgx-a100-01");
+  const NetInterface* ib0 = f.FindInterface("ibp12s0");
+  ASSERT_NE(ib0, nullptr);
+  EXPECT_EQ(ib0->type, "infiniband");
+  const NetInterface* eth = f.FindInterface("enp225s0f0");
+  ASSERT_NE(eth, nullptr);
+  EXPECT_EQ(eth->ipv4, std::vector<std::string>{"10.10.0.21"});
+}
+
+TEST(ProbePcieBoxTest, FourGpusWithoutNvLinkGetAComputedPcieMatrix) {
+  HostFacts f = Probe("pcie_4gpu");
+  ASSERT_EQ(f.nvidia.gpus.size(), 4u);
+  EXPECT_EQ(f.nvidia.gpus[0].name, "NVIDIA RTX A6000");
+  EXPECT_EQ(f.nvidia.gpus[0].cc_major, 8);
+  EXPECT_EQ(f.nvidia.gpus[0].cc_minor, 6);
+  EXPECT_EQ(f.nvidia.gpus[0].pcie_gen_current, 1);
+  EXPECT_EQ(f.nvidia.cuda_driver_version, 11040);
+  for (const GpuFacts& g : f.nvidia.gpus) EXPECT_EQ(g.ActiveNvLinks(), 0);
+  // NUMA from sysfs since no topology recording exists.
+  EXPECT_EQ(f.nvidia.gpus[3].numa_node, 1);
+  const TopologyMatrix& t = f.topology;
+  ASSERT_EQ(t.labels, (std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "mlx5_0"}));
+  EXPECT_EQ(t.cells[0][0], "X");
+  EXPECT_EQ(t.cells[0][1], "PIX");   // one PCIe switch
+  EXPECT_EQ(t.cells[0][2], "NODE");  // other host bridge, same socket
+  EXPECT_EQ(t.cells[0][3], "SYS");   // other socket
+  EXPECT_EQ(t.cells[3][4], "SYS");
+  EXPECT_EQ(t.cells[4][2], "NODE");
+  EXPECT_EQ(t.cpu_affinity[0], "0-15,32-47");
+  EXPECT_EQ(t.numa_affinity[3], "1");
+}
+
+TEST(ProbePcieBoxTest, RoceGidTypesNetdevsAndAddresses) {
+  HostFacts f = Probe("pcie_4gpu");
+  ASSERT_EQ(f.rdma.size(), 1u);
+  const RdmaPort& p = f.rdma[0].ports[0];
+  EXPECT_EQ(p.link_layer, "Ethernet");
+  ASSERT_EQ(p.gids.size(), 4u);
+  EXPECT_EQ(p.gids[1].type, "RoCE v2");
+  EXPECT_EQ(p.gids[3].type, "RoCE v2");
+  EXPECT_EQ(p.gids[3].net_device, "ens1f0np0");
+  const NetInterface* roce = f.FindInterface("ens1f0np0");
+  ASSERT_NE(roce, nullptr);
+  EXPECT_EQ(roce->speed_mbps, 100000);
+  EXPECT_EQ(roce->mtu, 9000);
+  EXPECT_EQ(roce->driver, "mlx5_core");
+  EXPECT_EQ(roce->pci_address, "0000:31:00.0");
+  EXPECT_FALSE(roce->is_virtual);
+  EXPECT_EQ(roce->ipv4, std::vector<std::string>{"10.0.0.11"});
+  const NetInterface* docker = f.FindInterface("docker0");
+  ASSERT_NE(docker, nullptr);
+  EXPECT_TRUE(docker->is_virtual);
+  EXPECT_EQ(docker->ipv4, std::vector<std::string>{"172.17.0.1"});
+  const NetInterface* lo = f.FindInterface("lo");
+  ASSERT_NE(lo, nullptr);
+  EXPECT_TRUE(lo->is_loopback);
+  EXPECT_EQ(lo->ipv4, std::vector<std::string>{"127.0.0.1"});
+}
+
+TEST(ProbePcieBoxTest, DisksMountsLibrariesLimitsAndSettings) {
+  HostFacts f = Probe("pcie_4gpu");
+  ASSERT_EQ(f.disks.size(), 2u);
+  EXPECT_EQ(f.disks[0].name, "nvme0n1");
+  EXPECT_EQ(f.disks[0].kind, "nvme");
+  EXPECT_EQ(f.disks[1].kind, "hdd");
+  EXPECT_EQ(f.disks[1].size_bytes, 31251759104ull * 512);
+  ASSERT_EQ(f.mounts.size(), 3u);
+  EXPECT_TRUE(f.mounts[2].network);
+  EXPECT_EQ(f.mounts[1].free_bytes, 9000000000000ull);
+  const LibraryFacts* cudart = f.FindLibrary("cudart");
+  ASSERT_NE(cudart, nullptr);
+  EXPECT_EQ(cudart->version, "11.8.89");  // the most specific name wins over libcudart.so.11.0
+  ASSERT_NE(f.FindLibrary("cudnn"), nullptr);
+  EXPECT_EQ(f.FindLibrary("cudnn")->version, "8.6.0");
+  EXPECT_EQ(f.FindLibrary("nccl")->version, "2.15.5");
+  EXPECT_EQ(f.FindLibrary("cublas")->version, "11.11.3.6");
+  EXPECT_EQ(f.limits.memlock_soft, 65536u);
+  EXPECT_EQ(f.limits.nofile_soft, 1024u);
+  EXPECT_EQ(f.memory.thp_enabled, "always");
+  EXPECT_EQ(f.memory.thp_defrag, "always");
+  EXPECT_EQ(f.memory.swap_total_bytes, 8388604ull * 1024);
+  EXPECT_EQ(f.cpu.governors, std::vector<std::string>{"powersave"});
+  EXPECT_TRUE(f.cpu.HasIsa("avx512f"));
+  EXPECT_TRUE(f.cpu.HasIsa("avx512_vnni"));
+}
+
+TEST(ProbePcieBoxTest, PathsResolveToTheirMountAndNetworkFlag) {
+  std::unique_ptr<FsReader> fs = NewRootedFsReader(TestData("pcie_4gpu"));
+  StatusOr<MountFacts> nfs = MountForPath(*fs, "/mnt/ds/train");
+  ASSERT_TRUE(nfs.ok()) << nfs.status().ToString();
+  EXPECT_EQ(nfs->mount_point, "/mnt/ds");
+  EXPECT_EQ(nfs->fs_type, "nfs4");
+  EXPECT_TRUE(nfs->network);
+  StatusOr<MountFacts> local = MountForPath(*fs, "/data/tfrecords");
+  ASSERT_TRUE(local.ok());
+  EXPECT_EQ(local->fs_type, "xfs");
+  EXPECT_FALSE(local->network);
+  EXPECT_FALSE(MountForPath(*fs, "/no/such/dir").ok());
+}
+
+TEST(ProbeCpuOnlyTest, RecordedCpuOnlyHostSaysSoAndGoesOn) {
+  HostFacts f = Probe("cpu_only");
+  EXPECT_FALSE(f.nvidia.nvml_loaded);
+  EXPECT_TRUE(f.nvidia.gpus.empty());
+  EXPECT_TRUE(f.topology.empty());
+  EXPECT_TRUE(f.rdma.empty());
+  EXPECT_GT(f.cpu.logical_cpus, 0);
+  EXPECT_FALSE(f.cpu.model_name.empty());
+  EXPECT_GT(f.memory.total_bytes, 0u);
+  EXPECT_NE(f.FindInterface("eth0"), nullptr);
+  bool noted = false;
+  for (const std::string& n : f.notes) noted |= n.find("CPU-only") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_NE(FormatFactsText(f).find("GPUs\n  none:"), std::string::npos);
+}
+
+TEST(ProbeLiveTest, ThisMachineProbesWithoutFailing) {
+  ProbeOptions o;  // root "/"
+  HostFacts f = ProbeHost(o);
+  EXPECT_GT(f.cpu.logical_cpus, 0);
+  EXPECT_GT(f.memory.total_bytes, 0u);
+  EXPECT_FALSE(f.numa.empty());
+  if (!f.nvidia.nvml_loaded) {
+    EXPECT_FALSE(f.nvidia.nvml_error.empty());  // says why
+  }
+  std::string json = FormatFactsJson(f);
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_NE(json.find("\"nvidia\""), std::string::npos);
+}
+
+TEST(PcieRelationTest, ClassifiesLikeNvidiaSmiTopo) {
+  const std::string sw = "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0";
+  EXPECT_EQ(PcieRelation(sw + "/0000:18:00.0/0000:19:00.0", 0, sw + "/0000:18:01.0/0000:1a:00.0", 0), "PIX");
+  EXPECT_EQ(PcieRelation(sw + "/0000:18:00.0/0000:19:00.0/0000:1b:00.0/0000:1c:00.0", 0,
+                         sw + "/0000:18:01.0/0000:1a:00.0", 0), "PXB");
+  EXPECT_EQ(PcieRelation("/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0", 0,
+                         "/sys/devices/pci0000:16/0000:16:03.0/0000:20:00.0", 0), "PHB");
+  EXPECT_EQ(PcieRelation("/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0", 0,
+                         "/sys/devices/pci0000:50/0000:50:02.0/0000:51:00.0", 0), "NODE");
+  EXPECT_EQ(PcieRelation("/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0", 0,
+                         "/sys/devices/pci0000:b0/0000:b0:02.0/0000:b1:00.0", 1), "SYS");
+}
+
+TEST(RecordingTest, MalformedRecordingsAreErrorsNotCrashes) {
+  EXPECT_FALSE(NvmlFromRecording("", "", "x").ok());
+  EXPECT_FALSE(NvmlFromRecording("<nvidia_smi_log><gpu>", "", "x").ok());
+  EXPECT_FALSE(NvmlFromRecording("<other/>", "", "x").ok());
+  EXPECT_FALSE(ParseXml("<a><b></a>").ok());
+  EXPECT_FALSE(ParseXml(std::string(100, '<')).ok());
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += "<a>";
+  EXPECT_FALSE(ParseXml(deep).ok());
+  EXPECT_FALSE(ParseTopoMatrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV1\t0-1\n").ok());  // a row missing
+  StatusOr<std::unique_ptr<Nvml>> ok =
+      NvmlFromRecording("<nvidia_smi_log><driver_version>1 &amp; 2</driver_version></nvidia_smi_log>", "", "x");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)->Query()->driver_version, "1 & 2");
+}
+
+TEST(RecordingTest, NicLegendNamesReplaceNicLabels) {
+  const std::string topo =
+      "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+      "GPU0\t X \tNV4\tPIX\t0-31\t0\t\tN/A\n"
+      "GPU1\tNV4\t X \tPIX\t0-31\t0\t\tN/A\n"
+      "NIC0\tPIX\tPIX\t X \n\nLegend:\n\n  X    = Self\n\nNIC Legend:\n\n  NIC0: mlx5_0\n";
+  StatusOr<TopologyMatrix> m = ParseTopoMatrix(topo);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->labels, (std::vector<std::string>{"GPU0", "GPU1", "mlx5_0"}));
+  EXPECT_EQ(m->cells[1][0], "NV4");
+  EXPECT_EQ(m->numa_affinity[0], "0");
+}
+
+TEST(HwlocTest, XmlExportGivesNumaNodesCpusAndMemory) {
+  StatusOr<std::vector<NumaNode>> nodes = NumaFromHwloc(TestData("hwloc_2socket_synthetic.xml"));
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  ASSERT_EQ(nodes->size(), 2u);
+  EXPECT_EQ((*nodes)[1].id, 1);
+  EXPECT_EQ((*nodes)[1].cpus.size(), 32u);
+  EXPECT_EQ((*nodes)[0].memory_bytes, 137438953472ull);
+  EXPECT_FALSE(NumaFromHwloc(TestData("no_such.xml")).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::host
