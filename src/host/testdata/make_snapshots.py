@@ -360,6 +360,13 @@ def capture_this_host(name):
     w(root, 'statvfs.txt', f'/ {st.f_blocks * st.f_frsize} {st.f_bavail * st.f_frsize}')
 
 
+def keep_empty_dirs(root):
+    """git does not store empty folders; a .keep file holds the ones tests need."""
+    for d, subdirs, files in os.walk(root):
+        if not subdirs and not files:
+            open(os.path.join(d, '.keep'), 'w').close()
+
+
 if __name__ == '__main__':
     import sys
     if sys.argv[1:] == ['--capture-cpu-only']:
@@ -367,3 +374,5 @@ if __name__ == '__main__':
     else:
         dgx_a100()
         pcie_4gpu()
+    for name in ('dgx_a100', 'pcie_4gpu', 'cpu_only'):
+        keep_empty_dirs(os.path.join(HERE, name))
