@@ -150,7 +150,8 @@ std::string FormatFactsText(const HostFacts& f) {
     << "  container: " << (e.in_container ? e.container_runtime : "no") << ", cgroup " << e.cgroup_version;
   if (e.cgroup_memory_limit) o << ", memory limit " << Bytes(e.cgroup_memory_limit);
   if (e.cgroup_cpu_limit > 0) o << ", CPU limit " << e.cgroup_cpu_limit;
-  o << "\n  machine: " << e.dmi_sys_vendor << " " << e.dmi_product_name
+  std::string machine = Join({e.dmi_sys_vendor, e.dmi_product_name});
+  o << "\n  machine: " << (Trim(machine).empty() ? "unknown (no DMI)" : machine)
     << (e.cloud.empty() ? "" : ", cloud " + e.cloud) << (e.virtualization.empty() ? "" : ", virtualized (" + e.virtualization + ")")
     << "\n";
   o << "Limits\n  memlock " << Limit(f.limits.memlock_soft) << " (hard " << Limit(f.limits.memlock_hard) << "), nofile "

@@ -70,6 +70,14 @@ std::string VersionByDlopen(const std::string& name, const std::string& path) {
                        : std::to_string(x / 1000) + "." + std::to_string((x % 1000) / 100) + "." + std::to_string(x % 100);
       }
     }
+  } else if (name == "cublas") {
+    // cublasGetProperty(libraryPropertyType, int*): MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2.
+    if (auto fn = reinterpret_cast<int (*)(int, int*)>(dlsym(h, "cublasGetProperty"))) {
+      int major = 0, minor = 0, patch = 0;
+      if (fn(0, &major) == 0 && fn(1, &minor) == 0 && fn(2, &patch) == 0 && major > 0) {
+        v = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+      }
+    }
   }
   dlclose(h);
   return v;
