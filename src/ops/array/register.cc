@@ -16,6 +16,7 @@ void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterShapeOps(registry);
   array::RegisterFillRangeOps(registry);
   array::RegisterIndexOps(registry);
+  array::RegisterSearchOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -731,6 +731,8 @@ Status TopKShape(ShapeContext& ctx) {
 
 }  // namespace
 
+void RegisterNewFamilyShapeFns(ShapeFnRegistry& registry);
+
 void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Shape", "ShapeN"}, ShapeShape);
   registry.Register({"Size", "Rank"}, ScalarShape);
@@ -764,6 +766,14 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register("OneHot", OneHotShape);
   registry.Register("ScatterNd", ScatterNdShape);
   registry.Register("TopKV2", TopKShape);
+  registry.Register("Bucketize", UnchangedShape);
+  registry.Register({"LowerBound", "UpperBound"}, [](ShapeContext& ctx) {
+    ctx.set_output(0, ctx.input(1));
+    return OkStatus();
+  });
+  // The families added after shape_inference.cc's list (sparse, image,
+  // audio) register through here, so ShapeFnRegistry::Global sees them.
+  RegisterNewFamilyShapeFns(registry);
 }
 
 }  // namespace tfhost::ops

@@ -23,5 +23,7 @@
 namespace tfhost::ops {
 
 void RegisterParseExampleOps(OpRegistry& registry);
+// DecodeCSV (decode_csv.cc).
+void RegisterDecodeCsvOp(OpRegistry& registry);
 
 }  // namespace tfhost::ops

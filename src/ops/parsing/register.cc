@@ -5,6 +5,7 @@ namespace tfhost::ops {
 
 void RegisterParsingOps(OpRegistry& registry) {
   RegisterParseExampleOps(registry);  // ParseExample, ParseExampleV2, ParseSingleExample
+  RegisterDecodeCsvOp(registry);
 }
 
 }  // namespace tfhost::ops

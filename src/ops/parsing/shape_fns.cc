@@ -62,12 +62,19 @@ Status ParseSingleExampleShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// DecodeCSV: every output has the records' shape.
+Status DecodeCsvShape(ShapeContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, ctx.input(0));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterParsingShapeFns(ShapeFnRegistry& registry) {
   registry.Register("ParseExample", ParseExampleShape);
   registry.Register("ParseExampleV2", ParseExampleV2Shape);
   registry.Register("ParseSingleExample", ParseSingleExampleShape);
+  registry.Register("DecodeCSV", DecodeCsvShape);
 }
 
 }  // namespace tfhost::ops

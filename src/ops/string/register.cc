@@ -7,8 +7,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterBasicStringOps(registry);
   RegisterRegexOps(registry);
   RegisterStringConversionOps(registry);
-  // StringToHashBucketFast is not registered: it needs FarmHash's
-  // Fingerprint64, which tfhost does not link yet.
+  RegisterStringHashOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/shape.h"
@@ -21,6 +22,9 @@ void RegisterBasicStringOps(OpRegistry& registry);
 void RegisterRegexOps(OpRegistry& registry);
 // AsString, StringToNumber.
 void RegisterStringConversionOps(OpRegistry& registry);
+// StringToHashBucketFast (FarmHash Fingerprint64), StringToHashBucketStrong
+// (SipHash-2-4).
+void RegisterStringHashOps(OpRegistry& registry);
 
 namespace string_internal {
 
@@ -41,6 +45,11 @@ class BroadcastIndexer {
 // Translates an RE2 rewrite string (\0..\9 groups, \\ for a backslash) into
 // std::regex_replace's format syntax ($&, $1.., $$ for a dollar).
 std::string TranslateRe2Rewrite(const std::string& rewrite);
+
+// TensorFlow's Fingerprint64 (FarmHash's fingerprint) of `s`.
+uint64_t Fingerprint64(std::string_view s);
+// SipHash-2-4 of `s` under the 128-bit key (k0, k1).
+uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view s);
 
 }  // namespace string_internal
 }  // namespace tfhost::ops

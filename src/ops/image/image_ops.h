@@ -1,0 +1,29 @@
+// Detection and vision post-processing ops: non-max suppression (V2..V5,
+// soft-NMS, and the batched per-class CombinedNonMaxSuppression that
+// TF Object Detection API exports end with) and CropAndResize (ROI crops in
+// two-stage detectors).
+//
+// Boxes are [y1, x1, y2, x2] in any corner order; TensorFlow takes the min
+// and max of each pair, and so do these kernels.
+#pragma once
+
+#include "ops/op_registry.h"
+#include "ops/shape_inference.h"
+
+namespace tfhost::ops::image {
+
+// NonMaxSuppressionV2/V3/V4/V5, CombinedNonMaxSuppression (nms_ops.cc).
+void RegisterNmsOps(OpRegistry& registry);
+// CropAndResize (crop_and_resize.cc).
+void RegisterCropAndResizeOps(OpRegistry& registry);
+
+// Intersection over union of two boxes [y1, x1, y2, x2]; 0 when either box
+// has no area.
+float BoxIou(const float* a, const float* b);
+
+}  // namespace tfhost::ops::image
+
+namespace tfhost::ops {
+void RegisterImageOps(OpRegistry& registry);
+void RegisterImageShapeFns(ShapeFnRegistry& registry);
+}  // namespace tfhost::ops

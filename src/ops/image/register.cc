@@ -1,0 +1,10 @@
+#include "ops/image/image_ops.h"
+
+namespace tfhost::ops {
+
+void RegisterImageOps(OpRegistry& registry) {
+  image::RegisterNmsOps(registry);
+  image::RegisterCropAndResizeOps(registry);
+}
+
+}  // namespace tfhost::ops

@@ -1,0 +1,73 @@
+// Shape functions of the sparse ops. Entry counts depend on the data, so most
+// outputs know their rank and the columns only.
+#include "ops/sparse/sparse_ops.h"
+
+namespace tfhost::ops {
+namespace {
+
+using ir::PartialShape;
+
+Status SparseToDenseShape(ShapeContext& ctx) {
+  ctx.set_output(0, ctx.InputAsShape(1));
+  return OkStatus();
+}
+
+Status SparseFillEmptyRowsShape(ShapeContext& ctx) {
+  const PartialShape& idx = ctx.input(0);
+  int64_t rank = idx.rank() == 2 ? idx.dim(1) : -1;
+  if (rank < 0 && ctx.input(2).rank() == 1) rank = ctx.input(2).dim(0);
+  ctx.set_output(0, PartialShape::Known({-1, rank}));
+  ctx.set_output(1, PartialShape::Known({-1}));
+  auto shape = ctx.InputInts(2);
+  ctx.set_output(2, PartialShape::Known({shape && !shape->empty() ? (*shape)[0] : -1}));
+  ctx.set_output(3, PartialShape::Known({idx.rank() == 2 ? idx.dim(0) : -1}));
+  return OkStatus();
+}
+
+Status SparseReshapeShape(ShapeContext& ctx) {
+  const PartialShape& idx = ctx.input(0);
+  const PartialShape& ns = ctx.input(2);
+  const int64_t out_rank = ns.rank() == 1 ? ns.dim(0) : -1;
+  ctx.set_output(0, PartialShape::Known({idx.rank() == 2 ? idx.dim(0) : -1, out_rank}));
+  ctx.set_output(1, PartialShape::Known({out_rank}));
+  return OkStatus();
+}
+
+Status SparseSegmentShape(ShapeContext& ctx) {
+  const PartialShape& data = ctx.input(0);
+  if (!data.rank_known() || data.rank() < 1) return OkStatus();
+  PartialShape out = data;
+  out.dims[0] = -1;
+  if (ctx.num_inputs() == 4) {
+    auto n = ctx.InputInts(3);
+    if (n && n->size() == 1 && (*n)[0] >= 0) out.dims[0] = (*n)[0];
+  }
+  ctx.set_output(0, out);
+  return OkStatus();
+}
+
+Status SparseTensorDenseMatMulShape(ShapeContext& ctx) {
+  const bool adj_a = ctx.AttrOr<bool>("adjoint_a", false).value_or(false);
+  const bool adj_b = ctx.AttrOr<bool>("adjoint_b", false).value_or(false);
+  auto a_shape = ctx.InputInts(2);
+  int64_t rows = -1;
+  if (a_shape && a_shape->size() == 2) rows = (*a_shape)[adj_a ? 1 : 0];
+  const PartialShape& b = ctx.input(3);
+  int64_t cols = b.rank() == 2 ? b.dim(adj_b ? 0 : 1) : -1;
+  ctx.set_output(0, PartialShape::Known({rows, cols}));
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
+  registry.Register("SparseToDense", SparseToDenseShape);
+  registry.Register("SparseFillEmptyRows", SparseFillEmptyRowsShape);
+  registry.Register("SparseReshape", SparseReshapeShape);
+  registry.Register({"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN", "SparseSegmentSumWithNumSegments",
+                     "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments"},
+                    SparseSegmentShape);
+  registry.Register("SparseTensorDenseMatMul", SparseTensorDenseMatMulShape);
+}
+
+}  // namespace tfhost::ops

@@ -1,0 +1,28 @@
+// Sparse-tensor ops: the kernels Estimator and TFX serving graphs use on the
+// SparseTensors that ParseExample and StringSplitV2 produce (indices [N, rank]
+// int64, values [N], dense_shape [rank]) — densifying, filling empty rows,
+// reshaping, segment reductions over embedding rows and sparse x dense
+// matmul.
+//
+// Sparse inputs come from untrusted data: every kernel checks that indices
+// are in bounds and that shapes agree before touching memory.
+#pragma once
+
+#include "ops/op_registry.h"
+#include "ops/shape_inference.h"
+
+namespace tfhost::ops::sparse {
+
+// SparseToDense, SparseFillEmptyRows, SparseReshape (sparse_tensor_ops.cc).
+void RegisterSparseTensorOps(OpRegistry& registry);
+// SparseSegmentSum/Mean/SqrtN and their WithNumSegments forms (segment_ops.cc).
+void RegisterSparseSegmentOps(OpRegistry& registry);
+// SparseTensorDenseMatMul (sparse_matmul.cc).
+void RegisterSparseMatMulOps(OpRegistry& registry);
+
+}  // namespace tfhost::ops::sparse
+
+namespace tfhost::ops {
+void RegisterSparseOps(OpRegistry& registry);
+void RegisterSparseShapeFns(ShapeFnRegistry& registry);
+}  // namespace tfhost::ops
