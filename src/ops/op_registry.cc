@@ -1,5 +1,6 @@
 #include "ops/op_registry.h"
 
+#include "ops/audio/audio_ops.h"
 #include "ops/image/image_ops.h"
 #include "ops/sparse/sparse_ops.h"
 
@@ -14,11 +15,13 @@ namespace tfhost::ops {
 void RegisterNewFamilyOps(OpRegistry& registry) {
   RegisterSparseOps(registry);
   RegisterImageOps(registry);
+  RegisterAudioOps(registry);
 }
 
 void RegisterNewFamilyShapeFns(ShapeFnRegistry& registry) {
   RegisterSparseShapeFns(registry);
   RegisterImageShapeFns(registry);
+  RegisterAudioShapeFns(registry);
 }
 
 const OpRegistry& OpRegistry::Global() {

@@ -1,0 +1,63 @@
+// Audio front-end ops of keyword-spotting and speech-command models
+// (tf.audio / tf.raw_ops): DecodeWav, AudioSpectrogram and Mfcc, computed as
+// TensorFlow's kernels compute them (periodic Hann window, FFT length = next
+// power of two >= window, HTK-style mel filterbank on sqrt of the power
+// spectrum, log with a 1e-12 floor, DCT-II scaled by sqrt(2/N)) so that the
+// features a model was trained on come out the same.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/op_registry.h"
+#include "ops/shape_inference.h"
+
+namespace tfhost::ops::audio {
+
+// DecodeWav (wav_ops.cc).
+void RegisterWavOps(OpRegistry& registry);
+// AudioSpectrogram, Mfcc (spectrogram_ops.cc).
+void RegisterSpectrogramOps(OpRegistry& registry);
+
+// In-place radix-2 FFT (forward, e^{-2 pi i k n / N}); size must be a power of
+// two.
+void Fft(std::vector<std::complex<double>>& data);
+
+// Smallest power of two >= n (n >= 1).
+int64_t NextPowerOfTwo(int64_t n);
+
+// Decoded 16-bit PCM WAV: samples interleaved by channel, scaled to [-1, 1).
+struct WavData {
+  std::vector<float> samples;
+  int64_t channels = 0;
+  int64_t frames = 0;
+  int32_t sample_rate = 0;
+};
+// Parses a RIFF/WAVE file; errors say what is wrong and where.
+StatusOr<WavData> ParseWav(const std::string& bytes);
+
+// TensorFlow's mel filterbank (MfccMelFilterbank): maps `input_length`
+// power-spectrum bins at `sample_rate` onto `channels` triangular mel bands
+// between the two frequency limits.
+class MelFilterbank {
+ public:
+  Status Initialize(int64_t input_length, double sample_rate, int64_t channels, double lower_hz, double upper_hz);
+  // `power` has input_length entries; writes `channels` band energies.
+  void Compute(const float* power, std::vector<double>* out) const;
+
+ private:
+  int64_t channels_ = 0;
+  int64_t start_ = 0;
+  int64_t end_ = 0;
+  std::vector<int64_t> band_;
+  std::vector<double> weight_;
+};
+
+}  // namespace tfhost::ops::audio
+
+namespace tfhost::ops {
+void RegisterAudioOps(OpRegistry& registry);
+void RegisterAudioShapeFns(ShapeFnRegistry& registry);
+}  // namespace tfhost::ops

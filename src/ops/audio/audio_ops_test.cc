@@ -1,0 +1,137 @@
+#include <cmath>
+#include <numbers>
+
+#include <gtest/gtest.h>
+
+#include "ops/audio/audio_ops.h"
+#include "ops/run_single_op.h"
+
+namespace tfhost::ops {
+namespace {
+
+void Put16(std::string& s, uint16_t v) {
+  s.push_back(static_cast<char>(v & 0xff));
+  s.push_back(static_cast<char>(v >> 8));
+}
+void Put32(std::string& s, uint32_t v) {
+  Put16(s, static_cast<uint16_t>(v & 0xffff));
+  Put16(s, static_cast<uint16_t>(v >> 16));
+}
+
+// A 16-bit PCM WAV with a LIST chunk before the data (which readers skip).
+std::string MakeWav(const std::vector<int16_t>& samples, uint16_t channels, uint32_t rate) {
+  std::string body = "WAVE";
+  body += "fmt ";
+  Put32(body, 16);
+  Put16(body, 1);
+  Put16(body, channels);
+  Put32(body, rate);
+  Put32(body, rate * channels * 2);
+  Put16(body, static_cast<uint16_t>(channels * 2));
+  Put16(body, 16);
+  body += "LIST";
+  Put32(body, 4);
+  body += "INFO";
+  body += "data";
+  Put32(body, static_cast<uint32_t>(samples.size() * 2));
+  for (int16_t v : samples) Put16(body, static_cast<uint16_t>(v));
+  std::string wav = "RIFF";
+  Put32(wav, static_cast<uint32_t>(body.size()));
+  return wav + body;
+}
+
+TEST(DecodeWavTest, ScalesSamplesBy32768AndReturnsRate) {
+  auto out = RunSingleOp("DecodeWav", {Tensor::StringScalar(MakeWav({0, 16384, -32768, 32767}, 1, 16000))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({0, 0.5f, -1, 32767 / 32768.0f}, Shape({4, 1}))));
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::Scalar<int32_t>(16000)));
+}
+
+TEST(DecodeWavTest, DesiredSamplesPadsAndDesiredChannelsDuplicatesMono) {
+  auto out = RunSingleOp("DecodeWav", {Tensor::StringScalar(MakeWav({16384, -16384}, 1, 8000))},
+                         {{"desired_channels", MakeAttr(2)}, {"desired_samples", MakeAttr(3)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({0.5f, 0.5f, -0.5f, -0.5f, 0, 0}, Shape({3, 2}))));
+  auto first = RunSingleOp("DecodeWav", {Tensor::StringScalar(MakeWav({1, 2, 3, 4}, 2, 8000))},
+                           {{"desired_channels", MakeAttr(1)}, {"desired_samples", MakeAttr(1)}});
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(TensorsEqual((*first)[0], Tensor::FromVector<float>({1 / 32768.0f}, Shape({1, 1}))));
+}
+
+TEST(DecodeWavTest, TruncatedOrNonPcmFilesAreErrors) {
+  std::string wav = MakeWav({1, 2, 3}, 1, 8000);
+  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(wav.substr(0, wav.size() - 3))}).ok());
+  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar("RIFF")}).ok());
+  std::string eight_bit = wav;
+  eight_bit[34] = 8;  // bits per sample
+  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(eight_bit)}).ok());
+}
+
+TEST(FftTest, MatchesDirectDft) {
+  std::vector<std::complex<double>> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = {std::sin(0.7 * i) + 0.1 * i, std::cos(1.3 * i)};
+  auto y = x;
+  audio::Fft(y);
+  for (int k = 0; k < 16; ++k) {
+    std::complex<double> sum = 0;
+    for (int n = 0; n < 16; ++n) sum += x[n] * std::polar(1.0, -2 * std::numbers::pi * k * n / 16);
+    EXPECT_NEAR(std::abs(y[k] - sum), 0, 1e-9) << k;
+  }
+}
+
+TEST(AudioSpectrogramTest, PeriodicHannWindowOfConstantSignal) {
+  // Window 4: hann = [0, 0.5, 1, 0.5]; X = [2, -1, 0, ...] -> |X| = [2, 1, 0].
+  // 10 samples, stride 3 -> 1 + (10 - 4) / 3 = 3 frames.
+  Tensor ones(DType::kFloat, Shape({10, 1}));
+  for (int i = 0; i < 10; ++i) ones.data<float>()[i] = 1;
+  auto out = RunSingleOp("AudioSpectrogram", {ones}, {{"window_size", MakeAttr(4)}, {"stride", MakeAttr(3)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ((*out)[0].shape(), Shape({1, 3, 3}));
+  const float want[] = {2, 1, 0};
+  for (int f = 0; f < 3; ++f) {
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR((*out)[0].data<float>()[f * 3 + k], want[k], 1e-6);
+  }
+  auto squared = RunSingleOp("AudioSpectrogram", {ones},
+                             {{"window_size", MakeAttr(4)}, {"stride", MakeAttr(3)}, {"magnitude_squared", MakeAttr(true)}});
+  ASSERT_TRUE(squared.ok());
+  EXPECT_NEAR((*squared)[0].data<float>()[0], 4, 1e-6);
+}
+
+TEST(AudioSpectrogramTest, FftLengthIsNextPowerOfTwoAndShortInputHasNoFrames) {
+  // Window 5 -> FFT 8 -> 5 bins; hann(5) sums to 2.5 at DC.
+  Tensor ones(DType::kFloat, Shape({5, 2}));
+  for (int i = 0; i < 10; ++i) ones.data<float>()[i] = 1;
+  auto out = RunSingleOp("AudioSpectrogram", {ones}, {{"window_size", MakeAttr(5)}, {"stride", MakeAttr(1)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ((*out)[0].shape(), Shape({2, 1, 5}));
+  EXPECT_NEAR((*out)[0].data<float>()[0], 2.5, 1e-6);
+  auto none = RunSingleOp("AudioSpectrogram", {Tensor(DType::kFloat, Shape({3, 1}))},
+                          {{"window_size", MakeAttr(4)}, {"stride", MakeAttr(1)}});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ((*none)[0].shape(), Shape({1, 0, 3}));
+}
+
+TEST(MfccTest, AgreesWithTensorFlowGoldenValues) {
+  // TensorFlow's mfcc_test: a 513-bin spectrogram 1, 2, ..., 513 at 22050 Hz
+  // with the default parameters (20-4000 Hz, 40 filters, 13 coefficients).
+  Tensor spec(DType::kFloat, Shape({1, 1, 513}));
+  for (int i = 0; i < 513; ++i) spec.data<float>()[i] = static_cast<float>(i + 1);
+  auto out = RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(22050)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const double want[] = {29.13970072, -6.41568601, -0.61903012, -0.96778652, -0.26819878, -0.40907028, -0.15614748,
+                         -0.23203119, -0.10481487, -0.1543029,  -0.0769791,  -0.10806114, -0.06047613};
+  ASSERT_EQ((*out)[0].shape(), Shape({1, 1, 13}));
+  for (int i = 0; i < 13; ++i) EXPECT_NEAR((*out)[0].data<float>()[i], want[i], 1e-4) << i;
+}
+
+TEST(MfccTest, BadParametersAreErrors) {
+  Tensor spec(DType::kFloat, Shape({1, 1, 257}));
+  EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
+                           {{"dct_coefficient_count", MakeAttr(50)}}).ok());
+  EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(0)}).ok());
+  EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
+                           {{"lower_frequency_limit", MakeAttr(5000.0f)}}).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops

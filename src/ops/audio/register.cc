@@ -1,0 +1,10 @@
+#include "ops/audio/audio_ops.h"
+
+namespace tfhost::ops {
+
+void RegisterAudioOps(OpRegistry& registry) {
+  audio::RegisterWavOps(registry);
+  audio::RegisterSpectrogramOps(registry);
+}
+
+}  // namespace tfhost::ops

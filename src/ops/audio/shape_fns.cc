@@ -1,0 +1,48 @@
+// Shape functions of the audio ops.
+#include "ops/audio/audio_ops.h"
+
+namespace tfhost::ops {
+namespace {
+
+using ir::PartialShape;
+
+Status DecodeWavShape(ShapeContext& ctx) {
+  const int64_t channels = ctx.AttrOr<int64_t>("desired_channels", -1).value_or(-1);
+  const int64_t samples = ctx.AttrOr<int64_t>("desired_samples", -1).value_or(-1);
+  ctx.set_output(0, PartialShape::Known({samples > 0 ? samples : -1, channels > 0 ? channels : -1}));
+  ctx.set_output(1, PartialShape::Scalar());
+  return OkStatus();
+}
+
+Status AudioSpectrogramShape(ShapeContext& ctx) {
+  const PartialShape& in = ctx.input(0);
+  auto window = ctx.Attr<int64_t>("window_size");
+  auto stride = ctx.Attr<int64_t>("stride");
+  int64_t channels = in.rank() == 2 ? in.dim(1) : -1, frames = -1, bins = -1;
+  if (window && *window >= 2 && *window <= (int64_t{1} << 24)) {
+    bins = audio::NextPowerOfTwo(*window) / 2 + 1;
+    if (stride && *stride >= 1 && in.rank() == 2 && in.dim(0) >= 0) {
+      frames = in.dim(0) < *window ? 0 : 1 + (in.dim(0) - *window) / *stride;
+    }
+  }
+  ctx.set_output(0, PartialShape::Known({channels, frames, bins}));
+  return OkStatus();
+}
+
+Status MfccShape(ShapeContext& ctx) {
+  const PartialShape& in = ctx.input(0);
+  const int64_t coefficients = ctx.AttrOr<int64_t>("dct_coefficient_count", 13).value_or(-1);
+  ctx.set_output(0, PartialShape::Known({in.rank() == 3 ? in.dim(0) : -1, in.rank() == 3 ? in.dim(1) : -1,
+                                         coefficients > 0 ? coefficients : -1}));
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
+  registry.Register("DecodeWav", DecodeWavShape);
+  registry.Register("AudioSpectrogram", AudioSpectrogramShape);
+  registry.Register("Mfcc", MfccShape);
+}
+
+}  // namespace tfhost::ops
