@@ -1,0 +1,311 @@
+#include "serving/http/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace tfhost::serving {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A blocking test client over one TCP connection; every read has a timeout.
+class Client {
+ public:
+  explicit Client(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~Client() { ::close(fd_); }
+  bool connected() const { return connected_; }
+
+  void Send(const std::string& data) {
+    size_t off = 0;
+    while (off < data.size()) {
+      ssize_t n = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      off += n;
+    }
+  }
+
+  struct Response {
+    int status = 0;
+    std::string head;
+    std::string body;
+  };
+
+  // Reads one response (Content-Length framed); status 0 if the connection
+  // closed or timed out first.
+  Response Read() {
+    Response r;
+    size_t head_end;
+    while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return r;
+    }
+    r.head = buffer_.substr(0, head_end);
+    size_t length = 0;
+    size_t cl = Lower(r.head).find("content-length:");
+    if (cl != std::string::npos) length = std::stoul(r.head.substr(cl + 15));
+    while (buffer_.size() < head_end + 4 + length) {
+      if (!Fill()) return r;
+    }
+    r.body = buffer_.substr(head_end + 4, length);
+    buffer_.erase(0, head_end + 4 + length);
+    r.status = std::stoi(r.head.substr(9, 3));
+    return r;
+  }
+
+  // True if the server closed the connection (read returns 0) within the timeout.
+  bool ClosedByServer() {
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, 0);
+    return n == 0;
+  }
+
+ private:
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  bool Fill() {
+    char buf[4096];
+    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    if (n <= 0) return false;
+    buffer_.append(buf, n);
+    return true;
+  }
+  int fd_ = -1;
+  bool connected_ = false;
+  std::string buffer_;
+};
+
+HttpResponse Echo(const HttpRequest& r) {
+  HttpResponse res;
+  res.body = "{\"method\": \"" + r.method + "\", \"target\": \"" + r.target + "\", \"length\": " +
+             std::to_string(r.body.size()) + "}";
+  return res;
+}
+
+std::unique_ptr<HttpServer> StartServer(HttpServerOptions options, HttpHandler handler = Echo) {
+  options.address = "127.0.0.1";
+  options.port = 0;
+  auto server = HttpServer::Start(options, std::move(handler));
+  EXPECT_TRUE(server.ok()) << server.status().ToString();
+  return server.ok() ? std::move(*server) : nullptr;
+}
+
+std::string Get(const std::string& target, const std::string& extra = "") {
+  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n";
+}
+
+std::string Post(const std::string& target, const std::string& body) {
+  return "POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+         body;
+}
+
+TEST(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  auto server = StartServer({});
+  ASSERT_NE(server, nullptr);
+  ASSERT_GT(server->port(), 0);
+  Client c(server->port());
+  ASSERT_TRUE(c.connected());
+  for (int i = 0; i < 3; ++i) {
+    c.Send(Post("/v1/models/m:predict", "{\"instances\": [1]}"));
+    auto r = c.Read();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, R"({"method": "POST", "target": "/v1/models/m:predict", "length": 18})");
+    EXPECT_NE(r.head.find("application/json"), std::string::npos);
+  }
+}
+
+TEST(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
+  auto server = StartServer({}, [](const HttpRequest& r) {
+    // The first request is slow; its answer must still come first.
+    if (r.target == "/slow") std::this_thread::sleep_for(100ms);
+    HttpResponse res;
+    res.body = r.target;
+    return res;
+  });
+  ASSERT_NE(server, nullptr);
+  Client c(server->port());
+  c.Send(Get("/slow") + Get("/fast") + Get("/third"));
+  EXPECT_EQ(c.Read().body, "/slow");
+  EXPECT_EQ(c.Read().body, "/fast");
+  EXPECT_EQ(c.Read().body, "/third");
+}
+
+TEST(HttpServerTest, Http10WithoutKeepAliveIsClosedAfterTheResponse) {
+  auto server = StartServer({});
+  Client c(server->port());
+  c.Send("GET /a HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(c.Read().status, 200);
+  EXPECT_TRUE(c.ClosedByServer());
+}
+
+TEST(HttpServerTest, BodyOverTheLimitGets413WithJsonError) {
+  HttpServerOptions options;
+  options.max_body_bytes = 100;
+  auto server = StartServer(options);
+  Client c(server->port());
+  c.Send(Post("/big", std::string(1000, 'x')));
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.body.find("\"error\""), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("100 bytes"), std::string::npos) << r.body;
+  EXPECT_TRUE(c.ClosedByServer());
+}
+
+TEST(HttpServerTest, HeaderOverTheLimitGets413) {
+  HttpServerOptions options;
+  options.max_header_bytes = 1024;
+  auto server = StartServer(options);
+  Client c(server->port());
+  c.Send(Get("/", "X-Big: " + std::string(4000, 'a') + "\r\n"));
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.body.find("header"), std::string::npos) << r.body;
+}
+
+TEST(HttpServerTest, MalformedRequestLineGets400AndClose) {
+  auto server = StartServer({});
+  Client c(server->port());
+  c.Send("THIS IS NOT HTTP\r\n\r\n");
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("Malformed"), std::string::npos) << r.body;
+  EXPECT_TRUE(c.ClosedByServer());
+}
+
+TEST(HttpServerTest, SlowHandlerGets504AtTheRequestTimeout) {
+  HttpServerOptions options;
+  options.request_timeout_ms = 100;
+  std::atomic<bool> release{false};
+  auto server = StartServer(options, [&](const HttpRequest& r) {
+    if (r.target == "/slow") {
+      for (int i = 0; i < 300 && !release; ++i) std::this_thread::sleep_for(10ms);
+    }
+    return Echo(r);
+  });
+  Client c(server->port());
+  auto start = std::chrono::steady_clock::now();
+  c.Send(Get("/slow"));
+  auto r = c.Read();
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, 504);
+  EXPECT_NE(r.body.find("timed out"), std::string::npos) << r.body;
+  EXPECT_LT(took, 2s);
+  // The connection stays usable; the late answer of /slow never shows up.
+  c.Send(Get("/next"));
+  auto next = c.Read();
+  EXPECT_EQ(next.status, 200);
+  EXPECT_NE(next.body.find("/next"), std::string::npos) << next.body;
+  release = true;
+}
+
+TEST(HttpServerTest, HandlerExceptionBecomes500) {
+  auto server = StartServer({}, [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
+  Client c(server->port());
+  c.Send(Get("/"));
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(r.body.find("boom"), std::string::npos);
+}
+
+TEST(HttpServerTest, IdleConnectionIsClosedAfterTheIdleTimeout) {
+  HttpServerOptions options;
+  options.idle_timeout_ms = 100;
+  auto server = StartServer(options);
+  Client c(server->port());
+  c.Send(Get("/"));
+  EXPECT_EQ(c.Read().status, 200);
+  EXPECT_TRUE(c.ClosedByServer());  // within the client's 5 s read timeout
+}
+
+TEST(HttpServerTest, SlowClientGets408) {
+  HttpServerOptions options;
+  options.read_timeout_ms = 150;
+  auto server = StartServer(options);
+  Client c(server->port());
+  c.Send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly a part");
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 408);
+}
+
+TEST(HttpServerTest, Expect100ContinueIsHonoured) {
+  auto server = StartServer({});
+  Client c(server->port());
+  c.Send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+  auto interim = c.Read();
+  EXPECT_EQ(interim.status, 100);
+  c.Send("abcd");
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("\"length\": 4"), std::string::npos) << r.body;
+}
+
+TEST(HttpServerTest, StopFinishesInFlightRequestsAndClosesIdleOnes) {
+  std::atomic<bool> entered{false};
+  auto server = StartServer({}, [&](const HttpRequest& r) {
+    entered = true;
+    std::this_thread::sleep_for(300ms);
+    return Echo(r);
+  });
+  Client idle(server->port());
+  Client busy(server->port());
+  ASSERT_TRUE(idle.connected());
+  busy.Send(Get("/work"));
+  while (!entered) std::this_thread::sleep_for(1ms);
+  auto stopped = std::async(std::launch::async, [&] { return server->Stop(5000ms); });
+  auto r = busy.Read();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.head.find("Connection: close"), std::string::npos) << r.head;
+  EXPECT_TRUE(idle.ClosedByServer());
+  EXPECT_TRUE(stopped.get());
+  // Nothing is accepted any more.
+  Client late(server->port());
+  if (late.connected()) {
+    late.Send(Get("/"));
+    EXPECT_EQ(late.Read().status, 0);
+  }
+}
+
+TEST(HttpServerTest, StopGivesUpOnRequestsPastTheDeadline) {
+  std::atomic<bool> entered{false};
+  auto server = StartServer({}, [&](const HttpRequest& r) {
+    entered = true;
+    std::this_thread::sleep_for(1000ms);
+    return Echo(r);
+  });
+  Client busy(server->port());
+  busy.Send(Get("/work"));
+  while (!entered) std::this_thread::sleep_for(1ms);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(server->Stop(100ms));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+TEST(HttpServerTest, PortInUseIsAnErrorNamingThePort) {
+  auto first = StartServer({});
+  HttpServerOptions options;
+  options.address = "127.0.0.1";
+  options.port = first->port();
+  auto second = HttpServer::Start(options, Echo);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(std::to_string(first->port())), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfhost::serving
