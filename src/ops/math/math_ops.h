@@ -17,5 +17,6 @@ void RegisterMatMulOps(OpRegistry& registry);
 void RegisterSoftmaxOps(OpRegistry& registry);
 void RegisterSelectOps(OpRegistry& registry);
 void RegisterNaryOps(OpRegistry& registry);
+void RegisterEinsumOp(OpRegistry& registry);
 
 }  // namespace tfhost::ops::math

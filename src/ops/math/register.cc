@@ -15,6 +15,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterSoftmaxOps(registry);
   math::RegisterSelectOps(registry);
   math::RegisterNaryOps(registry);
+  math::RegisterEinsumOp(registry);
 }
 
 }  // namespace tfhost::ops

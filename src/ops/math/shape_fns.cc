@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include <map>
+
 #include "ops/shape_inference.h"
 
 namespace tfhost::ops {
@@ -141,6 +143,46 @@ Status AddNShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// Einsum: explicit equations without "..." give each output label the size
+// it has in the inputs (unknown when no input knows it); others stay unknown.
+Status EinsumShape(ShapeContext& ctx) {
+  auto eq = ctx.Attr<std::string>("equation");
+  if (!eq || eq->find("...") != std::string::npos) return OkStatus();
+  const size_t arrow = eq->find("->");
+  if (arrow == std::string::npos) return OkStatus();
+  std::map<char, int64_t> sizes;
+  int operand = 0;
+  size_t pos = 0;
+  const std::string lhs = eq->substr(0, arrow);
+  while (pos <= lhs.size()) {
+    size_t comma = lhs.find(',', pos);
+    std::string sub = lhs.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string labels;
+    for (char c : sub) if (c != ' ') labels.push_back(c);
+    const ir::PartialShape& in = ctx.input(operand);
+    if (in.rank_known()) {
+      if (in.rank() != static_cast<int>(labels.size())) {
+        return ctx.Error("input " + std::to_string(operand) + " has rank " + std::to_string(in.rank()) +
+                         " but subscripts '" + labels + "'");
+      }
+      for (size_t d = 0; d < labels.size(); ++d) {
+        if (in.dim(static_cast<int>(d)) >= 0) sizes[labels[d]] = in.dim(static_cast<int>(d));
+      }
+    }
+    ++operand;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  std::vector<int64_t> dims;
+  for (char c : eq->substr(arrow + 2)) {
+    if (c == ' ') continue;
+    auto it = sizes.find(c);
+    dims.push_back(it == sizes.end() ? -1 : it->second);
+  }
+  ctx.set_output(0, ir::PartialShape::Known(dims));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterMathShapeFns(ShapeFnRegistry& registry) {
@@ -162,6 +204,7 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"MatMul", "_FusedMatMul"}, MatMulShape);
   registry.Register("BatchMatMul", [](ShapeContext& ctx) { return BatchMatMulShape(ctx, false); });
   registry.Register({"BatchMatMulV2", "BatchMatMulV3"}, [](ShapeContext& ctx) { return BatchMatMulShape(ctx, true); });
+  registry.Register("Einsum", EinsumShape);
 }
 
 }  // namespace tfhost::ops
