@@ -15,7 +15,8 @@ StatusOr<const Signature*> Model::FindSignature(const std::string& name) const {
 
 StatusOr<std::map<std::string, Tensor>> Model::RunSignature(const std::string& signature_name,
                                                             const std::map<std::string, Tensor>& inputs,
-                                                            const std::vector<std::string>& output_filter) {
+                                                            const std::vector<std::string>& output_filter,
+                                                            const RunSignatureOptions& options) {
   TFHOST_ASSIGN_OR_RETURN(const Signature* sig, FindSignature(signature_name));
   std::string where = "signature '" + sig->name + "'";
   NamedTensors feeds;
@@ -35,7 +36,7 @@ StatusOr<std::map<std::string, Tensor>> Model::RunSignature(const std::string& s
       return InvalidArgument(where + ": input '" + key + "' must be " + DTypeShortName(spec->dtype) +
                              ", got " + DTypeShortName(value.dtype()));
     }
-    if (!spec->shape.IsCompatibleWith(value.shape())) {
+    if (options.check_input_shapes && !spec->shape.IsCompatibleWith(value.shape())) {
       return InvalidArgument(where + ": input '" + key + "' must have shape " + spec->shape.ToString() +
                              ", got " + value.shape().ToString());
     }

@@ -40,6 +40,14 @@ struct ModelInfo {
   int64_t variable_bytes = 0;
 };
 
+struct RunSignatureOptions {
+  // `tfhost run` checks input shapes against the signature; TF Serving checks
+  // only dtypes and lets the graph reject shapes it cannot take (signatures
+  // often declare narrower shapes than the graph accepts), so serving turns
+  // this off.
+  bool check_input_shapes = true;
+};
+
 class Model {
  public:
   Model(std::unique_ptr<Session> session, std::map<std::string, Signature> signatures, ModelInfo info)
@@ -52,12 +60,12 @@ class Model {
   Session& session() { return *session_; }
 
   // Runs a signature: every input key must belong to the signature and match
-  // its dtype and shape; missing inputs take SignatureDef defaults, else it is
+  // its dtype and (unless options say otherwise) shape; missing inputs take SignatureDef defaults, else it is
   // an error. `output_filter` (keys) selects outputs; empty = all. Returns
   // output key -> tensor.
   StatusOr<std::map<std::string, Tensor>> RunSignature(
       const std::string& signature_name, const std::map<std::string, Tensor>& inputs,
-      const std::vector<std::string>& output_filter = {});
+      const std::vector<std::string>& output_filter = {}, const RunSignatureOptions& options = {});
 
  private:
   std::unique_ptr<Session> session_;

@@ -118,8 +118,8 @@ class ServerCore {
   // ---- tensorflow.serving.ModelService ----
   Status GetModelStatus(const tensorflow::serving::GetModelStatusRequest& request,
                         tensorflow::serving::GetModelStatusResponse* response, const RequestContext& context = {});
-  // Returns OK with response->status filled from the ReloadConfig result, as
-  // TF Serving does (the RPC itself succeeds; the status says what happened).
+  // Fills response->status from the ReloadConfig result and returns that
+  // same status (TF Serving does both).
   Status HandleReloadConfigRequest(const tensorflow::serving::ReloadConfigRequest& request,
                                    tensorflow::serving::ReloadConfigResponse* response);
   // Validates and applies a config, then waits (load_timeout) until models

@@ -59,8 +59,8 @@ Status RunClassify(const ServableHandle& servable, SignatureRunner& runner, cons
 Status RunRegress(const ServableHandle& servable, SignatureRunner& runner, const InferenceOptions& options,
                   const tensorflow::serving::RegressionRequest& request,
                   tensorflow::serving::RegressionResponse* response);
-// All tasks must name this servable's model (and the same version choice);
-// ServerCore checks that before resolving.
+// All tasks must name one model (INVALID_ARGUMENT otherwise); `servable` is
+// what the first task's model_spec resolved to (ServerCore does that).
 Status RunMultiInference(const ServableHandle& servable, SignatureRunner& runner, const InferenceOptions& options,
                          const tensorflow::serving::MultiInferenceRequest& request,
                          tensorflow::serving::MultiInferenceResponse* response);

@@ -1,0 +1,543 @@
+#include "serving/model_manager/model_manager.h"
+
+#include <algorithm>
+#include <ctime>
+#include <iostream>
+#include <set>
+
+namespace tfhost::serving {
+
+namespace {
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string NowUtc() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace
+
+const char* VersionStateName(VersionState state) {
+  switch (state) {
+    case VersionState::kStart: return "START";
+    case VersionState::kLoading: return "LOADING";
+    case VersionState::kAvailable: return "AVAILABLE";
+    case VersionState::kUnloading: return "UNLOADING";
+    case VersionState::kEnd: return "END";
+    default: return "UNKNOWN";
+  }
+}
+
+std::string ServableRequest::DebugString() const {
+  if (version) return "Specific(" + name + ", " + std::to_string(*version) + ")";
+  if (label) return "Label(" + name + ", " + *label + ")";
+  return "Latest(" + name + ")";
+}
+
+struct ModelManager::VersionEntry {
+  VersionState state = VersionState::kStart;
+  Status status;
+  std::string path;
+  ServableHandle servable;  // set while AVAILABLE
+  // The load is no longer wanted. Atomic so retry waits can check it without mu_.
+  std::atomic<bool> cancelled{false};
+  bool unloading = false;
+};
+
+struct ModelManager::ModelEntry {
+  ModelConfig config;
+  std::map<int64_t, std::shared_ptr<VersionEntry>> versions;
+  std::set<int64_t> aspired;  // from the last successful scan
+  std::string last_scan_error;
+};
+
+ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) {
+  if (!options_.loader) {
+    loaders::LoadOptions load_options = options_.load_options;
+    options_.loader = [load_options](const std::string& name, int64_t version, const std::string& path) {
+      return LoadServable(name, version, path, load_options);
+    };
+  }
+  if (options_.file_system_poll_wait_seconds > 0) {
+    poller_ = std::thread([this] { PollLoop(); });
+  }
+}
+
+ModelManager::~ModelManager() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (poller_.joinable()) poller_.join();
+  {
+    std::unique_lock lock(mu_);
+    for (auto& [name, model] : models_) {
+      for (auto& [version, entry] : model->versions) {
+        entry->cancelled = true;
+        if (entry->state == VersionState::kAvailable && !entry->unloading) StartUnload(*model, version);
+      }
+    }
+  }
+  stop_cv_.notify_all();
+  // Threads may still spawn nothing new (stopping_), but they take mu_ to
+  // finish, so join outside it.
+  // A finishing load may still start an unload, so repeat until none is left.
+  for (;;) {
+    std::vector<Worker> workers;
+    {
+      std::unique_lock lock(mu_);
+      workers.swap(threads_);
+    }
+    if (workers.empty()) break;
+    for (auto& w : workers) {
+      if (w.thread.joinable()) w.thread.join();
+    }
+  }
+}
+
+void ModelManager::Log(const std::string& line) const {
+  if (options_.log_sink) {
+    options_.log_sink(line);
+  } else {
+    std::cerr << line << "\n";
+  }
+}
+
+void ModelManager::SetState(const std::string& name, int64_t version, VersionEntry& entry, VersionState state,
+                            const Status& status, const std::string& detail) {
+  entry.state = state;
+  entry.status = status;
+  if (options_.metrics && options_.metrics->version_state) {
+    options_.metrics->version_state->WithLabels({name, std::to_string(version)})->Set(static_cast<double>(state));
+  }
+  std::string line = "{\"time\":\"" + NowUtc() + "\",\"event\":\"model_version_state\",\"model\":\"" +
+                     JsonEscape(name) + "\",\"version\":" + std::to_string(version) + ",\"state\":\"" +
+                     VersionStateName(state) + "\",\"status\":\"" + StatusCodeName(status.code()) + "\"";
+  if (!status.ok()) line += ",\"error\":\"" + JsonEscape(status.message()) + "\"";
+  if (!detail.empty()) line += ",\"detail\":\"" + JsonEscape(detail) + "\"";
+  line += ",\"path\":\"" + JsonEscape(entry.path) + "\"}";
+  Log(line);
+}
+
+void ModelManager::Spawn(std::function<void()> fn) {
+  ReapFinishedThreads();
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  threads_.push_back(Worker{std::thread([fn = std::move(fn), done] {
+                              fn();
+                              done->store(true);
+                            }),
+                            done});
+}
+
+void ModelManager::ReapFinishedThreads() {
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = threads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Status ModelManager::ReloadConfig(const ModelServerConfig& config) {
+  TFHOST_RETURN_IF_ERROR(ValidateModelServerConfig(config));
+  // Scan outside the lock: file systems can be slow and requests must not wait.
+  std::map<std::string, StatusOr<std::map<int64_t, std::string>>> scans;
+  for (const auto& m : config.model_config_list().config()) {
+    scans.emplace(m.name(), ListVersionDirectories(m.base_path()));
+  }
+  std::unique_lock lock(mu_);
+  config_ = config;
+  std::set<std::string> wanted;
+  for (const auto& m : config.model_config_list().config()) wanted.insert(m.name());
+  // Removed models: cancel loads, unload versions, forget the model.
+  for (auto it = models_.begin(); it != models_.end();) {
+    if (wanted.count(it->first)) {
+      ++it;
+      continue;
+    }
+    ModelEntry& model = *it->second;
+    for (auto& [version, entry] : model.versions) {
+      entry->cancelled = true;
+      if (entry->state == VersionState::kAvailable && !entry->unloading) StartUnload(model, version);
+    }
+    Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"model_removed\",\"model\":\"" + JsonEscape(it->first) + "\"}");
+    it = models_.erase(it);
+  }
+  stop_cv_.notify_all();  // wake retry waits of cancelled loads
+  for (const auto& m : config.model_config_list().config()) {
+    auto& slot = models_[m.name()];
+    bool added = !slot;
+    if (added) slot = std::make_unique<ModelEntry>();
+    bool path_changed = !added && slot->config.base_path() != m.base_path();
+    slot->config = m;
+    if (added) {
+      Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"model_added\",\"model\":\"" + JsonEscape(m.name()) +
+          "\",\"base_path\":\"" + JsonEscape(m.base_path()) + "\",\"policy\":\"" +
+          VersionPolicyString(m.model_version_policy()) + "\"}");
+    } else if (path_changed) {
+      // Versions from the old path stay until the new path's versions are
+      // available (same rule as a new version).
+      slot->aspired.clear();
+    }
+    const auto& scan = scans.at(m.name());
+    Reconcile(*slot, scan.ok() ? &*scan : nullptr);
+    if (!scan.ok() && slot->last_scan_error != scan.status().message()) {
+      slot->last_scan_error = scan.status().message();
+      Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"scan_failed\",\"model\":\"" + JsonEscape(m.name()) +
+          "\",\"error\":\"" + JsonEscape(scan.status().message()) + "\"}");
+    }
+  }
+  return OkStatus();
+}
+
+ModelServerConfig ModelManager::config() const {
+  std::shared_lock lock(mu_);
+  return config_;
+}
+
+void ModelManager::PollFileSystem() {
+  std::vector<std::pair<std::string, std::string>> targets;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [name, model] : models_) targets.emplace_back(name, model->config.base_path());
+  }
+  std::vector<StatusOr<std::map<int64_t, std::string>>> scans;
+  scans.reserve(targets.size());
+  for (const auto& [name, path] : targets) scans.push_back(ListVersionDirectories(path));
+  std::unique_lock lock(mu_);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto it = models_.find(targets[i].first);
+    if (it == models_.end() || it->second->config.base_path() != targets[i].second) continue;
+    ModelEntry& model = *it->second;
+    if (!scans[i].ok()) {
+      if (model.last_scan_error != scans[i].status().message()) {
+        model.last_scan_error = scans[i].status().message();
+        Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"scan_failed\",\"model\":\"" + JsonEscape(targets[i].first) +
+            "\",\"error\":\"" + JsonEscape(model.last_scan_error) + "\"}");
+      }
+      continue;
+    }
+    model.last_scan_error.clear();
+    Reconcile(model, &*scans[i]);
+  }
+}
+
+void ModelManager::Reconcile(ModelEntry& model, const std::map<int64_t, std::string>* dirs) {
+  const std::string& name = model.config.name();
+  if (dirs != nullptr) {
+    std::vector<int64_t> available;
+    for (const auto& [v, p] : *dirs) available.push_back(v);
+    std::vector<int64_t> aspired = SelectVersions(model.config.model_version_policy(), available);
+    if (aspired.empty()) {
+      // Nothing to serve on disk (yet): keep whatever is loaded rather than
+      // taking the model down.
+      if (!model.aspired.empty() || model.versions.empty()) {
+        Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"no_versions\",\"model\":\"" + JsonEscape(name) +
+            "\",\"base_path\":\"" + JsonEscape(model.config.base_path()) + "\",\"policy\":\"" +
+            VersionPolicyString(model.config.model_version_policy()) + "\"}");
+      }
+    } else {
+      model.aspired = std::set<int64_t>(aspired.begin(), aspired.end());
+    }
+    // Start loads of aspired versions not loaded yet.
+    for (int64_t v : model.aspired) {
+      auto it = model.versions.find(v);
+      bool start = it == model.versions.end() ||
+                   (it->second->state == VersionState::kEnd && it->second->status.ok());
+      if (start && dirs->count(v)) StartLoad(model, v, dirs->at(v));
+    }
+    // Forget ended versions whose directory is gone (bounds the status list).
+    for (auto it = model.versions.begin(); it != model.versions.end();) {
+      if (it->second->state == VersionState::kEnd && !model.aspired.count(it->first) && !dirs->count(it->first)) {
+        it = model.versions.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Cancel loads no longer wanted; unload old versions once an aspired one serves.
+  bool aspired_available = false;
+  for (int64_t v : model.aspired) {
+    auto it = model.versions.find(v);
+    if (it != model.versions.end() && it->second->state == VersionState::kAvailable) aspired_available = true;
+  }
+  for (auto& [v, entry] : model.versions) {
+    if (model.aspired.count(v)) continue;
+    if (entry->state == VersionState::kStart || entry->state == VersionState::kLoading) {
+      entry->cancelled = true;
+    } else if (entry->state == VersionState::kAvailable && !entry->unloading && aspired_available) {
+      StartUnload(model, v);
+    }
+  }
+  stop_cv_.notify_all();
+}
+
+void ModelManager::StartLoad(ModelEntry& model, int64_t version, const std::string& path) {
+  {
+    std::lock_guard lock(stop_mu_);
+    if (stopping_) return;
+  }
+  auto entry = std::make_shared<VersionEntry>();
+  entry->path = path;
+  model.versions[version] = entry;
+  const std::string name = model.config.name();
+  SetState(name, version, *entry, VersionState::kStart, OkStatus(), "");
+  {
+    std::lock_guard lock(settle_mu_);
+    ++pending_;
+  }
+  Spawn([this, name, version, path, entry] { LoadThread(name, version, path, entry); });
+}
+
+void ModelManager::StartUnload(ModelEntry& model, int64_t version) {
+  auto entry = model.versions.at(version);
+  entry->unloading = true;
+  const std::string name = model.config.name();
+  SetState(name, version, *entry, VersionState::kUnloading, OkStatus(), "");
+  {
+    std::lock_guard lock(settle_mu_);
+    ++pending_;
+  }
+  Spawn([this, name, version, entry] { UnloadThread(name, version, entry); });
+}
+
+void ModelManager::LoadThread(std::string name, int64_t version, std::string path,
+                              std::shared_ptr<VersionEntry> entry) {
+  auto finish = [this] {
+    {
+      std::lock_guard lock(settle_mu_);
+      --pending_;
+    }
+    settle_cv_.notify_all();
+  };
+  {
+    std::unique_lock lock(mu_);
+    if (entry->cancelled) {
+      SetState(name, version, *entry, VersionState::kEnd, OkStatus(), "load cancelled");
+      lock.unlock();
+      finish();
+      return;
+    }
+    SetState(name, version, *entry, VersionState::kLoading, OkStatus(), "");
+  }
+  const int attempts = 1 + std::max(0, options_.max_num_load_retries);
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    auto start = std::chrono::steady_clock::now();
+    StatusOr<std::shared_ptr<Servable>> loaded = options_.loader(name, version, path);
+    Status status = loaded.ok() ? OkStatus() : loaded.status();
+    if (status.ok() && !*loaded) status = Internal("loader returned no servable");
+    if (status.ok() && options_.warmer) status = options_.warmer(*loaded);
+    auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    if (options_.metrics) {
+      options_.metrics->load_attempt_count->WithLabels({path, status.ok() ? "success" : "failure"})->Increment();
+    }
+    std::unique_lock lock(mu_);
+    if (status.ok()) {
+      if (options_.metrics) {
+        options_.metrics->load_latency->WithLabels({path})->Increment(micros);
+        options_.metrics->model_load_latency->WithLabels({name, std::to_string(version)})->Observe(micros);
+      }
+      if (entry->cancelled) {
+        SetState(name, version, *entry, VersionState::kEnd, OkStatus(), "loaded but no longer wanted; discarded");
+        lock.unlock();
+        loaded = Status(StatusCode::kCancelled, "discarded");  // release the model outside the lock
+        finish();
+        return;
+      }
+      entry->servable = std::move(*loaded);
+      SetState(name, version, *entry, VersionState::kAvailable, OkStatus(),
+               "loaded in " + std::to_string(micros / 1000) + " ms");
+      auto it = models_.find(name);
+      if (it != models_.end()) Reconcile(*it->second, nullptr);
+      lock.unlock();
+      finish();
+      return;
+    }
+    if (options_.metrics) {
+      options_.metrics->load_failures->WithLabels({name, std::to_string(version)})->Increment();
+    }
+    if (attempt == attempts || entry->cancelled) {
+      SetState(name, version, *entry, VersionState::kEnd, status,
+               entry->cancelled ? "load cancelled after a failed attempt"
+                                : "giving up after " + std::to_string(attempt) + " attempt(s)");
+      lock.unlock();
+      finish();
+      return;
+    }
+    SetState(name, version, *entry, VersionState::kLoading, status,
+             "attempt " + std::to_string(attempt) + " of " + std::to_string(attempts) + " failed; retrying in " +
+                 std::to_string(options_.load_retry_interval_micros / 1000) + " ms");
+    lock.unlock();
+    std::unique_lock stop_lock(stop_mu_);
+    stop_cv_.wait_for(stop_lock, std::chrono::microseconds(std::max<int64_t>(0, options_.load_retry_interval_micros)),
+                      [&] { return stopping_ || entry->cancelled.load(); });
+    if (stopping_) {
+      stop_lock.unlock();
+      std::unique_lock l(mu_);
+      SetState(name, version, *entry, VersionState::kEnd, status, "server stopping; no more retries");
+      l.unlock();
+      finish();
+      return;
+    }
+  }
+}
+
+void ModelManager::UnloadThread(std::string name, int64_t version, std::shared_ptr<VersionEntry> entry) {
+  std::weak_ptr<const Servable> watch;
+  {
+    std::unique_lock lock(mu_);
+    watch = entry->servable;
+    entry->servable.reset();
+  }
+  // In-flight requests hold handles; the model is freed with the last one.
+  auto start = std::chrono::steady_clock::now();
+  bool warned = false;
+  while (!watch.expired()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!warned && std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
+      warned = true;
+      Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"unload_waiting\",\"model\":\"" + JsonEscape(name) +
+          "\",\"version\":" + std::to_string(version) + ",\"detail\":\"in-flight requests still hold the version\"}");
+    }
+  }
+  {
+    std::unique_lock lock(mu_);
+    SetState(name, version, *entry, VersionState::kEnd, OkStatus(), "unloaded");
+  }
+  {
+    std::lock_guard lock(settle_mu_);
+    --pending_;
+  }
+  settle_cv_.notify_all();
+}
+
+void ModelManager::PollLoop() {
+  const auto interval = std::chrono::seconds(options_.file_system_poll_wait_seconds);
+  std::unique_lock lock(stop_mu_);
+  while (!stopping_) {
+    if (stop_cv_.wait_for(lock, interval, [this] { return stopping_; })) break;
+    lock.unlock();
+    PollFileSystem();
+    lock.lock();
+  }
+}
+
+bool ModelManager::WaitUntilSettled(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(settle_mu_);
+  return settle_cv_.wait_for(lock, timeout, [this] { return pending_ == 0; });
+}
+
+StatusOr<ServableHandle> ModelManager::GetServable(const ServableRequest& request) const {
+  std::shared_lock lock(mu_);
+  auto it = models_.find(request.name);
+  if (it == models_.end()) return NotFound("Servable not found for request: " + request.DebugString());
+  const ModelEntry& model = *it->second;
+  std::optional<int64_t> version = request.version;
+  if (!version && request.label) {
+    auto label = model.config.version_labels().find(*request.label);
+    if (label == model.config.version_labels().end()) {
+      return InvalidArgument("Unrecognized servable version label: " + *request.label);
+    }
+    version = label->second;
+  }
+  if (version) {
+    auto v = model.versions.find(*version);
+    if (v == model.versions.end() || v->second->state != VersionState::kAvailable || !v->second->servable) {
+      ServableRequest specific{request.name, version, std::nullopt};
+      return NotFound("Servable not found for request: " + specific.DebugString());
+    }
+    return v->second->servable;
+  }
+  for (auto v = model.versions.rbegin(); v != model.versions.rend(); ++v) {
+    if (v->second->state == VersionState::kAvailable && v->second->servable) return v->second->servable;
+  }
+  return NotFound("Servable not found for request: " + request.DebugString());
+}
+
+StatusOr<int64_t> ModelManager::ResolveLabel(const std::string& name, const std::string& label) const {
+  std::shared_lock lock(mu_);
+  auto it = models_.find(name);
+  if (it == models_.end()) return NotFound("Could not find any versions of model " + name);
+  auto l = it->second->config.version_labels().find(label);
+  if (l == it->second->config.version_labels().end()) {
+    return InvalidArgument("Unrecognized servable version label: " + label);
+  }
+  return l->second;
+}
+
+StatusOr<std::vector<VersionStatus>> ModelManager::GetModelStatus(const std::string& name,
+                                                                  std::optional<int64_t> version) const {
+  std::shared_lock lock(mu_);
+  auto it = models_.find(name);
+  if (it == models_.end() || it->second->versions.empty()) {
+    return NotFound("Could not find any versions of model " + name);
+  }
+  std::vector<VersionStatus> out;
+  for (const auto& [v, entry] : it->second->versions) {
+    if (version && *version != v) continue;
+    out.push_back(VersionStatus{v, entry->state, entry->status});
+  }
+  if (version && out.empty()) {
+    return NotFound("Could not find version " + std::to_string(*version) + " of model " + name);
+  }
+  return out;
+}
+
+std::vector<ModelSummary> ModelManager::ListModels() const {
+  std::shared_lock lock(mu_);
+  std::vector<ModelSummary> out;
+  for (const auto& [name, model] : models_) {
+    ModelSummary s;
+    s.name = name;
+    s.base_path = model->config.base_path();
+    for (const auto& [v, entry] : model->versions) s.versions.push_back(VersionStatus{v, entry->state, entry->status});
+    for (const auto& [label, v] : model->config.version_labels()) s.labels[label] = v;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool ModelManager::AllModelsAvailable() const {
+  std::shared_lock lock(mu_);
+  for (const auto& [name, model] : models_) {
+    bool any = false;
+    for (const auto& [v, entry] : model->versions) any = any || entry->state == VersionState::kAvailable;
+    if (!any) return false;
+  }
+  return true;
+}
+
+}  // namespace tfhost::serving

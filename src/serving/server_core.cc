@@ -1,0 +1,408 @@
+#include "serving/server_core.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "serving/servable/warmup.h"
+
+namespace tfhost::serving {
+
+namespace ts = tensorflow::serving;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MicrosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+}
+
+// Times graph execution for :tensorflow:serving:runtime_latency.
+class TimedRunner : public SignatureRunner {
+ public:
+  TimedRunner(SignatureRunner& inner, HistogramCell* cell) : inner_(inner), cell_(cell) {}
+  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                          const std::vector<std::string>& output_filter) override {
+    auto start = Clock::now();
+    auto result = inner_.Run(servable, signature, std::move(inputs), output_filter);
+    if (cell_) cell_->Observe(static_cast<double>(MicrosSince(start)));
+    return result;
+  }
+
+ private:
+  SignatureRunner& inner_;
+  HistogramCell* cell_;
+};
+
+Status MissingModelSpec() { return InvalidArgument("Missing ModelSpec"); }
+
+}  // namespace
+
+const char* EntrypointName(Entrypoint e) {
+  switch (e) {
+    case Entrypoint::kGrpc: return "GRPC";
+    case Entrypoint::kRest: return "REST";
+    default: return "INTERNAL";
+  }
+}
+
+ServableRequest ServableRequestFromModelSpec(const ts::ModelSpec& spec) {
+  ServableRequest r;
+  r.name = spec.name();
+  if (spec.version_choice_case() == ts::ModelSpec::kVersion) {
+    r.version = spec.version().value();
+  } else if (spec.version_choice_case() == ts::ModelSpec::kVersionLabel) {
+    r.label = spec.version_label();
+  }
+  return r;
+}
+
+ServerCore::ServerCore(ServerCoreOptions options) : options_(std::move(options)) {
+  if (options_.metrics_registry) {
+    registry_ = options_.metrics_registry;
+  } else {
+    owned_registry_ = std::make_unique<MetricsRegistry>();
+    registry_ = owned_registry_.get();
+  }
+  metrics_ = std::make_unique<ServingMetrics>(registry_);
+  default_runner_ = std::make_shared<DirectRunner>();
+  ModelManagerOptions mopts = options_.manager;
+  mopts.metrics = metrics_.get();
+  if (options_.enable_model_warmup) {
+    mopts.warmer = [this](const ServableHandle& servable) { return Warmup(servable); };
+  }
+  manager_ = std::make_unique<ModelManager>(std::move(mopts));
+}
+
+ServerCore::~ServerCore() {
+  {
+    std::lock_guard lock(poll_mu_);
+    stopping_ = true;
+  }
+  poll_cv_.notify_all();
+  if (config_poller_.joinable()) config_poller_.join();
+  manager_.reset();
+}
+
+StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions options) {
+  std::unique_ptr<ServerCore> core(new ServerCore(std::move(options)));
+  TFHOST_RETURN_IF_ERROR(core->manager_->ReloadConfig(core->options_.model_server_config));
+  if (!core->manager_->WaitUntilSettled(core->options_.load_timeout)) {
+    return Status(StatusCode::kDeadlineExceeded, "models did not finish loading within " +
+                                                     std::to_string(core->options_.load_timeout.count()) + " ms");
+  }
+  if (core->options_.fail_if_initial_load_fails && !core->manager_->AllModelsAvailable()) {
+    std::string errors;
+    for (const auto& m : core->manager_->ListModels()) {
+      bool available = false;
+      std::string why;
+      for (const auto& v : m.versions) {
+        available = available || v.state == VersionState::kAvailable;
+        if (!v.status.ok()) why = v.status.message();
+      }
+      if (available) continue;
+      errors += (errors.empty() ? "" : "; ") + std::string("model \"") + m.name + "\" (" + m.base_path + "): " +
+                (why.empty() ? "no version directories found (expected numeric subdirectories such as 1/)" : why);
+    }
+    return Unavailable("no servable version available: " + errors);
+  }
+  if (!core->options_.model_config_file.empty() && core->options_.model_config_file_poll_wait_seconds > 0) {
+    std::ifstream in(core->options_.model_config_file, std::ios::binary);
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    core->last_config_text_ = buf.str();
+    ServerCore* raw = core.get();
+    core->config_poller_ = std::thread([raw] { raw->ConfigPollLoop(); });
+  }
+  return core;
+}
+
+void ServerCore::ConfigPollLoop() {
+  const auto interval = std::chrono::seconds(options_.model_config_file_poll_wait_seconds);
+  std::unique_lock lock(poll_mu_);
+  while (!stopping_) {
+    if (poll_cv_.wait_for(lock, interval, [this] { return stopping_; })) break;
+    lock.unlock();
+    std::ifstream in(options_.model_config_file, std::ios::binary);
+    std::ostringstream buf;
+    if (in) buf << in.rdbuf();
+    std::string text = buf.str();
+    if (in && text != last_config_text_) {
+      last_config_text_ = text;
+      auto config = ParseModelServerConfig(text, options_.model_config_file);
+      Status s = config.ok() ? ValidateModelServerConfig(*config) : config.status();
+      if (s.ok()) s = manager_->ReloadConfig(*config);
+      std::string line = "{\"event\":\"config_file_reload\",\"file\":\"" + options_.model_config_file +
+                         "\",\"status\":\"" + StatusCodeName(s.code()) + "\"" +
+                         (s.ok() ? "" : ",\"error\":\"config ignored: " + s.message() + "\"") + "}";
+      // Keep quotes in the error from breaking the JSON line.
+      for (size_t i = line.find("config ignored: "); i != std::string::npos && i < line.size() - 2; ++i) {
+        if (line[i] == '"' && i + 2 < line.size()) line[i] = '\'';
+      }
+      if (options_.manager.log_sink) {
+        options_.manager.log_sink(line);
+      } else {
+        std::cerr << line << "\n";
+      }
+    }
+    lock.lock();
+  }
+}
+
+Status ServerCore::Warmup(const ServableHandle& servable) {
+  auto start = Clock::now();
+  auto runner = RunnerFor(servable->name);
+  auto result = RunWarmup(servable, *runner, options_.inference);
+  if (!result.ok()) return result.status();
+  if (result->file_found) {
+    int64_t micros = MicrosSince(start);
+    metrics_->model_warmup_latency->WithLabels({servable->path})->Observe(static_cast<double>(micros));
+    std::string line = "{\"event\":\"model_warmup\",\"model\":\"" + servable->name +
+                       "\",\"version\":" + std::to_string(servable->version) +
+                       ",\"records\":" + std::to_string(result->records_replayed) +
+                       ",\"micros\":" + std::to_string(micros) + "}";
+    if (options_.manager.log_sink) {
+      options_.manager.log_sink(line);
+    } else {
+      std::cerr << line << "\n";
+    }
+  }
+  return OkStatus();
+}
+
+void ServerCore::Record(const std::string& model_name, const char* api, const RequestContext& context,
+                        Clock::time_point start, const Status& status) const {
+  metrics_->request_count->WithLabels({model_name, StatusCodeName(status.code())})->Increment();
+  metrics_->request_latency->WithLabels({model_name, api, EntrypointName(context.entrypoint)})
+      ->Observe(static_cast<double>(MicrosSince(start)));
+}
+
+void ServerCore::SetRunner(const std::string& model_name, std::shared_ptr<SignatureRunner> runner) {
+  std::unique_lock lock(runners_mu_);
+  if (runner) {
+    runners_[model_name] = std::move(runner);
+  } else {
+    runners_.erase(model_name);
+  }
+}
+
+void ServerCore::SetDefaultRunner(std::shared_ptr<SignatureRunner> runner) {
+  std::unique_lock lock(runners_mu_);
+  default_runner_ = runner ? std::move(runner) : std::make_shared<DirectRunner>();
+}
+
+std::shared_ptr<SignatureRunner> ServerCore::RunnerFor(const std::string& model_name) const {
+  std::shared_lock lock(runners_mu_);
+  auto it = runners_.find(model_name);
+  return it != runners_.end() ? it->second : default_runner_;
+}
+
+StatusOr<ServableHandle> ServerCore::GetServable(const ts::ModelSpec& spec) const {
+  return manager_->GetServable(ServableRequestFromModelSpec(spec));
+}
+
+StatusOr<ResolvedSignature> ServerCore::ResolveSignature(const ts::ModelSpec& spec) const {
+  TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(spec));
+  ResolvedSignature r;
+  r.signature_name = SignatureNameOrDefault(spec.signature_name());
+  auto it = servable->model->signatures().find(r.signature_name);
+  if (it == servable->model->signatures().end()) {
+    std::string have;
+    for (const auto& [k, v] : servable->model->signatures()) have += (have.empty() ? "" : ", ") + k;
+    return InvalidArgument("Serving signature name: \"" + r.signature_name + "\" not found in signature def (model \"" +
+                           servable->name + "\" version " + std::to_string(servable->version) +
+                           " has: " + (have.empty() ? "<none>" : have) + ")");
+  }
+  r.signature = &it->second;
+  auto def = servable->signature_defs.signature_def().find(r.signature_name);
+  if (def != servable->signature_defs.signature_def().end()) r.signature_def = &def->second;
+  r.servable = std::move(servable);
+  return r;
+}
+
+StatusOr<PredictResult> ServerCore::PredictTensors(const ts::ModelSpec& spec, TensorMap inputs,
+                                                   const std::vector<std::string>& output_filter,
+                                                   const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> StatusOr<PredictResult> {
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(spec));
+    PredictResult result;
+    result.signature_name = SignatureNameOrDefault(spec.signature_name());
+    TFHOST_ASSIGN_OR_RETURN(const runtime::Signature* sig, FindServingSignature(*servable, result.signature_name));
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
+    TFHOST_ASSIGN_OR_RETURN(result.outputs,
+                            serving::PredictTensors(servable, timed, *sig, std::move(inputs), output_filter));
+    result.model_name = servable->name;
+    result.version = servable->version;
+    return result;
+  };
+  auto result = run();
+  Record(spec.name(), "predict", context, start, result.status());
+  return result;
+}
+
+Status ServerCore::Predict(const ts::PredictRequest& request, ts::PredictResponse* response,
+                           const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> Status {
+    if (!request.has_model_spec()) return MissingModelSpec();
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
+    return RunPredict(servable, timed, options_.inference, request, response);
+  };
+  Status s = run();
+  Record(request.model_spec().name(), "predict", context, start, s);
+  return s;
+}
+
+Status ServerCore::Classify(const ts::ClassificationRequest& request, ts::ClassificationResponse* response,
+                            const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> Status {
+    if (!request.has_model_spec()) return MissingModelSpec();
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "classify", "tfhost"}));
+    return RunClassify(servable, timed, options_.inference, request, response);
+  };
+  Status s = run();
+  Record(request.model_spec().name(), "classify", context, start, s);
+  return s;
+}
+
+Status ServerCore::Regress(const ts::RegressionRequest& request, ts::RegressionResponse* response,
+                           const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> Status {
+    if (!request.has_model_spec()) return MissingModelSpec();
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "regress", "tfhost"}));
+    return RunRegress(servable, timed, options_.inference, request, response);
+  };
+  Status s = run();
+  Record(request.model_spec().name(), "regress", context, start, s);
+  return s;
+}
+
+Status ServerCore::MultiInference(const ts::MultiInferenceRequest& request, ts::MultiInferenceResponse* response,
+                                  const RequestContext& context) {
+  auto start = Clock::now();
+  const std::string model_name = request.tasks_size() > 0 ? request.tasks(0).model_spec().name() : "";
+  auto run = [&]() -> Status {
+    if (request.tasks_size() == 0) return InvalidArgument("Tasks field is empty.");
+    const ts::ModelSpec& first = request.tasks(0).model_spec();
+    for (const auto& task : request.tasks()) {
+      const ts::ModelSpec& spec = task.model_spec();
+      bool same_version = spec.version_choice_case() == first.version_choice_case() &&
+                          spec.version().value() == first.version().value() &&
+                          spec.version_label() == first.version_label();
+      if (spec.name() == first.name() && !same_version) {
+        return InvalidArgument("All ModelSpecs in a MultiInferenceRequest must access the same model version. "
+                               "(model \"" + first.name() + "\")");
+      }
+    }
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(first));
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "multi_inference", "tfhost"}));
+    return RunMultiInference(servable, timed, options_.inference, request, response);
+  };
+  Status s = run();
+  Record(model_name, "multi_inference", context, start, s);
+  return s;
+}
+
+Status ServerCore::GetModelMetadata(const ts::GetModelMetadataRequest& request,
+                                    ts::GetModelMetadataResponse* response, const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> Status {
+    if (!request.has_model_spec()) return MissingModelSpec();
+    if (request.metadata_field_size() == 0) {
+      return InvalidArgument("GetModelMetadataRequest must specify at least one metadata_field");
+    }
+    for (const auto& field : request.metadata_field()) {
+      if (field != "signature_def") {
+        return InvalidArgument("Metadata field " + field + " is not supported (supported: signature_def)");
+      }
+    }
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
+    response->Clear();
+    response->mutable_model_spec()->set_name(servable->name);
+    response->mutable_model_spec()->mutable_version()->set_value(servable->version);
+    (*response->mutable_metadata())["signature_def"].PackFrom(servable->signature_defs);
+    return OkStatus();
+  };
+  Status s = run();
+  Record(request.model_spec().name(), "get_model_metadata", context, start, s);
+  return s;
+}
+
+Status ServerCore::GetModelStatus(const ts::GetModelStatusRequest& request, ts::GetModelStatusResponse* response,
+                                  const RequestContext& context) {
+  if (!request.has_model_spec()) return MissingModelSpec();
+  const ts::ModelSpec& spec = request.model_spec();
+  if (spec.name().empty()) return InvalidArgument("Missing model name in request.");
+  std::optional<int64_t> version;
+  if (spec.version_choice_case() == ts::ModelSpec::kVersion) {
+    version = spec.version().value();
+  } else if (spec.version_choice_case() == ts::ModelSpec::kVersionLabel) {
+    TFHOST_ASSIGN_OR_RETURN(int64_t v, manager_->ResolveLabel(spec.name(), spec.version_label()));
+    version = v;
+  }
+  TFHOST_ASSIGN_OR_RETURN(std::vector<VersionStatus> statuses, manager_->GetModelStatus(spec.name(), version));
+  response->Clear();
+  for (const auto& vs : statuses) {
+    ts::ModelVersionStatus* out = response->add_model_version_status();
+    out->set_version(vs.version);
+    out->set_state(static_cast<ts::ModelVersionStatus::State>(vs.state));
+    out->mutable_status()->set_error_code(static_cast<tensorflow::error::Code>(vs.status.code()));
+    out->mutable_status()->set_error_message(vs.status.message());
+  }
+  return OkStatus();
+}
+
+Status ServerCore::ReloadConfig(const ModelServerConfig& config) {
+  TFHOST_RETURN_IF_ERROR(manager_->ReloadConfig(config));
+  if (!manager_->WaitUntilSettled(options_.load_timeout)) {
+    return Status(StatusCode::kDeadlineExceeded,
+                  "config applied, but models did not finish loading within " +
+                      std::to_string(options_.load_timeout.count()) + " ms");
+  }
+  // Like TF Serving, report a model of the new config that could not load.
+  for (const auto& m : manager_->ListModels()) {
+    bool available = false;
+    Status error;
+    for (const auto& v : m.versions) {
+      available = available || v.state == VersionState::kAvailable;
+      if (!v.status.ok()) error = v.status;
+    }
+    if (!available && !error.ok()) {
+      return Status(error.code(), "model \"" + m.name + "\" failed to load: " + error.message());
+    }
+  }
+  return OkStatus();
+}
+
+Status ServerCore::HandleReloadConfigRequest(const ts::ReloadConfigRequest& request,
+                                             ts::ReloadConfigResponse* response) {
+  Status s;
+  if (request.config().config_case() != ModelServerConfig::kModelConfigList) {
+    s = InvalidArgument("ServerModelConfig type not supported by HandleReloadConfigRequest. Only ModelConfigList is "
+                        "currently supported");
+  } else {
+    s = ReloadConfig(request.config());
+  }
+  response->Clear();
+  response->mutable_status()->set_error_code(static_cast<tensorflow::error::Code>(s.code()));
+  response->mutable_status()->set_error_message(s.message());
+  return s;
+}
+
+std::vector<ModelSummary> ServerCore::ListModels() const { return manager_->ListModels(); }
+bool ServerCore::AllModelsAvailable() const { return manager_->AllModelsAvailable(); }
+std::string ServerCore::MetricsText() const { return registry_->ToPrometheusText(); }
+
+}  // namespace tfhost::serving

@@ -1,0 +1,673 @@
+#include "serving/server_core.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "base/test_fixtures.h"
+#include "serving/servable/warmup.h"
+#include "tensorflow_serving/apis/prediction_log.pb.h"
+
+namespace tfhost::serving {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ts = tensorflow::serving;
+using google::protobuf::util::MessageDifferencer;
+
+std::string ModelsDir() { return tfhost::testing::FixturePath("models/tfserving"); }
+std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tfhost_core_XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string ToJson(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return buf.GetString();
+}
+
+template <typename M>
+M FromJson(const std::string& json) {
+  M m;
+  auto s = google::protobuf::util::JsonStringToMessage(json, &m);
+  EXPECT_TRUE(s.ok()) << s.ToString() << " in " << json;
+  return m;
+}
+
+// Fields the expectation leaves out are not compared; floats approximately.
+::testing::AssertionResult PartiallyEquals(const google::protobuf::Message& expected,
+                                           const google::protobuf::Message& actual) {
+  MessageDifferencer d;
+  d.set_scope(MessageDifferencer::PARTIAL);
+  d.set_float_comparison(MessageDifferencer::APPROXIMATE);
+  std::string report;
+  d.ReportDifferencesToString(&report);
+  if (d.Compare(expected, actual)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << report << "\nexpected: " << expected.ShortDebugString()
+                                       << "\nactual: " << actual.ShortDebugString();
+}
+
+struct Logs {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  LogSink Sink() {
+    return [this](const std::string& l) {
+      std::lock_guard lock(mu);
+      lines.push_back(l);
+    };
+  }
+  bool Contains(const std::string& needle) {
+    std::lock_guard lock(mu);
+    for (const auto& l : lines) {
+      if (l.find(needle) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+ServerCoreOptions Options(ModelServerConfig config, Logs* logs = nullptr) {
+  ServerCoreOptions o;
+  o.model_server_config = std::move(config);
+  o.manager.file_system_poll_wait_seconds = 0;
+  o.manager.max_num_load_retries = 0;
+  if (logs) o.manager.log_sink = logs->Sink();
+  else o.manager.log_sink = [](const std::string&) {};
+  return o;
+}
+
+std::unique_ptr<ServerCore> MakeCore(const std::string& name, const std::string& base_path, Logs* logs = nullptr) {
+  auto core = ServerCore::Create(Options(SingleModelConfig(name, base_path), logs));
+  EXPECT_TRUE(core.ok()) << core.status().ToString();
+  return core.ok() ? std::move(*core) : nullptr;
+}
+
+ts::ModelSpec Spec(const std::string& name, const std::string& signature = "") {
+  ts::ModelSpec s;
+  s.set_name(name);
+  s.set_signature_name(signature);
+  return s;
+}
+
+ts::PredictRequest FloatPredict(const std::string& model, const std::vector<float>& values,
+                                const std::vector<int64_t>& shape, const std::string& alias = "x") {
+  ts::PredictRequest r;
+  *r.mutable_model_spec() = Spec(model);
+  tensorflow::TensorProto& t = (*r.mutable_inputs())[alias];
+  t.set_dtype(tensorflow::DT_FLOAT);
+  for (int64_t d : shape) t.mutable_tensor_shape()->add_dim()->set_size(d);
+  for (float v : values) t.add_float_val(v);
+  return r;
+}
+
+TEST(ServerCoreTest, EveryGrpcCaseMatches) {
+  std::string cases_path = ConfigsDir() + "/derived/grpc_cases.json";
+  TFHOST_REQUIRE_FIXTURE(cases_path);
+  rapidjson::Document doc;
+  doc.Parse(ReadText(cases_path).c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  int checked = 0;
+  for (const auto& c : doc["cases"].GetArray()) {
+    std::string model_dir = c["model_dir"].GetString();
+    std::string served_as = c["served_as"].GetString();
+    std::string rpc = c["rpc"].GetString();
+    SCOPED_TRACE(rpc + " on " + model_dir);
+    auto core = MakeCore(served_as, ModelsDir() + "/" + model_dir);
+    ASSERT_NE(core, nullptr);
+    if (rpc == "Predict") {
+      auto req = FromJson<ts::PredictRequest>(ToJson(c["request"]));
+      ts::PredictResponse resp;
+      Status s = core->Predict(req, &resp);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_TRUE(PartiallyEquals(FromJson<ts::PredictResponse>(ToJson(c["expected"])), resp));
+    } else if (rpc == "Regress") {
+      auto req = FromJson<ts::RegressionRequest>(ToJson(c["request"]));
+      ts::RegressionResponse resp;
+      Status s = core->Regress(req, &resp);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_TRUE(PartiallyEquals(FromJson<ts::RegressionResponse>(ToJson(c["expected"])), resp));
+    } else if (rpc == "Classify") {
+      auto req = FromJson<ts::ClassificationRequest>(ToJson(c["request"]));
+      ts::ClassificationResponse resp;
+      Status s = core->Classify(req, &resp);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_TRUE(PartiallyEquals(FromJson<ts::ClassificationResponse>(ToJson(c["expected"])), resp));
+      ASSERT_EQ(resp.result().classifications_size(), 1);
+      EXPECT_EQ(resp.result().classifications(0).classes(0).label(), "");
+    } else if (rpc == "MultiInference") {
+      auto req = FromJson<ts::MultiInferenceRequest>(ToJson(c["request"]));
+      ts::MultiInferenceResponse resp;
+      Status s = core->MultiInference(req, &resp);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_TRUE(PartiallyEquals(FromJson<ts::MultiInferenceResponse>(ToJson(c["expected"])), resp));
+    } else if (rpc == "ModelService.GetModelStatus") {
+      auto req = FromJson<ts::GetModelStatusRequest>(ToJson(c["request"]));
+      ts::GetModelStatusResponse resp;
+      Status s = core->GetModelStatus(req, &resp);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_TRUE(PartiallyEquals(FromJson<ts::GetModelStatusResponse>(ToJson(c["expected"])), resp));
+      ASSERT_EQ(resp.model_version_status_size(), 1);
+      EXPECT_EQ(resp.model_version_status(0).status().error_code(), tensorflow::error::OK);
+    } else if (rpc.rfind("Predict (sequence", 0) == 0) {
+      for (const auto& step : c["sequence"].GetArray()) {
+        ts::PredictRequest req;
+        *req.mutable_model_spec() = Spec(served_as, step[0].GetString());
+        for (const auto& in : step[1].GetObject()) {
+          tensorflow::TensorProto& t = (*req.mutable_inputs())[in.name.GetString()];
+          t.set_dtype(tensorflow::DT_FLOAT);
+          t.add_float_val(static_cast<float>(in.value.GetDouble()));
+        }
+        ts::PredictResponse resp;
+        Status s = core->Predict(req, &resp);
+        ASSERT_TRUE(s.ok()) << step[0].GetString() << ": " << s.ToString();
+        ASSERT_EQ(resp.outputs().count("output"), 1u);
+        const auto& out = resp.outputs().at("output");
+        EXPECT_EQ(out.tensor_shape().dim_size(), 0);
+        ASSERT_EQ(out.float_val_size(), 1);
+        EXPECT_FLOAT_EQ(out.float_val(0), static_cast<float>(step[2].GetDouble())) << step[0].GetString();
+      }
+    } else {
+      ADD_FAILURE() << "unknown rpc in grpc_cases.json: " << rpc;
+      continue;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(doc["cases"].Size()));
+}
+
+TEST(ServerCoreTest, ErrorCodesAndTextsMatchTheRestCases) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  ts::PredictResponse resp;
+  // Unknown model: 404 with TF Serving's exact text.
+  Status s = core->Predict(FloatPredict("half", {1, 5}, {2}), &resp);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "Servable not found for request: Latest(half)");
+  // Unknown label: 400 "Unrecognized servable version label".
+  ts::ModelSpec label = Spec("default");
+  label.set_version_label("nolabel");
+  auto r = core->ResolveSignature(label);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("Unrecognized servable version label"), std::string::npos);
+  // Unknown signature through the REST path: 400 "... not found in signature def".
+  r = core->ResolveSignature(Spec("default", "nope"));
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("not found in signature def"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("serving_default"), std::string::npos);
+  // ... and through gRPC Predict: FAILED_PRECONDITION as TF Serving.
+  ts::PredictRequest bad_sig = FloatPredict("default", {1}, {1});
+  bad_sig.mutable_model_spec()->set_signature_name("nope");
+  s = core->Predict(bad_sig, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("Serving signature key \"nope\" not found."), std::string::npos) << s.message();
+  // Unknown version.
+  ts::PredictRequest v999 = FloatPredict("default", {1}, {1});
+  v999.mutable_model_spec()->mutable_version()->set_value(999);
+  s = core->Predict(v999, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "Servable not found for request: Specific(default, 999)");
+  // Wrong dtype.
+  ts::PredictRequest strings;
+  *strings.mutable_model_spec() = Spec("default");
+  auto& t = (*strings.mutable_inputs())["x"];
+  t.set_dtype(tensorflow::DT_STRING);
+  t.mutable_tensor_shape()->add_dim()->set_size(1);
+  t.add_string_val("x");
+  s = core->Predict(strings, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("to be float but string is provided"), std::string::npos) << s.message();
+  // Unknown input alias and unknown output filter.
+  s = core->Predict(FloatPredict("default", {1}, {1}, "z"), &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("input tensor alias not found in signature: z"), std::string::npos) << s.message();
+  ts::PredictRequest filt = FloatPredict("default", {1}, {1});
+  filt.add_output_filter("nope");
+  s = core->Predict(filt, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("output tensor alias not found in signature: nope"), std::string::npos);
+  // No model spec.
+  s = core->Predict(ts::PredictRequest(), &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ServerCoreTest, HugeBroadcastShapeIsRefusedNotAllocated) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  ts::PredictResponse resp;
+  Status s = core->Predict(FloatPredict("default", {1}, {1000000, 1000000}), &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("tensor parsing error: x"), std::string::npos) << s.message();
+  s = core->Predict(FloatPredict("default", {1}, {-1}), &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ServerCoreTest, ServingLetsTheGraphDecideShapesButRunKeepsStrictChecks) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  // serving_default declares x as [-1,1]; TF Serving feeds [3] and the graph accepts it.
+  ts::PredictResponse resp;
+  Status s = core->Predict(FloatPredict("default", {2, 3, 4}, {3}), &resp);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const auto& y = resp.outputs().at("y");
+  ASSERT_EQ(y.float_val_size(), 3);
+  EXPECT_FLOAT_EQ(y.float_val(0), 3.0f);
+  EXPECT_FLOAT_EQ(y.float_val(2), 4.0f);
+  EXPECT_EQ(resp.model_spec().signature_name(), "serving_default");
+  EXPECT_EQ(resp.model_spec().version().value(), 123);
+  // Model::RunSignature's default (what `tfhost run` uses) still rejects it.
+  auto servable = core->GetServable(Spec("default"));
+  ASSERT_TRUE(servable.ok());
+  auto strict = (*servable)->model->RunSignature("serving_default", {{"x", Tensor::FromVector<float>({1, 2, 3})}});
+  EXPECT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("must have shape"), std::string::npos);
+}
+
+TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_three");
+  {
+    auto core = MakeCore("saved_model_half_plus_three", ModelsDir() + "/saved_model_half_plus_three");
+    ASSERT_NE(core, nullptr);
+    // A signature literally keyed "tensorflow/serving/regress".
+    auto req = FromJson<ts::RegressionRequest>(R"({"model_spec":{"name":"saved_model_half_plus_three",
+        "signature_name":"tensorflow/serving/regress"},"input":{"example_list":{"examples":[
+        {"features":{"feature":{"x":{"float_list":{"value":[1.0]}}}}},
+        {"features":{"feature":{"x":{"float_list":{"value":[2.0]}}}}}]}}})");
+    ts::RegressionResponse resp;
+    Status s = core->Regress(req, &resp);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(resp.result().regressions_size(), 2);
+    EXPECT_FLOAT_EQ(resp.result().regressions(0).value(), 3.5f);
+    EXPECT_FLOAT_EQ(resp.result().regressions(1).value(), 4.0f);
+  }
+  {
+    auto core = MakeCore("m", ModelsDir() + "/saved_model_half_plus_two_2_versions");
+    ASSERT_NE(core, nullptr);
+    ts::PredictRequest req = FloatPredict("m", {1.0f}, {1, 1}, "inputs");
+    req.mutable_model_spec()->set_signature_name("classify_x2_to_y3");
+    ts::PredictResponse resp;
+    Status s = core->Predict(req, &resp);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_FLOAT_EQ(resp.outputs().at("scores").float_val(0), 3.5f);
+    EXPECT_EQ(resp.model_spec().version().value(), 124);  // latest{1}
+  }
+  {
+    auto core = MakeCore("default", ModelsDir() + "/saved_model_half_plus_two_tf2_cpu");
+    ASSERT_NE(core, nullptr);
+    // TF2 regress signature has method_name .../predict: allowed with the check off (default).
+    auto req = FromJson<ts::RegressionRequest>(R"({"model_spec":{"name":"default","signature_name":"regress_x_to_y"},
+        "input":{"example_list":{"examples":[{"features":{"feature":{"x":{"float_list":{"value":[2.0]}}}}}]}}})");
+    ts::RegressionResponse resp;
+    Status s = core->Regress(req, &resp);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_FLOAT_EQ(resp.result().regressions(0).value(), 3.0f);
+  }
+  {
+    auto core = MakeCore("matrix_half_plus_two", ModelsDir() + "/matrix_half_plus_two");
+    ASSERT_NE(core, nullptr);
+    auto servable = core->GetServable(Spec("matrix_half_plus_two"));
+    ASSERT_TRUE(servable.ok());
+    std::string alias = (*servable)->model->signatures().at("serving_default").inputs[0].key;
+    ts::PredictRequest req = FloatPredict("matrix_half_plus_two", {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 3, 3}, alias);
+    ts::PredictResponse resp;
+    Status s = core->Predict(req, &resp);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const auto& out = resp.outputs().begin()->second;
+    ASSERT_EQ(out.float_val_size(), 9);
+    EXPECT_FLOAT_EQ(out.float_val(0), 2.5f);
+    EXPECT_FLOAT_EQ(out.float_val(8), 6.5f);
+  }
+}
+
+TEST(ServerCoreTest, ExampleListWithContextMergesContextFeatures) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  // x comes from the context for the first example and is overridden by the second.
+  auto req = FromJson<ts::RegressionRequest>(R"({"model_spec":{"name":"default","signature_name":"regress_x_to_y"},
+      "input":{"example_list_with_context":{
+        "context":{"features":{"feature":{"x":{"float_list":{"value":[2.0]}}}}},
+        "examples":[{"features":{"feature":{}}},
+                    {"features":{"feature":{"x":{"float_list":{"value":[4.0]}}}}}]}}})");
+  ts::RegressionResponse resp;
+  Status s = core->Regress(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(resp.result().regressions_size(), 2);
+  EXPECT_FLOAT_EQ(resp.result().regressions(0).value(), 3.0f);
+  EXPECT_FLOAT_EQ(resp.result().regressions(1).value(), 4.0f);
+  EXPECT_EQ(resp.model_spec().signature_name(), "regress_x_to_y");
+  // Empty input.
+  ts::RegressionRequest empty;
+  *empty.mutable_model_spec() = Spec("default", "regress_x_to_y");
+  s = core->Regress(empty, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "Input is empty.");
+  // A predict signature with a float input is not a regression signature.
+  *empty.mutable_model_spec() = Spec("default", "serving_default");
+  *empty.mutable_input() = req.input();
+  s = core->Regress(empty, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ServerCoreTest, MultiInferenceRejectsMixedModelsAndDuplicateSignatures) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  ts::MultiInferenceResponse resp;
+  EXPECT_EQ(core->MultiInference(ts::MultiInferenceRequest(), &resp).message(), "Tasks field is empty.");
+  auto req = FromJson<ts::MultiInferenceRequest>(R"({"tasks":[
+      {"model_spec":{"name":"default","signature_name":"regress_x_to_y"},"method_name":"tensorflow/serving/regress"},
+      {"model_spec":{"name":"default","signature_name":"regress_x_to_y"},"method_name":"tensorflow/serving/regress"}],
+      "input":{"example_list":{"examples":[{"features":{"feature":{"x":{"float_list":{"value":[2.0]}}}}}]}}})");
+  Status s = core->MultiInference(req, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("Duplicate evaluation of signature: regress_x_to_y"), std::string::npos);
+  req.mutable_tasks(1)->mutable_model_spec()->set_name("other");
+  req.mutable_tasks(1)->mutable_model_spec()->set_signature_name("regress_x_to_y2");
+  s = core->MultiInference(req, &resp);
+  EXPECT_NE(s.message().find("must access the same model name"), std::string::npos) << s.message();
+  req.mutable_tasks(1)->mutable_model_spec()->set_name("default");
+  req.mutable_tasks(1)->set_method_name("tensorflow/serving/predict");
+  s = core->MultiInference(req, &resp);
+  EXPECT_NE(s.message().find("Unsupported signature method_name"), std::string::npos) << s.message();
+}
+
+void CheckMetadata(const std::string& model_dir, const std::string& served_as, const ModelServerConfig& config,
+                   const std::string& fixture, int64_t version) {
+  TFHOST_REQUIRE_FIXTURE(fixture);
+  auto core = ServerCore::Create(Options(config));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  ts::GetModelMetadataRequest req;
+  *req.mutable_model_spec() = Spec(served_as);
+  req.mutable_model_spec()->mutable_version()->set_value(version);
+  req.add_metadata_field("signature_def");
+  ts::GetModelMetadataResponse resp;
+  Status s = (*core)->GetModelMetadata(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(resp.model_spec().name(), served_as);
+  EXPECT_EQ(resp.model_spec().version().value(), version);
+  const auto& any = resp.metadata().at("signature_def");
+  EXPECT_EQ(any.type_url(), "type.googleapis.com/tensorflow.serving.SignatureDefMap");
+  ts::SignatureDefMap actual;
+  ASSERT_TRUE(any.UnpackTo(&actual));
+  rapidjson::Document doc;
+  doc.Parse(ReadText(fixture).c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  EXPECT_EQ(std::string(doc["model_spec"]["name"].GetString()), served_as);
+  auto expected = FromJson<ts::SignatureDefMap>(ToJson(doc["metadata"]["signature_def"]));
+  MessageDifferencer d;
+  std::string report;
+  d.ReportDifferencesToString(&report);
+  EXPECT_TRUE(d.Compare(expected, actual)) << model_dir << ":\n" << report;
+}
+
+TEST(ServerCoreTest, MetadataMatchesTheFixtureJson) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  CheckMetadata("saved_model_half_plus_two_cpu", "default",
+                SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"),
+                ConfigsDir() + "/half_plus_two_model_metadata.json", 123);
+  ModelServerConfig all = SingleModelConfig("saved_model_half_plus_two_2_versions",
+                                            ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  all.mutable_model_config_list()->mutable_config(0)->mutable_model_version_policy()->mutable_all();
+  CheckMetadata("saved_model_half_plus_two_2_versions", "saved_model_half_plus_two_2_versions", all,
+                ConfigsDir() + "/saved_model_half_plus_two_2_versions_metadata.json", 123);
+}
+
+TEST(ServerCoreTest, MetadataRequestValidation) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  ts::GetModelMetadataRequest req;
+  *req.mutable_model_spec() = Spec("default");
+  ts::GetModelMetadataResponse resp;
+  EXPECT_EQ(core->GetModelMetadata(req, &resp).code(), StatusCode::kInvalidArgument);
+  req.add_metadata_field("graph_def");
+  Status s = core->GetModelMetadata(req, &resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("graph_def"), std::string::npos);
+}
+
+std::string WarmupRecord(const std::string& signature) {
+  ts::PredictionLog log;
+  ts::PredictRequest* req = log.mutable_predict_log()->mutable_request();
+  *req = FloatPredict("ignored", {1.0f}, {1, 1});
+  req->mutable_model_spec()->set_signature_name(signature);
+  return log.SerializeAsString();
+}
+
+TEST(ServerCoreTest, WarmupRequestsReplayBeforeAvailableAndAreLogged) {
+  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
+  TFHOST_REQUIRE_FIXTURE(src);
+  TempDir base;
+  fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
+  fs::create_directories(base.Sub("1/assets.extra"));
+  ts::PredictionLog regress;
+  auto* rr = regress.mutable_regress_log()->mutable_request();
+  *rr = FromJson<ts::RegressionRequest>(R"({"model_spec":{"signature_name":"regress_x_to_y"},
+      "input":{"example_list":{"examples":[{"features":{"feature":{"x":{"float_list":{"value":[2.0]}}}}}]}}})");
+  ASSERT_TRUE(WriteTfRecordFile(base.Sub("1/assets.extra/tf_serving_warmup_requests"),
+                                {WarmupRecord(""), WarmupRecord("serving_default"), regress.SerializeAsString()})
+                  .ok());
+  Logs logs;
+  auto core = MakeCore("warm", base.path(), &logs);
+  ASSERT_NE(core, nullptr);
+  EXPECT_TRUE(logs.Contains("\"event\":\"model_warmup\",\"model\":\"warm\",\"version\":1,\"records\":3"));
+  EXPECT_NE(core->MetricsText().find(":tensorflow:serving:model_warmup_latency_count"), std::string::npos);
+}
+
+TEST(ServerCoreTest, FailingWarmupFailsTheLoadWithTheRecordNamed) {
+  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
+  TFHOST_REQUIRE_FIXTURE(src);
+  TempDir base;
+  fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
+  fs::create_directories(base.Sub("1/assets.extra"));
+  ASSERT_TRUE(WriteTfRecordFile(base.Sub("1/assets.extra/tf_serving_warmup_requests"),
+                                {WarmupRecord(""), WarmupRecord("nope")})
+                  .ok());
+  auto core = ServerCore::Create(Options(SingleModelConfig("warm", base.path())));
+  ASSERT_FALSE(core.ok());
+  EXPECT_NE(core.status().message().find("failed at record 1"), std::string::npos) << core.status().message();
+  EXPECT_NE(core.status().message().find("nope"), std::string::npos);
+  // With warm-up off the same version loads.
+  auto options = Options(SingleModelConfig("warm", base.path()));
+  options.enable_model_warmup = false;
+  EXPECT_TRUE(ServerCore::Create(std::move(options)).ok());
+}
+
+TEST(ServerCoreTest, HotVersionSwapWhileRequestsRunHasZeroFailures) {
+  std::string v123 = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
+  std::string v124 = ModelsDir() + "/saved_model_half_plus_two_2_versions/00000124";
+  TFHOST_REQUIRE_FIXTURE(v123);
+  TFHOST_REQUIRE_FIXTURE(v124);
+  TempDir base;
+  fs::create_directory_symlink(v123, base.Sub("1"));
+  auto options = Options(SingleModelConfig("m", base.path()));
+  options.manager.file_system_poll_wait_seconds = 1;
+  auto created = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ServerCore& core = **created;
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, ok{0};
+  std::string first_error;
+  std::mutex err_mu;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.emplace_back([&] {
+      while (!stop) {
+        ts::PredictResponse resp;
+        Status s = core.Predict(FloatPredict("m", {2.0f}, {1, 1}), &resp);
+        if (s.ok() && std::abs(resp.outputs().at("y").float_val(0) - 3.0f) < 1e-6) {
+          ++ok;
+        } else {
+          std::lock_guard lock(err_mu);
+          if (first_error.empty()) first_error = s.ToString();
+          ++failures;
+        }
+      }
+    });
+  }
+  auto wait_for_version = [&](int64_t v) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto s = core.GetServable(Spec("m"));
+      if (s.ok() && (*s)->version == v) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  fs::create_directory_symlink(v124, base.Sub("2"));
+  EXPECT_TRUE(wait_for_version(2));
+  fs::remove(base.Sub("2"));  // back to version 1 (still on disk)
+  EXPECT_TRUE(wait_for_version(1));
+  stop = true;
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(failures.load(), 0) << first_error;
+  EXPECT_GT(ok.load(), 0);
+}
+
+TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
+  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  std::string three = ModelsDir() + "/saved_model_half_plus_three";
+  TFHOST_REQUIRE_FIXTURE(two);
+  TFHOST_REQUIRE_FIXTURE(three);
+  auto core = MakeCore("two", two);
+  ASSERT_NE(core, nullptr);
+  ts::ReloadConfigRequest req;
+  auto* list = req.mutable_config()->mutable_model_config_list();
+  *list->add_config() = SingleModelConfig("two", two).model_config_list().config(0);
+  *list->add_config() = SingleModelConfig("three", three).model_config_list().config(0);
+  ts::ReloadConfigResponse resp;
+  ASSERT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
+  EXPECT_EQ(resp.status().error_code(), tensorflow::error::OK);
+  ts::PredictResponse out;
+  ASSERT_TRUE(core->Predict(FloatPredict("three", {2.0f}, {1}), &out).ok());
+  EXPECT_FLOAT_EQ(out.outputs().at("y").float_val(0), 4.0f);
+  EXPECT_EQ(core->ListModels().size(), 2u);
+  EXPECT_TRUE(core->AllModelsAvailable());
+  // Remove "two"; a config naming a missing model path reports the failure.
+  list->mutable_config()->DeleteSubrange(0, 1);
+  ASSERT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
+  EXPECT_EQ(core->Predict(FloatPredict("two", {2.0f}, {1}), &out).code(), StatusCode::kNotFound);
+  ts::ReloadConfigRequest bad;
+  bad.mutable_config()->mutable_custom_model_config();
+  EXPECT_FALSE(core->HandleReloadConfigRequest(bad, &resp).ok());
+  EXPECT_EQ(resp.status().error_code(), tensorflow::error::INVALID_ARGUMENT);
+  EXPECT_NE(resp.status().error_message().find("Only ModelConfigList"), std::string::npos);
+}
+
+TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
+  std::string bad = ModelsDir() + "/bad_half_plus_two";
+  TFHOST_REQUIRE_FIXTURE(bad);
+  auto options = Options(SingleModelConfig("bad", bad));
+  options.fail_if_initial_load_fails = false;
+  auto core = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  ts::GetModelStatusRequest req;
+  *req.mutable_model_spec() = Spec("bad");
+  ts::GetModelStatusResponse resp;
+  ASSERT_TRUE((*core)->GetModelStatus(req, &resp).ok());
+  ASSERT_EQ(resp.model_version_status_size(), 1);
+  EXPECT_EQ(resp.model_version_status(0).version(), 123);
+  EXPECT_EQ(resp.model_version_status(0).state(), ts::ModelVersionStatus::END);
+  EXPECT_NE(resp.model_version_status(0).status().error_code(), tensorflow::error::OK);
+  EXPECT_FALSE(resp.model_version_status(0).status().error_message().empty());
+  EXPECT_FALSE((*core)->AllModelsAvailable());
+  // Strict startup refuses to serve it, naming the model.
+  auto strict = ServerCore::Create(Options(SingleModelConfig("bad", bad)));
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("\"bad\""), std::string::npos) << strict.status().message();
+}
+
+TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  ts::PredictResponse resp;
+  ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp, {Entrypoint::kGrpc}).ok());
+  ASSERT_FALSE(core->Predict(FloatPredict("default", {1}, {1}, "z"), &resp, {Entrypoint::kRest}).ok());
+  std::string text = core->MetricsText();
+  EXPECT_NE(text.find(":tensorflow:serving:request_count{model_name=\"default\",status=\"OK\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(":tensorflow:serving:request_count{model_name=\"default\",status=\"INVALID_ARGUMENT\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find(":tensorflow:serving:request_latency_count{model_name=\"default\",API=\"predict\","
+                      "entrypoint=\"GRPC\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find(":tfhost:serving:model_version_state{model_name=\"default\",version=\"123\"} 30"),
+            std::string::npos);
+  EXPECT_NE(text.find(":tensorflow:serving:runtime_latency_count{model_name=\"default\",API=\"predict\""),
+            std::string::npos);
+}
+
+// A runner that counts calls, standing in for the batching scheduler.
+class CountingRunner : public SignatureRunner {
+ public:
+  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                          const std::vector<std::string>& output_filter) override {
+    ++calls;
+    return DirectRunner().Run(servable, signature, std::move(inputs), output_filter);
+  }
+  std::atomic<int> calls{0};
+};
+
+TEST(ServerCoreTest, PerModelRunnerReceivesRequests) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  auto runner = std::make_shared<CountingRunner>();
+  core->SetRunner("default", runner);
+  ts::PredictResponse resp;
+  ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp).ok());
+  auto result = core->PredictTensors(Spec("default"), {{"x", Tensor::FromVector<float>({4})}}, {});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->version, 123);
+  EXPECT_FLOAT_EQ(result->outputs.at("y").data<float>()[0], 4.0f);
+  EXPECT_EQ(runner->calls.load(), 2);
+  core->SetRunner("default", nullptr);
+  ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp).ok());
+  EXPECT_EQ(runner->calls.load(), 2);
+}
+
+}  // namespace
+}  // namespace tfhost::serving
