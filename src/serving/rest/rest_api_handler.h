@@ -1,0 +1,69 @@
+// The REST API of `tfhost serve` as a pure function (method, path, body) ->
+// (HTTP status, body), over ServerCore; no sockets here (http/http_server
+// carries it). TensorFlow Serving's routes, matched case-insensitively as TF
+// Serving does (model names keep their case):
+//   GET  /v1/models/{name}[/versions/{v}|/labels/{l}]            model status
+//   GET  /v1/models/{name}[/versions/{v}|/labels/{l}]/metadata   signature defs
+//   POST /v1/models/{name}[/versions/{v}|/labels/{l}]:predict|:classify|:regress
+// Beyond TF Serving:
+//   GET  /v1/models   every configured model with its versions and labels
+//   GET  /healthz     200 while the process serves (liveness)
+//   GET  /readyz      200 once every configured model has an AVAILABLE
+//                     version and the server is not draining, else 503
+//   GET  <metrics path> Prometheus text (when a metrics path is set)
+// Errors are {"error": "<message>"} with TF Serving's code -> HTTP status
+// mapping (HttpStatusForCode). Model names from paths are only ever looked
+// up in the model manager's map; they never reach the file system.
+//
+// Thread-safety: Handle() may be called from many threads at once.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace tfhost::serving {
+
+class ServerCore;
+
+struct RestResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+struct RestApiOptions {
+  // Where Prometheus text is served; empty = not served.
+  std::string metrics_path = "/monitoring/prometheus/metrics";
+};
+
+class RestApiHandler {
+ public:
+  // `core` must outlive the handler.
+  RestApiHandler(ServerCore* core, RestApiOptions options);
+
+  // `path` may carry a query string (ignored).
+  RestResponse Handle(std::string_view method, std::string_view path, std::string_view body) const;
+
+  // While draining (shutdown has begun) /readyz answers 503 so that load
+  // balancers stop sending traffic; everything else keeps working.
+  void SetDraining(bool draining) { draining_.store(draining, std::memory_order_relaxed); }
+
+ private:
+  RestResponse HandleModelsApi(std::string_view method, std::string_view path, std::string_view body) const;
+
+  ServerCore* core_;
+  RestApiOptions options_;
+  std::atomic<bool> draining_{false};
+};
+
+// TF Serving's mapping: OK 200, CANCELLED 499, UNKNOWN 500,
+// INVALID_ARGUMENT 400, DEADLINE_EXCEEDED 504, NOT_FOUND 404,
+// ALREADY_EXISTS 409, PERMISSION_DENIED 403, RESOURCE_EXHAUSTED 429,
+// FAILED_PRECONDITION 400, ABORTED 409, OUT_OF_RANGE 400, UNIMPLEMENTED 501,
+// INTERNAL 500, UNAVAILABLE 503, DATA_LOSS 500, UNAUTHENTICATED 401.
+int HttpStatusForCode(StatusCode code);
+
+}  // namespace tfhost::serving
