@@ -370,6 +370,14 @@ void BatchScheduler::WorkerLoop() {
     }
     if (q.policy && outputs.ok()) q.policy->RecordBatch(padded, latency);
     if (q.observer) q.observer->OnBatch(batch->rows, padded, latency, queue_micros);
+    {
+      // Counted before the callbacks run, so a caller that got its answer
+      // sees its batch in the stats.
+      std::lock_guard<std::mutex> stats_lock(mu_);
+      ++q.stats.batches_run;
+      q.stats.rows_run += batch->rows;
+      q.stats.padded_rows_run += padded;
+    }
     if (!outputs.ok()) {
       FailBatch(*batch, outputs.status(), clock_, q.policy.get());
     } else {
@@ -382,14 +390,10 @@ void BatchScheduler::WorkerLoop() {
         CompletePiece(p, std::move(mine), clock_, q.policy.get());
       }
     }
-    const int64_t real_rows = batch->rows;
     batch.reset();  // drop input references before reporting idle
 
     l.lock();
     --q.in_flight;
-    ++q.stats.batches_run;
-    q.stats.rows_run += real_rows;
-    q.stats.padded_rows_run += padded;
     drain_cv_.notify_all();
   }
 }

@@ -1,0 +1,204 @@
+#include "serving/batching/batching_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "base/test_fixtures.h"
+#include "loaders/model_loader.h"
+
+namespace tfhost::serving::batching {
+namespace {
+
+using ::tfhost::testing::FixturePath;
+
+constexpr int64_t kHour = 3600LL * 1000 * 1000;
+const char* kHalfPlusTwo = "models/tfserving/saved_model_half_plus_two_cpu/00000123";
+
+// The TF Serving fixture model as ServerCore would hold it.
+ServableHandle LoadHalfPlusTwo() {
+  auto model = loaders::LoadModel(FixturePath(kHalfPlusTwo));
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok()) return nullptr;
+  auto servable = std::make_shared<Servable>();
+  servable->name = "half_plus_two";
+  servable->version = 123;
+  servable->path = FixturePath(kHalfPlusTwo);
+  servable->model = std::shared_ptr<runtime::Model>(std::move(model).value());
+  return servable;
+}
+
+TensorMap Column(const std::vector<float>& values) {
+  return {{"x", Tensor::FromVector<float>(values, Shape({static_cast<int64_t>(values.size()), 1}))}};
+}
+
+// Polls `done` (bounded) -- for waiting on other threads' progress.
+template <typename Fn>
+bool Eventually(Fn done) {
+  for (int i = 0; i < 3000; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+TEST(BatchingRunnerTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  auto signature = servable->model->FindSignature("serving_default");
+  ASSERT_TRUE(signature.ok());
+
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 8;
+  options.config.batch_timeout_micros = 2000;
+  options.config.allowed_batch_sizes = {2, 4, 8};
+  options.config.max_enqueued_batches = 10000;
+  options.config.num_batch_threads = 2;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+
+  constexpr int kClients = 12, kRequests = 15;
+  std::atomic<int> mismatches{0}, failures{0};
+  std::atomic<int64_t> rows_sent{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      std::mt19937 rng(c);
+      for (int i = 0; i < kRequests; ++i) {
+        std::vector<float> values;
+        const int rows = 1 + static_cast<int>(rng() % 3);
+        for (int r = 0; r < rows; ++r) values.push_back(static_cast<float>(c * 1000 + i * 10 + r) / 7.0f);
+        rows_sent += rows;
+        auto batched = (*runner)->Run(servable, **signature, Column(values), {});
+        auto direct = servable->model->RunSignature("serving_default", Column(values));
+        if (!batched.ok() || !direct.ok()) {
+          ++failures;
+          continue;
+        }
+        if (!TensorsEqual(batched->at("y"), direct->at("y"))) ++mismatches;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  auto queues = (*runner)->Queues();
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0].stats.rows_run, rows_sent.load());
+  EXPECT_GE(queues[0].stats.padded_rows_run, queues[0].stats.rows_run);
+}
+
+TEST(BatchingRunnerTest, ConcurrentRequestsShareOnePaddedBatchOfTheRealModel) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+
+  FakeClock clock;
+  MetricsRegistry registry;
+  ServingMetrics metrics(&registry);
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 8;
+  options.config.batch_timeout_micros = kHour;  // only the simulated clock releases the batch
+  options.config.allowed_batch_sizes = {4, 8};
+  options.config.num_batch_threads = 1;
+  options.metrics = &metrics;
+  options.clock = &clock;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+
+  std::vector<StatusOr<TensorMap>> results(3, Internal("not run"));
+  std::vector<std::thread> clients;
+  const std::vector<std::vector<float>> inputs = {{1}, {2, 3}, {4}};
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back([&, i] { results[i] = (*runner)->Run(servable, signature, Column(inputs[i]), {}); });
+  }
+  ASSERT_TRUE(Eventually([&] {
+    auto q = (*runner)->Queues();
+    return q.size() == 1 && q[0].stats.waiting_tasks == 3;
+  }));
+  // The queue depth gauge sees the three waiting requests.
+  EXPECT_NE(registry.ToPrometheusText().find(":tfhost:serving:batch_queue_depth{model_name=\"half_plus_two\"} 3"),
+            std::string::npos)
+      << registry.ToPrometheusText();
+  clock.Advance(kHour);
+  for (auto& t : clients) t.join();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status().ToString();
+    std::vector<float> expected;
+    for (float v : inputs[i]) expected.push_back(0.5f * v + 2);
+    const Tensor& y = results[i]->at("y");
+    EXPECT_EQ(y.shape(), Shape({static_cast<int64_t>(inputs[i].size()), 1}));
+    EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + y.NumElements()), expected);
+  }
+  auto queues = (*runner)->Queues();
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0].stats.batches_run, 1);
+  EXPECT_EQ(queues[0].stats.rows_run, 4);
+  EXPECT_EQ(queues[0].stats.padded_rows_run, 4);
+
+  const std::string text = registry.ToPrometheusText();
+  EXPECT_NE(text.find(":tfhost:serving:batch_fill_ratio{model_name=\"half_plus_two\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find(":tensorflow:serving:batching:processed_batch_size_count{model_name=\"half_plus_two\","
+                      "op_name=\"serving_default\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(":tfhost:serving:batch_queue_depth{model_name=\"half_plus_two\"} 0"), std::string::npos);
+}
+
+TEST(BatchingRunnerTest, RequestWithWrongInnerShapeFailsAloneWithoutBatching) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 4;
+  options.config.num_batch_threads = 1;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  TensorMap wrong = {{"x", Tensor::FromVector<float>({1, 2}, Shape({1, 2}))}};
+  (void)(*runner)->Run(servable, signature, wrong, {});  // whatever the graph says, it is not batched
+  EXPECT_TRUE((*runner)->Queues().empty());
+  auto good = (*runner)->Run(servable, signature, Column({2}), {});
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_EQ(good->at("y").data<float>()[0], 3.0f);
+}
+
+TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+  BatchingRunnerOptions options;
+  options.config.num_batch_threads = 1;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  ASSERT_TRUE((*runner)->Run(servable, signature, Column({1}), {}).ok());
+  (*runner)->Shutdown(std::chrono::milliseconds(100));
+  auto after = (*runner)->Run(servable, signature, Column({1}), {});
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.status().code(), StatusCode::kUnavailable);
+}
+
+TEST(BatchingRunnerTest, QueuesOfUnloadedVersionsArePruned) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  BatchingRunnerOptions options;
+  options.config.num_batch_threads = 1;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  {
+    ServableHandle servable = LoadHalfPlusTwo();
+    ASSERT_TRUE(servable);
+    const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+    ASSERT_TRUE((*runner)->Run(servable, signature, Column({1}), {}).ok());
+    EXPECT_EQ((*runner)->Queues().size(), 1u);
+  }
+  (*runner)->Prune();
+  EXPECT_TRUE((*runner)->Queues().empty());
+}
+
+}  // namespace
+}  // namespace tfhost::serving::batching
