@@ -243,6 +243,30 @@ StatusOr<PredictResult> ServerCore::PredictTensors(const ts::ModelSpec& spec, Te
   return result;
 }
 
+StatusOr<PredictResult> ServerCore::PredictTensors(const ResolvedSignature& resolved, TensorMap inputs,
+                                                   const std::vector<std::string>& output_filter,
+                                                   const RequestContext& context) {
+  auto start = Clock::now();
+  auto run = [&]() -> StatusOr<PredictResult> {
+    if (!resolved.servable || !resolved.signature) {
+      return InvalidArgument("PredictTensors needs a signature resolved by ResolveSignature");
+    }
+    const ServableHandle& servable = resolved.servable;
+    PredictResult result;
+    result.signature_name = resolved.signature_name;
+    auto runner = RunnerFor(servable->name);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
+    TFHOST_ASSIGN_OR_RETURN(result.outputs, serving::PredictTensors(servable, timed, *resolved.signature,
+                                                                    std::move(inputs), output_filter));
+    result.model_name = servable->name;
+    result.version = servable->version;
+    return result;
+  };
+  auto result = run();
+  Record(resolved.servable ? resolved.servable->name : "", "predict", context, start, result.status());
+  return result;
+}
+
 Status ServerCore::Predict(const ts::PredictRequest& request, ts::PredictResponse* response,
                            const RequestContext& context) {
   auto start = Clock::now();

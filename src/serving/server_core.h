@@ -133,6 +133,11 @@ class ServerCore {
   StatusOr<PredictResult> PredictTensors(const tensorflow::serving::ModelSpec& spec, TensorMap inputs,
                                          const std::vector<std::string>& output_filter,
                                          const RequestContext& context = {});
+  // Same, on a signature ResolveSignature already found (no second lookup,
+  // and the version the caller parsed the request for is the one that runs).
+  StatusOr<PredictResult> PredictTensors(const ResolvedSignature& resolved, TensorMap inputs,
+                                         const std::vector<std::string>& output_filter,
+                                         const RequestContext& context = {});
   std::vector<ModelSummary> ListModels() const;  // GET /v1/models
   bool AllModelsAvailable() const;               // GET /readyz
   std::string MetricsText() const;               // Prometheus exposition

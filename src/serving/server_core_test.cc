@@ -664,9 +664,49 @@ TEST(ServerCoreTest, PerModelRunnerReceivesRequests) {
   EXPECT_EQ(result->version, 123);
   EXPECT_FLOAT_EQ(result->outputs.at("y").data<float>()[0], 4.0f);
   EXPECT_EQ(runner->calls.load(), 2);
+  auto resolved = core->ResolveSignature(Spec("default"));
+  ASSERT_TRUE(resolved.ok());
+  result = core->PredictTensors(*resolved, {{"x", Tensor::FromVector<float>({6})}}, {"y"});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_FLOAT_EQ(result->outputs.at("y").data<float>()[0], 5.0f);
+  EXPECT_EQ(result->signature_name, "serving_default");
+  EXPECT_EQ(runner->calls.load(), 3);
   core->SetRunner("default", nullptr);
   ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp).ok());
-  EXPECT_EQ(runner->calls.load(), 2);
+  EXPECT_EQ(runner->calls.load(), 3);
+}
+
+TEST(ServerCoreTest, PolledConfigFileAddsAModelAndIgnoresABrokenEdit) {
+  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  std::string three = ModelsDir() + "/saved_model_half_plus_three";
+  TFHOST_REQUIRE_FIXTURE(two);
+  TempDir dir;
+  std::string file = dir.Sub("models.config");
+  auto write = [&](const std::string& text) { std::ofstream(file, std::ios::trunc) << text; };
+  write("model_config_list { config { name: \"two\" base_path: \"" + two + "\" } }");
+  auto config = ReadModelServerConfigFile(file);
+  ASSERT_TRUE(config.ok());
+  Logs logs;
+  auto options = Options(*config, &logs);
+  options.model_config_file = file;
+  options.model_config_file_poll_wait_seconds = 1;
+  auto core = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  write("model_config_list { config { name: \"two\" base_path: \"" + two +
+        "\" } config { name: \"three\" base_path: \"" + three + "\" } }");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && !(*core)->GetServable(Spec("three")).ok()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE((*core)->GetServable(Spec("three")).ok());
+  write("model_config_list { config { nme: \"x\" } }");
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && !logs.Contains("config ignored")) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(logs.Contains("config ignored"));
+  EXPECT_TRUE((*core)->GetServable(Spec("two")).ok());
+  EXPECT_TRUE((*core)->GetServable(Spec("three")).ok());
 }
 
 }  // namespace

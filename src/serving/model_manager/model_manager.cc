@@ -178,6 +178,17 @@ Status ModelManager::ReloadConfig(const ModelServerConfig& config) {
     scans.emplace(m.name(), ListVersionDirectories(m.base_path()));
   }
   std::unique_lock lock(mu_);
+  // Versions are keyed by number, so a model whose base_path changes would
+  // mix versions of two directories; TF Serving users remove and re-add.
+  for (const auto& m : config.model_config_list().config()) {
+    auto it = models_.find(m.name());
+    if (it != models_.end() && it->second->config.base_path() != m.base_path()) {
+      return InvalidArgument("model \"" + m.name() + "\": changing base_path from " +
+                             it->second->config.base_path() + " to " + m.base_path() +
+                             " is not supported while it is served; remove the model from the config, then add it "
+                             "back with the new path");
+    }
+  }
   config_ = config;
   std::set<std::string> wanted;
   for (const auto& m : config.model_config_list().config()) wanted.insert(m.name());
@@ -200,16 +211,11 @@ Status ModelManager::ReloadConfig(const ModelServerConfig& config) {
     auto& slot = models_[m.name()];
     bool added = !slot;
     if (added) slot = std::make_unique<ModelEntry>();
-    bool path_changed = !added && slot->config.base_path() != m.base_path();
     slot->config = m;
     if (added) {
       Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"model_added\",\"model\":\"" + JsonEscape(m.name()) +
           "\",\"base_path\":\"" + JsonEscape(m.base_path()) + "\",\"policy\":\"" +
           VersionPolicyString(m.model_version_policy()) + "\"}");
-    } else if (path_changed) {
-      // Versions from the old path stay until the new path's versions are
-      // available (same rule as a new version).
-      slot->aspired.clear();
     }
     const auto& scan = scans.at(m.name());
     Reconcile(*slot, scan.ok() ? &*scan : nullptr);

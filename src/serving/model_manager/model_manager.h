@@ -110,7 +110,8 @@ class ModelManager {
   // Validates and applies a config: new models start loading, removed models
   // unload, policy/label changes take effect, and the file system is scanned.
   // Returns once the changes are scheduled (see WaitUntilSettled). An invalid
-  // config changes nothing.
+  // config, or one that changes the base_path of a served model
+  // (INVALID_ARGUMENT: remove it, then add it back), changes nothing.
   Status ReloadConfig(const ModelServerConfig& config);
   ModelServerConfig config() const;
 

@@ -320,6 +320,20 @@ TEST(ModelManagerTest, InvalidConfigChangesNothing) {
   EXPECT_TRUE(m.GetServable({"m", std::nullopt, std::nullopt}).ok());
 }
 
+TEST(ModelManagerTest, ChangingTheBasePathOfAServedModelIsRefused) {
+  TempDir a, b;
+  fs::create_directory(a.Sub("1"));
+  fs::create_directory(b.Sub("1"));
+  Harness h;
+  ModelManager m(h.Options());
+  ASSERT_TRUE(m.ReloadConfig(OneModel("m", a.path())).ok());
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  Status s = m.ReloadConfig(OneModel("m", b.path()));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("changing base_path"), std::string::npos) << s.message();
+  EXPECT_EQ((*m.GetServable({"m", std::nullopt, std::nullopt}))->path, a.Sub("1"));
+}
+
 TEST(ModelManagerTest, AddingAModelDoesNotDisturbAnother) {
   TempDir a, b;
   fs::create_directory(a.Sub("1"));
