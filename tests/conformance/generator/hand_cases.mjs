@@ -1,0 +1,157 @@
+// Conformance cases for ops (or op modes) TensorFlow.js does not implement,
+// derived by hand from TensorFlow's documented semantics. Each case carries
+// its derivation in the comment above it; where TensorFlow's documentation or
+// its own unit tests quote values, the source is named. generate.mjs appends
+// these to the TensorFlow.js cases; tolerances live in ../tolerances.h.
+
+const t = (dtype, shape, data) => ({ dtype, shape, data });
+const f32 = (data, shape) => t('float32', shape ?? [data.length], data);
+const i32 = (data, shape) => t('int32', shape ?? [data.length], data);
+const i64 = (data, shape) => t('int64', shape ?? [data.length], data);
+const str = (data, shape) => t('string', shape ?? [data.length], data);
+const A = {
+  i: (v) => ({ i: v }), f: (v) => ({ f: v }), s: (v) => ({ s: v }), b: (v) => ({ b: v }),
+  type: (v) => ({ type: v }), li: (v) => ({ list_i: v }), lf: (v) => ({ list_f: v }), lt: (v) => ({ list_type: v }),
+};
+const hand = (name, op, attrs, inputs, outputs) => ({ name: `${op}/${name}`, op, attrs, inputs, outputs, reference: 'hand-derived' });
+
+// 16-bit little-endian PCM WAV bytes as hex.
+function wavHex(samples, channels, rate) {
+  const le = (v, n) => { let s = ''; for (let i = 0; i < n; i++) s += ((v >>> (8 * i)) & 0xff).toString(16).padStart(2, '0'); return s; };
+  const ascii = (s) => Array.from(s, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+  const data = samples.map((v) => le(v & 0xffff, 2)).join('');
+  const fmt = ascii('fmt ') + le(16, 4) + le(1, 2) + le(channels, 2) + le(rate, 4) + le(rate * channels * 2, 4) + le(channels * 2, 2) + le(16, 2);
+  const body = ascii('WAVE') + fmt + ascii('data') + le(samples.length * 2, 4) + data;
+  return ascii('RIFF') + le(body.length / 2, 4) + body;
+}
+
+export const handCases = [
+  // tf.raw_ops.Bucketize documentation: boundaries [0, 10, 100],
+  // input [[-5, 10000], [150, 10], [5, 100]] -> [[0, 3], [3, 2], [1, 3]]
+  // (output = number of boundaries <= value).
+  hand('doc_example', 'Bucketize', { T: A.type('int32'), boundaries: A.lf([0, 10, 100]) },
+    [i32([-5, 10000, 150, 10, 5, 100], [3, 2])], [i32([0, 3, 3, 2, 1, 3], [3, 2])]),
+  // A value equal to a boundary goes to the bucket above it: 1.0 -> 2.
+  hand('float_on_boundary', 'Bucketize', { T: A.type('float32'), boundaries: A.lf([0, 1]) },
+    [f32([-0.5, 0, 0.5, 1, 7])], [i32([0, 1, 1, 2, 2])]),
+
+  // tf.strings.to_hash_bucket_strong documentation:
+  // to_hash_bucket_strong(["Hello", "TF"], 3, [1, 2]) -> [2, 0].
+  hand('doc_example', 'StringToHashBucketStrong', { num_buckets: A.i(3), key: A.li([1, 2]) },
+    [str(['Hello', 'TF'])], [i64([2, 0])]),
+
+  // DecodeCSV: record 0 has every field; record 1 is empty fields -> the
+  // defaults; a quoted field keeps its comma, "" is one quote.
+  hand('defaults_and_quotes', 'DecodeCSV', { OUT_TYPE: A.lt(['int32', 'float32', 'string', 'int64']) },
+    [str(['7,2.5,"a,""b""",-3', ',,,']), i32([-1]), f32([0.25]), str(['none']), i64([9])],
+    [i32([7, -1]), f32([2.5, 0.25]), str(['a,"b"', 'none']), i64([-3, 9])]),
+  // select_cols [0, 2] with na_value "?": "?" takes the default.
+  hand('select_cols_na_value', 'DecodeCSV', { OUT_TYPE: A.lt(['float32', 'float32']), select_cols: A.li([0, 2]), na_value: A.s('?') },
+    [str(['1,x,?', '?,y,4']), f32([-1]), f32([-2])], [f32([1, -1]), f32([-2, 4])]),
+
+  // SparseSegmentSqrtN: data rows r0 = [1, 2], r1 = [3, 4], r2 = [5, 6];
+  // segment 0 = r0 + r2 = [6, 8] / sqrt(2); segment 1 empty = 0; segment 2 =
+  // r1 + r1 + r1 = [9, 12] / sqrt(3).
+  hand('with_gap', 'SparseSegmentSqrtN', { T: A.type('float32') },
+    [f32([1, 2, 3, 4, 5, 6], [3, 2]), i32([0, 2, 1, 1, 1]), i32([0, 0, 2, 2, 2])],
+    [f32([6 / Math.SQRT2, 8 / Math.SQRT2, 0, 0, 9 / Math.sqrt(3), 12 / Math.sqrt(3)], [3, 2])]),
+
+  // SparseTensorDenseMatMul: A = [[0, 2, 0], [1, 0, 3]] with (1, 2) given as
+  // two duplicate entries 1 + 2 (they add); B = [[1, 2], [3, 4], [5, 6]]:
+  // row 0 = 2 * [3, 4] = [6, 8]; row 1 = [1, 2] + 3 * [5, 6] = [16, 20].
+  hand('duplicates_add', 'SparseTensorDenseMatMul', { T: A.type('float32'), Tindices: A.type('int64') },
+    [i64([0, 1, 1, 0, 1, 2, 1, 2], [4, 2]), f32([2, 1, 1, 2]), i64([2, 3]), f32([1, 2, 3, 4, 5, 6], [3, 2])],
+    [f32([6, 8, 16, 20], [2, 2])]),
+  // adjoint_a: A^T = [[0, 1], [2, 0], [0, 3]] times B = [[1, 2], [3, 4]]
+  // -> [[3, 4], [2, 4], [9, 12]].
+  hand('adjoint_a', 'SparseTensorDenseMatMul', { T: A.type('float32'), Tindices: A.type('int64'), adjoint_a: A.b(true) },
+    [i64([0, 1, 1, 0, 1, 2], [3, 2]), f32([2, 1, 3]), i64([2, 3]), f32([1, 2, 3, 4], [2, 2])],
+    [f32([3, 4, 2, 4, 9, 12], [3, 2])]),
+
+  // NonMaxSuppressionV4 pads to max_output_size even past the box count
+  // (TensorFlow; TensorFlow.js stops at the box count): TensorFlow's
+  // "SelectFromThreeClusters" boxes select [3, 0, 5]; padded to 8 with 0.
+  hand('pad_past_box_count', 'NonMaxSuppressionV4', { T: A.type('float32'), T_threshold: A.type('float32'), pad_to_max_output_size: A.b(true) },
+    [f32([0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101], [6, 4]),
+      f32([0.9, 0.75, 0.6, 0.95, 0.5, 0.3]), i32([8], []), f32([0.5], []), f32([0], [])],
+    [i32([3, 0, 5, 0, 0, 0, 0, 0]), i32([3], [])]),
+
+  // Soft-NMS (V5): box 1 = left half of box 0, IoU 0.5. sigma 0.5 scales
+  // box 1's 0.8 by exp(-0.5 * 0.5^2 / 0.5) = exp(-0.25); iou_threshold 1
+  // disables hard suppression, so both are selected: scores [0.9, 0.8 e^-0.25].
+  hand('soft_decay', 'NonMaxSuppressionV5', { T: A.type('float32') },
+    [f32([0, 0, 1, 1, 0, 0, 1, 0.5], [2, 4]), f32([0.9, 0.8]), i32([2], []), f32([1], []), f32([0], []), f32([0.5], [])],
+    [i32([0, 1]), f32([0.9, 0.8 * Math.exp(-0.25)]), i32([2], [])]),
+
+  // CombinedNonMaxSuppression, one image, three boxes shared by two classes
+  // (q = 1), iou 0.5, score threshold 0.2, 2 per class, 4 in total:
+  // class 0: box 0 (0.9) suppresses box 1 (0.8, IoU 0.95 / 1.05); box 2 (0.05)
+  // is under the threshold. class 1: box 1 (0.7) and box 2 (0.6) overlap by
+  // IoU 0.275 / 1.725 and both stay; box 0 (0.1) is under. Sorted by score:
+  // 0.9 (c0, b0), 0.7 (c1, b1), 0.6 (c1, b2), then zero padding; boxes are
+  // clipped to [0, 1].
+  hand('per_class_then_top_k', 'CombinedNonMaxSuppression', {},
+    [f32([0, 0, 1, 1, 0, 0.05, 1, 1.05, 0.5, 0.5, 1.5, 1.5], [1, 3, 1, 4]), f32([0.9, 0.1, 0.8, 0.7, 0.05, 0.6], [1, 3, 2]),
+      i32([2], []), i32([4], []), f32([0.5], []), f32([0.2], [])],
+    [f32([0, 0, 1, 1, 0, 0.05, 1, 1, 0.5, 0.5, 1, 1, 0, 0, 0, 0], [1, 4, 4]), f32([0.9, 0.7, 0.6, 0], [1, 4]),
+      f32([0, 1, 1, 0], [1, 4]), i32([3])]),
+
+  // DecodeWav: mono 16-bit PCM [0, 16384, -32768, 32767] at 16 kHz -> value /
+  // 32768, shape [4, 1].
+  hand('mono_pcm16', 'DecodeWav', {}, [str([{ hex: wavHex([0, 16384, -32768, 32767], 1, 16000) }], [])],
+    [f32([0, 0.5, -1, 32767 / 32768], [4, 1]), i32([16000], [])]),
+  // desired_channels 2 duplicates mono; desired_samples 3 zero-pads.
+  hand('upmix_and_pad', 'DecodeWav', { desired_channels: A.i(2), desired_samples: A.i(3) },
+    [str([{ hex: wavHex([16384, -16384], 1, 8000) }], [])], [f32([0.5, 0.5, -0.5, -0.5, 0, 0], [3, 2]), i32([8000], [])]),
+
+  // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
+  // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
+  // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
+  // frames = 1 + (10 - 4) / 3 = 3; output [1 channel, 3 frames, 3 bins].
+  hand('constant_signal', 'AudioSpectrogram', { window_size: A.i(4), stride: A.i(3), magnitude_squared: A.b(false) },
+    [f32(new Array(10).fill(1), [10, 1])], [f32([2, 1, 0, 2, 1, 0, 2, 1, 0], [1, 3, 3])]),
+  // magnitude_squared, window 5 -> FFT 8, bins 5: Hann(5) sums to 2.5 at DC
+  // -> 6.25; two channels of the same signal.
+  hand('squared_window5_two_channels', 'AudioSpectrogram', { window_size: A.i(5), stride: A.i(1), magnitude_squared: A.b(true) },
+    [f32(new Array(10).fill(1), [5, 2])], [f32([...hannPowerSpectrum5(), ...hannPowerSpectrum5()], [2, 1, 5])]),
+
+  // Mfcc: TensorFlow's mfcc_test "AgreesWithPythonGoldenValues": a 513-bin
+  // spectrogram 1, 2, ..., 513 at 22050 Hz, default parameters (20-4000 Hz,
+  // 40 filterbank channels, 13 coefficients).
+  hand('tf_golden_values', 'Mfcc', {},
+    [f32(Array.from({ length: 513 }, (_, i) => i + 1), [1, 1, 513]), i32([22050], [])],
+    [f32([29.13970072, -6.41568601, -0.61903012, -0.96778652, -0.26819878, -0.40907028, -0.15614748,
+      -0.23203119, -0.10481487, -0.1543029, -0.0769791, -0.10806114, -0.06047613], [1, 1, 13])]),
+
+  // Einsum with "..." (TensorFlow.js has no ellipsis): [2,1,2,2] x [3,2,2]
+  // -> [2,3,2,2], the lhs's size-1 batch dim stretching to 3. a = 1..8,
+  // b = 0..11; out[i][j] = a[i][0] @ b[j].
+  hand('ellipsis_broadcast', 'Einsum', { equation: A.s('...ij,...jk->...ik'), N: A.i(2), T: A.type('float32') },
+    [f32([1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 2, 2]), f32(Array.from({ length: 12 }, (_, i) => i), [3, 2, 2])],
+    [f32(ellipsisMatmul(), [2, 3, 2, 2])]),
+  // Trace: "ii->" sums the diagonal of [[1,2,3],[4,5,6],[7,8,9]] = 15.
+  hand('trace', 'Einsum', { equation: A.s('ii->'), N: A.i(1), T: A.type('float32') },
+    [f32([1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 3])], [f32([15], [])]),
+];
+
+// |DFT_8(hann5)|^2 for bins 0..4, hann5[j] = 0.5 - 0.5 cos(2 pi j / 5).
+function hannPowerSpectrum5() {
+  const w = Array.from({ length: 5 }, (_, j) => 0.5 - 0.5 * Math.cos((2 * Math.PI * j) / 5));
+  return Array.from({ length: 5 }, (_, k) => {
+    let re = 0, im = 0;
+    for (let j = 0; j < 5; j++) { re += w[j] * Math.cos((2 * Math.PI * k * j) / 8); im -= w[j] * Math.sin((2 * Math.PI * k * j) / 8); }
+    return re * re + im * im;
+  });
+}
+
+function ellipsisMatmul() {
+  const out = [];
+  for (let i = 0; i < 2; i++) {
+    for (let j = 0; j < 3; j++) {
+      const a = [1, 2, 3, 4].map((v) => v + 4 * i);
+      const b = [0, 1, 2, 3].map((v) => v + 4 * j);
+      out.push(a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]);
+    }
+  }
+  return out;
+}
