@@ -77,6 +77,11 @@ AdaptiveDecision AdaptivePolicy::Decision() const {
   return decision_;
 }
 
+AdaptivePolicy::Limits AdaptivePolicy::CurrentLimits() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return Limits{decision_.max_batch_size, decision_.timeout_micros};
+}
+
 double AdaptivePolicy::EstimatedLatencyMicros(int64_t rows) const {
   std::lock_guard<std::mutex> l(mu_);
   return EstimateLocked(rows);

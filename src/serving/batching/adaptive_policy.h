@@ -61,6 +61,12 @@ class AdaptivePolicy {
   void RecordRequestLatency(int64_t latency_micros);
 
   AdaptiveDecision Decision() const;
+  // Just the two numbers, for the scheduler's hot path (no string copy).
+  struct Limits {
+    int64_t max_batch_size;
+    int64_t timeout_micros;
+  };
+  Limits CurrentLimits() const;
   // L(rows) in µs from the measurements; negative when nothing is measured.
   double EstimatedLatencyMicros(int64_t rows) const;
   // Measured p99 of the recent request latencies (µs), 0 when none.

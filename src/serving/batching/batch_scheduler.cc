@@ -4,6 +4,8 @@
 #include <deque>
 #include <future>
 
+#include <pthread.h>
+
 namespace tfhost::serving::batching {
 namespace internal {
 
@@ -47,11 +49,11 @@ struct Queue {
   QueueStats stats;
 
   int64_t BatchLimit() const {
-    return policy ? std::min(policy->Decision().max_batch_size, config.ExecutionBatchSize())
+    return policy ? std::min(policy->CurrentLimits().max_batch_size, config.ExecutionBatchSize())
                   : config.ExecutionBatchSize();
   }
   int64_t TimeoutMicros() const {
-    return policy ? policy->Decision().timeout_micros : config.batch_timeout_micros;
+    return policy ? policy->CurrentLimits().timeout_micros : config.batch_timeout_micros;
   }
   Batch& open() { return *batches.back(); }
   void StartNewBatch() { batches.push_back(std::make_unique<Batch>()); }
@@ -174,7 +176,14 @@ StatusOr<std::shared_ptr<BatchScheduler>> BatchScheduler::Create(const BatchingC
 
 BatchScheduler::BatchScheduler(const Options& options)
     : options_(options), clock_(options.clock ? options.clock : RealClock()) {
-  for (int i = 0; i < options.num_threads; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 0; i < options.num_threads; ++i) {
+    threads_.emplace_back([this, i] {
+      // Visible in top/gdb as TF Serving's pool name; Linux caps names at 15 chars.
+      const std::string name = options_.thread_pool_name.substr(0, 10) + "_" + std::to_string(i % 10000);
+      pthread_setname_np(pthread_self(), name.c_str());
+      WorkerLoop();
+    });
+  }
 }
 
 BatchScheduler::~BatchScheduler() { Shutdown(std::chrono::milliseconds(0)); }
