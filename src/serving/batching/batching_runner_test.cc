@@ -44,7 +44,9 @@ bool Eventually(Fn done) {
   return done();
 }
 
-TEST(BatchingRunnerTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
+class BatchingRunnerModeTest : public ::testing::TestWithParam<BatchingMode> {};
+
+TEST_P(BatchingRunnerModeTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
@@ -57,6 +59,8 @@ TEST(BatchingRunnerTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
   options.config.allowed_batch_sizes = {2, 4, 8};
   options.config.max_enqueued_batches = 10000;
   options.config.num_batch_threads = 2;
+  options.config.mode = GetParam();
+  options.config.target_latency_ms = 200;
   auto runner = BatchingRunner::Create(options);
   ASSERT_TRUE(runner.ok()) << runner.status().ToString();
 
@@ -90,6 +94,12 @@ TEST(BatchingRunnerTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
   EXPECT_EQ(queues[0].stats.rows_run, rows_sent.load());
   EXPECT_GE(queues[0].stats.padded_rows_run, queues[0].stats.rows_run);
 }
+
+INSTANTIATE_TEST_SUITE_P(FixedAndAdaptive, BatchingRunnerModeTest,
+                         ::testing::Values(BatchingMode::kFixed, BatchingMode::kAdaptive),
+                         [](const ::testing::TestParamInfo<BatchingMode>& info) {
+                           return std::string(BatchingModeName(info.param));
+                         });
 
 TEST(BatchingRunnerTest, ConcurrentRequestsShareOnePaddedBatchOfTheRealModel) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
