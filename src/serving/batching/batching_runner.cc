@@ -81,15 +81,17 @@ std::string QueueKey(const Servable& servable, const std::string& signature,
   return key;
 }
 
-// Whether `inputs` can join a batch of this signature: all batched on dim 0,
-// and no dim after 0 that contradicts the signature (such a request should
-// fail alone, with the graph's own error, not take its batch down).
-bool Batchable(const runtime::Signature& signature, const TensorMap& inputs, bool pad_variable_length) {
+}  // namespace
+
+bool CanBatch(const runtime::Signature& signature, const TensorMap& inputs, bool pad_variable_length) {
   if (!TaskRows(inputs).ok()) return false;
   for (const auto& [key, tensor] : inputs) {
     for (const runtime::TensorSpec& spec : signature.inputs) {
       if (spec.key != key || !spec.shape.rank_known()) continue;
       if (spec.shape.rank() != tensor.rank()) return false;
+      // A fixed first dimension (a model exported for batch size 1, say)
+      // cannot take a merged batch.
+      if (spec.shape.dim(0) >= 0) return false;
       if (pad_variable_length) continue;  // inner dims are padded to the batch maximum anyway
       for (int i = 1; i < tensor.rank(); ++i) {
         if (spec.shape.dim(i) >= 0 && spec.shape.dim(i) != tensor.dim(i)) return false;
@@ -98,8 +100,6 @@ bool Batchable(const runtime::Signature& signature, const TensorMap& inputs, boo
   }
   return true;
 }
-
-}  // namespace
 
 struct BatchingRunner::QueueEntry {
   std::weak_ptr<const Servable> servable;
@@ -167,7 +167,7 @@ StatusOr<BatchQueue*> BatchingRunner::QueueFor(const ServableHandle& servable, c
 
 StatusOr<TensorMap> BatchingRunner::Run(const ServableHandle& servable, const runtime::Signature& signature,
                                         TensorMap inputs, const std::vector<std::string>& output_filter) {
-  if (!Batchable(signature, inputs, options_.config.pad_variable_length_inputs)) {
+  if (!CanBatch(signature, inputs, options_.config.pad_variable_length_inputs)) {
     return options_.inner->Run(servable, signature, std::move(inputs), output_filter);
   }
   TFHOST_ASSIGN_OR_RETURN(BatchQueue* queue, QueueFor(servable, signature, output_filter));

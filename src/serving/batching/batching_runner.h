@@ -5,9 +5,7 @@
 // 0, runs the merged batch through the inner runner (DirectRunner by
 // default), and hands each caller its own rows.
 //
-// Requests that cannot be batched run directly, unbatched: inputs that are
-// scalars or disagree on dim 0, and inputs whose dims after 0 contradict the
-// signature (so the graph's own error reaches only that request).
+// Requests that cannot be batched run directly, unbatched (see CanBatch).
 //
 // Lifetime: a queued task holds its ServableHandle, so a version unloaded
 // while requests wait stays alive until they finish; queues of versions that
@@ -46,6 +44,13 @@ struct BatchQueueInfo {
   QueueStats stats;
   AdaptiveDecision decision;
 };
+
+// Whether a request may join a batch of `signature`: every input has a
+// first (batch) dimension and all agree on it, the signature leaves that
+// dimension open (-1), and no dim after it contradicts the signature (such a
+// request must fail alone, with the graph's own error, not take its batch
+// down). With `pad_variable_length` inner dims may differ.
+bool CanBatch(const runtime::Signature& signature, const TensorMap& inputs, bool pad_variable_length);
 
 class BatchingRunner : public SignatureRunner {
  public:

@@ -177,6 +177,25 @@ TEST(BatchingRunnerTest, RequestWithWrongInnerShapeFailsAloneWithoutBatching) {
   EXPECT_EQ(good->at("y").data<float>()[0], 3.0f);
 }
 
+TEST(BatchingRunnerTest, CanBatchOnlyRequestsTheSignatureLetsMerge) {
+  runtime::Signature sig;
+  runtime::TensorSpec x;
+  x.key = "x";
+  x.dtype = DType::kFloat;
+  x.shape = ir::PartialShape::Known({-1, 3});
+  sig.inputs.push_back(x);
+  auto rows = [](Shape shape) { return TensorMap{{"x", Tensor(DType::kFloat, std::move(shape))}}; };
+  EXPECT_TRUE(CanBatch(sig, rows(Shape({2, 3})), false));
+  EXPECT_FALSE(CanBatch(sig, rows(Shape({2, 4})), false));  // contradicts the signature
+  EXPECT_TRUE(CanBatch(sig, rows(Shape({2, 4})), true));    // padded anyway
+  EXPECT_FALSE(CanBatch(sig, rows(Shape({6})), false));     // wrong rank
+  EXPECT_FALSE(CanBatch(sig, TensorMap{{"x", Tensor::Scalar<float>(1)}}, false));
+  sig.inputs[0].shape = ir::PartialShape::Known({1, 3});     // exported for batch size 1
+  EXPECT_FALSE(CanBatch(sig, rows(Shape({1, 3})), false));
+  sig.inputs[0].shape = ir::PartialShape::Unknown();
+  EXPECT_TRUE(CanBatch(sig, rows(Shape({1, 7})), false));
+}
+
 TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
