@@ -146,25 +146,27 @@ RestResponse HandlePredict(ServerCore& core, const ModelSpec& path_spec, std::st
   tensorflow::serving::PredictRequest request;
   JsonPredictFormat format = JsonPredictFormat::kRow;
   // The codec asks for the signature's input dtypes once it has read the
-  // signature name from the body.
+  // signature name from the body; the version resolved then is the one
+  // that runs.
+  std::optional<ResolvedSignature> resolved;
   auto get_inputs = [&](const std::string& signature_name, SignatureInputTypes* types) -> Status {
     ModelSpec spec = path_spec;
     spec.set_signature_name(signature_name);
-    TFHOST_ASSIGN_OR_RETURN(ResolvedSignature resolved, core.ResolveSignature(spec));
-    if (resolved.signature == nullptr) return Internal("signature '" + signature_name + "' resolved to nothing");
-    for (const auto& input : resolved.signature->inputs) (*types)[input.key] = input.dtype;
+    TFHOST_ASSIGN_OR_RETURN(ResolvedSignature r, core.ResolveSignature(spec));
+    if (r.signature == nullptr) return Internal("signature '" + signature_name + "' resolved to nothing");
+    for (const auto& input : r.signature->inputs) (*types)[input.key] = input.dtype;
+    resolved = std::move(r);
     return OkStatus();
   };
   if (Status st = FillPredictRequestFromJson(body, get_inputs, &request, &format); !st.ok()) return Error(st);
+  if (!resolved) return Error(Internal("predict request parsed without resolving its signature"));
   TensorMap inputs;
   for (const auto& [alias, proto] : request.inputs()) {
     auto t = ir::TensorFromProto(proto);
     if (!t.ok()) return Error(t.status().WithContext("input '" + alias + "'"));
     inputs.emplace(alias, std::move(*t));
   }
-  ModelSpec spec = path_spec;
-  spec.set_signature_name(request.model_spec().signature_name());
-  auto result = core.PredictTensors(spec, std::move(inputs), {}, RequestContext{Entrypoint::kRest});
+  auto result = core.PredictTensors(*resolved, std::move(inputs), {}, RequestContext{Entrypoint::kRest});
   if (!result.ok()) return Error(result.status());
   auto json = MakeJsonFromTensorMap(result->outputs, format);
   if (!json.ok()) return Error(json.status());
