@@ -288,16 +288,28 @@ TEST(BatchSchedulerTest, ThreadsServeTwoQueuesRoundRobin) {
   EXPECT_EQ(order, (std::vector<std::string>{"a", "b", "a", "b", "a", "b", "a", "b", "a", "b", "a"}));
 }
 
-TEST(BatchSchedulerTest, ConcurrentSubmittersEachGetTheirOwnRowsExactlyOnce) {
+// Many threads submit at once, with and without large-batch splitting; every
+// caller gets back exactly its own rows, once.
+class ConcurrentSubmitTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ConcurrentSubmitTest, EachCallerGetsItsOwnRowsExactlyOnce) {
+  const bool split = GetParam();
   auto scheduler = MakeScheduler(2);
   FakeModel model;
   BatchingConfig c = Config(16, 1000);
   c.max_enqueued_batches = 100000;
-  c.allowed_batch_sizes = {4, 8, 16};
+  if (split) {
+    c.enable_large_batch_splitting = true;
+    c.max_execution_batch_size = 4;
+    c.allowed_batch_sizes = {2, 4};
+  } else {
+    c.allowed_batch_sizes = {4, 8, 16};
+  }
   auto queue = scheduler->AddQueue("m", c, model.Fn());
-  ASSERT_TRUE(queue.ok());
+  ASSERT_TRUE(queue.ok()) << queue.status().ToString();
   Results results;
   constexpr int kThreads = 8, kPerThread = 150;
+  const int max_rows = split ? 11 : 3;
   std::vector<std::thread> threads;
   std::atomic<int> refused{0};
   for (int t = 0; t < kThreads; ++t) {
@@ -305,9 +317,9 @@ TEST(BatchSchedulerTest, ConcurrentSubmittersEachGetTheirOwnRowsExactlyOnce) {
       std::mt19937 rng(t);
       for (int i = 0; i < kPerThread; ++i) {
         const int id = t * kPerThread + i;
-        const int rows = 1 + static_cast<int>(rng() % 3);
+        const int rows = 1 + static_cast<int>(rng() % max_rows);
         std::vector<float> values;
-        for (int r = 0; r < rows; ++r) values.push_back(static_cast<float>(id * 10 + r));
+        for (int r = 0; r < rows; ++r) values.push_back(static_cast<float>(id * 100 + r));
         if (!(*queue)->Schedule(Rows(values), results.Callback(id)).ok()) ++refused;
       }
     });
@@ -321,10 +333,13 @@ TEST(BatchSchedulerTest, ConcurrentSubmittersEachGetTheirOwnRowsExactlyOnce) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     const std::vector<float> ys = Ys(r);
     ASSERT_GE(ys.size(), 1u);
-    ASSERT_LE(ys.size(), 3u);
-    for (size_t k = 0; k < ys.size(); ++k) EXPECT_EQ(ys[k], 2 * (id * 10 + static_cast<float>(k)) + 1) << id;
+    ASSERT_LE(ys.size(), static_cast<size_t>(max_rows));
+    for (size_t k = 0; k < ys.size(); ++k) EXPECT_EQ(ys[k], 2 * (id * 100 + static_cast<float>(k)) + 1) << id;
   }
+  for (const Tensor& b : model.batches()) EXPECT_LE(b.dim(0), split ? 4 : 16);
 }
+
+INSTANTIATE_TEST_SUITE_P(SplittingOffAndOn, ConcurrentSubmitTest, ::testing::Bool());
 
 TEST(BatchSchedulerTest, IncompatibleTasksGoInSeparateBatchesUnlessPaddingIsOn) {
   for (bool pad : {false, true}) {
