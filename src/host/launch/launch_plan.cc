@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -120,7 +121,7 @@ int DerivedSlurmPortBase(const std::map<std::string, std::string>& env) {
 }
 
 StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::string, std::string>& env,
-                               const ClusterShape& shape, int* instance, int* instances, std::vector<std::string>* notes) {
+                               const ClusterShape& shape, const PlanHooks& hooks, int* instance, int* instances, std::vector<std::string>* notes) {
   std::string list_var;
   const std::string* nodelist = Get(env, {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"}, &list_var);
   if (nodelist == nullptr) {
@@ -166,6 +167,19 @@ StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::strin
                                 "; launch needs srun's default block distribution (--distribution=block)");
     }
   }
+  if (o.slurm_use_nodeaddr) {
+    if (!hooks.run_command) return Internal("no way to run scontrol");
+    std::string joined;
+    for (const std::string& n : nodes) joined += (joined.empty() ? "" : ",") + n;
+    TFHOST_ASSIGN_OR_RETURN(std::string text, hooks.run_command({"scontrol", "show", "node", "-o", joined}));
+    std::map<std::string, std::string> addrs = ParseScontrolNodeAddrs(text);
+    for (std::string& h : instance_host) {
+      auto it = addrs.find(h);
+      if (it == addrs.end()) return FailedPrecondition("scontrol did not report a NodeAddr for node '" + h + "'");
+      h = it->second;
+    }
+    notes->push_back("slurm: tasks addressed by NodeAddr from scontrol");
+  }
   std::vector<TaskId> ids = TaskList(shape);
   TFHOST_RETURN_IF_ERROR(CheckShare(ids.size(), *instances));
   int k = ids.size() / *instances;
@@ -178,7 +192,7 @@ StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::strin
   for (size_t t = 0; t < ids.size(); ++t) {
     int inst = t / k;
     p.instance.push_back(inst);
-    p.hosts.push_back(inst == *instance && !o.advertise_host.empty() ? o.advertise_host : instance_host[inst]);
+    p.hosts.push_back(instance_host[inst]);
     p.ports.push_back(base + instance_local[inst] * k + static_cast<int>(t % k));
   }
   return p;
@@ -314,6 +328,35 @@ StatusOr<std::vector<int>> ProbeFreePorts(int n) {
   return ports;
 }
 
+std::map<std::string, std::string> ParseScontrolNodeAddrs(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::string name, addr;
+    std::istringstream words(line);
+    for (std::string w; words >> w;) {
+      if (w.rfind("NodeName=", 0) == 0) name = w.substr(9);
+      if (w.rfind("NodeAddr=", 0) == 0) addr = w.substr(9);
+    }
+    if (!name.empty() && !addr.empty()) out[name] = addr;
+  }
+  return out;
+}
+
+StatusOr<std::string> RunAndCapture(const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + ShellQuote(a);
+  FILE* pipe = ::popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return Unavailable("cannot run " + cmd);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0 && out.size() < (4u << 20)) out.append(buf, n);
+  int status = ::pclose(pipe);
+  if (status != 0) return Unavailable("'" + cmd + "' failed (status " + std::to_string(status) + ")");
+  return out;
+}
+
 PlanHooks LiveHooks() {
   PlanHooks h;
   h.free_ports = ProbeFreePorts;
@@ -323,6 +366,7 @@ PlanHooks LiveHooks() {
     return std::string(buf);
   };
   h.network = ReadNetworkFacts("/");
+  h.run_command = RunAndCapture;
   return h;
 }
 
@@ -380,7 +424,7 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
       }
       TFHOST_ASSIGN_OR_RETURN(shape, ResolveShape(o, instances));
       if (o.engine == Engine::kSlurm) {
-        TFHOST_ASSIGN_OR_RETURN(p, PlaceSlurm(o, env, shape, &plan.instance, &plan.instances, &plan.notes));
+        TFHOST_ASSIGN_OR_RETURN(p, PlaceSlurm(o, env, shape, hooks, &plan.instance, &plan.instances, &plan.notes));
       } else {
         TFHOST_ASSIGN_OR_RETURN(p, PlaceMpi(o, env, shape, hooks, &plan.instance, &plan.instances,
                                             &plan.rendezvous_dir, &plan.notes));

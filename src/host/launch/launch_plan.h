@@ -12,7 +12,10 @@
 //          Slurm's default block distribution; this instance is SLURM_PROCID.
 //          Every instance computes the same cluster with no exchange: ports
 //          are BASE + the task's slot on its node, BASE from --port or derived
-//          from SLURM_JOB_ID and SLURM_STEP_ID (10000..27999).
+//          from SLURM_JOB_ID and SLURM_STEP_ID (10000..27999). Tasks are
+//          addressed by node name, or with --slurm-address nodeaddr by the
+//          NodeAddr Slurm itself uses to reach each node (`scontrol show node`),
+//          for clusters whose node names do not resolve on the compute network.
 //   mpi    one launcher per rank (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE,
 //          PMIX_RANK). A rank knows only itself, so ranks meet in a directory
 //          rendezvous (rendezvous.h): each publishes its host and free ports.
@@ -53,7 +56,8 @@ struct LaunchOptions {
   std::string ssh_command = "ssh";  // split on spaces
   std::string rendezvous_dir;       // mpi; empty: $TMPDIR or /tmp, keyed by the MPI job id
   double rendezvous_timeout = 120;
-  std::string advertise_host;       // slurm/mpi: this instance's address (default: node name / hostname)
+  std::string advertise_host;       // mpi: this rank's address (default: hostname)
+  bool slurm_use_nodeaddr = false;  // slurm: NodeAddr instead of NodeName
   int gpus_per_task = 0;            // >0: CUDA_VISIBLE_DEVICES per local slot (ps tasks get none)
   std::vector<std::string> command;
   TuningOptions tuning;
@@ -85,6 +89,8 @@ struct PlanHooks {
   // `n` distinct free TCP ports on this host.
   std::function<StatusOr<std::vector<int>>(int n)> free_ports;
   std::function<std::string()> hostname;
+  // Runs a command and returns its stdout (slurm: scontrol).
+  std::function<StatusOr<std::string>(const std::vector<std::string>& argv)> run_command;
   NetworkFacts network;
 };
 PlanHooks LiveHooks();
@@ -94,6 +100,9 @@ StatusOr<std::vector<int>> ProbeFreePorts(int n);
 // user's settings alike).
 StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& options, const std::map<std::string, std::string>& env,
                                 const PlanHooks& hooks);
+
+// NodeName -> NodeAddr from `scontrol show node -o` output.
+std::map<std::string, std::string> ParseScontrolNodeAddrs(const std::string& text);
 
 // Human-readable plan for --dry-run: cluster, then per task the command,
 // every variable launch sets (with why) and the ones the user's environment kept.

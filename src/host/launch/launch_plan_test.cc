@@ -130,6 +130,26 @@ TEST(LaunchPlanTest, SlurmSeveralTasksPerInstanceAndPortFlag) {
   EXPECT_FALSE(PlanLaunch(o, SlurmEnv(3, 1), FakeHooks()).ok());
 }
 
+TEST(LaunchPlanTest, SlurmNodeAddrComesFromScontrol) {
+  LaunchOptions o = Options(Engine::kSlurm);
+  o.slurm_use_nodeaddr = true;
+  PlanHooks h = FakeHooks();
+  std::vector<std::string> asked;
+  h.run_command = [&asked](const std::vector<std::string>& argv) -> StatusOr<std::string> {
+    asked = argv;
+    return std::string(
+        "NodeName=gpu07 Arch=x86_64 CoresPerSocket=1 NodeAddr=10.0.0.7 NodeHostName=gpu07 Version=22.05.8\n"
+        "NodeName=gpu08 Arch=x86_64 CoresPerSocket=1 NodeAddr=10.0.0.8 NodeHostName=gpu08 Version=22.05.8\n");
+  };
+  auto plan = PlanLaunch(o, SlurmEnv(2, 1), h);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(asked, std::vector<std::string>({"scontrol", "show", "node", "-o", "gpu07,gpu08"}));
+  EXPECT_EQ(plan->cluster.tasks[1].host, "10.0.0.7");
+  EXPECT_EQ(plan->tasks[0].host, "10.0.0.8");
+  h.run_command = [](const std::vector<std::string>&) -> StatusOr<std::string> { return std::string("NodeName=gpu07 NodeAddr=x\n"); };
+  EXPECT_FALSE(PlanLaunch(o, SlurmEnv(2, 1), h).ok());  // gpu08 missing
+}
+
 TEST(LaunchPlanTest, SlurmErrorsSayWhatIsMissingOrInconsistent) {
   LaunchOptions o = Options(Engine::kSlurm);
   auto none = PlanLaunch(o, {}, FakeHooks());
