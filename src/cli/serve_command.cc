@@ -1,0 +1,374 @@
+// `tfhost serve`: a TensorFlow Serving replacement with TF Serving's flag
+// names. Loads the models (--model_name/--model_base_path, or
+// --model_config_file; with neither, tfhost's demo models), serves the REST
+// API over HTTP/1.1, and on SIGTERM/SIGINT stops accepting, drains in-flight
+// requests (bounded by --shutdown_timeout_ms) and exits 0.
+#include <google/protobuf/text_format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "cli/cli.h"
+#include "cli/command_util.h"
+#include "loaders/savedmodel/demo_models.h"
+#include "serving/batching/batching_parameters.h"
+#include "serving/batching/batching_runner.h"
+#include "serving/http/http_server.h"
+#include "serving/rest/rest_api_handler.h"
+#include "serving/server_core.h"
+#include "tensorflow_serving/config/monitoring_config.pb.h"
+
+namespace tfhost::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using serving::ServerCore;
+
+constexpr char kDefaultMetricsPath[] = "/monitoring/prometheus/metrics";
+
+struct ServeFlags {
+  int port = 8500;
+  int rest_api_port = 8501;
+  std::string rest_api_address = "0.0.0.0";
+  std::string model_name = "default";
+  std::string model_base_path;
+  std::string model_config_file;
+  int model_config_file_poll_wait_seconds = 0;
+  int file_system_poll_wait_seconds = 1;
+  bool enable_batching = false;
+  std::string batching_parameters_file;
+  std::string batching_mode;
+  int target_latency_ms = 0;
+  std::string monitoring_config_file;
+  bool enable_model_warmup = true;
+  int rest_api_num_threads = 0;
+  int rest_api_timeout_in_ms = 30000;
+  int tensorflow_intra_op_parallelism = 0;
+  int tensorflow_inter_op_parallelism = 0;
+  int max_num_load_retries = 5;
+  int load_retry_interval_micros = 60 * 1000 * 1000;
+  int rest_api_max_body_mb = 64;
+  int shutdown_timeout_ms = 10000;
+  std::string demo_models_dir;
+};
+
+void AddServeFlags(FlagParser& flags, ServeFlags& f) {
+  flags.AddInt("port", &f.port, "PORT",
+               "gRPC port (TF Serving's flag; default 8500). gRPC is not served by this build yet; 0 is valid");
+  flags.AddInt("rest_api_port", &f.rest_api_port, "PORT", "REST/HTTP port (default 8501; 0 turns REST off)");
+  flags.AddString("rest_api_address", &f.rest_api_address, "ADDR", "address the REST API listens on (default 0.0.0.0)");
+  flags.AddString("model_name", &f.model_name, "NAME", "name of the model given by --model_base_path (default 'default')");
+  flags.AddString("model_base_path", &f.model_base_path, "DIR",
+                  "folder of numeric version subfolders (TF Serving layout) to serve as --model_name");
+  flags.AddString("model_config_file", &f.model_config_file, "FILE",
+                  "ModelServerConfig in protobuf text format (several models, version policies, labels)");
+  flags.AddInt("model_config_file_poll_wait_seconds", &f.model_config_file_poll_wait_seconds, "S",
+               "re-read --model_config_file every S seconds and apply changes (0 = never)");
+  flags.AddInt("file_system_poll_wait_seconds", &f.file_system_poll_wait_seconds, "S",
+               "look for new or removed version folders every S seconds (default 1; 0 = only at config changes)");
+  flags.AddBool("enable_batching", &f.enable_batching, "batch concurrent requests to one model (dynamic batching)");
+  flags.AddString("batching_parameters_file", &f.batching_parameters_file, "FILE",
+                  "BatchingParameters in protobuf text format (implies --enable_batching)");
+  flags.AddString("batching_mode", &f.batching_mode, "MODE",
+                  "fixed (TF Serving's scheduler, the default) or adaptive (implies --enable_batching)");
+  flags.AddInt("target_latency_ms", &f.target_latency_ms, "MS",
+               "p99 latency the adaptive batching mode holds (needed with --batching_mode=adaptive)");
+  flags.AddString("monitoring_config_file", &f.monitoring_config_file, "FILE",
+                  "MonitoringConfig in protobuf text format (prometheus_config { enable path })");
+  flags.AddBool("enable_model_warmup", &f.enable_model_warmup,
+                "replay assets.extra/tf_serving_warmup_requests before a version is served (default true)");
+  flags.AddInt("rest_api_num_threads", &f.rest_api_num_threads, "N",
+               "threads serving HTTP requests (default: 4 per CPU, at least 8)");
+  flags.AddInt("rest_api_timeout_in_ms", &f.rest_api_timeout_in_ms, "MS",
+               "answer 504 when a REST request takes longer (default 30000; 0 = no limit)");
+  flags.AddInt("tensorflow_intra_op_parallelism", &f.tensorflow_intra_op_parallelism, "N",
+               "threads one op may use (0 = one per CPU)");
+  flags.AddInt("tensorflow_inter_op_parallelism", &f.tensorflow_inter_op_parallelism, "N",
+               "ops run at once within one request (0 = default)");
+  flags.AddInt("max_num_load_retries", &f.max_num_load_retries, "N", "retries after a failed model load (default 5)");
+  flags.AddInt("load_retry_interval_micros", &f.load_retry_interval_micros, "US",
+               "pause between load retries in microseconds (default 60000000)");
+  flags.AddInt("rest_api_max_body_mb", &f.rest_api_max_body_mb, "MB",
+               "largest request body accepted; larger ones get 413 (default 64)");
+  flags.AddInt("shutdown_timeout_ms", &f.shutdown_timeout_ms, "MS",
+               "on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)");
+  flags.AddString("demo_models_dir", &f.demo_models_dir, "DIR",
+                  "where the demo models are written when no model flags are given (default: a cache folder)");
+}
+
+Status CheckRanges(const ServeFlags& f) {
+  auto check = [](int value, int lo, int hi, const char* name) -> Status {
+    if (value < lo || value > hi) {
+      return InvalidArgument(std::string("--") + name + " must be between " + std::to_string(lo) + " and " +
+                             std::to_string(hi) + ", got " + std::to_string(value));
+    }
+    return OkStatus();
+  };
+  TFHOST_RETURN_IF_ERROR(check(f.port, 0, 65535, "port"));
+  TFHOST_RETURN_IF_ERROR(check(f.rest_api_port, 0, 65535, "rest_api_port"));
+  TFHOST_RETURN_IF_ERROR(check(f.model_config_file_poll_wait_seconds, 0, 86400 * 365,
+                               "model_config_file_poll_wait_seconds"));
+  TFHOST_RETURN_IF_ERROR(check(f.file_system_poll_wait_seconds, 0, 86400 * 365, "file_system_poll_wait_seconds"));
+  TFHOST_RETURN_IF_ERROR(check(f.rest_api_num_threads, 0, 4096, "rest_api_num_threads"));
+  TFHOST_RETURN_IF_ERROR(check(f.rest_api_timeout_in_ms, 0, 1 << 30, "rest_api_timeout_in_ms"));
+  TFHOST_RETURN_IF_ERROR(check(f.tensorflow_intra_op_parallelism, 0, 4096, "tensorflow_intra_op_parallelism"));
+  TFHOST_RETURN_IF_ERROR(check(f.tensorflow_inter_op_parallelism, 0, 4096, "tensorflow_inter_op_parallelism"));
+  TFHOST_RETURN_IF_ERROR(check(f.max_num_load_retries, 0, 1000000, "max_num_load_retries"));
+  TFHOST_RETURN_IF_ERROR(check(f.load_retry_interval_micros, 0, 1 << 30, "load_retry_interval_micros"));
+  TFHOST_RETURN_IF_ERROR(check(f.rest_api_max_body_mb, 1, 2047, "rest_api_max_body_mb"));
+  TFHOST_RETURN_IF_ERROR(check(f.shutdown_timeout_ms, 0, 3600 * 1000, "shutdown_timeout_ms"));
+  if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
+    return InvalidArgument("give either --model_base_path or --model_config_file, not both");
+  }
+  if (f.model_config_file_poll_wait_seconds > 0 && f.model_config_file.empty()) {
+    return InvalidArgument("--model_config_file_poll_wait_seconds needs --model_config_file");
+  }
+  if (f.model_name.empty()) return InvalidArgument("--model_name must not be empty");
+  return OkStatus();
+}
+
+StatusOr<std::string> ReadSmallFile(const std::string& path, const char* what) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) return NotFound(std::string(what) + " '" + path + "' cannot be read: " + ec.message());
+  if (size > (16u << 20)) return InvalidArgument(std::string(what) + " '" + path + "' is larger than 16 MiB");
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in) return NotFound(std::string(what) + " '" + path + "' cannot be read");
+  return ss.str();
+}
+
+// The metrics path, or "" when monitoring is off. Without a config file
+// tfhost serves metrics at TF Serving's default path (TF Serving serves none
+// then); a config with enable: false turns them off.
+StatusOr<std::string> MetricsPath(const std::string& monitoring_config_file) {
+  if (monitoring_config_file.empty()) return std::string(kDefaultMetricsPath);
+  TFHOST_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(monitoring_config_file, "--monitoring_config_file"));
+  tensorflow::serving::MonitoringConfig config;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &config)) {
+    return InvalidArgument("--monitoring_config_file '" + monitoring_config_file +
+                           "' is not a MonitoringConfig in protobuf text format "
+                           "(expected e.g. prometheus_config { enable: true path: \"/metrics\" })");
+  }
+  if (!config.prometheus_config().enable()) return std::string();
+  std::string path = config.prometheus_config().path();
+  if (path.empty()) return std::string(kDefaultMetricsPath);
+  if (path[0] != '/') {
+    return InvalidArgument("--monitoring_config_file: prometheus_config.path must start with '/', got '" + path + "'");
+  }
+  return path;
+}
+
+std::string DefaultDemoDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tfhost/demo_models";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tfhost/demo_models";
+  return "/tmp/tfhost-demo-models-" + std::to_string(::getuid());
+}
+
+// Writes the demo models and returns a config serving each of them.
+StatusOr<serving::ModelServerConfig> DemoConfig(const std::string& dir, std::ostream& err) {
+  TFHOST_ASSIGN_OR_RETURN(std::vector<std::string> written, loaders::WriteDemoModels(dir));
+  serving::ModelServerConfig config;
+  for (const std::string& name : loaders::DemoModelNames()) {
+    auto* model = config.mutable_model_config_list()->add_config();
+    model->set_name(name);
+    model->set_base_path((fs::path(dir) / name).string());
+    model->set_model_platform("tensorflow");
+  }
+  err << "tfhost serve: no --model_base_path or --model_config_file given; serving the demo models written to "
+      << dir << "\n";
+  return config;
+}
+
+void PrintCurlExamples(std::ostream& out, int port, bool demo, const serving::ModelServerConfig& config) {
+  std::string base = "http://localhost:" + std::to_string(port);
+  out << "\nTry:\n";
+  out << "  curl " << base << "/v1/models\n";
+  if (demo) {
+    out << "  curl " << base << "/v1/models/half_plus_two/metadata\n";
+    out << "  curl -d '{\"instances\": [[1.0], [2.0], [5.0]]}' -X POST " << base
+        << "/v1/models/half_plus_two:predict\n";
+    out << "  curl -d '{\"instances\": [[1.0, 2.0, 3.0, 4.0]]}' -X POST " << base << "/v1/models/mlp:predict\n";
+    out << "  curl -d '{\"signature_name\": \"regress_x_to_y\", \"examples\": [{\"x\": 2.0}]}' -X POST " << base
+        << "/v1/models/half_plus_two:regress\n";
+  } else if (config.model_config_list().config_size() > 0) {
+    const std::string& name = config.model_config_list().config(0).name();
+    out << "  curl " << base << "/v1/models/" << name << "\n";
+    out << "  curl " << base << "/v1/models/" << name << "/metadata\n";
+    out << "  curl -d '{\"instances\": [...]}' -X POST " << base << "/v1/models/" << name << ":predict\n";
+  }
+  out << "  curl " << base << "/readyz\n";
+  out.flush();
+}
+
+// Blocks SIGINT/SIGTERM in this thread (and every thread started after, which
+// inherits the mask) so that they can be taken synchronously with
+// sigtimedwait; restores the old mask on destruction.
+class SignalBlock {
+ public:
+  SignalBlock() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  ~SignalBlock() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  // Waits until SIGINT or SIGTERM arrives; returns its number.
+  int Wait() {
+    for (;;) {
+      timespec timeout{0, 200 * 1000 * 1000};
+      siginfo_t info;
+      int sig = sigtimedwait(&set_, &info, &timeout);
+      if (sig == SIGINT || sig == SIGTERM) return sig;
+    }
+  }
+
+ private:
+  sigset_t set_;
+  sigset_t old_;
+};
+
+}  // namespace
+
+int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  ServeFlags f;
+  FlagParser flags("tfhost serve [flags]",
+                   "Serves TensorFlow models with TensorFlow Serving's REST API and flag names.\n"
+                   "With no --model_base_path / --model_config_file, serves tfhost's demo models.\n"
+                   "SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit 0.");
+  AddServeFlags(flags, f);
+  if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
+  if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  if (f.rest_api_port == 0) {
+    return ReportUsage(err, "serve",
+                       "--rest_api_port=0 turns REST off, and this build has no gRPC server: nothing would be served");
+  }
+  auto metrics_path = MetricsPath(f.monitoring_config_file);
+  if (!metrics_path.ok()) return ReportFailure(err, "serve", metrics_path.status());
+  std::optional<serving::batching::BatchingConfig> batching;
+  if (f.enable_batching || !f.batching_parameters_file.empty() || !f.batching_mode.empty()) {
+    auto config = f.batching_parameters_file.empty()
+                      ? StatusOr<serving::batching::BatchingConfig>(serving::batching::DefaultBatchingConfig())
+                      : serving::batching::LoadBatchingParametersFile(f.batching_parameters_file);
+    if (!config.ok()) return ReportFailure(err, "serve", config.status());
+    if (!f.batching_mode.empty()) {
+      auto mode = serving::batching::ParseBatchingMode(f.batching_mode);
+      if (!mode.ok()) return ReportUsage(err, "serve", "--batching_mode: " + mode.status().message());
+      config->mode = *mode;
+    }
+    config->target_latency_ms = f.target_latency_ms;
+    if (Status st = serving::batching::ValidateBatchingConfig(*config, "batching flags"); !st.ok()) {
+      return ReportUsage(err, "serve", st.message());
+    }
+    batching = std::move(*config);
+  }
+
+  serving::ServerCoreOptions options;
+  bool demo = false;
+  if (!f.model_config_file.empty()) {
+    auto config = serving::ReadModelServerConfigFile(f.model_config_file);
+    if (!config.ok()) return ReportFailure(err, "serve", config.status());
+    options.model_server_config = std::move(*config);
+    options.model_config_file = f.model_config_file;
+    options.model_config_file_poll_wait_seconds = f.model_config_file_poll_wait_seconds;
+  } else if (!f.model_base_path.empty()) {
+    options.model_server_config = serving::SingleModelConfig(f.model_name, f.model_base_path);
+  } else {
+    demo = true;
+    auto config = DemoConfig(f.demo_models_dir.empty() ? DefaultDemoDir() : f.demo_models_dir, err);
+    if (!config.ok()) return ReportFailure(err, "serve", config.status().WithContext("writing the demo models"));
+    options.model_server_config = std::move(*config);
+  }
+  if (Status st = serving::ValidateModelServerConfig(options.model_server_config); !st.ok()) {
+    return ReportFailure(err, "serve", st);
+  }
+  options.manager.file_system_poll_wait_seconds = f.file_system_poll_wait_seconds;
+  options.manager.max_num_load_retries = f.max_num_load_retries;
+  options.manager.load_retry_interval_micros = f.load_retry_interval_micros;
+  options.manager.load_options.session.intra_op_threads = f.tensorflow_intra_op_parallelism;
+  if (f.tensorflow_inter_op_parallelism > 0) {
+    options.manager.load_options.session.inter_op_threads = f.tensorflow_inter_op_parallelism;
+  }
+  options.enable_model_warmup = f.enable_model_warmup;
+
+  // Before any thread starts, so that every thread inherits the mask and the
+  // signals reach only Wait() below.
+  SignalBlock signals;
+
+  err << "tfhost serve: loading " << options.model_server_config.model_config_list().config_size() << " model(s)\n";
+  err.flush();
+  auto core = ServerCore::Create(std::move(options));
+  if (!core.ok()) return ReportFailure(err, "serve", core.status());
+  const serving::ModelServerConfig served_config = (*core)->manager().config();
+  std::shared_ptr<serving::batching::BatchingRunner> batcher;
+  if (batching) {
+    serving::batching::BatchingRunnerOptions batching_options;
+    batching_options.config = *batching;
+    batching_options.metrics = &(*core)->metrics();
+    auto runner = serving::batching::BatchingRunner::Create(std::move(batching_options));
+    if (!runner.ok()) return ReportFailure(err, "serve", runner.status());
+    batcher = *runner;
+    (*core)->SetDefaultRunner(batcher);
+    err << "tfhost serve: dynamic batching on: " << batcher->config().DebugString() << "\n";
+  }
+
+  serving::RestApiOptions rest_options;
+  rest_options.metrics_path = *metrics_path;
+  serving::RestApiHandler rest(core->get(), rest_options);
+
+  serving::HttpServerOptions http;
+  http.address = f.rest_api_address;
+  http.port = f.rest_api_port;
+  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  http.num_threads = f.rest_api_num_threads > 0 ? f.rest_api_num_threads : static_cast<int>(std::max(8u, 4 * cpus));
+  http.request_timeout_ms = f.rest_api_timeout_in_ms;
+  http.max_body_bytes = static_cast<size_t>(f.rest_api_max_body_mb) << 20;
+  auto server = serving::HttpServer::Start(http, [&rest](const serving::HttpRequest& request) {
+    serving::RestResponse r = rest.Handle(request.method, request.target, request.body);
+    serving::HttpResponse response;
+    response.status = r.status;
+    response.body = std::move(r.body);
+    response.content_type = std::move(r.content_type);
+    return response;
+  });
+  if (!server.ok()) return ReportFailure(err, "serve", server.status());
+
+  err << "tfhost serve: gRPC is not served by this build (--port=" << f.port
+      << " is accepted for compatibility and ignored); use the REST API\n";
+  err << "tfhost serve: REST API listening on " << f.rest_api_address << ":" << (*server)->port() << " ("
+      << http.num_threads << " threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
+  if (!metrics_path->empty()) err << "tfhost serve: Prometheus metrics at " << *metrics_path << "\n";
+  err.flush();
+  PrintCurlExamples(out, (*server)->port(), demo, served_config);
+
+  int sig = signals.Wait();
+  err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "
+      << f.shutdown_timeout_ms << " ms)\n";
+  err.flush();
+  rest.SetDraining(true);
+  auto drain_start = std::chrono::steady_clock::now();
+  bool drained = (*server)->Stop(std::chrono::milliseconds(f.shutdown_timeout_ms));
+  if (batcher) {
+    auto used = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - drain_start);
+    batcher->Shutdown(std::max(std::chrono::milliseconds(0), std::chrono::milliseconds(f.shutdown_timeout_ms) - used));
+    (*core)->SetDefaultRunner(nullptr);
+  }
+  err << "tfhost serve: " << (drained ? "all requests finished" : "shutdown deadline passed; open requests dropped")
+      << "; unloading models\n";
+  server->reset();
+  core->reset();
+  err << "tfhost serve: stopped\n";
+  err.flush();
+  return kExitOk;
+}
+
+}  // namespace tfhost::cli
