@@ -1,6 +1,10 @@
-// `tfhost inspect PATH [--json] [--tag T]`: what `saved_model_cli show --all`
-// prints (format, tag sets, every signature with its tensors), plus the op
-// histogram of the graph tfhost will run and the variables' count and size.
+// `tfhost inspect PATH [--json] [--tag T] [--check]`: what
+// `saved_model_cli show --all` prints (format, tag sets, every signature with
+// its tensors), plus the op histogram of the graph tfhost will run, the
+// variables' count and size, and, per signature, the ops on its path that
+// tfhost has no kernel for ("know before you deploy"). A model with such ops
+// does not load; inspect then reads the model file itself to list them, and
+// exits non-zero. `--check` exits non-zero whenever any op is missing.
 // GraphDef and TF.js models have no signatures of their own; the one
 // synthesized from their placeholders and unconsumed outputs is shown. An
 // output whose recorded shape has unknown rank shows what static shape
@@ -8,12 +12,22 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <google/protobuf/text_format.h>
+
 #include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "ops/op_registry.h"
+#include "tensorflow/core/framework/graph.pb.h"
+#include "tensorflow/core/protobuf/saved_model.pb.h"
 
 namespace tfhost::cli {
 
@@ -43,6 +57,175 @@ std::optional<ir::PartialShape> InferredShape(const ir::Graph& graph, const runt
   return shapes[ref->index];
 }
 
+// --- Op support -------------------------------------------------------------
+
+// Signature name -> ops (sorted) on its path that have no tfhost kernel.
+using MissingOps = std::map<std::string, std::set<std::string>>;
+
+// "^name", "name:1" -> "name".
+std::string NodeOfInput(const std::string& input) {
+  std::string name = input.rfind('^', 0) == 0 ? input.substr(1) : input;
+  return name.substr(0, name.find(':'));
+}
+
+// Ops reachable from `roots` (tensor or node names; empty = every node),
+// following data and control inputs and descending into the functions that
+// nodes call (by op name, or through func attrs such as If's branches and
+// While's body), whose ops tfhost has no kernel for. PartitionedCall and
+// StatefulPartitionedCall need none: the loader inlines them.
+std::set<std::string> MissingOpsOnPath(const tensorflow::GraphDef& graph, const std::vector<std::string>& roots) {
+  const ops::OpRegistry& registry = ops::OpRegistry::Global();
+  std::map<std::string, const tensorflow::FunctionDef*> functions;
+  for (const auto& f : graph.library().function()) functions[f.signature().name()] = &f;
+  std::map<std::string, const tensorflow::NodeDef*> by_name;
+  for (const auto& n : graph.node()) by_name[n.name()] = &n;
+
+  std::set<std::string> missing, visited_functions;
+  std::deque<std::string> pending_functions;
+  auto check_node = [&](const tensorflow::NodeDef& n) {
+    if (functions.count(n.op())) {
+      pending_functions.push_back(n.op());
+    } else if (n.op() != "PartitionedCall" && n.op() != "StatefulPartitionedCall" && registry.Find(n.op()) == nullptr) {
+      missing.insert(n.op());
+    }
+    for (const auto& [key, attr] : n.attr()) {
+      if (attr.has_func()) pending_functions.push_back(attr.func().name());
+      for (const auto& f : attr.list().func()) pending_functions.push_back(f.name());
+    }
+  };
+  std::set<std::string> seen;
+  std::deque<std::string> queue;
+  if (roots.empty()) {
+    for (const auto& n : graph.node()) queue.push_back(n.name());
+  } else {
+    for (const auto& r : roots) queue.push_back(NodeOfInput(r));
+  }
+  while (!queue.empty()) {
+    std::string name = queue.front();
+    queue.pop_front();
+    if (!seen.insert(name).second) continue;
+    auto it = by_name.find(name);
+    if (it == by_name.end()) continue;
+    check_node(*it->second);
+    for (const auto& in : it->second->input()) queue.push_back(NodeOfInput(in));
+  }
+  while (!pending_functions.empty()) {
+    std::string f = pending_functions.front();
+    pending_functions.pop_front();
+    if (!visited_functions.insert(f).second) continue;
+    auto it = functions.find(f);
+    if (it == functions.end()) continue;
+    for (const auto& n : it->second->node_def()) check_node(n);
+  }
+  return missing;
+}
+
+// Per signature of a loaded model, from the graph tfhost will run.
+MissingOps MissingOpsOfModel(runtime::Model& model) {
+  const tensorflow::GraphDef graph = model.session().graph().ToGraphDef();
+  MissingOps result;
+  for (const auto& [name, sig] : model.signatures()) {
+    std::vector<std::string> roots;
+    for (const auto& t : sig.outputs) roots.push_back(t.tensor_name);
+    result[name] = MissingOpsOnPath(graph, roots);
+  }
+  return result;
+}
+
+// A model tfhost could not load, read from its file(s) just far enough to
+// name the ops it lacks: SavedModel (saved_model.pb/.pbtxt, the meta graph
+// with the requested tags, else the first; a TF Serving base path's highest
+// numeric version) and GraphDef (.pb/.pbtxt). Formats without signatures get
+// one entry, "<whole graph>". nullopt when the file cannot be read this way.
+std::optional<MissingOps> MissingOpsOfUnloadableModel(const std::string& path, const std::string& tags) {
+  namespace fs = std::filesystem;
+  auto read = [](const fs::path& p) -> std::optional<std::string> {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  std::error_code ec;
+  fs::path dir = path;
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / "saved_model.pb", ec) && !fs::exists(dir / "saved_model.pbtxt", ec)) {
+    int64_t best = -1;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string n = entry.path().filename().string();
+      if (!n.empty() && n.size() < 18 && std::all_of(n.begin(), n.end(), ::isdigit) && std::stoll(n) > best) {
+        best = std::stoll(n);
+      }
+    }
+    if (best >= 0) dir /= std::to_string(best);
+  }
+  if (fs::is_directory(dir, ec)) {
+    tensorflow::SavedModel saved_model;
+    if (auto bytes = read(dir / "saved_model.pb")) {
+      if (!saved_model.ParseFromString(*bytes)) return std::nullopt;
+    } else if (auto text = read(dir / "saved_model.pbtxt")) {
+      if (!google::protobuf::TextFormat::ParseFromString(*text, &saved_model)) return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+    if (saved_model.meta_graphs_size() == 0) return std::nullopt;
+    std::vector<std::string> want = SplitTags(tags);
+    std::sort(want.begin(), want.end());
+    const tensorflow::MetaGraphDef* mg = &saved_model.meta_graphs(0);
+    for (const auto& candidate : saved_model.meta_graphs()) {
+      std::vector<std::string> have(candidate.meta_info_def().tags().begin(), candidate.meta_info_def().tags().end());
+      std::sort(have.begin(), have.end());
+      if (have == want) mg = &candidate;
+    }
+    MissingOps result;
+    for (const auto& [name, sig] : mg->signature_def()) {
+      std::vector<std::string> roots;
+      for (const auto& [key, info] : sig.outputs()) roots.push_back(info.name());
+      result[name] = MissingOpsOnPath(mg->graph_def(), roots);
+    }
+    if (result.empty()) result["<whole graph>"] = MissingOpsOnPath(mg->graph_def(), {});
+    return result;
+  }
+  auto bytes = read(path);
+  if (!bytes) return std::nullopt;
+  tensorflow::GraphDef graph;
+  const bool text = path.size() >= 6 && path.compare(path.size() - 6, 6, ".pbtxt") == 0;
+  if (text ? !google::protobuf::TextFormat::ParseFromString(*bytes, &graph) : !graph.ParseFromString(*bytes)) {
+    return std::nullopt;
+  }
+  return MissingOps{{"<whole graph>", MissingOpsOnPath(graph, {})}};
+}
+
+bool AnyMissing(const MissingOps& missing) {
+  return std::any_of(missing.begin(), missing.end(), [](const auto& kv) { return !kv.second.empty(); });
+}
+
+void PrintMissing(const MissingOps& missing, std::ostream& out) {
+  out << "\nOps without a tfhost kernel, per signature:\n";
+  for (const auto& [name, ops] : missing) {
+    out << "  " << name << ": ";
+    if (ops.empty()) out << "none";
+    bool first = true;
+    for (const auto& op : ops) {
+      out << (first ? "" : ", ") << op;
+      first = false;
+    }
+    out << "\n";
+  }
+}
+
+template <typename Writer>
+void WriteMissing(Writer& w, const MissingOps& missing) {
+  w.Key("unsupported_ops");
+  w.StartObject();
+  for (const auto& [name, ops] : missing) {
+    w.Key(name.c_str());
+    w.StartArray();
+    for (const auto& op : ops) w.String(op.c_str());
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 std::string HumanBytes(int64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
@@ -56,7 +239,7 @@ std::string HumanBytes(int64_t bytes) {
   return buf;
 }
 
-void PrintText(runtime::Model& model, const std::string& tags, std::ostream& out) {
+void PrintText(runtime::Model& model, const std::string& tags, const MissingOps& missing, std::ostream& out) {
   const runtime::ModelInfo& info = model.info();
   out << "Model: " << info.path << "\n";
   out << "Format: " << info.format << "\n";
@@ -96,6 +279,7 @@ void PrintText(runtime::Model& model, const std::string& tags, std::ostream& out
   for (const auto& [op, count] : OpHistogram(graph)) {
     out << "  " << op << std::string(op.size() < 32 ? 32 - op.size() : 1, ' ') << count << "\n";
   }
+  PrintMissing(missing, out);
 }
 
 // `inferred`: what shape inference adds for an output whose recorded shape
@@ -126,7 +310,7 @@ void WriteSpec(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, const runtim
   w.EndObject();
 }
 
-std::string ToJson(runtime::Model& model) {
+std::string ToJson(runtime::Model& model, const MissingOps& missing) {
   const runtime::ModelInfo& info = model.info();
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
@@ -185,6 +369,7 @@ std::string ToJson(runtime::Model& model) {
   w.Int64(info.variable_count);
   w.Key("variable_bytes");
   w.Int64(info.variable_bytes);
+  WriteMissing(w, missing);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }
@@ -193,21 +378,51 @@ std::string ToJson(runtime::Model& model) {
 
 int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, tags = "serve";
-  bool json = false;
-  FlagParser flags("tfhost inspect PATH [--json] [--tag T]",
+  bool json = false, check = false;
+  FlagParser flags("tfhost inspect PATH [--json] [--tag T] [--check]",
                    "Shows a model's format, tag sets, signatures (inputs and outputs with tensor names,\n"
-                   "dtypes and shapes), the op histogram of its graph, and its variables.");
+                   "dtypes and shapes), the op histogram of its graph, its variables, and per signature\n"
+                   "the ops on its path that tfhost has no kernel for.");
   flags.AddPositional("PATH", &path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
   flags.AddBool("json", &json, "print JSON instead of text");
   flags.AddString("tag", &tags, "T", "SavedModel tag set to load, comma-separated (default: serve)");
+  flags.AddBool("check", &check, "exit 1 when any signature needs an op tfhost lacks");
   if (int code = ParseOrExit(flags, args, "inspect", out, err); code >= 0) return code;
 
   auto model = LoadModelForCli(path, tags, 1);
-  if (!model.ok()) return ReportFailure(err, "inspect", model.status());
+  if (!model.ok()) {
+    // A missing kernel fails the load; name every missing op, per signature,
+    // rather than only the first one the loader met.
+    auto missing = MissingOpsOfUnloadableModel(path, tags);
+    if (missing && AnyMissing(*missing)) {
+      if (json) {
+        rapidjson::StringBuffer buffer;
+        rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+        w.SetIndent(' ', 2);
+        w.StartObject();
+        w.Key("path");
+        w.String(path.c_str());
+        w.Key("load_error");
+        w.String(model.status().message().c_str());
+        WriteMissing(w, *missing);
+        w.EndObject();
+        out << std::string(buffer.GetString(), buffer.GetSize()) << "\n";
+      } else {
+        out << "Model: " << path << "\n";
+        PrintMissing(*missing, out);
+      }
+    }
+    return ReportFailure(err, "inspect", model.status());
+  }
+  const MissingOps missing = MissingOpsOfModel(**model);
   if (json) {
-    out << ToJson(**model) << "\n";
+    out << ToJson(**model, missing) << "\n";
   } else {
-    PrintText(**model, tags, out);
+    PrintText(**model, tags, missing, out);
+  }
+  if (check && AnyMissing(missing)) {
+    err << "tfhost inspect: some signatures need ops tfhost does not support\n";
+    return kExitFailure;
   }
   return kExitOk;
 }

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace tfhost::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+class InspectCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "tfhost_inspect_XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  int Inspect(std::vector<std::string> args) {
+    out_.str("");
+    err_.str("");
+    return InspectCommand(args, out_, err_);
+  }
+
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+constexpr char kSupported[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "y" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+// FrobnicateV7 in the graph and GhostOp inside a function the graph calls.
+constexpr char kUnsupported[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "m" op: "FrobnicateV7" input: "x" }
+node { name: "c" op: "StatefulPartitionedCall" input: "x"
+       attr { key: "f" value { func { name: "fn" } } }
+       attr { key: "Tin" value { list { type: DT_FLOAT } } }
+       attr { key: "Tout" value { list { type: DT_FLOAT } } } }
+library { function {
+  signature { name: "fn" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "b" type: DT_FLOAT } }
+  node_def { name: "g" op: "GhostOp" input: "a" }
+  ret { key: "b" value: "g:0" } } }
+)";
+
+TEST_F(InspectCommandTest, SupportedModelListsNoMissingOpsAndCheckPasses) {
+  std::string path = Write("ok.pbtxt", kSupported);
+  EXPECT_EQ(Inspect({path, "--check"}), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("Ops without a tfhost kernel, per signature:"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find(": none"), std::string::npos) << out_.str();
+  EXPECT_EQ(Inspect({path, "--json"}), kExitOk);
+  EXPECT_NE(out_.str().find("\"unsupported_ops\""), std::string::npos) << out_.str();
+}
+
+TEST_F(InspectCommandTest, UnsupportedOpsAreAllNamedIncludingInsideFunctionsAndExitNonZero) {
+  std::string path = Write("bad.pbtxt", kUnsupported);
+  EXPECT_EQ(Inspect({path, "--check"}), kExitFailure);
+  EXPECT_NE(out_.str().find("FrobnicateV7"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("GhostOp"), std::string::npos) << out_.str();
+  EXPECT_EQ(out_.str().find("StatefulPartitionedCall"), std::string::npos) << out_.str();
+  EXPECT_EQ(Inspect({path, "--json"}), kExitFailure);
+  EXPECT_NE(out_.str().find("\"GhostOp\""), std::string::npos) << out_.str();
+}
+
+}  // namespace
+}  // namespace tfhost::cli
