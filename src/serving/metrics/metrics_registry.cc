@@ -105,6 +105,9 @@ template <typename Cell>
 Cell* Family<Cell>::WithLabels(const std::vector<std::string>& label_values) {
   std::vector<std::string> values = label_values;
   values.resize(label_names_.size());
+  for (auto& v : values) {
+    if (v.size() > kMaxLabelValueBytes) v.resize(kMaxLabelValueBytes);
+  }
   std::string key = CellKey(values);
   {
     std::shared_lock lock(mu_);

@@ -71,6 +71,8 @@ template <typename Cell>
 class Family {
  public:
   static constexpr size_t kMaxCells = 10000;
+  // Longer label values (a model name from a request, say) are cut to this.
+  static constexpr size_t kMaxLabelValueBytes = 200;
 
   const std::string& name() const { return name_; }
   const std::string& help() const { return help_; }

@@ -70,6 +70,17 @@ TEST(MetricsRegistryTest, CellCountIsCappedWithOverflowCell) {
   EXPECT_EQ(overflow, 50);
 }
 
+TEST(MetricsRegistryTest, LongLabelValuesAreTruncated) {
+  MetricsRegistry registry;
+  Counter* c = registry.AddCounter("c", "h", {"model_name"});
+  c->WithLabels({std::string(100000, 'a')})->Increment();
+  c->WithLabels({std::string(5000, 'a')})->Increment();
+  auto cells = c->Cells();
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0].first[0].size(), Counter::kMaxLabelValueBytes);
+  EXPECT_EQ(cells[0].second->value(), 2);
+}
+
 TEST(MetricsRegistryTest, ConcurrentIncrementsAreNotLost) {
   MetricsRegistry registry;
   Counter* c = registry.AddCounter("c", "h", {"model_name"});
