@@ -275,6 +275,58 @@ TEST(ServerCoreTest, HugeBroadcastShapeIsRefusedNotAllocated) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
+TEST(ServerCoreTest, MalformedTensorsAndOddShapesAreErrorsNotCrashes) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  TFHOST_REQUIRE_FIXTURE(model);
+  auto core = MakeCore("default", model);
+  ASSERT_NE(core, nullptr);
+  auto with = [](auto&& edit) {
+    ts::PredictRequest r = FloatPredict("default", {1}, {1});
+    edit((*r.mutable_inputs())["x"]);
+    return r;
+  };
+  std::vector<ts::PredictRequest> requests = {
+      with([](tensorflow::TensorProto& t) { t.set_tensor_content("abc"); }),  // 3 bytes for one float
+      with([](tensorflow::TensorProto& t) { t.set_dtype(static_cast<tensorflow::DataType>(999)); }),
+      with([](tensorflow::TensorProto& t) { t.set_dtype(tensorflow::DT_RESOURCE); }),
+      with([](tensorflow::TensorProto& t) { t.set_dtype(tensorflow::DT_INVALID); }),
+      with([](tensorflow::TensorProto& t) { t.mutable_tensor_shape()->set_unknown_rank(true); }),
+      with([](tensorflow::TensorProto& t) {
+        t.set_dtype(tensorflow::DT_STRING);
+        t.clear_float_val();
+        t.set_tensor_content(std::string("\xff\xff\xff\xff\x0f", 5));
+      }),
+      with([](tensorflow::TensorProto& t) { t.mutable_tensor_shape()->mutable_dim(0)->set_size(INT64_MAX); }),
+      with([](tensorflow::TensorProto& t) {
+        for (int i = 0; i < 40; ++i) t.mutable_tensor_shape()->add_dim()->set_size(1 << 20);
+      }),
+  };
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ts::PredictResponse resp;
+    Status s = core->Predict(requests[i], &resp);
+    EXPECT_FALSE(s.ok()) << i;
+    EXPECT_FALSE(s.message().empty()) << i;
+  }
+  // Shapes the graph may take or refuse -- either way an answer.
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{}, {0}, {0, 1}, {2, 2}, {1, 1, 1, 1}, {3, 0, 2}}) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    ts::PredictResponse resp;
+    Status s = core->Predict(FloatPredict("default", std::vector<float>(n, 1.0f), shape), &resp);
+    if (s.ok()) {
+      EXPECT_EQ(resp.outputs().at("y").float_val_size(), n);
+    }
+  }
+  // Classify with examples missing the feature, or with garbage bytes features.
+  auto req = FromJson<ts::ClassificationRequest>(R"({"model_spec":{"name":"default","signature_name":"classify_x_to_y"},
+      "input":{"example_list":{"examples":[{"features":{"feature":{"x":{"bytes_list":{"value":["AAAA"]}}}}}]}}})");
+  ts::ClassificationResponse cresp;
+  Status s = core->Classify(req, &cresp);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("classify_x_to_y"), std::string::npos) << s.message();
+}
+
 TEST(ServerCoreTest, ServingLetsTheGraphDecideShapesButRunKeepsStrictChecks) {
   std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
   TFHOST_REQUIRE_FIXTURE(model);
