@@ -10,8 +10,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "host/probe/gpu_sample.h"
 #include "host/probe/host_facts.h"
 
 namespace tfhost::host {
@@ -25,6 +27,9 @@ class Nvml {
   // A topology matrix the source recorded itself (`nvidia-smi topo -m`);
   // empty when the matrix must be computed from PCIe paths and NVLinks.
   virtual TopologyMatrix RecordedTopology() const { return {}; }
+  // Current metrics of every GPU (for `tfhost monitor`); cheap enough to
+  // call once a second. Unimplemented where the source has none.
+  virtual StatusOr<std::vector<GpuSample>> Sample() { return Unimplemented("this GPU source has no live metrics"); }
 };
 
 // dlopen("libnvidia-ml.so.1"); never fails here: Query() reports a missing

@@ -23,6 +23,25 @@ struct nvmlMemory_t {
   unsigned long long total, free, used;
 };
 
+struct nvmlUtilization_t {
+  unsigned int gpu, memory;
+};
+
+struct nvmlProcessInfo_v1_t {  // the layout behind the unversioned nvmlDeviceGetComputeRunningProcesses
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
+
+// nvmlClocksThrottleReasons bits (nvmlDeviceGetCurrentClocksThrottleReasons).
+struct ThrottleBit {
+  unsigned long long bit;
+  const char* name;
+};
+constexpr ThrottleBit kThrottleBits[] = {{0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
+                                         {0x8, "hw_slowdown"},                 {0x10, "sync_boost"},
+                                         {0x20, "sw_thermal_slowdown"},        {0x40, "hw_thermal_slowdown"},
+                                         {0x80, "hw_power_brake_slowdown"},    {0x100, "display_clock_setting"}};
+
 struct nvmlPciInfo_t {  // nvmlPciInfo_st, v3 layout
   char busIdLegacy[16];
   unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
@@ -79,6 +98,7 @@ class DlNvml : public Nvml {
       handles.push_back(d);
       f.gpus.push_back(Device(d, static_cast<int>(i)));
     }
+    handles_ = handles;
     // Peers: a link's remote PCI id matched against the GPUs' own ids.
     for (GpuFacts& g : f.gpus) {
       for (NvLinkFacts& l : g.nvlinks) {
@@ -87,6 +107,7 @@ class DlNvml : public Nvml {
         }
       }
     }
+    facts_ = f;
     return f;
   }
 
@@ -184,6 +205,87 @@ class DlNvml : public Nvml {
     return g;
   }
 
+  GpuSample SampleDevice(nvmlDevice_t d, const GpuFacts& facts) const {
+    GpuSample s;
+    s.index = facts.index;
+    s.uuid = facts.uuid;
+    s.name = facts.name;
+    s.pci_bus_id = facts.pci_bus_id;
+    s.mem_total_bytes = facts.memory_total_bytes;
+    nvmlUtilization_t u{};
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*)>("nvmlDeviceGetUtilizationRates");
+        fn && fn(d, &u) == kNvmlSuccess) {
+      s.util_pct = static_cast<int>(u.gpu);
+      s.mem_util_pct = static_cast<int>(u.memory);
+    }
+    nvmlMemory_t mem{};
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*)>("nvmlDeviceGetMemoryInfo");
+        fn && fn(d, &mem) == kNvmlSuccess) {
+      s.mem_used_bytes = mem.used;
+      s.mem_total_bytes = mem.total;
+    }
+    auto uint_query = [&](const char* name) -> int64_t {
+      unsigned v = 0;
+      auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned*)>(name);
+      return fn && fn(d, &v) == kNvmlSuccess ? static_cast<int64_t>(v) : -1;
+    };
+    int64_t mw = uint_query("nvmlDeviceGetPowerUsage");
+    if (mw >= 0) s.power_w = static_cast<double>(mw) / 1000.0;
+    int64_t limit = uint_query("nvmlDeviceGetEnforcedPowerLimit");
+    if (limit > 0) s.power_limit_w = static_cast<double>(limit) / 1000.0;
+    auto two_arg = [&](const char* name, int which) -> int64_t {
+      unsigned v = 0;
+      auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>(name);
+      return fn && fn(d, which, &v) == kNvmlSuccess ? static_cast<int64_t>(v) : -1;
+    };
+    s.temp_c = static_cast<int>(two_arg("nvmlDeviceGetTemperature", 0));       // NVML_TEMPERATURE_GPU
+    s.sm_clock_mhz = static_cast<int>(two_arg("nvmlDeviceGetClockInfo", 1));   // NVML_CLOCK_SM
+    s.mem_clock_mhz = static_cast<int>(two_arg("nvmlDeviceGetClockInfo", 2));  // NVML_CLOCK_MEM
+    int64_t tx = two_arg("nvmlDeviceGetPcieThroughput", 0), rx = two_arg("nvmlDeviceGetPcieThroughput", 1);  // KB/s
+    if (tx >= 0) s.pcie_tx_mbps = static_cast<double>(tx) / 1000.0;
+    if (rx >= 0) s.pcie_rx_mbps = static_cast<double>(rx) / 1000.0;
+    unsigned long long reasons = 0;
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+        fn && fn(d, &reasons) == kNvmlSuccess) {
+      for (const ThrottleBit& b : kThrottleBits) if (reasons & b.bit) s.throttle_reasons.push_back(b.name);
+    }
+    unsigned long long dbe = 0;
+    // NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1, NVML_VOLATILE_ECC = 0.
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned long long*)>("nvmlDeviceGetTotalEccErrors");
+        fn && fn(d, 1, 0, &dbe) == kNvmlSuccess) {
+      s.ecc_dbe_volatile = static_cast<int64_t>(dbe);
+    }
+    unsigned corr = 0, unc = 0, pending = 0, failed = 0;
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*)>(
+            "nvmlDeviceGetRemappedRows");
+        fn && fn(d, &corr, &unc, &pending, &failed) == kNvmlSuccess) {
+      s.remapped_rows_pending = pending;
+    }
+    if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, nvmlProcessInfo_v1_t*)>(
+            "nvmlDeviceGetComputeRunningProcesses")) {
+      nvmlProcessInfo_v1_t procs[64];
+      unsigned n = 64;
+      if (fn(d, &n, procs) == kNvmlSuccess) {
+        for (unsigned i = 0; i < n && i < 64; ++i) s.processes.push_back({procs[i].pid, procs[i].usedGpuMemory});
+      }
+    }
+    return s;
+  }
+
+ public:
+  StatusOr<std::vector<GpuSample>> Sample() override {
+    if (!initialized_ || handles_.empty()) {
+      StatusOr<NvidiaFacts> f = Query();
+      if (!f.ok()) return f.status();
+    }
+    std::vector<GpuSample> out;
+    for (size_t i = 0; i < handles_.size() && i < facts_.gpus.size(); ++i) out.push_back(SampleDevice(handles_[i], facts_.gpus[i]));
+    return out;
+  }
+
+ private:
+  std::vector<nvmlDevice_t> handles_;
+  NvidiaFacts facts_;
   void* handle_ = nullptr;
   std::string load_error_;
   bool initialized_ = false;

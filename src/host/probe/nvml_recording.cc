@@ -34,15 +34,73 @@ std::string FirstNonEmpty(std::initializer_list<std::string> v) {
   return "";
 }
 
+// "35 %", "1410 MHz", "65.43 W", "34 C" -> the number; -1 for "N/A".
+double Number(const std::string& text) {
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-')) return -1;
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// The metrics part of one <gpu> element.
+GpuSample SampleFromXml(const XmlElement& g, const GpuFacts& facts) {
+  GpuSample s;
+  s.index = facts.index;
+  s.uuid = facts.uuid;
+  s.name = facts.name;
+  s.pci_bus_id = facts.pci_bus_id;
+  s.util_pct = static_cast<int>(Number(g.Text("utilization/gpu_util")));
+  s.mem_util_pct = static_cast<int>(Number(g.Text("utilization/memory_util")));
+  s.mem_total_bytes = facts.memory_total_bytes;
+  s.mem_used_bytes = ParseMemory(g.Text("fb_memory_usage/used"));
+  s.power_w = Number(FirstNonEmpty({g.Text("power_readings/power_draw"), g.Text("gpu_power_readings/power_draw"),
+                                    g.Text("gpu_power_readings/instant_power_draw")}));
+  s.power_limit_w = facts.power_limit_watts;
+  s.temp_c = static_cast<int>(Number(g.Text("temperature/gpu_temp")));
+  s.sm_clock_mhz = static_cast<int>(Number(g.Text("clocks/sm_clock")));
+  s.mem_clock_mhz = static_cast<int>(Number(g.Text("clocks/mem_clock")));
+  double tx = Number(g.Text("pci/tx_util")), rx = Number(g.Text("pci/rx_util"));  // KB/s
+  s.pcie_tx_mbps = tx < 0 ? -1 : tx / 1000.0;
+  s.pcie_rx_mbps = rx < 0 ? -1 : rx / 1000.0;
+  // Older drivers say clocks_throttle_reasons, newer clocks_event_reasons.
+  const XmlElement* reasons = g.Child("clocks_throttle_reasons");
+  if (reasons == nullptr) reasons = g.Child("clocks_event_reasons");
+  if (reasons != nullptr) {
+    for (const auto& r : reasons->children) {
+      if (r->text != "Active") continue;
+      std::string name = r->name;
+      for (const char* prefix : {"clocks_throttle_reason_", "clocks_event_reason_"}) {
+        if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
+      }
+      if (name != "gpu_idle") s.throttle_reasons.push_back(name);
+    }
+  }
+  std::string dbe = FirstNonEmpty({g.Text("ecc_errors/volatile/dram_uncorrectable"),
+                                   g.Text("ecc_errors/volatile/double_bit/total")});
+  if (!dbe.empty()) s.ecc_dbe_volatile = static_cast<int64_t>(Number(dbe));
+  std::string pending = g.Text("remapped_rows/remapped_row_pending");
+  if (!pending.empty() && pending != "N/A") s.remapped_rows_pending = pending == "Yes" ? 1 : 0;
+  if (const XmlElement* procs = g.Child("processes")) {
+    for (const XmlElement* p : procs->Children("process_info")) {
+      GpuProcess proc;
+      proc.pid = static_cast<uint32_t>(std::strtoul(p->Text("pid").c_str(), nullptr, 10));
+      proc.used_bytes = ParseMemory(p->Text("used_memory"));
+      s.processes.push_back(proc);
+    }
+  }
+  return s;
+}
+
 class RecordedNvml : public Nvml {
  public:
-  RecordedNvml(NvidiaFacts facts, TopologyMatrix topo) : facts_(std::move(facts)), topo_(std::move(topo)) {}
+  RecordedNvml(NvidiaFacts facts, TopologyMatrix topo, std::vector<GpuSample> samples)
+      : facts_(std::move(facts)), topo_(std::move(topo)), samples_(std::move(samples)) {}
   StatusOr<NvidiaFacts> Query() override { return facts_; }
   TopologyMatrix RecordedTopology() const override { return topo_; }
+  StatusOr<std::vector<GpuSample>> Sample() override { return samples_; }
 
  private:
   NvidiaFacts facts_;
   TopologyMatrix topo_;
+  std::vector<GpuSample> samples_;
 };
 
 }  // namespace
@@ -150,7 +208,8 @@ StatusOr<std::unique_ptr<Nvml>> NvmlFromRecording(const std::string& smi_xml, co
   facts.driver_version = root->Text("driver_version");
   facts.cuda_driver_version = ParseCudaVersion(root->Text("cuda_version"));
   int index = 0;
-  for (const XmlElement* g : root->Children("gpu")) {
+  std::vector<const XmlElement*> gpu_elements = root->Children("gpu");
+  for (const XmlElement* g : gpu_elements) {
     GpuFacts gpu;
     gpu.index = index++;
     gpu.name = g->Text("product_name");
@@ -230,7 +289,9 @@ StatusOr<std::unique_ptr<Nvml>> NvmlFromRecording(const std::string& smi_xml, co
       }
     }
   }
-  return std::unique_ptr<Nvml>(new RecordedNvml(std::move(facts), std::move(topo)));
+  std::vector<GpuSample> samples;
+  for (size_t i = 0; i < gpu_elements.size(); ++i) samples.push_back(SampleFromXml(*gpu_elements[i], facts.gpus[i]));
+  return std::unique_ptr<Nvml>(new RecordedNvml(std::move(facts), std::move(topo), std::move(samples)));
 }
 
 }  // namespace tfhost::host
