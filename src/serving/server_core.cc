@@ -1,5 +1,6 @@
 #include "serving/server_core.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -119,7 +120,8 @@ StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions optio
 }
 
 void ServerCore::ConfigPollLoop() {
-  const auto interval = std::chrono::seconds(options_.model_config_file_poll_wait_seconds);
+  // Clamped (~115 days) so absurd values cannot overflow the clock arithmetic.
+  const auto interval = std::chrono::seconds(std::min<int64_t>(options_.model_config_file_poll_wait_seconds, 10000000));
   std::unique_lock lock(poll_mu_);
   while (!stopping_) {
     if (poll_cv_.wait_for(lock, interval, [this] { return stopping_; })) break;

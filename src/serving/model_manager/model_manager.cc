@@ -9,6 +9,9 @@ namespace tfhost::serving {
 
 namespace {
 
+// Longest poll or retry wait honoured (~115 days); longer flag values are clamped.
+constexpr int64_t kMaxWaitSeconds = 10000000;
+
 std::string JsonEscape(const std::string& s) {
   std::string out;
   out.reserve(s.size() + 2);
@@ -408,7 +411,9 @@ void ModelManager::LoadThread(std::string name, int64_t version, std::string pat
                  std::to_string(options_.load_retry_interval_micros / 1000) + " ms");
     lock.unlock();
     std::unique_lock stop_lock(stop_mu_);
-    stop_cv_.wait_for(stop_lock, std::chrono::microseconds(std::max<int64_t>(0, options_.load_retry_interval_micros)),
+    // Clamped so that absurd flag values cannot overflow the clock arithmetic.
+    const int64_t retry_micros = std::clamp<int64_t>(options_.load_retry_interval_micros, 0, kMaxWaitSeconds * 1000000);
+    stop_cv_.wait_for(stop_lock, std::chrono::microseconds(retry_micros),
                       [&] { return stopping_ || entry->cancelled.load(); });
     if (stopping_) {
       stop_lock.unlock();
@@ -451,7 +456,7 @@ void ModelManager::UnloadThread(std::string name, int64_t version, std::shared_p
 }
 
 void ModelManager::PollLoop() {
-  const auto interval = std::chrono::seconds(options_.file_system_poll_wait_seconds);
+  const auto interval = std::chrono::seconds(std::min<int64_t>(options_.file_system_poll_wait_seconds, kMaxWaitSeconds));
   std::unique_lock lock(stop_mu_);
   while (!stopping_) {
     if (stop_cv_.wait_for(lock, interval, [this] { return stopping_; })) break;

@@ -363,7 +363,8 @@ TEST(ModelManagerTest, DestructionDuringRetryWaitDoesNotHang) {
   h.failing = {1};
   auto options = h.Options();
   options.max_num_load_retries = 100;
-  options.load_retry_interval_micros = 60LL * 1000 * 1000;
+  options.load_retry_interval_micros = INT64_MAX;  // clamped, and woken by destruction
+  options.file_system_poll_wait_seconds = INT64_MAX;
   auto start = std::chrono::steady_clock::now();
   {
     ModelManager m(options);
