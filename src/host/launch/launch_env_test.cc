@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-
-#include <unistd.h>
 
 namespace tfhost::host::launch {
 namespace {
@@ -138,48 +137,44 @@ TEST(ParseEnvAssignmentTest, NameValue) {
   EXPECT_FALSE(ParseEnvAssignment("A B=x").ok());
 }
 
-void Write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
+// The probe's recordings of real machines (src/host/testdata/README.md).
+std::string Recording(const std::string& name) {
+  const char* src = std::getenv("TFHOST_SOURCE_DIR");
+  return std::string(src != nullptr ? src : ".") + "/src/host/testdata/" + name;
 }
 
-TEST(ReadNetworkFactsTest, ReadsASysfsSnapshot) {
-  fs::path root = fs::path(::testing::TempDir()) / ("netfacts_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::path net = root / "sys/class/net";
-  Write(net / "lo/operstate", "unknown\n");
-  Write(net / "lo/type", "772\n");
-  Write(net / "lo/ipv4", "127.0.0.1\n");
-  Write(net / "ens1f0np0/operstate", "up\n");
-  Write(net / "ens1f0np0/type", "1\n");
-  Write(net / "ens1f0np0/speed", "100000\n");
-  Write(net / "ens1f0np0/ipv4", "192.168.1.5\n");
-  Write(net / "ens1f0np0/device/vendor", "0x15b3\n");
-  fs::path port = root / "sys/class/infiniband/mlx5_0/ports/1";
-  Write(port / "state", "4: ACTIVE\n");
-  Write(port / "link_layer", "Ethernet\n");
-  Write(port / "rate", "100 Gb/sec (4X EDR)\n");
-  Write(port / "gids/0", "fe80:0000:0000:0000:0000:0000:0000:0001\n");
-  Write(port / "gids/1", "0000:0000:0000:0000:0000:ffff:c0a8:0105\n");
-  Write(port / "gids/2", "0000:0000:0000:0000:0000:0000:0000:0000\n");
-  Write(port / "gid_attrs/types/0", "IB/RoCE v1\n");
-  Write(port / "gid_attrs/types/1", "RoCE v2\n");
-  NetworkFacts f = ReadNetworkFacts(root.string());
-  ASSERT_EQ(f.interfaces.size(), 2u);
-  EXPECT_EQ(f.interfaces[0].name, "ens1f0np0");
-  EXPECT_EQ(f.interfaces[0].speed_mbps, 100000);
-  EXPECT_FALSE(f.interfaces[0].is_virtual);
-  EXPECT_TRUE(f.interfaces[1].is_loopback);
-  ASSERT_EQ(f.rdma.size(), 1u);
-  ASSERT_EQ(f.rdma[0].ports.size(), 1u);
-  EXPECT_EQ(f.rdma[0].ports[0].state, "ACTIVE");
-  EXPECT_EQ(f.rdma[0].ports[0].rate_gbps, 100);
-  EXPECT_EQ(f.rdma[0].ports[0].gids.size(), 2u);  // the all-zero GID is skipped
-  NetworkChoice c = ChooseNetwork(f);
-  EXPECT_EQ(c.socket_ifname, "ens1f0np0");
+TEST(ReadNetworkFactsTest, PcieBoxWithRoceGetsItsNicAndTheIpv4MappedRoceV2Gid) {
+  std::string root = Recording("pcie_4gpu");
+  if (!fs::exists(root)) GTEST_SKIP() << "recording not found: " << root;
+  NetworkChoice c = ChooseNetwork(ReadNetworkFacts(root));
+  EXPECT_EQ(c.socket_ifname, "ens1f0np0");  // 100 GbE; docker0 and the 1 GbE eno1 lose
   EXPECT_EQ(c.ib_hca, "=mlx5_0:1");
-  EXPECT_EQ(c.gid_index, 1);
-  fs::remove_all(root);
+  EXPECT_EQ(c.gid_index, 3);  // RoCE v2 with ::ffff:10.0.0.11, not the link-local v2 GID 1
+}
+
+TEST(ReadNetworkFactsTest, DgxA100InfinibandListsEveryActiveHcaAndNoGidIndex) {
+  std::string root = Recording("dgx_a100");
+  if (!fs::exists(root)) GTEST_SKIP() << "recording not found: " << root;
+  NetworkFacts f = ReadNetworkFacts(root);
+  NetworkChoice c = ChooseNetwork(f);
+  EXPECT_FALSE(c.socket_ifname.empty());
+  EXPECT_NE(c.socket_ifname, "lo");
+  int active = 0;
+  for (const RdmaDevice& d : f.rdma) {
+    for (const RdmaPort& p : d.ports) active += p.state == "ACTIVE";
+  }
+  ASSERT_GT(active, 0);
+  EXPECT_EQ(std::count(c.ib_hca.begin(), c.ib_hca.end(), ',') + 1, active) << c.ib_hca;
+  EXPECT_EQ(c.ib_hca.rfind("=mlx5_0:1", 0), 0u) << c.ib_hca;
+  EXPECT_EQ(c.gid_index, -1);  // InfiniBand link layer: no RoCE GID to pick
+}
+
+TEST(ReadNetworkFactsTest, CpuOnlyHostHasNoRdma) {
+  std::string root = Recording("cpu_only");
+  if (!fs::exists(root)) GTEST_SKIP() << "recording not found: " << root;
+  NetworkChoice c = ChooseNetwork(ReadNetworkFacts(root));
+  EXPECT_TRUE(c.ib_hca.empty());
+  EXPECT_EQ(c.gid_index, -1);
 }
 
 }  // namespace
