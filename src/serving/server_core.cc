@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -391,14 +392,18 @@ Status ServerCore::GetModelStatus(const ts::GetModelStatusRequest& request, ts::
 }
 
 Status ServerCore::ReloadConfig(const ModelServerConfig& config) {
+  std::set<std::string> before;
+  for (const auto& m : manager_->ListModels()) before.insert(m.name);
   TFHOST_RETURN_IF_ERROR(manager_->ReloadConfig(config));
   if (!manager_->WaitUntilSettled(options_.load_timeout)) {
     return Status(StatusCode::kDeadlineExceeded,
                   "config applied, but models did not finish loading within " +
                       std::to_string(options_.load_timeout.count()) + " ms");
   }
-  // Like TF Serving, report a model of the new config that could not load.
+  // Like TF Serving, report a model this config added that could not load
+  // (models served before keep their own status in GetModelStatus).
   for (const auto& m : manager_->ListModels()) {
+    if (before.count(m.name)) continue;
     bool available = false;
     Status error;
     for (const auto& v : m.versions) {

@@ -123,7 +123,9 @@ class ServerCore {
   Status HandleReloadConfigRequest(const tensorflow::serving::ReloadConfigRequest& request,
                                    tensorflow::serving::ReloadConfigResponse* response);
   // Validates and applies a config, then waits (load_timeout) until models
-  // it adds have settled. An invalid config changes nothing.
+  // it adds have settled; a model it adds that has no AVAILABLE version is
+  // reported with its load error (the rest of the config still applies). An
+  // invalid config changes nothing.
   Status ReloadConfig(const ModelServerConfig& config);
 
   // ---- helpers for front ends ----

@@ -638,6 +638,13 @@ TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
   list->mutable_config()->DeleteSubrange(0, 1);
   ASSERT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
   EXPECT_EQ(core->Predict(FloatPredict("two", {2.0f}, {1}), &out).code(), StatusCode::kNotFound);
+  // Adding a model that cannot load reports its error; the others keep serving.
+  *list->add_config() = SingleModelConfig("broken", ModelsDir() + "/bad_half_plus_two").model_config_list().config(0);
+  EXPECT_FALSE(core->HandleReloadConfigRequest(req, &resp).ok());
+  EXPECT_NE(resp.status().error_message().find("\"broken\""), std::string::npos) << resp.status().error_message();
+  EXPECT_TRUE(core->Predict(FloatPredict("three", {2.0f}, {1}), &out).ok());
+  // Reloading the same config again: "broken" is not new, so the reload itself succeeds.
+  EXPECT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
   ts::ReloadConfigRequest bad;
   bad.mutable_config()->mutable_custom_model_config();
   EXPECT_FALSE(core->HandleReloadConfigRequest(bad, &resp).ok());
