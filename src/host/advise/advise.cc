@@ -1,0 +1,265 @@
+// The advise rules. They look at means over the recording (per GPU and for
+// the host) so a short spike does not decide; throttling and disk saturation
+// look at the share of samples in which they happened.
+#include "host/advise/advise.h"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace tfhost::host {
+
+namespace {
+
+std::string Pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", v);
+  return buf;
+}
+
+std::string Num(double v, int decimals = 0) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+double Get(const rapidjson::Value& o, const char* k, double fallback = -1) {
+  return o.IsObject() && o.HasMember(k) && o[k].IsNumber() ? o[k].GetDouble() : fallback;
+}
+
+struct Summary {
+  size_t samples = 0;
+  double seconds = 0;
+  double cpu_busy = 0;
+  std::vector<double> gpu_util, gpu_mem_pct, gpu_pcie;  // per GPU means
+  std::vector<std::map<std::string, int>> throttle;      // per GPU: reason -> samples
+  std::map<std::string, int> disk_busy_samples;          // disk -> samples at >= kDiskBusyPct
+  std::map<std::string, double> disk_mbps;               // disk -> mean read+write MB/s
+  double MeanGpuUtil() const {
+    double s = 0;
+    for (double u : gpu_util) s += u;
+    return gpu_util.empty() ? -1 : s / static_cast<double>(gpu_util.size());
+  }
+  std::string PerGpu(const std::vector<double>& v, bool pct = true) const {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < 8; ++i) {
+      s += (i ? ", " : "") + std::string("GPU") + std::to_string(i) + " " + (pct ? Pct(v[i]) : Num(v[i]) + " MB/s");
+    }
+    if (v.size() > 8) s += ", ...";
+    return s;
+  }
+};
+
+Summary Summarize(const std::vector<MonitorSample>& all) {
+  Summary s;
+  size_t gpus = 0;
+  for (const MonitorSample& m : all) gpus = std::max(gpus, m.gpus.size());
+  std::vector<double> util(gpus), mem(gpus), pcie(gpus);
+  std::vector<int> util_n(gpus), mem_n(gpus), pcie_n(gpus);
+  s.throttle.resize(gpus);
+  for (const MonitorSample& m : all) {
+    if (m.host.interval_s <= 0) continue;  // the priming sample has no rates
+    ++s.samples;
+    s.seconds += m.host.interval_s;
+    s.cpu_busy += m.host.cpu_busy_pct;
+    for (const auto& [name, d] : m.host.disks) {
+      if (d.busy_pct >= kDiskBusyPct) ++s.disk_busy_samples[name];
+      s.disk_mbps[name] += d.read_mbps + d.write_mbps;
+    }
+    for (size_t i = 0; i < m.gpus.size(); ++i) {
+      const GpuSample& g = m.gpus[i];
+      if (g.util_pct >= 0) util[i] += g.util_pct, ++util_n[i];
+      if (g.mem_total_bytes > 0) {
+        mem[i] += 100.0 * static_cast<double>(g.mem_used_bytes) / static_cast<double>(g.mem_total_bytes);
+        ++mem_n[i];
+      }
+      if (g.pcie_tx_mbps >= 0 && g.pcie_rx_mbps >= 0) pcie[i] += g.pcie_tx_mbps + g.pcie_rx_mbps, ++pcie_n[i];
+      for (const std::string& r : g.throttle_reasons) ++s.throttle[i][r];
+    }
+  }
+  if (s.samples > 0) {
+    s.cpu_busy /= static_cast<double>(s.samples);
+    for (auto& [name, v] : s.disk_mbps) v /= static_cast<double>(s.samples);
+  }
+  for (size_t i = 0; i < gpus; ++i) {
+    s.gpu_util.push_back(util_n[i] ? util[i] / util_n[i] : -1);
+    s.gpu_mem_pct.push_back(mem_n[i] ? mem[i] / mem_n[i] : -1);
+    s.gpu_pcie.push_back(pcie_n[i] ? pcie[i] / pcie_n[i] : -1);
+  }
+  return s;
+}
+
+std::string Over(const Summary& s) {
+  return " over " + std::to_string(s.samples) + " samples (" + Num(s.seconds) + " s)";
+}
+
+}  // namespace
+
+const std::vector<std::string>& AdviseRuleIds() {
+  static const std::vector<std::string> ids = {"input_bound",         "memory_bound", "launch_bound",
+                                               "host_device_copies", "gpu_throttled", "storage_bound"};
+  return ids;
+}
+
+StatusOr<MonitorSample> ParseSampleJsonLine(const std::string& line) {
+  rapidjson::Document d;
+  d.Parse(line.c_str(), line.size());
+  if (d.HasParseError() || !d.IsObject()) return InvalidArgument("not a JSON object");
+  MonitorSample s;
+  s.time_s = Get(d, "time", 0);
+  if (d.HasMember("host") && d["host"].IsString()) s.hostname = d["host"].GetString();
+  s.host.interval_s = Get(d, "interval_s", 0);
+  s.host.cpu_busy_pct = Get(d, "cpu_busy_pct", 0);
+  if (d.HasMember("core_busy_pct") && d["core_busy_pct"].IsArray()) {
+    for (const auto& v : d["core_busy_pct"].GetArray()) if (v.IsNumber()) s.host.core_busy_pct.push_back(v.GetDouble());
+  }
+  s.host.mem_used_bytes = static_cast<uint64_t>(std::max(0.0, Get(d, "mem_used_bytes", 0)));
+  s.host.mem_total_bytes = static_cast<uint64_t>(std::max(0.0, Get(d, "mem_total_bytes", 0)));
+  if (d.HasMember("disks") && d["disks"].IsObject()) {
+    for (auto it = d["disks"].MemberBegin(); it != d["disks"].MemberEnd(); ++it) {
+      DiskRate r;
+      r.read_iops = Get(it->value, "read_iops", 0);
+      r.write_iops = Get(it->value, "write_iops", 0);
+      r.read_mbps = Get(it->value, "read_mbps", 0);
+      r.write_mbps = Get(it->value, "write_mbps", 0);
+      r.busy_pct = Get(it->value, "busy_pct", 0);
+      s.host.disks[it->name.GetString()] = r;
+    }
+  }
+  for (auto [key, map] : {std::pair{"net", &s.host.net}, {"rdma", &s.host.rdma}}) {
+    if (!d.HasMember(key) || !d[key].IsObject()) continue;
+    for (auto it = d[key].MemberBegin(); it != d[key].MemberEnd(); ++it) {
+      (*map)[it->name.GetString()] = {Get(it->value, "rx_mbps", 0), Get(it->value, "tx_mbps", 0)};
+    }
+  }
+  if (d.HasMember("gpus") && d["gpus"].IsArray()) {
+    for (const auto& g : d["gpus"].GetArray()) {
+      if (!g.IsObject()) return InvalidArgument("gpus[] entries must be objects");
+      GpuSample x;
+      x.index = static_cast<int>(Get(g, "index", static_cast<double>(s.gpus.size())));
+      if (g.HasMember("uuid") && g["uuid"].IsString()) x.uuid = g["uuid"].GetString();
+      x.util_pct = static_cast<int>(Get(g, "util_pct"));
+      x.mem_util_pct = static_cast<int>(Get(g, "mem_util_pct"));
+      x.mem_used_bytes = static_cast<uint64_t>(std::max(0.0, Get(g, "mem_used_bytes", 0)));
+      x.mem_total_bytes = static_cast<uint64_t>(std::max(0.0, Get(g, "mem_total_bytes", 0)));
+      x.power_w = Get(g, "power_w");
+      x.power_limit_w = Get(g, "power_limit_w");
+      x.temp_c = static_cast<int>(Get(g, "temp_c"));
+      x.sm_clock_mhz = static_cast<int>(Get(g, "sm_clock_mhz"));
+      x.mem_clock_mhz = static_cast<int>(Get(g, "mem_clock_mhz"));
+      x.pcie_tx_mbps = Get(g, "pcie_tx_mbps");
+      x.pcie_rx_mbps = Get(g, "pcie_rx_mbps");
+      if (g.HasMember("throttle_reasons") && g["throttle_reasons"].IsArray()) {
+        for (const auto& r : g["throttle_reasons"].GetArray()) if (r.IsString()) x.throttle_reasons.push_back(r.GetString());
+      }
+      s.gpus.push_back(std::move(x));
+    }
+  }
+  return s;
+}
+
+StatusOr<std::vector<MonitorSample>> ParseRecording(const std::string& text) {
+  std::vector<MonitorSample> out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    StatusOr<MonitorSample> s = ParseSampleJsonLine(line);
+    if (!s.ok()) return s.status().WithContext("recording line " + std::to_string(n));
+    out.push_back(std::move(*s));
+    if (out.size() > 10000000) return InvalidArgument("recording has more than 10 million samples");
+  }
+  return out;
+}
+
+std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) {
+  std::vector<Finding> out;
+  Summary s = Summarize(samples);
+  if (s.samples == 0) return out;
+  const double gpu = s.MeanGpuUtil();
+  const bool have_gpu = gpu >= 0;
+  const std::string gpu_ev = have_gpu ? "GPU utilisation mean " + Pct(gpu) + " (" + s.PerGpu(s.gpu_util) + ")" : "";
+  const std::string cpu_ev = "CPU busy mean " + Pct(s.cpu_busy);
+  double mem = -1;
+  for (double m : s.gpu_mem_pct) mem = std::max(mem, m);
+  const bool memory_bound = have_gpu && gpu < kMemoryBoundGpuPct && mem >= kMemoryFullPct;
+  if (have_gpu && gpu < kBusyGpuPct && s.cpu_busy >= kCpuSaturatedPct) {
+    out.push_back({"input_bound", Severity::kWarning, "the GPUs wait for input: the CPUs are saturated",
+                   gpu_ev + "; " + cpu_ev + Over(s),
+                   "With the CPUs busy and the GPUs below 80%, the tf.data pipeline (reading, decoding, augmenting, "
+                   "batching) cannot produce batches as fast as the GPUs consume them.",
+                   "Parallelise and overlap the pipeline: interleave(num_parallel_calls=tf.data.AUTOTUNE) over "
+                   "TFRecord shards, map(..., num_parallel_calls=tf.data.AUTOTUNE), .prefetch(tf.data.AUTOTUNE); cache "
+                   "decoded data locally (dataset.cache()); move augmentation to the GPU; preprocess offline."});
+  }
+  if (memory_bound) {
+    out.push_back({"memory_bound", Severity::kWarning, "GPU memory is nearly full while utilisation is low",
+                   gpu_ev + "; GPU memory used up to " + Pct(mem) + " (" + s.PerGpu(s.gpu_mem_pct) + ")" + Over(s),
+                   "A model that barely fits forces small batches (low utilisation per kernel) and leaves no room "
+                   "for the allocator, which then fragments and synchronises.",
+                   "Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16')), a smaller batch "
+                   "with gradient accumulation, or a GPU with more memory."});
+  }
+  if (have_gpu && gpu < kBusyGpuPct && s.cpu_busy < kCpuIdlePct && !memory_bound) {
+    out.push_back({"launch_bound", Severity::kWarning, "the GPUs are underused and the CPUs are idle",
+                   gpu_ev + "; " + cpu_ev + Over(s),
+                   "Neither the GPU nor the input pipeline is the limit: the step is dominated by many small kernel "
+                   "launches, Python overhead or synchronisation, so the GPU idles between kernels.",
+                   "Give each step more work: a larger batch, XLA (jit_compile=True or TF_XLA_FLAGS=--tf_xla_auto_jit=2) "
+                   "to fuse small ops, mixed precision, and tf.function around the training step."});
+  }
+  for (size_t i = 0; i < s.gpu_pcie.size(); ++i) {
+    if (s.gpu_pcie[i] < kPcieHeavyMBps) continue;
+    out.push_back({"host_device_copies", Severity::kWarning, "heavy PCIe traffic between host and GPU",
+                   "GPU" + std::to_string(i) + " PCIe tx+rx mean " + Num(s.gpu_pcie[i]) + " MB/s" + Over(s) +
+                       (have_gpu ? "; " + gpu_ev : ""),
+                   "Data crossing PCIe every step (uncached inputs, tensors bounced to the CPU by ops without GPU "
+                   "kernels, soft device placement) takes time the GPU spends waiting.",
+                   "Keep tensors on the GPU: find ops placed on the CPU with tf.debugging.set_log_device_placement(True), "
+                   "prefetch to the GPU (tf.data.experimental.prefetch_to_device), and keep the input in a compact "
+                   "dtype (uint8 images) until it is on the GPU."});
+    break;  // one finding names the first GPU; the evidence shows the rest
+  }
+  // Throttling: one finding naming every GPU throttled in >= 10% of samples.
+  std::string throttled;
+  bool thermal = false;
+  for (size_t i = 0; i < s.throttle.size(); ++i) {
+    for (const auto& [r, n] : s.throttle[i]) {
+      // Clock settings chosen by the admin or sync boost are not slowdowns.
+      if (r == "applications_clocks_setting" || r == "display_clock_setting" || r == "sync_boost") continue;
+      if (static_cast<double>(n) < kThrottledShare * static_cast<double>(s.samples)) continue;
+      throttled += (throttled.empty() ? "" : "; ") + std::string("GPU") + std::to_string(i) + " " + r + " in " +
+                   std::to_string(n) + " of " + std::to_string(s.samples) + " samples (" +
+                   Pct(100.0 * n / static_cast<double>(s.samples)) + ")";
+      thermal |= r.find("thermal") != std::string::npos;
+    }
+  }
+  if (!throttled.empty()) {
+    out.push_back({"gpu_throttled", Severity::kWarning, "GPU clocks were throttled", throttled,
+                   "Throttled clocks cut throughput directly; sustained power capping or thermal slowdown means the "
+                   "GPU cannot run at the speed the job was sized for.",
+                   thermal ? "Check cooling and airflow (nvidia-smi -q -d TEMPERATURE,PERFORMANCE), fan and inlet "
+                             "temperatures, and that the GPU is not in a hot slot."
+                           : "Check the power limit (nvidia-smi -q -d POWER; raise it with nvidia-smi -pl up to the "
+                             "default/max), the PSU and the power cabling."});
+  }
+  for (const auto& [disk, n] : s.disk_busy_samples) {
+    if (static_cast<double>(n) < 0.5 * static_cast<double>(s.samples) || (have_gpu && gpu >= kBusyGpuPct)) continue;
+    out.push_back({"storage_bound", Severity::kWarning, "a disk is at its ceiling",
+                   "disk " + disk + " busy >= " + Pct(kDiskBusyPct) + " in " + std::to_string(n) + " of " +
+                       std::to_string(s.samples) + " samples, " + Num(s.disk_mbps[disk], 1) + " MB/s mean" +
+                       (have_gpu ? "; " + gpu_ev : ""),
+                   "Reading training data from a saturated disk stalls the input pipeline no matter how many CPU "
+                   "threads it has.",
+                   "Read fewer, larger files (TFRecord shards of 100-200 MB), cache the dataset in RAM or on a faster "
+                   "NVMe (dataset.cache()), or spread the data across disks."});
+  }
+  return out;
+}
+
+}  // namespace tfhost::host

@@ -1,0 +1,196 @@
+// Advise rules, each on a synthetic recording that triggers it and one that
+// does not; the recording round trip; the HTML report's self-containment.
+#include "host/advise/advise.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "host/monitor/monitor.h"
+
+namespace tfhost::host {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+struct Shape {
+  int gpu_util = 95;
+  double cpu_busy = 60;
+  double mem_pct = 50;
+  double pcie_mbps = 500;  // tx + rx
+  std::vector<std::string> throttle;
+  int throttled_samples = 0;
+  double disk_busy = 20;
+  int gpus = 2;
+};
+
+// 60 one-second samples (plus the priming sample, which has no rates).
+std::vector<MonitorSample> Recording(const Shape& s) {
+  std::vector<MonitorSample> out;
+  for (int i = 0; i <= 60; ++i) {
+    MonitorSample m;
+    m.time_s = 1700000000.0 + i;
+    m.hostname = "node<1>";
+    m.host.interval_s = i == 0 ? 0 : 1;
+    m.host.cpu_busy_pct = s.cpu_busy;
+    m.host.core_busy_pct = {s.cpu_busy, s.cpu_busy};
+    m.host.disks["nvme0n1"].busy_pct = s.disk_busy;
+    m.host.disks["nvme0n1"].read_mbps = 1500;
+    for (int g = 0; g < s.gpus; ++g) {
+      GpuSample x;
+      x.index = g;
+      x.util_pct = s.gpu_util;
+      x.mem_total_bytes = 80 * kGiB;
+      x.mem_used_bytes = static_cast<uint64_t>(80.0 * kGiB * s.mem_pct / 100.0);
+      x.power_w = 400;
+      x.power_limit_w = 700;
+      x.pcie_tx_mbps = s.pcie_mbps / 2;
+      x.pcie_rx_mbps = s.pcie_mbps / 2;
+      if (i >= 1 && i <= s.throttled_samples) x.throttle_reasons = s.throttle;
+      m.gpus.push_back(x);
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  std::function<void(Shape&)> change;
+  const char* rule;
+  bool fires;
+};
+
+const std::vector<Case>& Cases() {
+  static const std::vector<Case> cases = {
+      {"LowGpuBusyCpu", [](Shape& s) { s.gpu_util = 55, s.cpu_busy = 95; }, "input_bound", true},
+      {"BusyGpuBusyCpu", [](Shape& s) { s.cpu_busy = 95; }, "input_bound", false},
+      {"LowGpuFullMemory", [](Shape& s) { s.gpu_util = 50, s.mem_pct = 96; }, "memory_bound", true},
+      {"LowGpuRoomyMemory", [](Shape& s) { s.gpu_util = 50, s.mem_pct = 60, s.cpu_busy = 60; }, "memory_bound", false},
+      {"LowGpuIdleCpu", [](Shape& s) { s.gpu_util = 40, s.cpu_busy = 15; }, "launch_bound", true},
+      {"LowGpuIdleCpuButMemoryFull", [](Shape& s) { s.gpu_util = 40, s.cpu_busy = 15, s.mem_pct = 97; }, "launch_bound",
+       false},
+      {"HeavyPcie", [](Shape& s) { s.pcie_mbps = 9000; }, "host_device_copies", true},
+      {"LightPcie", [](Shape& s) { s.pcie_mbps = 2000; }, "host_device_copies", false},
+      {"PowerCappedOften",
+       [](Shape& s) {
+         s.throttle = {"sw_power_cap"};
+         s.throttled_samples = 20;
+       },
+       "gpu_throttled", true},
+      {"ThermalSlowdownOften",
+       [](Shape& s) {
+         s.throttle = {"hw_thermal_slowdown"};
+         s.throttled_samples = 10;
+       },
+       "gpu_throttled", true},
+      {"PowerCappedRarely",
+       [](Shape& s) {
+         s.throttle = {"sw_power_cap"};
+         s.throttled_samples = 3;
+       },
+       "gpu_throttled", false},
+      {"ApplicationClocksAreNotThrottling",
+       [](Shape& s) {
+         s.throttle = {"applications_clocks_setting"};
+         s.throttled_samples = 60;
+       },
+       "gpu_throttled", false},
+      {"SaturatedDiskStarvesGpu", [](Shape& s) { s.disk_busy = 99, s.gpu_util = 45, s.cpu_busy = 30; }, "storage_bound",
+       true},
+      {"SaturatedDiskWithBusyGpu", [](Shape& s) { s.disk_busy = 99; }, "storage_bound", false},
+  };
+  return cases;
+}
+
+class AdviseRuleTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(AdviseRuleTest, FiresOnlyWhenItShould) {
+  const Case& c = Cases()[GetParam()];
+  Shape s;
+  c.change(s);
+  std::vector<Finding> f = Advise(Recording(s));
+  int hits = 0;
+  for (const Finding& x : f) {
+    if (x.id != c.rule) continue;
+    ++hits;
+    EXPECT_NE(x.evidence.find("%"), std::string::npos) << "evidence quotes numbers: " << x.evidence;
+    EXPECT_FALSE(x.fix.empty());
+  }
+  EXPECT_EQ(hits, c.fires ? 1 : 0) << c.name << "\n" << FormatFindingsText(f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, AdviseRuleTest, ::testing::Range<size_t>(0, Cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) { return Cases()[info.param].name; });
+
+TEST(AdviseTest, EveryRuleHasBothCases) {
+  std::set<std::string> fires, quiet;
+  for (const Case& c : Cases()) (c.fires ? fires : quiet).insert(c.rule);
+  for (const std::string& id : AdviseRuleIds()) {
+    EXPECT_TRUE(fires.count(id)) << id;
+    EXPECT_TRUE(quiet.count(id)) << id;
+  }
+}
+
+TEST(AdviseTest, HealthyRunHasNoFindingsAndEvidenceQuotesMeans) {
+  EXPECT_TRUE(Advise(Recording(Shape{})).empty());
+  Shape s;
+  s.gpu_util = 55;
+  s.cpu_busy = 95;
+  std::vector<Finding> f = Advise(Recording(s));
+  ASSERT_FALSE(f.empty());
+  EXPECT_NE(f[0].evidence.find("GPU utilisation mean 55% (GPU0 55%, GPU1 55%); CPU busy mean 95% over 60 samples (60 s)"),
+            std::string::npos)
+      << f[0].evidence;
+}
+
+TEST(AdviseTest, RecordingRoundTripsThroughJsonLines) {
+  Shape s;
+  s.throttle = {"sw_power_cap"};
+  s.throttled_samples = 60;
+  std::vector<MonitorSample> rec = Recording(s);
+  std::string text;
+  for (const MonitorSample& m : rec) text += FormatSampleJsonLine(m) + "\n\n";
+  StatusOr<std::vector<MonitorSample>> back = ParseRecording(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), rec.size());
+  const MonitorSample& m = (*back)[5];
+  EXPECT_EQ(m.hostname, "node<1>");
+  EXPECT_DOUBLE_EQ(m.host.cpu_busy_pct, 60);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[1].util_pct, 95);
+  EXPECT_EQ(m.gpus[1].mem_used_bytes, rec[5].gpus[1].mem_used_bytes);
+  EXPECT_EQ(m.gpus[1].throttle_reasons, std::vector<std::string>{"sw_power_cap"});
+  EXPECT_DOUBLE_EQ(m.host.disks.at("nvme0n1").busy_pct, 20);
+  EXPECT_EQ(Advise(*back).size(), Advise(rec).size());
+}
+
+TEST(AdviseTest, BadRecordingLinesAreNamed) {
+  StatusOr<std::vector<MonitorSample>> r = ParseRecording("{\"time\": 1}\nnot json\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("recording line 2"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(ParseRecording("{\"gpus\": [1]}").ok());
+  EXPECT_TRUE(ParseRecording("").ok());
+}
+
+TEST(AdviseTest, HtmlIsSelfContainedWithChartsAndEscapedText) {
+  Shape s;
+  s.gpu_util = 55;
+  s.cpu_busy = 95;
+  std::vector<MonitorSample> rec = Recording(s);
+  std::string html = AdviseHtml(rec, Advise(rec));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("GPU utilisation"), std::string::npos);
+  EXPECT_NE(html.find("input_bound"), std::string::npos);
+  EXPECT_NE(html.find("node&lt;1&gt;"), std::string::npos);  // the hostname, escaped
+  EXPECT_EQ(html.find("node<1>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfhost::host
