@@ -52,6 +52,11 @@ struct Queue {
     return policy ? std::min(policy->CurrentLimits().max_batch_size, config.ExecutionBatchSize())
                   : config.ExecutionBatchSize();
   }
+  // Rows at which a filling batch runs without waiting for its timeout.
+  int64_t ReadyRows() const {
+    return policy ? std::min(policy->CurrentLimits().target_batch_size, config.ExecutionBatchSize())
+                  : config.ExecutionBatchSize();
+  }
   int64_t TimeoutMicros() const {
     return policy ? policy->CurrentLimits().timeout_micros : config.batch_timeout_micros;
   }
@@ -331,7 +336,7 @@ void BatchScheduler::WorkerLoop() {
       bool ready = q.batches.size() > 1;  // a closed batch waits
       if (!ready && !front.empty()) {
         const int64_t deadline = front.open_micros + q.TimeoutMicros();
-        ready = q.closed || stopping_ || front.rows >= q.BatchLimit() || now >= deadline;
+        ready = q.closed || stopping_ || front.rows >= q.ReadyRows() || now >= deadline;
         if (!ready && (earliest_deadline < 0 || deadline < earliest_deadline)) earliest_deadline = deadline;
       }
       if (!ready) continue;
@@ -377,7 +382,6 @@ void BatchScheduler::WorkerLoop() {
       Status check = CheckBatchedOutputs(outputs.value(), padded);
       if (!check.ok()) outputs = check.WithContext("batching queue '" + q.name + "'");
     }
-    if (q.policy && outputs.ok()) q.policy->RecordBatch(padded, latency);
     if (q.observer) q.observer->OnBatch(batch->rows, padded, latency, queue_micros);
     {
       // Counted before the callbacks run, so a caller that got its answer
@@ -399,6 +403,9 @@ void BatchScheduler::WorkerLoop() {
         CompletePiece(p, std::move(mine), clock_, q.policy.get());
       }
     }
+    // The adaptive policy sizes batches by how long they keep a thread busy
+    // (join + run + split + answers), not by the model run alone.
+    if (q.policy && outputs.ok()) q.policy->RecordBatch(padded, clock_->NowMicros() - start);
     batch.reset();  // drop input references before reporting idle
 
     l.lock();
