@@ -220,6 +220,7 @@ StatusOr<std::unique_ptr<BatchQueue>> BatchScheduler::AddQueue(const std::string
 }
 
 Status BatchScheduler::Schedule(Queue& q, TensorMap inputs, DoneCallback done) {
+  if (!done) return InvalidArgument("batching queue '" + q.name + "': a task needs a completion callback");
   TFHOST_ASSIGN_OR_RETURN(const int64_t rows, TaskRows(inputs));
   const BatchingConfig& c = q.config;
   if (rows > c.max_batch_size) {

@@ -180,6 +180,26 @@ StatusOr<TensorMap> BatchingRunner::Run(const ServableHandle& servable, const ru
   return future.get();
 }
 
+void BatchingRunner::RunAsync(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                              const std::vector<std::string>& output_filter, DoneCallback done) {
+  if (!CanBatch(signature, inputs, options_.config.pad_variable_length_inputs)) {
+    done(options_.inner->Run(servable, signature, std::move(inputs), output_filter));
+    return;
+  }
+  auto queue = QueueFor(servable, signature, output_filter);
+  if (!queue.ok()) {
+    done(queue.status());
+    return;
+  }
+  // The task keeps the servable alive until it is done. On a refusal the
+  // scheduler drops the callback without calling it, so answer here.
+  auto shared_done = std::make_shared<DoneCallback>(std::move(done));
+  Status scheduled = (*queue)->Schedule(std::move(inputs), [shared_done, servable](StatusOr<TensorMap> result) {
+    (*shared_done)(std::move(result));
+  });
+  if (!scheduled.ok()) (*shared_done)(scheduled);
+}
+
 void BatchingRunner::Shutdown(std::chrono::milliseconds drain) { scheduler_->Shutdown(drain); }
 
 void BatchingRunner::Prune() {

@@ -61,6 +61,13 @@ class BatchingRunner : public SignatureRunner {
   StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
                           const std::vector<std::string>& output_filter) override;
 
+  // The same without blocking: `done` gets the outputs later, on a batch
+  // thread (or at once on this thread when the request runs unbatched or is
+  // refused). For front ends that answer asynchronously, so the number of
+  // requests that can share a batch is not capped by their thread count.
+  void RunAsync(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                const std::vector<std::string>& output_filter, DoneCallback done);
+
   // Graceful stop: no new requests (UNAVAILABLE), queued ones run until
   // `drain` passes, the rest get CANCELLED.
   void Shutdown(std::chrono::milliseconds drain);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -194,6 +197,48 @@ TEST(BatchingRunnerTest, CanBatchOnlyRequestsTheSignatureLetsMerge) {
   EXPECT_FALSE(CanBatch(sig, rows(Shape({1, 3})), false));
   sig.inputs[0].shape = ir::PartialShape::Unknown();
   EXPECT_TRUE(CanBatch(sig, rows(Shape({1, 7})), false));
+}
+
+TEST(BatchingRunnerTest, RunAsyncAnswersEveryRequestOnceWithoutBlockingTheCaller) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+  FakeClock clock;
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 64;
+  options.config.batch_timeout_micros = kHour;
+  options.config.num_batch_threads = 1;
+  options.clock = &clock;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<int, std::vector<float>> answers;
+  // One thread issues 40 requests: they all wait in one batch, which only an
+  // asynchronous caller can fill.
+  for (int i = 0; i < 40; ++i) {
+    (*runner)->RunAsync(servable, signature, Column({static_cast<float>(i)}), {},
+                        [&, i](StatusOr<TensorMap> r) {
+                          std::lock_guard<std::mutex> l(mu);
+                          answers[i] = r.ok() ? std::vector<float>{r->at("y").data<float>()[0]}
+                                              : std::vector<float>{};
+                          cv.notify_all();
+                        });
+  }
+  // A scalar cannot be batched: it is answered at once, on this thread.
+  bool scalar_answered = false;
+  (*runner)->RunAsync(servable, signature, {{"x", Tensor::Scalar<float>(1)}}, {},
+                      [&](StatusOr<TensorMap>) { scalar_answered = true; });
+  EXPECT_TRUE(scalar_answered);
+  clock.Advance(kHour);
+  std::unique_lock<std::mutex> l(mu);
+  ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(30), [&] { return answers.size() == 40; }));
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(answers[i], (std::vector<float>{0.5f * i + 2})) << i;
+  l.unlock();
+  auto queues = (*runner)->Queues();
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0].stats.batches_run, 1);
 }
 
 TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
