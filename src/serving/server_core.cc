@@ -136,17 +136,14 @@ void ServerCore::ConfigPollLoop() {
       auto config = ParseModelServerConfig(text, options_.model_config_file);
       Status s = config.ok() ? ValidateModelServerConfig(*config) : config.status();
       if (s.ok()) s = manager_->ReloadConfig(*config);
-      std::string line = "{\"event\":\"config_file_reload\",\"file\":\"" + options_.model_config_file +
-                         "\",\"status\":\"" + StatusCodeName(s.code()) + "\"" +
-                         (s.ok() ? "" : ",\"error\":\"config ignored: " + s.message() + "\"") + "}";
-      // Keep quotes in the error from breaking the JSON line.
-      for (size_t i = line.find("config ignored: "); i != std::string::npos && i < line.size() - 2; ++i) {
-        if (line[i] == '"' && i + 2 < line.size()) line[i] = '\'';
-      }
+      std::string line = "{\"event\":\"config_file_reload\",\"file\":\"" +
+                         LogJsonEscape(options_.model_config_file) + "\",\"status\":\"" +
+                         StatusCodeName(s.code()) + "\"" +
+                         (s.ok() ? "" : ",\"error\":\"config ignored: " + LogJsonEscape(s.message()) + "\"") + "}";
       if (options_.manager.log_sink) {
         options_.manager.log_sink(line);
       } else {
-        std::cerr << line << "\n";
+        std::cerr << (line + "\n");  // one write per line, so threads do not interleave
       }
     }
     lock.lock();
@@ -161,14 +158,14 @@ Status ServerCore::Warmup(const ServableHandle& servable) {
   if (result->file_found) {
     int64_t micros = MicrosSince(start);
     metrics_->model_warmup_latency->WithLabels({servable->path})->Observe(static_cast<double>(micros));
-    std::string line = "{\"event\":\"model_warmup\",\"model\":\"" + servable->name +
+    std::string line = "{\"event\":\"model_warmup\",\"model\":\"" + LogJsonEscape(servable->name) +
                        "\",\"version\":" + std::to_string(servable->version) +
                        ",\"records\":" + std::to_string(result->records_replayed) +
                        ",\"micros\":" + std::to_string(micros) + "}";
     if (options_.manager.log_sink) {
       options_.manager.log_sink(line);
     } else {
-      std::cerr << line << "\n";
+      std::cerr << (line + "\n");  // one write per line, so threads do not interleave
     }
   }
   return OkStatus();

@@ -49,6 +49,8 @@ std::string NowUtc() {
 
 }  // namespace
 
+std::string LogJsonEscape(const std::string& s) { return JsonEscape(s); }
+
 const char* VersionStateName(VersionState state) {
   switch (state) {
     case VersionState::kStart: return "START";
@@ -132,7 +134,7 @@ void ModelManager::Log(const std::string& line) const {
   if (options_.log_sink) {
     options_.log_sink(line);
   } else {
-    std::cerr << line << "\n";
+    std::cerr << (line + "\n");  // one write per line, so threads do not interleave
   }
 }
 

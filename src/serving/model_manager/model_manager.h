@@ -69,7 +69,12 @@ struct ModelSummary {
 
 // One JSON object per line, e.g.
 // {"event":"model_version_state","model":"half","version":123,"state":"AVAILABLE","status":"OK",...}
+// Called from load/unload/poll threads (sometimes with the manager's lock
+// held): it must be thread-safe and quick, and must not call back into the
+// manager.
 using LogSink = std::function<void(const std::string& line)>;
+// Escapes a string for a JSON string literal in a log line.
+std::string LogJsonEscape(const std::string& s);
 
 // Loads a servable (tests inject failing or slow loaders).
 using ServableLoader =
