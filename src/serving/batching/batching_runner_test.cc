@@ -241,6 +241,58 @@ TEST(BatchingRunnerTest, RunAsyncAnswersEveryRequestOnceWithoutBlockingTheCaller
   EXPECT_EQ(queues[0].stats.batches_run, 1);
 }
 
+TEST(BatchingRunnerTest, PadsVariableLengthInputsOfTfServingsMatrixHalfPlusTwo) {
+  const std::string path = FixturePath("models/tfserving/matrix_half_plus_two/1");
+  TFHOST_REQUIRE_FIXTURE(path);
+  auto model = loaders::LoadModel(path);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto servable = std::make_shared<Servable>();
+  servable->name = "matrix_half_plus_two";
+  servable->version = 1;
+  servable->model = std::shared_ptr<runtime::Model>(std::move(model).value());
+  auto signature = servable->model->FindSignature("serving_default");
+  ASSERT_TRUE(signature.ok()) << signature.status().ToString();
+  ASSERT_EQ((*signature)->inputs.size(), 1u);
+  const std::string input = (*signature)->inputs[0].key;
+
+  FakeClock clock;
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 4;
+  options.config.batch_timeout_micros = kHour;
+  options.config.num_batch_threads = 1;
+  options.config.pad_variable_length_inputs = true;
+  options.clock = &clock;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  ServableHandle handle = servable;
+  StatusOr<TensorMap> small = Internal("not run"), large = Internal("not run");
+  std::thread a([&] {
+    small = (*runner)->Run(handle, **signature, {{input, Tensor::FromVector<float>({1, 2, 3, 4}, Shape({1, 2, 2}))}}, {});
+  });
+  std::thread b([&] {
+    large = (*runner)->Run(handle, **signature,
+                           {{input, Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape({1, 3, 3}))}}, {});
+  });
+  ASSERT_TRUE(Eventually([&] {
+    auto q = (*runner)->Queues();
+    return q.size() == 1 && q[0].stats.waiting_tasks == 2;
+  }));
+  clock.Advance(kHour);
+  a.join();
+  b.join();
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  ASSERT_TRUE(large.ok()) << large.status().ToString();
+  EXPECT_EQ((*runner)->Queues()[0].stats.batches_run, 1);
+  const Tensor& ys = small->begin()->second;
+  const Tensor& yl = large->begin()->second;
+  // As in TF Serving, outputs keep the padded shape; padding used the first element (1).
+  ASSERT_EQ(ys.shape(), Shape({1, 3, 3}));
+  EXPECT_EQ(std::vector<float>(ys.data<float>(), ys.data<float>() + 9),
+            (std::vector<float>{2.5, 3, 2.5, 3.5, 4, 2.5, 2.5, 2.5, 2.5}));
+  EXPECT_EQ(std::vector<float>(yl.data<float>(), yl.data<float>() + 9),
+            (std::vector<float>{2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5}));
+}
+
 TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
