@@ -72,6 +72,10 @@ http {
   keepalive_requests 1000000;
   keepalive_timeout 60s;
   default_type application/json;
+  # nginx at its best for a static file: no open()/fstat per request.
+  open_file_cache max=16 inactive=600s;
+  open_file_cache_valid 600s;
+  sendfile on;
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK/html; }
 }
 CONF
@@ -89,10 +93,14 @@ run_wrk() {
 import re, sys
 t = sys.argv[1]
 def ms(v):
-    n, u = float(re.match(r"([\d.]+)", v).group(1)), re.search(r"(us|ms|s)$", v).group(1)
-    return n / 1000 if u == "us" else n * 1000 if u == "s" else n
+    m = re.match(r"([\d.]+)(us|ms|s|m|h)$", v)
+    if not m:
+        sys.exit(f"bench: cannot read wrk latency '{v}' in:\n{t}")
+    return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4, "h": 3.6e6}[m.group(2)]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
-p50 = ms(re.search(r"50%\s+(\S+)", t).group(1)); p99 = ms(re.search(r"99%\s+(\S+)", t).group(1))
+# The latency distribution lines ("     50%    1.23ms"), not the stdev columns.
+p50 = ms(re.search(r"^\s+50%\s+(\S+)", t, re.M).group(1))
+p99 = ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1))
 errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t))
 m = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
 errors += int(m.group(1)) if m else 0
