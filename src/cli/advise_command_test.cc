@@ -1,0 +1,83 @@
+// `tfhost advise` in-process on a recording written the way `tfhost monitor
+// --record` writes it, with the HTML report, and live for a short window.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "host/monitor/monitor.h"
+
+namespace tfhost::cli {
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result Cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string Temp(const std::string& name) {
+  return ::testing::TempDir() + "advise_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(AdviseCommandTest, InputBoundRecordingWithHtmlReport) {
+  std::string rec = Temp("rec.jsonl"), html = Temp("report.html");
+  {
+    std::ofstream o(rec);
+    for (int i = 0; i <= 30; ++i) {
+      host::MonitorSample s;
+      s.time_s = 1700000000 + i;
+      s.hostname = "trainer-3";
+      s.host.interval_s = i ? 1 : 0;
+      s.host.cpu_busy_pct = 97;
+      host::GpuSample g;
+      g.index = 0;
+      g.util_pct = 38;
+      g.mem_total_bytes = 16ull << 30;
+      g.mem_used_bytes = 6ull << 30;
+      s.gpus.push_back(g);
+      o << host::FormatSampleJsonLine(s) << "\n";
+    }
+  }
+  Result r = Cli({"advise", rec, "--html", html});
+  EXPECT_EQ(r.code, kExitFailure) << r.err;
+  EXPECT_NE(r.out.find("[WARNING] input_bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU utilisation mean 38%"), std::string::npos);
+  std::ifstream in(html);
+  std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_NE(page.find("trainer-3"), std::string::npos);
+  std::filesystem::remove(rec);
+  std::filesystem::remove(html);
+}
+
+TEST(AdviseCommandTest, LiveWindowOnThisMachine) {
+  Result r = Cli({"advise", "--live", "--duration", "0.3", "--interval", "0.1"});
+  EXPECT_TRUE(r.code == kExitOk || r.code == kExitFailure) << r.err;
+  EXPECT_NE(r.out.find("tfhost advise: 3 samples"), std::string::npos) << r.out;
+}
+
+TEST(AdviseCommandTest, UsageAndFileErrors) {
+  EXPECT_EQ(Cli({"advise"}).code, kExitUsage);
+  EXPECT_EQ(Cli({"advise", "x.jsonl", "--live"}).code, kExitUsage);
+  Result missing = Cli({"advise", "/no/such/recording.jsonl"});
+  EXPECT_EQ(missing.code, kExitFailure);
+  EXPECT_NE(missing.err.find("/no/such/recording.jsonl"), std::string::npos);
+  std::string bad = Temp("bad.jsonl");
+  std::ofstream(bad) << "{\"time\": 1}\n{oops\n";
+  Result r = Cli({"advise", bad});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_NE(r.err.find("recording line 2"), std::string::npos) << r.err;
+  std::filesystem::remove(bad);
+}
+
+}  // namespace
+}  // namespace tfhost::cli
