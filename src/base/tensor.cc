@@ -15,6 +15,9 @@ class TensorBuffer {
     if (IsStringLike(dtype)) {
       strings_ = new std::string[n > 0 ? n : 1];
       data_ = strings_;
+    } else if (dtype == DType::kVariant) {
+      variants_ = new VariantPtr[n > 0 ? n : 1];
+      data_ = variants_;
     } else {
       bytes_ = static_cast<size_t>(n) * DTypeSize(dtype);
       size_t alloc = ((bytes_ + 63) / 64) * 64;
@@ -27,6 +30,8 @@ class TensorBuffer {
   ~TensorBuffer() {
     if (strings_) {
       delete[] strings_;
+    } else if (variants_) {
+      delete[] variants_;
     } else {
       std::free(data_);
     }
@@ -42,6 +47,7 @@ class TensorBuffer {
   int64_t n_;
   void* data_ = nullptr;
   std::string* strings_ = nullptr;
+  VariantPtr* variants_ = nullptr;
   size_t bytes_ = 0;
 };
 
@@ -52,6 +58,12 @@ Tensor::Tensor(DType dtype, Shape shape)
 Tensor Tensor::StringScalar(std::string value) {
   Tensor t(DType::kString, Shape());
   t.strings()[0] = std::move(value);
+  return t;
+}
+
+Tensor Tensor::VariantScalar(VariantPtr value) {
+  Tensor t(DType::kVariant, Shape());
+  t.variants()[0] = std::move(value);
   return t;
 }
 
@@ -77,6 +89,8 @@ Tensor Tensor::Clone() const {
   Tensor t(dtype_, shape_);
   if (IsStringLike(dtype_)) {
     for (int64_t i = 0; i < NumElements(); ++i) t.strings()[i] = strings()[i];
+  } else if (dtype_ == DType::kVariant) {
+    for (int64_t i = 0; i < NumElements(); ++i) t.variants()[i] = variants()[i];
   } else {
     std::memcpy(t.raw_data(), raw_data(), ByteSize());
   }
@@ -128,10 +142,12 @@ std::string Tensor::DebugString(int max_values) const {
   os << DTypeShortName(dtype_) << shape_.ToString() << " {";
   int64_t n = std::min<int64_t>(NumElements(), max_values);
   std::vector<double> values;
-  if (!IsStringLike(dtype_)) values = ToDoubleVector();
+  if (!IsStringLike(dtype_) && dtype_ != DType::kVariant) values = ToDoubleVector();
   for (int64_t i = 0; i < n; ++i) {
     if (i) os << ", ";
-    if (IsStringLike(dtype_)) {
+    if (dtype_ == DType::kVariant) {
+      os << (variants()[i] ? variants()[i]->DebugString() : std::string("<empty variant>"));
+    } else if (IsStringLike(dtype_)) {
       os << '"' << strings()[i] << '"';
     } else {
       os << values[i];
@@ -147,6 +163,12 @@ bool TensorsEqual(const Tensor& a, const Tensor& b) {
   if (IsStringLike(a.dtype())) {
     for (int64_t i = 0; i < a.NumElements(); ++i) {
       if (a.strings()[i] != b.strings()[i]) return false;
+    }
+    return true;
+  }
+  if (a.dtype() == DType::kVariant) {
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      if (a.variants()[i] != b.variants()[i]) return false;
     }
     return true;
   }

@@ -19,6 +19,17 @@ namespace tfhost {
 
 class TensorBuffer;
 
+// The value held by one element of a DT_VARIANT tensor (a TensorList, say).
+// Values are immutable once shared: ops that "modify" a variant build a new
+// value, so tensors that share one stay unaffected.
+class VariantValue {
+ public:
+  virtual ~VariantValue() = default;
+  virtual std::string TypeName() const = 0;
+  virtual std::string DebugString() const = 0;
+};
+using VariantPtr = std::shared_ptr<const VariantValue>;
+
 class Tensor {
  public:
   Tensor() = default;  // an invalid (empty) tensor; valid() is false
@@ -60,6 +71,10 @@ class Tensor {
   template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
   std::string* strings() { return data<std::string>(); }
   const std::string* strings() const { return data<std::string>(); }
+  // Elements of a DT_VARIANT tensor (null until set).
+  VariantPtr* variants() { return data<VariantPtr>(); }
+  const VariantPtr* variants() const { return data<VariantPtr>(); }
+  static Tensor VariantScalar(VariantPtr value);
 
   // A tensor with the same buffer and a new shape of equal element count.
   StatusOr<Tensor> Reshaped(const Shape& shape) const;

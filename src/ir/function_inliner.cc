@@ -1,6 +1,7 @@
 #include "ir/function_inliner.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "ir/attrs.h"
@@ -391,6 +392,104 @@ bool IsFunctionCall(const Graph& graph, const Node& node, std::string* function_
   if (graph.FindFunction(name) == nullptr) return false;
   if (function_name) *function_name = name;
   return true;
+}
+
+namespace {
+
+// Functions reachable from `root`: called as ops or named by func attrs.
+void CollectReachable(const std::unordered_map<std::string, const FunctionDef*>& functions,
+                      const std::string& root, tensorflow::FunctionDefLibrary* out) {
+  std::vector<std::string> stack = {root};
+  std::set<std::string> seen;
+  auto add_attr = [&](const AttrValue& v) {
+    if (v.value_case() == AttrValue::kFunc) stack.push_back(v.func().name());
+    if (v.value_case() == AttrValue::kList) {
+      for (const auto& f : v.list().func()) stack.push_back(f.name());
+    }
+  };
+  while (!stack.empty()) {
+    std::string name = stack.back();
+    stack.pop_back();
+    auto it = functions.find(name);
+    if (it == functions.end() || !seen.insert(name).second) continue;
+    *out->add_function() = *it->second;
+    for (const auto& nd : it->second->node_def()) {
+      stack.push_back(nd.op());
+      for (const auto& [k, v] : nd.attr()) add_attr(v);
+    }
+  }
+}
+
+StatusOr<std::vector<DType>> InputDTypes(const OpDef& def, const Node& node) {
+  std::vector<DType> out;
+  for (const auto& arg : def.input_arg()) {
+    if (!arg.type_list_attr().empty()) {
+      TFHOST_ASSIGN_OR_RETURN(auto types, GetAttr<std::vector<DType>>(node, arg.type_list_attr()));
+      out.insert(out.end(), types.begin(), types.end());
+      continue;
+    }
+    DType t;
+    if (!arg.type_attr().empty()) {
+      TFHOST_ASSIGN_OR_RETURN(t, GetAttr<DType>(node, arg.type_attr()));
+    } else {
+      t = BaseType(arg.type());
+    }
+    TFHOST_ASSIGN_OR_RETURN(int n, ArgArity(arg, node));
+    out.insert(out.end(), n, t);
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<FunctionGraph> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
+                                            const std::string& name, const AttrMap& attrs,
+                                            const OpDefLookup& lookup, const InlineOptions& options) {
+  std::unordered_map<std::string, const FunctionDef*> functions;
+  for (const auto& f : library.function()) functions.emplace(f.signature().name(), &f);
+  auto found = functions.find(name);
+  if (found == functions.end()) {
+    return NotFound("function '" + name + "' is not in the model's function library");
+  }
+  const OpDef& sig = found->second->signature();
+  FunctionGraph fg;
+  CollectReachable(functions, name, &fg.graph.mutable_library());
+
+  Node sig_node;
+  sig_node.name = "_ret";
+  sig_node.op = name;
+  sig_node.attrs = attrs;
+  FillDefaultAttrs(sig, &sig_node);
+  auto arg_types = InputDTypes(sig, sig_node);
+  if (!arg_types.ok()) return arg_types.status().WithContext("function '" + name + "'");
+  auto ret_types = OutputDTypes(sig, sig_node);
+  if (!ret_types.ok()) return ret_types.status().WithContext("function '" + name + "'");
+  fg.arg_types = *arg_types;
+  fg.ret_types = *ret_types;
+
+  Node call;
+  call.name = "_ret";
+  call.op = "StatefulPartitionedCall";
+  AttrValue f;
+  f.mutable_func()->set_name(name);
+  for (const auto& [k, v] : attrs) (*f.mutable_func()->mutable_attr())[k] = v;
+  call.attrs["f"] = f;
+  for (size_t k = 0; k < fg.arg_types.size(); ++k) {
+    Node arg;
+    arg.name = "_arg_" + std::to_string(k);
+    arg.op = "Placeholder";
+    AttrValue dtype;
+    dtype.set_type(static_cast<tensorflow::DataType>(fg.arg_types[k]));
+    arg.attrs["dtype"] = dtype;
+    arg.output_dtypes = {fg.arg_types[k]};
+    TFHOST_ASSIGN_OR_RETURN(int id, fg.graph.AddNode(std::move(arg)));
+    call.inputs.push_back({id, 0});
+  }
+  TFHOST_RETURN_IF_ERROR(fg.graph.AddNode(std::move(call)).status());
+  TFHOST_RETURN_IF_ERROR(InlineFunctionCalls(fg.graph, lookup, options));
+  Status st = InferTypes(fg.graph, lookup);
+  if (!st.ok()) return st.WithContext("function '" + name + "'");
+  return fg;
 }
 
 Status InlineFunctionCalls(Graph& graph, const OpDefLookup& lookup, const InlineOptions& options) {

@@ -42,6 +42,22 @@ struct InlineOptions {
 Status InlineFunctionCalls(Graph& graph, const OpDefLookup& lookup,
                            const InlineOptions& options = InlineOptions());
 
+// A function instantiated as a standalone graph, for the runtime to run
+// bodies of If/While/Case and calls it does not inline: one Placeholder
+// "_arg_<k>" per flat input, the body (nested calls inlined) under the prefix
+// "_ret/", and the IdentityN "_ret" over the flat outputs, with control inputs
+// on the control_ret nodes. Output dtypes are inferred with `lookup`. The
+// graph's library holds only the functions the body can reach.
+struct FunctionGraph {
+  Graph graph;
+  std::vector<DType> arg_types;  // flat inputs
+  std::vector<DType> ret_types;  // flat outputs of "_ret"
+};
+StatusOr<FunctionGraph> InstantiateFunction(const tensorflow::FunctionDefLibrary& library,
+                                            const std::string& name, const AttrMap& attrs,
+                                            const OpDefLookup& lookup,
+                                            const InlineOptions& options = InlineOptions());
+
 // Whether `node` is a call InlineFunctionCalls would inline; sets the
 // function name.
 bool IsFunctionCall(const Graph& graph, const Node& node, std::string* function_name);

@@ -21,6 +21,7 @@
 #include "ir/graph.h"
 #include "ops/op_registry.h"
 #include "ops/resource_manager.h"
+#include "runtime/graph_runner.h"
 
 namespace tfhost::runtime {
 
@@ -35,9 +36,7 @@ struct SessionOptions {
   std::string model_name;
 };
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-
-class ExecutionPlan;
+class FunctionRuntime;
 
 class Session {
  public:
@@ -53,25 +52,20 @@ class Session {
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets = {});
 
-  const ir::Graph& graph() const { return graph_; }
+  const ir::Graph& graph() const { return runner_->graph(); }
   ops::ResourceManager* resources() { return &resources_; }
   const SessionOptions& options() const { return options_; }
 
  private:
-  Session(ir::Graph graph, const SessionOptions& options);
-  StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const NamedTensors& feeds,
-                                                         const std::vector<std::string>& fetches,
-                                                         const std::vector<std::string>& targets);
+  explicit Session(const SessionOptions& options);
 
-  ir::Graph graph_;
   SessionOptions options_;
-  std::vector<const ops::OpRegistration*> kernels_;  // per node; null = no kernel
-  std::vector<Tensor> constants_;  // decoded value of each Const node
+  std::unique_ptr<GraphRunner> runner_;
+  // Runs If/While/Case bodies and calls from the graph's function library.
+  std::unique_ptr<FunctionRuntime> functions_;
   ops::ResourceManager resources_;
   std::unique_ptr<ThreadPool> intra_op_pool_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
-  std::mutex plans_mu_;
-  std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans_;
 };
 
 }  // namespace tfhost::runtime

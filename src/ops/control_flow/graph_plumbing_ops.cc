@@ -93,6 +93,13 @@ void RegisterGraphPlumbingOps(OpRegistry& r) {
   r.Register(ir::OpDefBuilder("Merge").Input("inputs: N * T").Output("output: T")
                  .Output("value_index: int32").Attr("T: type").Attr("N: int >= 1"),
              MergeKernel, /*handles_dead_inputs=*/true);
+  // Ref variants of TF1 graphs with reference variables inside conditionals.
+  r.Register(ir::OpDefBuilder("RefSwitch").Input("data: Ref(T)").Input("pred: bool").Output("output_false: Ref(T)")
+                 .Output("output_true: Ref(T)").Attr("T: type"),
+             SwitchKernel);
+  r.Register(ir::OpDefBuilder("RefMerge").Input("inputs: Ref(N * T)").Output("output: Ref(T)")
+                 .Output("value_index: int32").Attr("T: type").Attr("N: int >= 1"),
+             MergeKernel, /*handles_dead_inputs=*/true);
 }
 
 }  // namespace tfhost::ops

@@ -3,6 +3,11 @@
 
 namespace tfhost::ops {
 
-void RegisterControlFlowOps(OpRegistry& registry) { RegisterGraphPlumbingOps(registry); }
+void RegisterControlFlowOps(OpRegistry& registry) {
+  RegisterGraphPlumbingOps(registry);
+  RegisterLoopOps(registry);
+  RegisterTensorArrayOps(registry);
+  RegisterTensorListOps(registry);
+}
 
 }  // namespace tfhost::ops

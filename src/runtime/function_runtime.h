@@ -1,0 +1,65 @@
+// The function runtime: runs TF2 functional control flow and calls by
+// executing function bodies from the graph's FunctionDefLibrary as
+// sub-executions (each body instantiated once per attr binding, then cached).
+//
+//   If / StatelessIf      cond picks then_branch or else_branch
+//   Case / StatelessCase  branch_index picks branches[i]; out of range runs
+//                         the last branch, as TensorFlow does
+//   While / StatelessWhile  cond(vars) -> body(vars) until false; loop
+//                         variables may change shape between iterations
+//   PartitionedCall / StatefulPartitionedCall, and nodes whose op names a
+//                         library function
+//
+// Bodies share the session's resources (a variable handle passed into a body
+// reads and writes the same variable) and the run's step container. Bodies
+// run on the calling thread.
+//
+// Loops run as long as their condition holds, as in TensorFlow, except that
+// a While whose body returns its inputs unchanged while nothing stateful runs
+// fails at once (it could never finish). Nested calls are bounded in depth.
+//
+// Thread-safety: all methods may be called from many threads at once.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/graph_runner.h"
+
+namespace tfhost::runtime {
+
+class FunctionRuntime {
+ public:
+  // `library` must outlive the runtime. `context` names the model in errors.
+  FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context);
+  ~FunctionRuntime();
+
+  // Runs a functional node (If, While, Case, calls) whose inputs are in ctx.
+  Status RunCallNode(ops::KernelContext& ctx, const ExecEnv& env);
+
+  // Calls function `name` instantiated with `attrs` on `args`.
+  StatusOr<std::vector<Tensor>> Call(const std::string& name, const ir::AttrMap& attrs, std::vector<Tensor> args,
+                                     const ExecEnv& env);
+
+  // Deepest nesting of calls accepted (recursion through If, say).
+  static constexpr int kMaxCallDepth = 100;
+
+ private:
+  struct Instance;
+  StatusOr<Instance*> Instantiate(const std::string& name, const ir::AttrMap& attrs);
+  StatusOr<std::vector<Tensor>> CallInstance(Instance* instance, std::vector<Tensor> args, const ExecEnv& env);
+  Status RunIf(ops::KernelContext& ctx, const ExecEnv& env);
+  Status RunCase(ops::KernelContext& ctx, const ExecEnv& env);
+  Status RunWhile(ops::KernelContext& ctx, const ExecEnv& env);
+
+  const tensorflow::FunctionDefLibrary* library_;
+  std::string context_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Instance>> instances_;
+};
+
+}  // namespace tfhost::runtime

@@ -1,0 +1,320 @@
+#include "runtime/graph_runner.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+
+#include "ir/tensor_proto.h"
+#include "runtime/execution_plan.h"
+#include "runtime/frame_executor.h"
+#include "runtime/function_runtime.h"
+
+namespace tfhost::runtime {
+
+bool IsFunctionalOp(const std::string& op) {
+  return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile" || op == "Case" ||
+         op == "StatelessCase" || op == "PartitionedCall" || op == "StatefulPartitionedCall";
+}
+
+const ops::OpRegistration& FunctionCallRegistration() {
+  static const ops::OpRegistration* reg = [] {
+    auto* r = new ops::OpRegistration();
+    r->def.set_name("<function call>");
+    r->def.set_is_stateful(true);
+    r->kernel = [](ops::KernelContext& ctx) {
+      return Internal(ir::NodeContext(ctx.node()) + ": function calls are run by the runtime");
+    };
+    return r;
+  }();
+  return *reg;
+}
+
+Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::KernelContext& ctx,
+                 const ExecEnv& env) {
+  ops::ScopedStepContainer step(env.step);
+  Status st;
+  if (&reg == &FunctionCallRegistration() || IsFunctionalOp(node.op)) {
+    if (env.functions == nullptr) {
+      return Unimplemented(ir::NodeContext(node) + ": function calls need a session's function runtime");
+    }
+    st = env.functions->RunCallNode(ctx, env);
+  } else {
+    st = reg.kernel(ctx);
+  }
+  if (!st.ok()) return st;
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    if (ctx.output_dead()[i]) continue;
+    const Tensor& t = ctx.outputs()[i];
+    if (!t.valid()) return Internal(ir::NodeContext(node) + ": kernel produced no output " + std::to_string(i));
+    if (i < static_cast<int>(node.output_dtypes.size()) && t.dtype() != node.output_dtypes[i] &&
+        node.output_dtypes[i] != DType::kInvalid) {
+      return Internal(ir::NodeContext(node) + ": kernel produced " + DTypeName(t.dtype()) + " for output " +
+                      std::to_string(i) + ", schema says " + DTypeName(node.output_dtypes[i]));
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std::string context,
+                                                           const std::vector<std::string>& roots) {
+  std::unique_ptr<GraphRunner> r(new GraphRunner(std::move(graph), std::move(context)));
+  const auto& registry = ops::OpRegistry::Global();
+  const ir::Graph& g = r->graph_;
+  r->kernels_.resize(g.num_nodes());
+  std::vector<bool> reachable(g.num_nodes(), roots.empty());
+  if (!roots.empty()) {
+    std::vector<int> stack;
+    for (const auto& root : roots) {
+      auto parsed = ir::ParseTensorName(root);
+      if (!parsed.ok()) return parsed.status();
+      int id = g.FindNode(parsed->node);
+      if (id < 0) return NotFound(r->context_ + ": node '" + parsed->node + "' does not exist");
+      stack.push_back(id);
+    }
+    while (!stack.empty()) {
+      int id = stack.back();
+      stack.pop_back();
+      if (reachable[id]) continue;
+      reachable[id] = true;
+      for (const auto& in : g.node(id).inputs) stack.push_back(in.node);
+      for (int c : g.node(id).control_inputs) stack.push_back(c);
+    }
+  }
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const ir::Node& n = g.node(i);
+    r->kernels_[i] = registry.Find(n.op);
+    if (r->kernels_[i] == nullptr && g.FindFunction(n.op) != nullptr) r->kernels_[i] = &FunctionCallRegistration();
+    if (r->kernels_[i] == nullptr && reachable[i]) {
+      return Unimplemented(r->context_ + ": node '" + n.name + "' uses op '" + n.op +
+                           "', which tfhost does not support");
+    }
+    if (r->kernels_[i] != nullptr && reachable[i] &&
+        (r->kernels_[i]->def.is_stateful() || n.op == "If" || n.op == "While" || n.op == "Case")) {
+      r->has_stateful_ = true;
+    }
+  }
+  // Constants are decoded once here, so a corrupt weight fails the load and
+  // runs only share the buffers.
+  r->constants_.resize(g.num_nodes());
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const ir::Node& n = g.node(i);
+    if (n.op != "Const") continue;
+    auto value = ir::GetAttr<Tensor>(n, "value");
+    if (!value.ok()) return value.status().WithContext(r->context_);
+    r->constants_[i] = std::move(*value);
+  }
+  return r;
+}
+
+StatusOr<std::shared_ptr<const ExecutionPlan>> GraphRunner::GetPlan(const NamedTensors& feeds,
+                                                                    const std::vector<std::string>& fetches,
+                                                                    const std::vector<std::string>& targets) {
+  std::string key;
+  std::vector<std::string> feed_names;
+  for (const auto& f : feeds) {
+    feed_names.push_back(f.first);
+    key += f.first + '\x01';
+  }
+  key += '\x02';
+  for (const auto& f : fetches) key += f + '\x01';
+  key += '\x02';
+  for (const auto& t : targets) key += t + '\x01';
+  {
+    std::lock_guard<std::mutex> lock(plans_mu_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+  }
+  auto plan = ExecutionPlan::Build(graph_, feed_names, fetches, targets);
+  if (!plan.ok()) return plan.status().WithContext(context_);
+  for (const auto& p : plan->nodes) {
+    if (kernels_[p.node] == nullptr) {
+      const ir::Node& n = graph_.node(p.node);
+      return Unimplemented(context_ + ": node '" + n.name + "' uses op '" + n.op +
+                           "', which tfhost does not support");
+    }
+  }
+  auto shared = std::make_shared<const ExecutionPlan>(std::move(*plan));
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  plans_.emplace(key, shared);
+  return shared;
+}
+
+namespace {
+
+// Everything one dataflow Run() owns while it executes.
+struct RunState {
+  const ExecutionPlan* plan;
+  const NamedTensors* feeds;
+  std::vector<std::vector<Tensor>> outputs;      // per planned node
+  std::vector<std::vector<bool>> output_dead;    // per planned node
+  // One byte per node, not vector<bool>: nodes on different threads write
+  // their own entry, and packed bits would share words (a data race).
+  std::vector<uint8_t> node_dead;                // node did not run (dead inputs)
+  std::unique_ptr<std::atomic<int>[]> pending;   // inputs still awaited
+  std::unique_ptr<std::atomic<int>[]> uses_left; // flattened per (node, output)
+  std::vector<int> uses_offset;
+
+  std::mutex mu;
+  std::condition_variable done_cv;
+  int outstanding = 0;  // scheduled but unfinished nodes
+  Status status;
+};
+
+// Runs one planned node and returns the consumers that became ready.
+void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
+                 const std::vector<const ops::OpRegistration*>& kernels,
+                 const std::vector<Tensor>& constants, const ExecEnv& env, std::vector<int>* ready) {
+  const PlannedNode& p = state.plan->nodes[id];
+  const ir::Node& node = graph.node(p.node);
+  const ops::OpRegistration* reg = kernels[p.node];
+  const Tensor& constant = constants[p.node];
+
+  std::vector<Tensor> inputs;
+  std::vector<bool> input_dead;
+  inputs.reserve(p.inputs.size());
+  bool any_dead = false;
+  for (const auto& src : p.inputs) {
+    if (src.feed >= 0) {
+      inputs.push_back((*state.feeds)[src.feed].second);
+      input_dead.push_back(false);
+      continue;
+    }
+    bool dead = state.output_dead[src.node][src.index];
+    inputs.push_back(dead ? Tensor() : state.outputs[src.node][src.index]);
+    input_dead.push_back(dead);
+    any_dead |= dead;
+    int slot = state.uses_offset[src.node] + src.index;
+    if (state.uses_left[slot].fetch_sub(1) == 1) state.outputs[src.node][src.index] = Tensor();
+  }
+  for (int c : p.control_inputs) any_dead |= state.node_dead[c] != 0;
+
+  size_t num_outputs = std::max(node.output_dtypes.size(), p.output_use_counts.size());
+  Status st;
+  if (constant.valid() && !any_dead) {
+    state.outputs[id] = {constant};
+    state.output_dead[id] = {false};
+  } else if (any_dead && !reg->handles_dead_inputs) {
+    state.node_dead[id] = 1;
+    state.outputs[id].assign(num_outputs, Tensor());
+    state.output_dead[id].assign(num_outputs, true);
+  } else {
+    ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env.resources, env.intra_op);
+    ctx.set_num_outputs(static_cast<int>(num_outputs));
+    st = RunKernel(node, *reg, ctx, env);
+    state.output_dead[id] = ctx.output_dead();
+    state.outputs[id] = std::move(ctx.outputs());
+    bool all_dead = num_outputs > 0;
+    for (bool d : state.output_dead[id]) all_dead &= d;
+    state.node_dead[id] = all_dead ? 1 : 0;
+  }
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.status.ok()) state.status = st;
+    return;
+  }
+  for (int c : p.consumers) {
+    if (state.pending[c].fetch_sub(1) == 1) ready->push_back(c);
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                               const std::vector<std::string>& targets, const ExecEnv& env) {
+  TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+  if (plan->has_frames) {
+    FrameExecutorInput in{graph_, kernels_, constants_, *plan, feeds, fetches};
+    return RunWithFrames(in, env);
+  }
+
+  RunState state;
+  state.plan = plan.get();
+  state.feeds = &feeds;
+  size_t n = plan->nodes.size();
+  state.outputs.resize(n);
+  state.output_dead.resize(n);
+  state.node_dead.assign(n, 0);
+  state.pending.reset(new std::atomic<int>[n]);
+  state.uses_offset.resize(n);
+  int total_uses = 0;
+  for (size_t i = 0; i < n; ++i) {
+    state.pending[i].store(plan->nodes[i].initial_pending);
+    state.uses_offset[i] = total_uses;
+    total_uses += static_cast<int>(plan->nodes[i].output_use_counts.size());
+  }
+  state.uses_left.reset(new std::atomic<int>[std::max(total_uses, 1)]);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < plan->nodes[i].output_use_counts.size(); ++k) {
+      state.uses_left[state.uses_offset[i] + k].store(plan->nodes[i].output_use_counts[k]);
+    }
+  }
+
+  std::vector<int> initial;
+  for (size_t i = 0; i < n; ++i) {
+    if (plan->nodes[i].initial_pending == 0) initial.push_back(static_cast<int>(i));
+  }
+
+  if (env.inter_op == nullptr) {
+    std::vector<int> ready = std::move(initial);
+    while (!ready.empty() && state.status.ok()) {
+      int id = ready.back();
+      ready.pop_back();
+      ExecuteNode(id, state, graph_, kernels_, constants_, env, &ready);
+    }
+  } else {
+    // Each task runs a node, keeps one newly ready consumer for itself and
+    // schedules the rest, so chains don't bounce between threads.
+    ThreadPool* pool = env.inter_op;
+    std::function<void(int)> run_chain = [&](int id) {
+      for (;;) {
+        std::vector<int> ready;
+        ExecuteNode(id, state, graph_, kernels_, constants_, env, &ready);
+        bool failed;
+        {
+          std::lock_guard<std::mutex> lock(state.mu);
+          failed = !state.status.ok();
+          if (!failed) state.outstanding += static_cast<int>(ready.size());
+        }
+        if (failed || ready.empty()) break;
+        for (size_t k = 1; k < ready.size(); ++k) {
+          int next = ready[k];
+          pool->Schedule([&, next] { run_chain(next); });
+        }
+        {
+          std::lock_guard<std::mutex> lock(state.mu);
+          --state.outstanding;  // the one we keep is accounted as the current task
+        }
+        id = ready[0];
+      }
+      std::lock_guard<std::mutex> lock(state.mu);
+      if (--state.outstanding == 0) state.done_cv.notify_all();
+    };
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.outstanding = static_cast<int>(initial.size());
+    }
+    for (int id : initial) pool->Schedule([&, id] { run_chain(id); });
+    std::unique_lock<std::mutex> lock(state.mu);
+    state.done_cv.wait(lock, [&] { return state.outstanding == 0; });
+  }
+  if (!state.status.ok()) return state.status;
+
+  std::vector<Tensor> results;
+  results.reserve(fetches.size());
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const InputSource& src = plan->fetch_sources[i];
+    if (src.feed >= 0) {
+      results.push_back(feeds[src.feed].second);
+      continue;
+    }
+    if (state.output_dead[src.node].size() <= static_cast<size_t>(src.index) ||
+        state.output_dead[src.node][src.index]) {
+      return InvalidArgument("fetch '" + fetches[i] +
+                             "' was not computed: it lies on an untaken branch of a Switch");
+    }
+    results.push_back(state.outputs[src.node][src.index]);
+  }
+  return results;
+}
+
+}  // namespace tfhost::runtime

@@ -1,0 +1,364 @@
+// TF1 control flow end to end: GraphDefs written by hand exactly as TF1's
+// tf.while_loop, tf.cond and dynamic_rnn write them (node names, frame names,
+// Enter attrs, the pivot control edges on loop constants), loaded the way a
+// GraphDef is and run. Expected values are derived by hand in each test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "control_flow_test_util.h"
+
+namespace tfhost {
+namespace {
+
+using testing::FloatConst;
+using testing::Floats;
+using testing::IntConst;
+using testing::Ints;
+using testing::SessionFromPbtxt;
+using testing::TypeAttr;
+
+std::string Enter(const std::string& name, const std::string& input, const std::string& dt, const std::string& frame,
+                  bool is_constant = false, int parallel_iterations = 10) {
+  return "node { name: '" + name + "' op: 'Enter' input: '" + input + "' " + TypeAttr("T", dt) +
+         " attr { key: 'frame_name' value { s: '" + frame + "' } }" +
+         " attr { key: 'is_constant' value { b: " + (is_constant ? "true" : "false") + " } }" +
+         " attr { key: 'parallel_iterations' value { i: " + std::to_string(parallel_iterations) + " } } }\n";
+}
+std::string Op(const std::string& name, const std::string& op, std::vector<std::string> inputs, const std::string& dt,
+               const std::string& type_attr = "T") {
+  std::string s = "node { name: '" + name + "' op: '" + op + "' ";
+  for (const auto& in : inputs) s += "input: '" + in + "' ";
+  if (!dt.empty()) s += TypeAttr(type_attr, dt);
+  return s + " }\n";
+}
+std::string Merge(const std::string& name, const std::string& a, const std::string& b, const std::string& dt) {
+  return "node { name: '" + name + "' op: 'Merge' input: '" + a + "' input: '" + b + "' " + TypeAttr("T", dt) +
+         " attr { key: 'N' value { i: 2 } } }\n";
+}
+
+// One loop variable of a TF1 while loop under `scope` (suffix "" or "_1"...):
+// Enter -> Merge <- NextIteration, Switch on LoopCond, Identity of the true
+// output (the body's input), Exit of the false output.
+std::string LoopVar(const std::string& scope, const std::string& suffix, const std::string& init,
+                    const std::string& dt, const std::string& frame, const std::string& next_value,
+                    int parallel_iterations = 10) {
+  return Enter(scope + "/Enter" + suffix, init, dt, frame, false, parallel_iterations) +
+         Merge(scope + "/Merge" + suffix, scope + "/Enter" + suffix, scope + "/NextIteration" + suffix, dt) +
+         Op(scope + "/Switch" + suffix, "Switch", {scope + "/Merge" + suffix, scope + "/LoopCond"}, dt) +
+         Op(scope + "/Identity" + suffix, "Identity", {scope + "/Switch" + suffix + ":1"}, dt) +
+         Op(scope + "/NextIteration" + suffix, "NextIteration", {next_value}, dt) +
+         Op(scope + "/Exit" + suffix, "Exit", {scope + "/Switch" + suffix}, dt);
+}
+
+// Mirrors (TF 1.15, graph mode):
+//   x = tf.placeholder(tf.float32, [2], name="x")
+//   n = tf.constant(5, name="n")
+//   i, acc = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 2.0),
+//                          [tf.constant(0), x], parallel_iterations=P)
+// n enters the frame once with is_constant=true; the body's constants hang
+// off the pivot while/Identity by a control edge, as TF writes them.
+std::string CounterLoop(int parallel_iterations, int n) {
+  const std::string frame = "while/while_context";
+  return "node { name: 'x' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") + " }\n" + IntConst("n", n) +
+         IntConst("Const", 0) + LoopVar("while", "", "Const", "DT_INT32", frame, "while/add", parallel_iterations) +
+         LoopVar("while", "_1", "x", "DT_FLOAT", frame, "while/mul", parallel_iterations) +
+         Enter("while/Less/Enter", "n", "DT_INT32", frame, true, parallel_iterations) +
+         Op("while/Less", "Less", {"while/Merge", "while/Less/Enter"}, "DT_INT32") +
+         Op("while/LoopCond", "LoopCond", {"while/Less"}, "") +
+         IntConst("while/add/y", 1, "input: '^while/Identity' ") +
+         Op("while/add", "AddV2", {"while/Identity", "while/add/y"}, "DT_INT32") +
+         FloatConst("while/mul/y", 2.0f, "input: '^while/Identity' ") +
+         Op("while/mul", "Mul", {"while/Identity_1", "while/mul/y"}, "DT_FLOAT");
+}
+
+TEST(ControlFlowTf1Test, WhileLoopCountsAndAccumulatesWithConstantEnteredOnce) {
+  auto session = SessionFromPbtxt(CounterLoop(10, 5));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // Five iterations: i = 5 and acc = x * 2^5 = [32, 48] for x = [1, 1.5].
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1.0f, 1.5f})}}, {"while/Exit:0", "while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({5}));
+  EXPECT_EQ(Floats((*out)[1]), std::vector<float>({32.0f, 48.0f}));
+  // Runs are independent: the same session again gives the same answer.
+  out = (*session)->Run({{"x:0", Tensor::FromVector<float>({3.0f, 0.0f})}}, {"while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({96.0f, 0.0f}));
+}
+
+TEST(ControlFlowTf1Test, WhileLoopWithZeroIterationsReturnsTheInitialValues) {
+  auto session = SessionFromPbtxt(CounterLoop(10, 0));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // 0 < 0 is false at once: the Exits carry i0 = 0 and x unchanged.
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({7.0f, 8.0f})}}, {"while/Exit:0", "while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({0}));
+  EXPECT_EQ(Floats((*out)[1]), std::vector<float>({7.0f, 8.0f}));
+}
+
+TEST(ControlFlowTf1Test, ParallelIterationsOneAndManyIterationsGiveTheSameResult) {
+  // parallel_iterations = 1 makes the counter wait for each body; 20000
+  // iterations show there is no iteration cap. acc = x * 2^20000 overflows
+  // to inf for x > 0 and stays 0 for x = 0.
+  for (int p : {1, 32}) {
+    auto session = SessionFromPbtxt(CounterLoop(p, 20000));
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({0.0f, 1.0f})}}, {"while/Exit:0", "while/Exit_1:0"});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({20000}));
+    EXPECT_EQ((*out)[1].data<float>()[0], 0.0f);
+    EXPECT_TRUE(std::isinf((*out)[1].data<float>()[1]));
+  }
+}
+
+// Mirrors:
+//   def outer_body(i, total):
+//     _, s = tf.while_loop(lambda j, s: j <= i, lambda j, s: (j + 1, s + j), [0, 0])
+//     return i + 1, total + s
+//   _, total = tf.while_loop(lambda i, t: i < 3, outer_body, [0, 0])
+// The inner loop's frame is "while/while/while_context"; the outer i enters it
+// with is_constant=true (TF's inner Enter of an outer tensor), and the inner
+// initial values hang off the outer pivot.
+TEST(ControlFlowTf1Test, NestedWhileLoopsRunAFreshInnerLoopPerOuterIteration) {
+  const std::string outer = "while/while_context";
+  const std::string inner = "while/while/while_context";
+  std::string g = IntConst("Const", 0) + IntConst("Const_1", 0) +
+                  LoopVar("while", "", "Const", "DT_INT32", outer, "while/add_1") +
+                  LoopVar("while", "_1", "Const_1", "DT_INT32", outer, "while/add_2") +
+                  IntConst("while/Less/y", 3, "input: '^while/Merge' ") +
+                  Op("while/Less", "Less", {"while/Merge", "while/Less/y"}, "DT_INT32") +
+                  Op("while/LoopCond", "LoopCond", {"while/Less"}, "") +
+                  // Inner loop, initial values are body constants of the outer loop.
+                  IntConst("while/Const", 0, "input: '^while/Identity' ") +
+                  IntConst("while/Const_1", 0, "input: '^while/Identity' ") +
+                  LoopVar("while/while", "", "while/Const", "DT_INT32", inner, "while/while/add") +
+                  LoopVar("while/while", "_1", "while/Const_1", "DT_INT32", inner, "while/while/add_1") +
+                  Enter("while/while/LessEqual/Enter", "while/Identity", "DT_INT32", inner, true) +
+                  Op("while/while/LessEqual", "LessEqual", {"while/while/Merge", "while/while/LessEqual/Enter"},
+                     "DT_INT32") +
+                  Op("while/while/LoopCond", "LoopCond", {"while/while/LessEqual"}, "") +
+                  IntConst("while/while/add/y", 1, "input: '^while/while/Identity' ") +
+                  Op("while/while/add", "AddV2", {"while/while/Identity", "while/while/add/y"}, "DT_INT32") +
+                  Op("while/while/add_1", "AddV2", {"while/while/Identity_1", "while/while/Identity"}, "DT_INT32") +
+                  IntConst("while/add_1/y", 1, "input: '^while/Identity' ") +
+                  Op("while/add_1", "AddV2", {"while/Identity", "while/add_1/y"}, "DT_INT32") +
+                  Op("while/add_2", "AddV2", {"while/Identity_1", "while/while/Exit_1"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // Inner sums: i=0 -> 0; i=1 -> 0+1 = 1; i=2 -> 0+1+2 = 3; total = 4.
+  auto out = (*session)->Run({}, {"while/Exit:0", "while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({3}));
+  EXPECT_EQ(Ints((*out)[1]), std::vector<int32_t>({4}));
+}
+
+// Mirrors:
+//   pred = tf.placeholder(tf.bool); x = tf.placeholder(tf.float32)
+//   y = tf.cond(pred, lambda: tf.while_loop(lambda i, a: i < 3,
+//                                          lambda i, a: (i + 1, a + 1.0), [0, x])[1],
+//               lambda: x * 10.0)
+// When pred is false the whole loop is dead: its Enters get dead tensors,
+// every Exit is dead and the cond's Merge takes the false branch.
+TEST(ControlFlowTf1Test, WhileLoopOnAnUntakenCondBranchIsDeadAndMergeTakesTheOtherBranch) {
+  const std::string frame = "cond/while/while_context";
+  std::string g = "node { name: 'x' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") + " }\n" +
+                  "node { name: 'pred' op: 'Placeholder' " + TypeAttr("dtype", "DT_BOOL") + " }\n" +
+                  Op("cond/Switch", "Switch", {"pred", "pred"}, "DT_BOOL") +
+                  Op("cond/switch_t", "Identity", {"cond/Switch:1"}, "DT_BOOL") +
+                  Op("cond/pred_id", "Identity", {"pred"}, "DT_BOOL") +
+                  Op("cond/Switch_1", "Switch", {"x", "cond/pred_id"}, "DT_FLOAT") +
+                  IntConst("cond/Const", 0, "input: '^cond/switch_t' ") +
+                  LoopVar("cond/while", "", "cond/Const", "DT_INT32", frame, "cond/while/add") +
+                  LoopVar("cond/while", "_1", "cond/Switch_1:1", "DT_FLOAT", frame, "cond/while/add_1") +
+                  IntConst("cond/while/Less/y", 3, "input: '^cond/while/Merge' ") +
+                  Op("cond/while/Less", "Less", {"cond/while/Merge", "cond/while/Less/y"}, "DT_INT32") +
+                  Op("cond/while/LoopCond", "LoopCond", {"cond/while/Less"}, "") +
+                  IntConst("cond/while/add/y", 1, "input: '^cond/while/Identity' ") +
+                  Op("cond/while/add", "AddV2", {"cond/while/Identity", "cond/while/add/y"}, "DT_INT32") +
+                  FloatConst("cond/while/add_1/y", 1.0f, "input: '^cond/while/Identity' ") +
+                  Op("cond/while/add_1", "AddV2", {"cond/while/Identity_1", "cond/while/add_1/y"}, "DT_FLOAT") +
+                  FloatConst("cond/mul/y", 10.0f) +
+                  Op("cond/mul", "Mul", {"cond/Switch_1:0", "cond/mul/y"}, "DT_FLOAT") +
+                  Merge("cond/Merge", "cond/mul", "cond/while/Exit_1", "DT_FLOAT");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // pred true: three iterations add 1 each: 2 + 3 = 5.
+  auto out = (*session)->Run({{"x:0", Tensor::Scalar<float>(2.0f)}, {"pred:0", Tensor::Scalar<bool>(true)}},
+                             {"cond/Merge:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({5.0f}));
+  // pred false: 2 * 10 = 20, and the dead loop does not block the run.
+  out = (*session)->Run({{"x:0", Tensor::Scalar<float>(2.0f)}, {"pred:0", Tensor::Scalar<bool>(false)}},
+                        {"cond/Merge:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({20.0f}));
+  // The loop's own output is dead then, and fetching it says so.
+  out = (*session)->Run({{"x:0", Tensor::Scalar<float>(2.0f)}, {"pred:0", Tensor::Scalar<bool>(false)}},
+                        {"cond/while/Exit_1:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("untaken branch"), std::string::npos) << out.status().ToString();
+}
+
+// Mirrors (TF 1.15 dynamic_rnn, time_major=False, a cell h' = x_t + 0.5 * h):
+//   x = tf.placeholder(tf.float32, [1, 3, 1])            # batch 1, 3 steps
+//   outputs, state = tf.nn.dynamic_rnn(cell, x, initial_state=h0)
+// dynamic_rnn transposes to time-major, unstacks the input into a
+// TensorArrayV3 (ScatterV3 over range(3)), reads step t inside the loop
+// "rnn/while/while_context" (handles and flows enter with is_constant), writes
+// h_t to the output TensorArray with the flow as a loop variable, and after
+// the loop gathers all steps (SizeV3 + range + GatherV3) and transposes back.
+TEST(ControlFlowTf1Test, DynamicRnnStyleLoopAccumulatesStepsInATensorArray) {
+  const std::string frame = "rnn/while/while_context";
+  auto i32_vec = [](const std::string& name, std::vector<int> v) {
+    std::string vals;
+    for (int x : v) vals += " int_val: " + std::to_string(x);
+    return "node { name: '" + name + "' op: 'Const' " + TypeAttr("dtype", "DT_INT32") +
+           " attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: " +
+           std::to_string(v.size()) + " } }" + vals + " } } } }\n";
+  };
+  std::string ta_attrs = TypeAttr("dtype", "DT_FLOAT") +
+                         " attr { key: 'element_shape' value { shape { dim { size: 1 } dim { size: 1 } } } }"
+                         " attr { key: 'dynamic_size' value { b: false } }"
+                         " attr { key: 'clear_after_read' value { b: true } }"
+                         " attr { key: 'identical_element_shapes' value { b: true } }";
+  std::string g =
+      "node { name: 'x' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") +
+      " attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 3 } dim { size: 1 } } } } }\n" +
+      "node { name: 'h0' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") + " }\n" + i32_vec("rnn/perm", {1, 0, 2}) +
+      Op("rnn/transpose", "Transpose", {"x", "rnn/perm"}, "DT_FLOAT") + IntConst("rnn/steps", 3) +
+      "node { name: 'rnn/TensorArray' op: 'TensorArrayV3' input: 'rnn/steps' " + ta_attrs +
+      " attr { key: 'tensor_array_name' value { s: 'rnn/dynamic_rnn/output_0' } } }\n" +
+      "node { name: 'rnn/TensorArray_1' op: 'TensorArrayV3' input: 'rnn/steps' " + ta_attrs +
+      " attr { key: 'tensor_array_name' value { s: 'rnn/dynamic_rnn/input_0' } } }\n" + IntConst("rnn/zero", 0) +
+      IntConst("rnn/one", 1) +
+      Op("rnn/TensorArrayUnstack/range", "Range", {"rnn/zero", "rnn/steps", "rnn/one"}, "DT_INT32", "Tidx") +
+      Op("rnn/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3", "TensorArrayScatterV3",
+         {"rnn/TensorArray_1", "rnn/TensorArrayUnstack/range", "rnn/transpose", "rnn/TensorArray_1:1"}, "DT_FLOAT") +
+      IntConst("rnn/time", 0) + LoopVar("rnn/while", "", "rnn/time", "DT_INT32", frame, "rnn/while/add", 32) +
+      LoopVar("rnn/while", "_1", "rnn/TensorArray:1", "DT_FLOAT", frame,
+              "rnn/while/TensorArrayWrite/TensorArrayWriteV3", 32) +
+      LoopVar("rnn/while", "_2", "h0", "DT_FLOAT", frame, "rnn/while/cell/add", 32) +
+      Enter("rnn/while/Less/Enter", "rnn/steps", "DT_INT32", frame, true, 32) +
+      Op("rnn/while/Less", "Less", {"rnn/while/Merge", "rnn/while/Less/Enter"}, "DT_INT32") +
+      Op("rnn/while/LoopCond", "LoopCond", {"rnn/while/Less"}, "") +
+      Enter("rnn/while/TensorArrayReadV3/Enter", "rnn/TensorArray_1", "DT_RESOURCE", frame, true, 32) +
+      Enter("rnn/while/TensorArrayReadV3/Enter_1",
+            "rnn/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3", "DT_FLOAT", frame, true, 32) +
+      Op("rnn/while/TensorArrayReadV3", "TensorArrayReadV3",
+         {"rnn/while/TensorArrayReadV3/Enter", "rnn/while/Identity", "rnn/while/TensorArrayReadV3/Enter_1"},
+         "DT_FLOAT", "dtype") +
+      FloatConst("rnn/while/cell/half", 0.5f, "input: '^rnn/while/Identity' ") +
+      Op("rnn/while/cell/mul", "Mul", {"rnn/while/Identity_2", "rnn/while/cell/half"}, "DT_FLOAT") +
+      Op("rnn/while/cell/add", "AddV2", {"rnn/while/TensorArrayReadV3", "rnn/while/cell/mul"}, "DT_FLOAT") +
+      Enter("rnn/while/TensorArrayWrite/TensorArrayWriteV3/Enter", "rnn/TensorArray", "DT_RESOURCE", frame, true, 32) +
+      Op("rnn/while/TensorArrayWrite/TensorArrayWriteV3", "TensorArrayWriteV3",
+         {"rnn/while/TensorArrayWrite/TensorArrayWriteV3/Enter", "rnn/while/Identity", "rnn/while/cell/add",
+          "rnn/while/Identity_1"},
+         "DT_FLOAT") +
+      IntConst("rnn/while/add/y", 1, "input: '^rnn/while/Identity' ") +
+      Op("rnn/while/add", "AddV2", {"rnn/while/Identity", "rnn/while/add/y"}, "DT_INT32") +
+      Op("rnn/TensorArrayStack/TensorArraySizeV3", "TensorArraySizeV3", {"rnn/TensorArray", "rnn/while/Exit_1"}, "") +
+      Op("rnn/TensorArrayStack/range", "Range",
+         {"rnn/zero", "rnn/TensorArrayStack/TensorArraySizeV3", "rnn/one"}, "DT_INT32", "Tidx") +
+      "node { name: 'rnn/TensorArrayStack/TensorArrayGatherV3' op: 'TensorArrayGatherV3' input: 'rnn/TensorArray' "
+      "input: 'rnn/TensorArrayStack/range' input: 'rnn/while/Exit_1' " +
+      TypeAttr("dtype", "DT_FLOAT") +
+      " attr { key: 'element_shape' value { shape { dim { size: 1 } dim { size: 1 } } } } }\n" +
+      Op("rnn/transpose_1", "Transpose", {"rnn/TensorArrayStack/TensorArrayGatherV3", "rnn/perm"}, "DT_FLOAT");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // x = [1, 2, 4], h0 = 0: h1 = 1, h2 = 2 + 0.5 = 2.5, h3 = 4 + 1.25 = 5.25.
+  Tensor x = Tensor::FromVector<float>({1.0f, 2.0f, 4.0f}, Shape({1, 3, 1}));
+  Tensor h0 = Tensor::FromVector<float>({0.0f}, Shape({1, 1}));
+  auto out = (*session)->Run({{"x:0", x}, {"h0:0", h0}}, {"rnn/transpose_1:0", "rnn/while/Exit_2:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 3, 1}));
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
+  EXPECT_EQ(Floats((*out)[1]), std::vector<float>({5.25f}));
+  // A second run gets fresh TensorArrays (writing an index twice would fail).
+  out = (*session)->Run({{"x:0", x}, {"h0:0", h0}}, {"rnn/transpose_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
+}
+
+// ---- Malformed loops fail cleanly, naming the node. ----
+
+TEST(ControlFlowTf1Test, NextIterationThatFeedsNoMergeIsRejected) {
+  // The back edge goes into an Identity instead of the loop's Merge.
+  std::string g = CounterLoop(10, 3);
+  g += Op("bad/next", "NextIteration", {"while/add"}, "DT_INT32") +
+       Op("bad/use", "Identity", {"bad/next"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1.0f, 1.0f})}}, {"bad/use:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("bad/next"), std::string::npos) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("Merge"), std::string::npos) << out.status().ToString();
+}
+
+TEST(ControlFlowTf1Test, ReadingALoopTensorFromOutsideWithoutEnterIsAFrameMismatch) {
+  // while/mul reads x directly instead of through an Enter: x is at the top
+  // level, while/Identity_1 inside the loop frame.
+  std::string g = CounterLoop(10, 3);
+  auto pos = g.find("input: 'while/mul/y'");
+  ASSERT_NE(pos, std::string::npos);
+  g.replace(pos, std::string("input: 'while/mul/y'").size(), "input: 'x'");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1.0f, 1.0f})}}, {"while/Exit_1:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("while/mul"), std::string::npos) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("different frames"), std::string::npos) << out.status().ToString();
+}
+
+TEST(ControlFlowTf1Test, LoopConditionThatNoLoopVariableFeedsFailsInsteadOfHanging) {
+  // LoopCond reads a constant true (on the Merge's control edge, as TF places
+  // cond constants): the loop could never end.
+  const std::string frame = "while/while_context";
+  std::string g = IntConst("Const", 0) + LoopVar("while", "", "Const", "DT_INT32", frame, "while/add") +
+                  "node { name: 'while/always' op: 'Const' input: '^while/Merge' " + TypeAttr("dtype", "DT_BOOL") +
+                  " attr { key: 'value' value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }\n" +
+                  Op("while/LoopCond", "LoopCond", {"while/always"}, "") +
+                  IntConst("while/add/y", 1, "input: '^while/Identity' ") +
+                  Op("while/add", "AddV2", {"while/Identity", "while/add/y"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({}, {"while/Exit:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("can never finish"), std::string::npos) << out.status().ToString();
+}
+
+TEST(ControlFlowTf1Test, ExitOutsideAnyLoopAndMergeWithOnlyBackEdgesAreRejected) {
+  std::string g = IntConst("c", 1) + Op("stray_exit", "Exit", {"c"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({}, {"stray_exit:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("outside every while loop"), std::string::npos) << out.status().ToString();
+
+  // A Merge fed only by its own NextIteration can never start.
+  std::string h = Merge("m", "n1", "n2", "DT_INT32") + Op("n1", "NextIteration", {"m"}, "DT_INT32") +
+                  Op("n2", "NextIteration", {"m"}, "DT_INT32");
+  session = SessionFromPbtxt(h);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  out = (*session)->Run({}, {"m:0"});
+  ASSERT_FALSE(out.ok());
+}
+
+TEST(ControlFlowTf1Test, EnterWithMismatchedFrameNamesCannotFinishAndSaysWhy) {
+  // The second loop variable enters a differently named frame, so while/mul
+  // mixes two frames: rejected before running.
+  std::string g = CounterLoop(10, 3);
+  auto pos = g.find("name: 'while/Enter_1'");
+  ASSERT_NE(pos, std::string::npos);
+  auto fpos = g.find("while/while_context", pos);
+  g.replace(fpos, std::string("while/while_context").size(), "other/while_context");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1.0f, 1.0f})}}, {"while/Exit_1:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("frame"), std::string::npos) << out.status().ToString();
+}
+
+}  // namespace
+}  // namespace tfhost
