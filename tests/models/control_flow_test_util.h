@@ -16,9 +16,17 @@
 namespace tfhost::testing {
 
 inline StatusOr<std::unique_ptr<runtime::Session>> SessionFromPbtxt(const std::string& pbtxt) {
+  // Tests write each function as its own "library { function {...} }" block;
+  // merging the blocks one at a time concatenates the functions.
   tensorflow::GraphDef gd;
-  if (!google::protobuf::TextFormat::ParseFromString(pbtxt, &gd)) {
-    return InvalidArgument("test graph is not valid pbtxt");
+  size_t start = 0;
+  while (start < pbtxt.size()) {
+    size_t next = pbtxt.find("library {", start + 1);
+    if (next == std::string::npos) next = pbtxt.size();
+    if (!google::protobuf::TextFormat::MergeFromString(pbtxt.substr(start, next - start), &gd)) {
+      return InvalidArgument("test graph is not valid pbtxt");
+    }
+    start = next;
   }
   TFHOST_ASSIGN_OR_RETURN(ir::Graph graph, ir::Graph::FromGraphDef(gd));
   loaders::LoadOptions options;

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include "ops/run_single_op.h"
+#include "ops/tensor_array/step_container.h"
+
+namespace tfhost::ops {
+namespace {
+
+std::vector<float> Floats(const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements()); }
+
+// Creates a TensorArray in the test's own step container.
+class TensorArrayOpsTest : public ::testing::Test {
+ protected:
+  TensorArrayOpsTest() : scope_(&step_) {}
+  Tensor Create(int size, ir::AttrMap extra = {}) {
+    ir::AttrMap attrs = {{"dtype", MakeAttr(DType::kFloat)}};
+    for (auto& [k, v] : extra) attrs[k] = v;
+    auto out = RunSingleOp("TensorArrayV3", {Tensor::Scalar<int32_t>(size)}, attrs);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return (*out)[0];
+  }
+  Status Write(const Tensor& h, int index, Tensor value) {
+    return RunSingleOp("TensorArrayWriteV3", {h, Tensor::Scalar<int32_t>(index), value, Tensor::Scalar<float>(0)},
+                       {{"T", MakeAttr(DType::kFloat)}})
+        .status();
+  }
+  StatusOr<std::vector<Tensor>> Read(const Tensor& h, int index) {
+    return RunSingleOp("TensorArrayReadV3", {h, Tensor::Scalar<int32_t>(index), Tensor::Scalar<float>(0)},
+                       {{"dtype", MakeAttr(DType::kFloat)}});
+  }
+  StepContainer step_;
+  ScopedStepContainer scope_;
+};
+
+TEST_F(TensorArrayOpsTest, WriteReadGatherAndSize) {
+  Tensor h = Create(3, {{"clear_after_read", MakeAttr(false)}});
+  ASSERT_TRUE(Write(h, 0, Tensor::FromVector<float>({1, 2})).ok());
+  ASSERT_TRUE(Write(h, 2, Tensor::FromVector<float>({5, 6})).ok());
+  auto r = Read(h, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Floats((*r)[0]), std::vector<float>({5, 6}));
+  auto size = RunSingleOp("TensorArraySizeV3", {h, Tensor::Scalar<float>(0)});
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ((*size)[0].data<int32_t>()[0], 3);
+  auto g = RunSingleOp("TensorArrayGatherV3", {h, Tensor::FromVector<int32_t>({2, 0}), Tensor::Scalar<float>(0)},
+                       {{"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(Floats((*g)[0]), std::vector<float>({5, 6, 1, 2}));
+}
+
+TEST_F(TensorArrayOpsTest, TensorFlowRulesOnWritesAndReads) {
+  Tensor h = Create(2);
+  ASSERT_TRUE(Write(h, 0, Tensor::FromVector<float>({1})).ok());
+  // Each index is written once; writes past the size need dynamic_size.
+  EXPECT_FALSE(Write(h, 0, Tensor::FromVector<float>({2})).ok());
+  EXPECT_FALSE(Write(h, 2, Tensor::FromVector<float>({2})).ok());
+  // clear_after_read (default): the second read fails.
+  EXPECT_TRUE(Read(h, 0).ok());
+  EXPECT_FALSE(Read(h, 0).ok());
+  // Unwritten element of unknown shape: no zeros to return.
+  EXPECT_FALSE(Read(h, 1).ok());
+  Tensor dynamic = Create(0, {{"dynamic_size", MakeAttr(true)}});
+  EXPECT_TRUE(Write(dynamic, 4, Tensor::FromVector<float>({1})).ok());
+}
+
+TEST_F(TensorArrayOpsTest, UnwrittenElementOfKnownShapeReadsAsZeros) {
+  ir::AttrMap attrs;
+  attrs["element_shape"].mutable_shape()->add_dim()->set_size(2);
+  Tensor h = Create(2, attrs);
+  auto r = Read(h, 1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Floats((*r)[0]), std::vector<float>({0, 0}));
+}
+
+TEST_F(TensorArrayOpsTest, ScatterSplitConcatAndClose) {
+  Tensor h = Create(2);
+  Tensor value = Tensor::FromVector<float>({1, 2, 3}, Shape({3, 1}));
+  auto split = RunSingleOp("TensorArraySplitV3",
+                           {h, value, Tensor::FromVector<int64_t>({1, 2}), Tensor::Scalar<float>(0)},
+                           {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  auto concat = RunSingleOp("TensorArrayConcatV3", {h, Tensor::Scalar<float>(0)}, {{"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(concat.ok()) << concat.status().ToString();
+  EXPECT_EQ(Floats((*concat)[0]), std::vector<float>({1, 2, 3}));
+  EXPECT_EQ((*concat)[1].data<int64_t>()[1], 2);
+
+  Tensor h2 = Create(2, {{"clear_after_read", MakeAttr(false)}});
+  auto scatter = RunSingleOp("TensorArrayScatterV3",
+                             {h2, Tensor::FromVector<int32_t>({1, 0}), Tensor::FromVector<float>({7, 8}, Shape({2, 1})),
+                              Tensor::Scalar<float>(0)},
+                             {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(scatter.ok()) << scatter.status().ToString();
+  EXPECT_EQ(Floats((*Read(h2, 0))[0]), std::vector<float>({8}));
+  ASSERT_TRUE(RunSingleOp("TensorArrayCloseV3", {h2}).ok());
+  auto after = Read(h2, 0);
+  ASSERT_FALSE(after.ok());
+  EXPECT_NE(after.status().message().find("does not exist"), std::string::npos) << after.status().ToString();
+}
+
+}  // namespace
+}  // namespace tfhost::ops

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include "ops/run_single_op.h"
+#include "ops/tensor_array/tensor_list.h"
+
+namespace tfhost::ops {
+namespace {
+
+Tensor Shape1(std::vector<int32_t> dims) { return Tensor::FromVector<int32_t>(dims); }
+ir::AttrMap Elem(DType t = DType::kFloat) { return {{"element_dtype", MakeAttr(t)}}; }
+
+Tensor Run1(const std::string& op, std::vector<Tensor> in, ir::AttrMap attrs = Elem()) {
+  auto out = RunSingleOp(op, std::move(in), attrs);
+  EXPECT_TRUE(out.ok()) << op << ": " << out.status().ToString();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
+std::vector<float> Floats(const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements()); }
+
+TEST(TensorListOpsTest, FromTensorGetItemLengthAndStackRoundTrip) {
+  Tensor t = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape({3, 2}));
+  Tensor list = Run1("TensorListFromTensor", {t, Shape1({2})});
+  EXPECT_EQ(list.dtype(), DType::kVariant);
+  EXPECT_EQ(Run1("TensorListLength", {list}, {}).data<int32_t>()[0], 3);
+  EXPECT_EQ(Floats(Run1("TensorListGetItem", {list, Tensor::Scalar<int32_t>(1), Shape1({2})})),
+            std::vector<float>({3, 4}));
+  Tensor stacked = Run1("TensorListStack", {list, Shape1({2})});
+  EXPECT_TRUE(TensorsEqual(stacked, t));
+  Tensor shape = Run1("TensorListElementShape", {list}, {{"shape_type", MakeAttr(DType::kInt32)}});
+  EXPECT_EQ(shape.data<int32_t>()[0], 2);
+}
+
+TEST(TensorListOpsTest, SetItemLeavesTheInputListUnchanged) {
+  Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(2)});
+  Tensor updated = Run1("TensorListSetItem", {list, Tensor::Scalar<int32_t>(1), Tensor::FromVector<float>({7, 8})});
+  // Unset element 0 reads as zeros (the element shape [2] is fully known).
+  EXPECT_EQ(Floats(Run1("TensorListStack", {updated, Shape1({2})})), std::vector<float>({0, 0, 7, 8}));
+  EXPECT_EQ(Floats(Run1("TensorListStack", {list, Shape1({2})})), std::vector<float>({0, 0, 0, 0}));
+}
+
+TEST(TensorListOpsTest, PushBackPopBackAndConcat) {
+  Tensor list = Run1("EmptyTensorList", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(-1)});
+  list = Run1("TensorListPushBack", {list, Tensor::FromVector<float>({1, 2})});
+  list = Run1("TensorListPushBack", {list, Tensor::FromVector<float>({3})});
+  auto concat = RunSingleOp("TensorListConcatV2", {list, Tensor::Scalar<int32_t>(-1), Tensor(DType::kInt64, Shape({0}))},
+                            {{"element_dtype", MakeAttr(DType::kFloat)}, {"shape_type", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(concat.ok()) << concat.status().ToString();
+  EXPECT_EQ(Floats((*concat)[0]), std::vector<float>({1, 2, 3}));
+  EXPECT_EQ((*concat)[1].data<int64_t>()[1], 1);
+  auto popped = RunSingleOp("TensorListPopBack", {list, Tensor::Scalar<int32_t>(-1)}, Elem());
+  ASSERT_TRUE(popped.ok()) << popped.status().ToString();
+  EXPECT_EQ(Floats((*popped)[1]), std::vector<float>({3}));
+  EXPECT_EQ(Run1("TensorListLength", {(*popped)[0]}, {}).data<int32_t>()[0], 1);
+}
+
+TEST(TensorListOpsTest, BadIndicesDTypesAndShapesAreErrors) {
+  Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(2)});
+  EXPECT_FALSE(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(2), Shape1({2})}, Elem()).ok());
+  EXPECT_FALSE(RunSingleOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(-1), Tensor::FromVector<float>({1, 2})},
+                           Elem()).ok());
+  EXPECT_FALSE(
+      RunSingleOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(0), Tensor::FromVector<float>({1, 2, 3})}, Elem())
+          .ok());
+  EXPECT_FALSE(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), Shape1({2})}, Elem(DType::kInt32)).ok());
+  EXPECT_FALSE(RunSingleOp("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(-3)}, Elem()).ok());
+  EXPECT_FALSE(RunSingleOp("TensorListLength", {Tensor::Scalar<float>(1)}, {}).ok());
+  Tensor empty = Run1("EmptyTensorList", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(-1)});
+  EXPECT_FALSE(RunSingleOp("TensorListPopBack", {empty, Tensor::Scalar<int32_t>(-1)}, Elem()).ok());
+  // Stacking unset elements of unknown shape has no zeros to offer.
+  Tensor unknown = Run1("TensorListReserve", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(2)});
+  EXPECT_FALSE(RunSingleOp("TensorListStack", {unknown, Tensor::Scalar<int32_t>(-1)}, Elem()).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops
