@@ -213,6 +213,12 @@ class SignalScope {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
     for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
+    // `tfhost launch ... | head` must not kill the launcher (and with it,
+    // through PDEATHSIG, the job) when the reader goes away: output is dropped.
+    struct sigaction ignore;
+    std::memset(&ignore, 0, sizeof(ignore));
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &old_pipe_);
     // A launcher started with a signal blocked would never see it.
     sigset_t set;
     sigemptyset(&set);
@@ -221,6 +227,7 @@ class SignalScope {
   }
   ~SignalScope() {
     for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+    ::sigaction(SIGPIPE, &old_pipe_, nullptr);
     ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
     g_signal_pipe_write = -1;
   }
@@ -228,6 +235,7 @@ class SignalScope {
  private:
   static constexpr std::array<int, 4> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
   std::array<struct sigaction, 4> old_;
+  struct sigaction old_pipe_;
   sigset_t old_mask_;
 };
 

@@ -161,6 +161,18 @@ TEST_F(SupervisorTest, MissingProgramExits127) {
   EXPECT_NE(Read("err").find("cannot execute 'no-such-program-tfhost'"), std::string::npos) << Read("err");
 }
 
+TEST_F(SupervisorTest, AClosedOutputDoesNotKillTheJob) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  ::close(p[0]);  // nobody reads: writes fail with EPIPE
+  ::close(options_.out_fd);
+  options_.out_fd = p[1];
+  SuperviseResult r = Supervise({Sh("worker:0", "for i in 1 2 3; do echo line $i; done; echo done > $DIR/finished")},
+                                options_);
+  EXPECT_EQ(r.exit_code, 0) << r.summary;
+  EXPECT_EQ(Read("finished"), "done\n");
+}
+
 TEST_F(SupervisorTest, LogDirKeepsEachTasksOutputVerbatim) {
   options_.log_dir = dir_.string();
   SuperviseResult r = Supervise({Sh("worker:0", "echo a; echo b >&2"), Sh("worker:1", "echo c")}, options_);
