@@ -161,6 +161,14 @@ AdaptiveDecision BatchQueue::decision() const {
   return d;
 }
 
+AdaptivePolicy::Limits BatchQueue::limits() const {
+  if (queue_->policy) return queue_->policy->CurrentLimits();
+  const int64_t size = queue_->config.ExecutionBatchSize();
+  return AdaptivePolicy::Limits{size, size, queue_->config.batch_timeout_micros};
+}
+
+bool BatchQueue::adaptive() const { return queue_->policy != nullptr; }
+
 // ------------------------------------------------------------ BatchScheduler
 
 StatusOr<std::shared_ptr<BatchScheduler>> BatchScheduler::Create(const Options& options) {

@@ -101,6 +101,9 @@ class BatchQueue {
   QueueStats stats() const;
   // The current adaptive decision (adaptive mode), else the fixed limits.
   AdaptiveDecision decision() const;
+  // The limits in force now, cheaply (no recomputation, no strings).
+  AdaptivePolicy::Limits limits() const;
+  bool adaptive() const;
 
  private:
   friend class BatchScheduler;

@@ -1,6 +1,7 @@
 #include "serving/batching/batching_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 
 namespace tfhost::serving::batching {
@@ -57,6 +58,27 @@ class QueueObserver : public BatchObserver {
     padding_->Observe(static_cast<double>(padded_rows - rows));
     for (int64_t q : queue_micros) queuing_->Observe(static_cast<double>(q));
     model_->SetFill(padded_rows > 0 ? static_cast<double>(rows) / static_cast<double>(padded_rows) : 1.0);
+    if (BatchQueue* queue = queue_.load(); queue != nullptr && adaptive_max_ != nullptr) {
+      const AdaptivePolicy::Limits limits = queue->limits();
+      adaptive_max_->Set(static_cast<double>(limits.max_batch_size));
+      adaptive_timeout_->Set(static_cast<double>(limits.timeout_micros));
+    }
+  }
+  // Adaptive queues also publish the limits they chose (set once the queue
+  // exists; batches cannot run before).
+  void AttachAdaptive(BatchQueue* queue, ServingMetrics* metrics, const std::string& model_name,
+                      const std::string& signature) {
+    if (metrics == nullptr || !queue->adaptive()) return;
+    Gauge* max = metrics->registry->AddGauge(":tfhost:serving:batching:adaptive_max_batch_size",
+                                             "Batch size limit the adaptive batching mode chose.",
+                                             {"model_name", "op_name"});
+    Gauge* timeout = metrics->registry->AddGauge(":tfhost:serving:batching:adaptive_timeout_micros",
+                                                 "Batch timeout (microseconds) the adaptive batching mode chose.",
+                                                 {"model_name", "op_name"});
+    if (max == nullptr || timeout == nullptr) return;
+    adaptive_max_ = max->WithLabels({model_name, signature});
+    adaptive_timeout_ = timeout->WithLabels({model_name, signature});
+    queue_.store(queue);
   }
   void OnQueueDepth(int64_t tasks) override { model_->SetDepth(this, tasks); }
 
@@ -66,6 +88,9 @@ class QueueObserver : public BatchObserver {
   HistogramCell* input_ = nullptr;
   HistogramCell* padding_ = nullptr;
   HistogramCell* queuing_ = nullptr;
+  std::atomic<BatchQueue*> queue_{nullptr};
+  GaugeCell* adaptive_max_ = nullptr;
+  GaugeCell* adaptive_timeout_ = nullptr;
 };
 
 std::string QueueKey(const Servable& servable, const std::string& signature,
@@ -161,6 +186,7 @@ StatusOr<BatchQueue*> BatchingRunner::QueueFor(const ServableHandle& servable, c
   TFHOST_ASSIGN_OR_RETURN(entry->queue, scheduler_->AddQueue(name, options_.config, std::move(run),
                                                              entry->observer.get()));
   BatchQueue* queue = entry->queue.get();
+  entry->observer->AttachAdaptive(queue, options_.metrics, servable->name, signature.name);
   queues_.emplace(key, std::move(entry));
   return queue;
 }

@@ -14,7 +14,9 @@
 // Metrics (ServingMetrics, when given): processed_batch_size, input_batch_size,
 // padding_size, queuing_latency {model_name, op_name=signature}, and the
 // tfhost gauges queue_depth (tasks waiting, summed over the model's queues)
-// and batch_fill_ratio (real rows / padded rows of the model's last batch).
+// and batch_fill_ratio (real rows / padded rows of the model's last batch);
+// adaptive queues add :tfhost:serving:batching:adaptive_max_batch_size and
+// adaptive_timeout_micros {model_name, op_name}.
 #pragma once
 
 #include <chrono>

@@ -64,6 +64,9 @@ TEST_P(BatchingRunnerModeTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo)
   options.config.num_batch_threads = 2;
   options.config.mode = GetParam();
   options.config.target_latency_ms = 200;
+  MetricsRegistry registry;
+  ServingMetrics metrics(&registry);
+  options.metrics = &metrics;
   auto runner = BatchingRunner::Create(options);
   ASSERT_TRUE(runner.ok()) << runner.status().ToString();
 
@@ -96,6 +99,11 @@ TEST_P(BatchingRunnerModeTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo)
   ASSERT_EQ(queues.size(), 1u);
   EXPECT_EQ(queues[0].stats.rows_run, rows_sent.load());
   EXPECT_GE(queues[0].stats.padded_rows_run, queues[0].stats.rows_run);
+  // Adaptive queues publish the limits they chose; fixed ones do not.
+  const bool has_gauge = registry.ToPrometheusText().find(
+                             ":tfhost:serving:batching:adaptive_max_batch_size{model_name=\"half_plus_two\","
+                             "op_name=\"serving_default\"}") != std::string::npos;
+  EXPECT_EQ(has_gauge, GetParam() == BatchingMode::kAdaptive);
 }
 
 INSTANTIATE_TEST_SUITE_P(FixedAndAdaptive, BatchingRunnerModeTest,
