@@ -104,6 +104,7 @@ StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions optio
         if (!v.status.ok()) why = v.status.message();
       }
       if (available) continue;
+      if (why.empty()) why = m.scan_error;
       errors += (errors.empty() ? "" : "; ") + std::string("model \"") + m.name + "\" (" + m.base_path + "): " +
                 (why.empty() ? "no version directories found (expected numeric subdirectories such as 1/)" : why);
     }

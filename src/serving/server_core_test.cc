@@ -723,6 +723,18 @@ TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
   EXPECT_NE(strict.status().message().find("\"bad\""), std::string::npos) << strict.status().message();
 }
 
+TEST(ServerCoreTest, StartupErrorSaysWhyNothingCanBeServed) {
+  TempDir empty;
+  fs::create_directory(empty.Sub("not_a_version"));
+  auto core = ServerCore::Create(Options(SingleModelConfig("m", empty.path())));
+  ASSERT_FALSE(core.ok());
+  EXPECT_NE(core.status().message().find("no numeric version folders under " + empty.path()), std::string::npos)
+      << core.status().message();
+  core = ServerCore::Create(Options(SingleModelConfig("m", empty.Sub("missing"))));
+  ASSERT_FALSE(core.ok());
+  EXPECT_NE(core.status().message().find("does not exist"), std::string::npos) << core.status().message();
+}
+
 TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
   std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
   TFHOST_REQUIRE_FIXTURE(model);

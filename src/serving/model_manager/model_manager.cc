@@ -260,7 +260,6 @@ void ModelManager::PollFileSystem() {
       }
       continue;
     }
-    model.last_scan_error.clear();
     Reconcile(model, &*scans[i]);
   }
 }
@@ -274,13 +273,19 @@ void ModelManager::Reconcile(ModelEntry& model, const std::map<int64_t, std::str
     if (aspired.empty()) {
       // Nothing to serve on disk (yet): keep whatever is loaded rather than
       // taking the model down.
-      if (!model.aspired.empty() || model.versions.empty()) {
+      std::string why = available.empty()
+                            ? "no numeric version folders under " + model.config.base_path()
+                            : "no version under " + model.config.base_path() + " matches the policy " +
+                                  VersionPolicyString(model.config.model_version_policy());
+      bool changed = model.last_scan_error != why;
+      model.last_scan_error = why;
+      if (changed) {
         Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"no_versions\",\"model\":\"" + JsonEscape(name) +
-            "\",\"base_path\":\"" + JsonEscape(model.config.base_path()) + "\",\"policy\":\"" +
-            VersionPolicyString(model.config.model_version_policy()) + "\"}");
+            "\",\"detail\":\"" + JsonEscape(why) + "\"}");
       }
     } else {
       model.aspired = std::set<int64_t>(aspired.begin(), aspired.end());
+      model.last_scan_error.clear();
     }
     // Start loads of aspired versions not loaded yet.
     for (int64_t v : model.aspired) {
@@ -538,6 +543,7 @@ std::vector<ModelSummary> ModelManager::ListModels() const {
     s.base_path = model->config.base_path();
     for (const auto& [v, entry] : model->versions) s.versions.push_back(VersionStatus{v, entry->state, entry->status});
     for (const auto& [label, v] : model->config.version_labels()) s.labels[label] = v;
+    s.scan_error = model->last_scan_error;
     out.push_back(std::move(s));
   }
   return out;

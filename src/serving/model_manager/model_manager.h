@@ -65,6 +65,9 @@ struct ModelSummary {
   std::string base_path;
   std::vector<VersionStatus> versions;    // ascending
   std::map<std::string, int64_t> labels;  // version labels from the config
+  // Why the last scan of base_path found nothing to serve (missing folder,
+  // no numeric version folders, none matching the policy); empty otherwise.
+  std::string scan_error;
 };
 
 // One JSON object per line, e.g.

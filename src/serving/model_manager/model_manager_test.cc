@@ -307,6 +307,25 @@ TEST(ModelManagerTest, PollingPicksUpAddedAndRemovedVersionsWhileRequestsRun) {
   EXPECT_GT(requests.load(), 0);
 }
 
+TEST(ModelManagerTest, EmptyBasePathIsReportedOnceNotEveryPoll) {
+  TempDir dir;
+  Harness h;
+  ModelManager m(h.Options());
+  ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
+  for (int i = 0; i < 3; ++i) m.PollFileSystem();
+  int reports = 0;
+  for (const auto& l : h.Lines()) reports += l.find("\"event\":\"no_versions\"") != std::string::npos;
+  EXPECT_EQ(reports, 1);
+  auto models = m.ListModels();
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_NE(models[0].scan_error.find("no numeric version folders"), std::string::npos) << models[0].scan_error;
+  fs::create_directory(dir.Sub("4"));
+  m.PollFileSystem();
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  EXPECT_TRUE(m.ListModels()[0].scan_error.empty());
+  EXPECT_TRUE(m.AllModelsAvailable());
+}
+
 TEST(ModelManagerTest, InvalidConfigChangesNothing) {
   TempDir dir;
   fs::create_directory(dir.Sub("1"));
