@@ -61,6 +61,17 @@ class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
 
   std::atomic<int64_t> in_flight{0};
 
+  bool ReserveBodyBytes(uint64_t n) {
+    uint64_t cur = body_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (cur + n > options_.max_total_body_bytes) return false;
+    } while (!body_bytes_.compare_exchange_weak(cur, cur + n, std::memory_order_relaxed));
+    return true;
+  }
+  void ReleaseBodyBytes(uint64_t n) {
+    if (n > 0) body_bytes_.fetch_sub(n, std::memory_order_relaxed);
+  }
+
  private:
   void Accept();
 
@@ -77,6 +88,7 @@ class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
   std::unique_ptr<net::io_context> ioc_;
   std::unique_ptr<tcp::acceptor> acceptor_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> body_bytes_{0};  // reserved by requests being read or handled
   int port_ = 0;
   std::vector<std::thread> threads_;
   std::mutex threads_mu_;
@@ -128,6 +140,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->body_limit(options().max_body_bytes);
     continue_sent_ = false;
     read_timed_out_ = false;
+    body_reserved_ = false;
     state_ = State::kIdle;
     // Our own timer rather than tcp_stream's expiry: that one closes the
     // socket, and a slow client should still get its 408.
@@ -190,6 +203,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return SendErrorAndClose(400, "Malformed HTTP request: " + ec.message());
     }
     if (state_ == State::kIdle && (n > 0 || parser_->got_some())) BeginRequest();
+    if (parser_->is_header_done() && !body_reserved_) {
+      // Bodies in flight share one memory budget, so that many slow large
+      // uploads cannot add up past it; the answer is 503, as to any overload.
+      body_reserved_ = true;
+      auto length = parser_->content_length();
+      // No Content-Length: a chunked body may grow to the limit; otherwise
+      // there is no body at all.
+      uint64_t want = length ? *length : (parser_->chunked() ? options().max_body_bytes : 0);
+      if (!server_->ReserveBodyBytes(want)) {
+        return SendErrorAndClose(503, "too many large request bodies in flight (" +
+                                          std::to_string(options().max_total_body_bytes) +
+                                          " bytes in all); retry later");
+      }
+      reserved_bytes_ = want;
+    }
     if (!parser_->is_done()) {
       if (parser_->is_header_done() && !continue_sent_) {
         continue_sent_ = true;
@@ -292,7 +320,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
+  void ReleaseBodyBytes() {
+    server_->ReleaseBodyBytes(reserved_bytes_);
+    reserved_bytes_ = 0;
+  }
+
   void OnWrite(beast::error_code ec) {
+    ReleaseBodyBytes();
     if (counted_) {
       server_->in_flight.fetch_sub(1, std::memory_order_relaxed);
       counted_ = false;
@@ -313,6 +347,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       ++generation_;
     }
     state_ = State::kClosed;
+    ReleaseBodyBytes();
     timer_.cancel();
     DisarmReadTimer();
     beast::error_code ignored;
@@ -332,6 +367,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool continue_sent_ = false;
   bool counted_ = false;
   bool read_timed_out_ = false;
+  bool body_reserved_ = false;
+  uint64_t reserved_bytes_ = 0;
   uint64_t read_generation_ = 0;
   unsigned version_ = 0;
   uint64_t generation_ = 0;

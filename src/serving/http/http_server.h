@@ -58,6 +58,9 @@ struct HttpServerOptions {
   int64_t request_timeout_ms = 0;
   size_t max_header_bytes = 64 * 1024;
   size_t max_body_bytes = 64 * 1024 * 1024;
+  // All request bodies being read or handled at once (by Content-Length, or
+  // max_body_bytes when chunked); past it new requests get 503.
+  size_t max_total_body_bytes = size_t{1} << 30;
   // Time a keep-alive connection may sit between requests.
   int64_t idle_timeout_ms = 60000;
   // Time from a request's first byte to its last; also bounds a write.

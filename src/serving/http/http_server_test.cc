@@ -168,6 +168,30 @@ TEST(HttpServerTest, BodyOverTheLimitGets413WithJsonError) {
   EXPECT_TRUE(c.ClosedByServer());
 }
 
+TEST(HttpServerTest, BodiesInFlightShareOneMemoryBudget) {
+  HttpServerOptions options;
+  options.max_total_body_bytes = 150;
+  auto server = StartServer(options);
+  Client first(server->port());
+  first.Send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npart");
+  std::this_thread::sleep_for(100ms);
+  // 100 + 100 bytes would pass the budget: the second upload is refused.
+  Client second(server->port());
+  second.Send("POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+  auto refused = second.Read();
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_NE(refused.body.find("150 bytes"), std::string::npos) << refused.body;
+  // Requests without a body need no budget; a finished upload returns its share.
+  Client third(server->port());
+  third.Send(Get("/c"));
+  EXPECT_EQ(third.Read().status, 200);
+  first.Send(std::string(96, 'x'));
+  EXPECT_EQ(first.Read().status, 200);
+  Client fourth(server->port());
+  fourth.Send(Post("/d", std::string(100, 'y')));
+  EXPECT_EQ(fourth.Read().status, 200);
+}
+
 TEST(HttpServerTest, HeaderOverTheLimitGets413) {
   HttpServerOptions options;
   options.max_header_bytes = 1024;
