@@ -9,6 +9,7 @@
 // synthesized from their placeholders and unconsumed outputs is shown. An
 // output whose recorded shape has unknown rank shows what static shape
 // inference found instead, marked "(inferred)" ("inferred_shape" in JSON).
+#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -188,6 +189,40 @@ std::optional<MissingOps> MissingOpsOfUnloadableModel(const std::string& path, c
   auto bytes = read(path);
   if (!bytes) return std::nullopt;
   tensorflow::GraphDef graph;
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
+    // TF.js graph model: modelTopology.node[] and .library.function[].nodeDef[].
+    rapidjson::Document doc;
+    doc.Parse(bytes->c_str(), bytes->size());
+    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("modelTopology") ||
+        !doc["modelTopology"].IsObject()) {
+      return std::nullopt;
+    }
+    const auto& topology = doc["modelTopology"];
+    auto add_nodes = [](const rapidjson::Value& list, auto* out) {
+      if (!list.IsArray()) return;
+      for (const auto& n : list.GetArray()) {
+        if (!n.IsObject() || !n.HasMember("op") || !n["op"].IsString()) continue;
+        auto* node = out->Add();
+        node->set_op(n["op"].GetString());
+        if (n.HasMember("name") && n["name"].IsString()) node->set_name(n["name"].GetString());
+      }
+    };
+    if (topology.HasMember("node")) add_nodes(topology["node"], graph.mutable_node());
+    if (topology.HasMember("library") && topology["library"].IsObject() &&
+        topology["library"].HasMember("function") && topology["library"]["function"].IsArray()) {
+      for (const auto& f : topology["library"]["function"].GetArray()) {
+        if (!f.IsObject() || !f.HasMember("nodeDef")) continue;
+        auto* fn = graph.mutable_library()->add_function();
+        fn->mutable_signature()->set_name("tfjs_function_" + std::to_string(graph.library().function_size()));
+        add_nodes(f["nodeDef"], fn->mutable_node_def());
+        // Every function body counts: call one from a placeholder node.
+        auto* call = graph.add_node();
+        call->set_name(fn->signature().name() + "_call");
+        call->set_op(fn->signature().name());
+      }
+    }
+    return MissingOps{{"<whole graph>", MissingOpsOnPath(graph, {})}};
+  }
   const bool text = path.size() >= 6 && path.compare(path.size() - 6, 6, ".pbtxt") == 0;
   if (text ? !google::protobuf::TextFormat::ParseFromString(*bytes, &graph) : !graph.ParseFromString(*bytes)) {
     return std::nullopt;

@@ -75,5 +75,15 @@ TEST_F(InspectCommandTest, UnsupportedOpsAreAllNamedIncludingInsideFunctionsAndE
   EXPECT_NE(out_.str().find("\"GhostOp\""), std::string::npos) << out_.str();
 }
 
+TEST_F(InspectCommandTest, TfjsModelWithUnknownOpsListsThem) {
+  std::string path = Write("model.json", R"({"format": "graph-model", "modelTopology": {
+      "node": [{"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"}}},
+               {"name": "y", "op": "WarpDriveV2", "input": ["x"]}],
+      "library": {"function": [{"signature": {"name": "f"}, "nodeDef": [{"name": "z", "op": "GhostOp"}]}]}},
+    "weightsManifest": []})");
+  EXPECT_EQ(Inspect({path, "--check"}), kExitFailure);
+  EXPECT_NE(out_.str().find("GhostOp, WarpDriveV2"), std::string::npos) << out_.str() << err_.str();
+}
+
 }  // namespace
 }  // namespace tfhost::cli

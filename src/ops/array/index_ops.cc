@@ -1,5 +1,5 @@
 // Ops that compute positions from values: Where (coordinates of non-zero
-// elements), OneHot, Unique, TopKV2 and MatrixBandPart (keeps a diagonal
+// elements), OneHot, Unique (and UniqueWithCounts), TopKV2 and MatrixBandPart (keeps a diagonal
 // band by position).
 #include <algorithm>
 #include <cmath>
@@ -157,6 +157,17 @@ Status UniqueKernel(KernelContext& ctx) {
   }
   ctx.set_output(0, std::move(y));
   ctx.set_output(1, std::move(idx_t));
+  if (ctx.num_outputs() == 3) {  // UniqueWithCounts: occurrences of each y
+    Tensor count(out_idx, Shape({static_cast<int64_t>(first.size())}));
+    for (int64_t i = 0; i < n; ++i) {
+      if (out_idx == DType::kInt32) {
+        ++count.data<int32_t>()[idx[i]];
+      } else {
+        ++count.data<int64_t>()[idx[i]];
+      }
+    }
+    ctx.set_output(2, std::move(count));
+  }
   return OkStatus();
 }
 
@@ -290,6 +301,10 @@ void RegisterIndexOps(OpRegistry& registry) {
                     OneHotKernel);
   RegisterChecked(registry, ir::OpDefBuilder("Unique")
                         .Input("x: T").Output("y: T").Output("idx: out_idx")
+                        .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
+                    UniqueKernel);
+  RegisterChecked(registry, ir::OpDefBuilder("UniqueWithCounts")
+                        .Input("x: T").Output("y: T").Output("idx: out_idx").Output("count: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
                     UniqueKernel);
   RegisterChecked(registry, ir::OpDefBuilder("TopKV2")

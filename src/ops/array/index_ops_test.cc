@@ -58,6 +58,16 @@ TEST(UniqueTest, KeepsFirstOccurrenceOrder) {
   EXPECT_EQ(test_util::Strings(s[0]), (std::vector<std::string>{"b", "a"}));
 }
 
+TEST(UniqueWithCountsTest, CountsOccurrencesOfEachUniqueValue) {
+  auto out = RunOp("UniqueWithCounts", {I32({1, 1, 2, 4, 4, 4, 7, 8, 8})},
+                   {{"T", MakeAttr(DType::kInt32)}, {"out_idx", MakeAttr(DType::kInt64)}});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(Ints(out[0]), (std::vector<int64_t>{1, 2, 4, 7, 8}));
+  EXPECT_EQ(Ints(out[1]), (std::vector<int64_t>{0, 0, 1, 2, 2, 2, 3, 4, 4}));
+  EXPECT_EQ(out[2].dtype(), DType::kInt64);
+  EXPECT_EQ(Ints(out[2]), (std::vector<int64_t>{2, 1, 3, 1, 2}));
+}
+
 TEST(TopKV2Test, SortedWithTiesByLowerIndex) {
   auto out = RunOp("TopKV2", {F32({1, 3, 3, 2, 5, 0}, {2, 3}), Tensor::Scalar<int32_t>(2)},
                  {{"T", MakeAttr(DType::kFloat)}});

@@ -670,6 +670,7 @@ Status WhereShape(ShapeContext& ctx) {
 Status UniqueShape(ShapeContext& ctx) {
   ctx.set_output(0, PartialShape::Known({-1}));
   ctx.set_output(1, ctx.input(0));
+  ctx.set_output(2, PartialShape::Known({-1}));  // UniqueWithCounts' count
   return OkStatus();
 }
 
@@ -761,7 +762,7 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register("SpaceToDepth", [](ShapeContext& ctx) { return DepthSpaceShape(ctx, false); });
   registry.Register({"ReverseV2", "InvertPermutation", "MatrixBandPart"}, UnchangedShape);
   registry.Register("Where", WhereShape);
-  registry.Register("Unique", UniqueShape);
+  registry.Register({"Unique", "UniqueWithCounts"}, UniqueShape);
   registry.Register("Range", RangeShape);
   registry.Register("OneHot", OneHotShape);
   registry.Register("ScatterNd", ScatterNdShape);

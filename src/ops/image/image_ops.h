@@ -1,4 +1,4 @@
-// Detection and vision post-processing ops: non-max suppression (V2..V5,
+// Detection and vision post-processing ops: non-max suppression (V1..V5,
 // soft-NMS, and the batched per-class CombinedNonMaxSuppression that
 // TF Object Detection API exports end with) and CropAndResize (ROI crops in
 // two-stage detectors).
@@ -12,7 +12,7 @@
 
 namespace tfhost::ops::image {
 
-// NonMaxSuppressionV2/V3/V4/V5, CombinedNonMaxSuppression (nms_ops.cc).
+// NonMaxSuppression (V1), V2/V3/V4/V5, CombinedNonMaxSuppression (nms_ops.cc).
 void RegisterNmsOps(OpRegistry& registry);
 // CropAndResize (crop_and_resize.cc).
 void RegisterCropAndResizeOps(OpRegistry& registry);

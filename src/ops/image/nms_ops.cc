@@ -104,8 +104,8 @@ Tensor FloatTensorAs(DType dtype, const std::vector<float>& v) {
   return t;
 }
 
-// version: 2 (no score threshold), 3, 4 (valid_outputs, padding), 5 (+ soft
-// NMS and selected_scores).
+// version: 1 (iou_threshold attr), 2 (no score threshold), 3, 4
+// (valid_outputs, padding), 5 (+ soft NMS and selected_scores).
 template <int kVersion>
 Status NonMaxSuppression(KernelContext& ctx) {
   const Tensor& boxes_t = ctx.input(0);
@@ -125,7 +125,12 @@ Status NonMaxSuppression(KernelContext& ctx) {
   }
   const int max_out = max_t.data<int32_t>()[0];
   if (max_out < 0 && kVersion >= 4) return ctx.Error("max_output_size must be non-negative");
-  TFHOST_ASSIGN_OR_RETURN(float iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+  float iou_threshold = 0.5f;
+  if (kVersion == 1) {
+    TFHOST_ASSIGN_OR_RETURN(iou_threshold, ctx.AttrOr<float>("iou_threshold", 0.5f));
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+  }
   if (!(iou_threshold >= 0 && iou_threshold <= 1)) return ctx.Error("iou_threshold must be in [0, 1]");
   float score_threshold = -std::numeric_limits<float>::infinity();
   if (kVersion >= 3) {
@@ -232,6 +237,14 @@ Status CombinedNonMaxSuppression(KernelContext& ctx) {
 }  // namespace
 
 void RegisterNmsOps(OpRegistry& registry) {
+  array::RegisterChecked(registry,
+                         ir::OpDefBuilder("NonMaxSuppression")
+                             .Input("boxes: float")
+                             .Input("scores: float")
+                             .Input("max_output_size: int32")
+                             .Output("selected_indices: int32")
+                             .Attr("iou_threshold: float = 0.5"),
+                         NonMaxSuppression<1>);
   array::RegisterChecked(registry,
                          ir::OpDefBuilder("NonMaxSuppressionV2")
                              .Input("boxes: T")

@@ -35,6 +35,13 @@ TEST(NonMaxSuppressionTest, ScoreThresholdAndFlippedCornersAndV2) {
   EXPECT_TRUE(TensorsEqual((*v2)[0], Tensor::FromVector<int32_t>({3, 0})));
 }
 
+TEST(NonMaxSuppressionTest, V1TakesIouThresholdFromAttr) {
+  auto out = RunSingleOp("NonMaxSuppression", {ClusterBoxes(), ClusterScores(), Tensor::Scalar<int32_t>(3)},
+                         {{"iou_threshold", MakeAttr(0.5f)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int32_t>({3, 0, 5})));
+}
+
 TEST(NonMaxSuppressionTest, V4PadsToMaxOutputSize) {
   auto out = RunSingleOp("NonMaxSuppressionV4", {ClusterBoxes(), ClusterScores(), Tensor::Scalar<int32_t>(5),
                                                  Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)},

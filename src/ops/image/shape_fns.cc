@@ -54,7 +54,7 @@ Status CropAndResizeShape(ShapeContext& ctx) {
 }  // namespace
 
 void RegisterImageShapeFns(ShapeFnRegistry& registry) {
-  registry.Register({"NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5"},
+  registry.Register({"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5"},
                     NmsShape);
   registry.Register("CombinedNonMaxSuppression", CombinedNmsShape);
   registry.Register("CropAndResize", CropAndResizeShape);

@@ -2,9 +2,8 @@
 // shapes, reductions and ArgMax/ArgMin drop (or keep as 1) their constant
 // axes, and the matrix products check their contracted dimensions.
 #include <algorithm>
-#include <set>
-
 #include <map>
+#include <set>
 
 #include "ops/shape_inference.h"
 

@@ -89,6 +89,8 @@ ir::OpDefBuilder Schema(const char* name, bool real_only, bool with_num_segments
   b.Attr("Tidx: {int32, int64} = DT_INT32");
   if (with_num_segments) b.Attr("Tnumsegments: {int32,int64} = DT_INT32");
   b.Attr("Tsegmentids: {int32, int64} = DT_INT32");
+  // TF >= 2.16 records how gradients flow; it does not change the forward value.
+  b.Attr("sparse_gradient: bool = false");
   return b;
 }
 

@@ -129,6 +129,23 @@ export const handCases = [
   hand('ellipsis_broadcast', 'Einsum', { equation: A.s('...ij,...jk->...ik'), N: A.i(2), T: A.type('float32') },
     [f32([1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 2, 2]), f32(Array.from({ length: 12 }, (_, i) => i), [3, 2, 2])],
     [f32(ellipsisMatmul(), [2, 3, 2, 2])]),
+  // UniqueWithCounts: values in first-occurrence order [4, 1, 2], each
+  // element's position in them, and how often each occurs.
+  hand('first_occurrence_counts', 'UniqueWithCounts', { T: A.type('int32'), out_idx: A.type('int32') },
+    [i32([4, 1, 4, 2, 1, 4])], [i32([4, 1, 2]), i32([0, 1, 0, 2, 1, 0]), i32([3, 2, 1])]),
+  // StringJoin broadcasts scalars against the [2] input: "pre" + "-" + x + "-" + "post".
+  hand('scalar_broadcast', 'StringJoin', { N: A.i(3), separator: A.s('-') },
+    [str(['pre'], []), str(['a', 'bc']), str(['post'], [])], [str(['pre-a-post', 'pre-bc-post'])]),
+  // Substr with a negative pos counts from the end; len past the end is cut:
+  // "hello"[-3:][:2] = "ll"; "ab"[-2:][:10] = "ab".
+  hand('negative_pos', 'Substr', { T: A.type('int32') },
+    [str(['hello', 'ab']), i32([-3, -2]), i32([2, 10])], [str(['ll', 'ab'])]),
+  // AsString of floats with precision 2 formats as printf "%.2f"; ints as "%d".
+  hand('float_precision', 'AsString', { T: A.type('float32'), precision: A.i(2) },
+    [f32([3.14159, -0.5, 100])], [str(['3.14', '-0.50', '100.00'])]),
+  hand('int', 'AsString', { T: A.type('int32') }, [i32([-7, 0, 42])], [str(['-7', '0', '42'])]),
+  // StringToNumber parses decimal text to float32 / int32.
+  hand('float', 'StringToNumber', { out_type: A.type('float32') }, [str(['1.5', '-2', '1e3'])], [f32([1.5, -2, 1000])]),
   // Trace: "ii->" sums the diagonal of [[1,2,3],[4,5,6],[7,8,9]] = 15.
   hand('trace', 'Einsum', { equation: A.s('ii->'), N: A.i(1), T: A.type('float32') },
     [f32([1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 3])], [f32([15], [])]),
