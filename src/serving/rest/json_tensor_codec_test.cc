@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "ir/tensor_proto.h"
 
@@ -326,6 +327,48 @@ TEST(JsonTensorCodecTest, Base64RoundTripsAndUtf8Validation) {
   EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));       // overlong
   EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));   // surrogate
   EXPECT_EQ(MakeJsonError("bad \"x\""), R"({"error": "bad \"x\""})");
+}
+
+// Request bodies are untrusted: byte flips, insertions and truncations of
+// valid bodies must give OK or INVALID_ARGUMENT, never a crash (this test
+// runs under ASan/UBSan in the sanitizer build).
+TEST(JsonTensorCodecTest, MutatedBodiesNeverCrash) {
+  const std::vector<std::string> seeds = {
+      R"({"instances": [[1.0, 2], [3, NaN]]})",
+      R"({"signature_name": "other", "instances": [{"a": [1, 2], "s": {"b64": "AAH/"}}, {"a": [3, 4], "s": "x"}]})",
+      R"({"inputs": {"a": [[1], [2]], "s": ["p", {"b64": "YQ=="}]}})",
+      R"({"context": {"c": "ctx"}, "examples": [{"x": 2.0, "n": [1, 2], "b": {"b64": "AA=="}}]})",
+  };
+  const std::string alphabet = "[]{}\",:0123456789.-eE+NaIfinty b64\\ux";
+  std::mt19937 rng(12345);
+  int ok = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string body = seeds[iter % seeds.size()];
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !body.empty(); ++e) {
+      size_t at = rng() % body.size();
+      switch (rng() % 4) {
+        case 0: body[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: body.insert(body.begin() + at, alphabet[rng() % alphabet.size()]); break;
+        case 2: body.erase(at, 1 + rng() % 3); break;
+        default: body.resize(at); break;
+      }
+    }
+    PredictRequest req;
+    JsonPredictFormat format;
+    Status st = FillPredictRequestFromJson(
+        body, Inputs({{"a", DType::kInt64}, {"s", DType::kString}, {"x", DType::kFloat}}), &req, &format);
+    EXPECT_TRUE(st.ok() || st.code() == StatusCode::kInvalidArgument) << st.ToString();
+    ok += st.ok();
+    ClassificationRequest creq;
+    Status cst = FillClassificationRequestFromJson(body, &creq);
+    EXPECT_TRUE(cst.ok() || cst.code() == StatusCode::kInvalidArgument) << cst.ToString();
+    if (st.ok()) {
+      // Whatever parsed must also write back.
+      for (const auto& [alias, proto] : req.inputs()) EXPECT_TRUE(ir::TensorFromProto(proto).ok()) << alias;
+    }
+  }
+  EXPECT_GT(ok, 0);  // some mutations stay valid, so the OK path is exercised too
 }
 
 }  // namespace
