@@ -309,6 +309,50 @@ add('nearest', 'CropAndResize', crop('nearest', 0), [cropImg, cropBoxes, i32([1,
 add('single_cell', 'CropAndResize', crop('bilinear', 0), [cropImg, cropBoxes, i32([0, 0, 1, 1]), i32([1, 1])],
   (img, b, bi) => tf.image.cropAndResize(img, b, bi, [1, 1], 'bilinear', 0));
 
+// ---- coverage of the remaining element-wise, reduction and layout ops
+for (const [op, fn, lo, hi] of [['Acos', tf.acos, -0.99, 0.99], ['Asin', tf.asin, -0.99, 0.99], ['Atan', tf.atan, -5, 5],
+  ['Acosh', tf.acosh, 1.01, 6], ['Asinh', tf.asinh, -5, 5], ['Atanh', tf.atanh, -0.99, 0.99], ['Cosh', tf.cosh, -3, 3],
+  ['Sinh', tf.sinh, -3, 3], ['Tan', tf.tan, -1.4, 1.4], ['Expm1', tf.expm1, -3, 3], ['Log1p', tf.log1p, -0.9, 5]]) {
+  add('range', op, T(), [randn([2, 5], lo, hi)], fn);
+}
+add('halves_to_even', 'Rint', T(), [tf.tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.4, -0.6])], tf.round);
+add('nan_inf', 'IsFinite', T(), [tf.tensor([NaN, -Infinity, Infinity, 0, -3])], tf.isFinite);
+add('nonzero', 'Inv', T(), [randn([6], 0.5, 3)], tf.reciprocal);
+add('broadcast', 'Div', T(), [randn([2, 3]), randn([3], 0.5, 2)], tf.div);
+add('zero_divisor', 'DivNoNan', T(), [randn([4]), tf.tensor([1.5, 0, -2, 0])], tf.divNoNan);
+add('exclusive_reverse', 'Cumprod', { ...red, exclusive: A.b(true), reverse: A.b(true) }, [randn([2, 4], 0.5, 1.5), tf.scalar(1, 'int32')],
+  (x) => tf.cumprod(x, 1, true, true));
+add('axis1', 'EuclideanNorm', { ...red, keep_dims: A.b(false) }, [randn([3, 4]), i32([1])], (x) => tf.euclideanNorm(x, 1));
+add('radius2', 'LRN', { T: A.type('float32'), depth_radius: A.i(2), bias: A.f(1.0), alpha: A.f(0.5), beta: A.f(0.75) },
+  [randn([1, 2, 2, 6])], (x) => tf.localResponseNormalization(x, 2, 1.0, 0.5, 0.75));
+add('band_1_0', 'MatrixBandPart', { T: A.type('float32'), Tindex: A.type('int64') }, [randn([2, 4, 4]), tf.scalar(1, 'int32'), tf.scalar(0, 'int32')],
+  (x) => tf.linalg.bandPart(x, 1, 0), { inDtypes: [undefined, 'int64', 'int64'] });
+add('2x2_s2_same', 'MaxPoolV2', { T: A.type('float32'), padding: A.s('SAME'), data_format: A.s('NHWC') },
+  [randn([1, 5, 5, 2]), i32([1, 2, 2, 1]), i32([1, 2, 2, 1])], (x) => tf.maxPool(x, 2, 2, 'same'));
+add('float', 'OnesLike', T(), [randn([2, 3])], tf.onesLike);
+add('float', 'ZerosLike', T(), [randn([2, 3])], tf.zerosLike);
+add('vector_condition_picks_rows', 'Select', T(), [tf.tensor([true, false], [2], 'bool'), randn([2, 3]), randn([2, 3])],
+  (c, a, b) => tf.where(tf.tile(tf.reshape(c, [2, 1]), [1, 3]), a, b));
+add('2d_indices', 'ScatterNd', { T: A.type('float32'), Tindices: A.type('int32') }, [i32([0, 1, 2, 0, 0, 1], [3, 2]), randn([3]), i32([3, 2])],
+  (idx, upd) => tf.scatterND(idx, upd, [3, 2]));
+add('axis0', 'Gather', { Tparams: A.type('float32'), Tindices: A.type('int32'), validate_indices: A.b(true) }, [randn([4, 2]), i32([3, 0, 3])], (x, i) => tf.gather(x, i));
+add('axis_first', 'Concat', { ...T(), N: A.i(2) }, [tf.scalar(1, 'int32'), randn([2, 2]), randn([2, 3])], (ax, a, b) => tf.concat([a, b], 1));
+add('batched', 'BatchMatMul', { ...T(), adj_x: A.b(true), adj_y: A.b(false) }, [randn([2, 4, 3]), randn([2, 4, 2])], (a, b) => tf.matMul(a, b, true, false));
+add('bias', 'BiasAddV1', T(), [randn([2, 3]), randn([3])], (x, b) => tf.add(x, b));
+add('inference', 'FusedBatchNorm', { ...T(), epsilon: A.f(0.001), data_format: A.s('NHWC'), is_training: A.b(false) },
+  [randn([1, 2, 2, 3]), randn([3], 0.5, 2), randn([3]), randn([3]), randn([3], 0.5, 2)],
+  (x, scale, offset, mean, variance) => [tf.batchNorm(x, mean, variance, offset, scale, 0.001)]);
+cases[cases.length - 1].only_outputs = [0];
+add('inference', 'FusedBatchNormV2', { ...T(), U: A.type('float32'), epsilon: A.f(0.001), data_format: A.s('NHWC'), is_training: A.b(false) },
+  [randn([1, 2, 2, 3]), randn([3], 0.5, 2), randn([3]), randn([3]), randn([3], 0.5, 2)],
+  (x, scale, offset, mean, variance) => [tf.batchNorm(x, mean, variance, offset, scale, 0.001)]);
+cases[cases.length - 1].only_outputs = [0];
+add('no_score_threshold', 'NonMaxSuppressionV2', { T: A.type('float32'), T_threshold: A.type('float32') },
+  [nmsBoxes, nmsScores, tf.scalar(4, 'int32'), tf.scalar(0.5)], (b, s) => tf.image.nonMaxSuppression(b, s, 4, 0.5));
+add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
+add('float', 'Snapshot', T(), [randn([3])], (x) => x);
+add('float', 'StopGradient', T(), [randn([3])], (x) => x);
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');

@@ -146,6 +146,51 @@ export const handCases = [
   hand('int', 'AsString', { T: A.type('int32') }, [i32([-7, 0, 42])], [str(['-7', '0', '42'])]),
   // StringToNumber parses decimal text to float32 / int32.
   hand('float', 'StringToNumber', { out_type: A.type('float32') }, [str(['1.5', '-2', '1e3'])], [f32([1.5, -2, 1000])]),
+  // InvertPermutation: y[x[i]] = i; x = [2, 0, 3, 1] -> [1, 3, 0, 2].
+  hand('basic', 'InvertPermutation', { T: A.type('int32') }, [i32([2, 0, 3, 1])], [i32([1, 3, 0, 2])]),
+  // Shape/Size/Rank of a [2, 3, 0] tensor: [2, 3, 0], 0 elements, rank 3.
+  hand('empty', 'Shape', { T: A.type('float32'), out_type: A.type('int32') }, [f32([], [2, 3, 0])], [i32([2, 3, 0])]),
+  hand('empty', 'Size', { T: A.type('float32'), out_type: A.type('int64') }, [f32([], [2, 3, 0])], [i64([0], [])]),
+  hand('empty', 'Rank', { T: A.type('float32') }, [f32([], [2, 3, 0])], [i32([3], [])]),
+  // SpaceToDepth block 2 on [1, 2, 2, 1] = [[1, 2], [3, 4]] -> [1, 1, 1, 4]
+  // = [1, 2, 3, 4] (each 2x2 block becomes depth, row-major within the block).
+  hand('block2', 'SpaceToDepth', { T: A.type('float32'), block_size: A.i(2) }, [f32([1, 2, 3, 4], [1, 2, 2, 1])], [f32([1, 2, 3, 4], [1, 1, 1, 4])]),
+  // MulNoNan: 0 where y == 0 even if x is Inf/NaN; else x * y.
+  hand('zero_beats_nan', 'MulNoNan', { T: A.type('float32') }, [f32([Infinity, 'NaN', 2, 3]), f32([0, 0, 0.5, -1])], [f32([0, 0, 1, -3])]),
+  // Xlogy: 0 where x == 0 (even y == 0); else x * log(y). Xdivy: 0 where x == 0; else x / y.
+  hand('zero_x', 'Xlogy', { T: A.type('float32') }, [f32([0, 2, 1]), f32([0, Math.E, 4])], [f32([0, 2, Math.log(4)])]),
+  hand('zero_x', 'Xdivy', { T: A.type('float32') }, [f32([0, 2, 1]), f32([0, 4, -8])], [f32([0, 0.5, -0.125])]),
+  // TruncateDiv / TruncateMod round toward zero (C semantics): 7 / -2 = -3,
+  // -7 / 2 = -3; 7 % -2 = 1, -7 % 2 = -1.
+  hand('toward_zero', 'TruncateDiv', { T: A.type('int32') }, [i32([7, -7, 7, -7]), i32([2, 2, -2, -2])], [i32([3, -3, -3, 3])]),
+  hand('sign_of_dividend', 'TruncateMod', { T: A.type('int32') }, [i32([7, -7, 7, -7]), i32([2, 2, -2, -2])], [i32([1, -1, 1, -1])]),
+  // Mod is TruncateMod's alias for integers in TensorFlow (C fmod semantics).
+  hand('sign_of_dividend', 'Mod', { T: A.type('int32') }, [i32([7, -7, 7, -7]), i32([3, 3, -3, -3])], [i32([1, -1, 1, -1])]),
+  // Erfc = 1 - erf: erfc(0) = 1, erfc(1) = 0.157299207, erfc(-1) = 1.842700793.
+  hand('known_values', 'Erfc', { T: A.type('float32') }, [f32([0, 1, -1])], [f32([1, 0.157299207, 1.842700793])]),
+  // Lgamma: lgamma(1) = lgamma(2) = 0, lgamma(0.5) = log(sqrt(pi)), lgamma(5) = log(24).
+  hand('known_values', 'Lgamma', { T: A.type('float32') }, [f32([1, 2, 0.5, 5])], [f32([0, 0, 0.5 * Math.log(Math.PI), Math.log(24)])]),
+  // Softsign = x / (1 + |x|).
+  hand('basic', 'Softsign', { T: A.type('float32') }, [f32([-3, 0, 1])], [f32([-0.75, 0, 0.5])]),
+  // ASCII-only case mapping and byte length.
+  hand('ascii', 'StringLower', {}, [str(['MiXeD 1'])], [str(['mixed 1'])]),
+  hand('ascii', 'StringUpper', {}, [str(['MiXeD 1'])], [str(['MIXED 1'])]),
+  hand('bytes', 'StringLength', {}, [str(['', 'abc'])], [i32([0, 3])]),
+  // RE2 full match (the whole string must match); RegexReplace global.
+  hand('full_match', 'StaticRegexFullMatch', { pattern: A.s('[a-z]+[0-9]') }, [str(['abc1', 'abc1x', '1'])], [t('bool', [3], [true, false, false])]),
+  hand('full_match', 'RegexFullMatch', {}, [str(['abc1', 'abc1x']), str(['[a-z]+[0-9]'], [])], [t('bool', [2], [true, false])]),
+  hand('global', 'RegexReplace', { replace_global: A.b(true) }, [str(['a1b22', 'x']), str(['[0-9]+'], []), str(['#'], [])], [str(['a#b#', 'x'])]),
+  // SparseSegment*WithNumSegments: 4 output rows though the last id is 1.
+  hand('padded_rows', 'SparseSegmentSumWithNumSegments', { T: A.type('float32') },
+    [f32([1, 2, 3, 4], [2, 2]), i32([0, 1, 1]), i32([0, 0, 1]), i32([4], [])], [f32([4, 6, 3, 4, 0, 0, 0, 0], [4, 2])]),
+  hand('padded_rows', 'SparseSegmentMeanWithNumSegments', { T: A.type('float32') },
+    [f32([1, 2, 3, 4], [2, 2]), i32([0, 1, 1]), i32([0, 0, 1]), i32([3], [])], [f32([2, 3, 3, 4, 0, 0], [3, 2])]),
+  hand('padded_rows', 'SparseSegmentSqrtNWithNumSegments', { T: A.type('float32') },
+    [f32([1, 2, 3, 4], [2, 2]), i32([0, 1]), i32([0, 0]), i32([2], [])], [f32([4 / Math.SQRT2, 6 / Math.SQRT2, 0, 0], [2, 2])]),
+  // NonMaxSuppression (V1): TensorFlow's three-cluster boxes, iou attr 0.5 -> [3, 0, 5].
+  hand('iou_attr', 'NonMaxSuppression', { iou_threshold: A.f(0.5) },
+    [f32([0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101], [6, 4]),
+      f32([0.9, 0.75, 0.6, 0.95, 0.5, 0.3]), i32([3], [])], [i32([3, 0, 5])]),
   // Trace: "ii->" sums the diagonal of [[1,2,3],[4,5,6],[7,8,9]] = 15.
   hand('trace', 'Einsum', { equation: A.s('ii->'), N: A.i(1), T: A.type('float32') },
     [f32([1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 3])], [f32([15], [])]),
