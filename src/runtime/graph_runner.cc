@@ -88,8 +88,7 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
       return Unimplemented(r->context_ + ": node '" + n.name + "' uses op '" + n.op +
                            "', which tfhost does not support");
     }
-    if (r->kernels_[i] != nullptr && reachable[i] &&
-        (r->kernels_[i]->def.is_stateful() || n.op == "If" || n.op == "While" || n.op == "Case")) {
+    if (r->kernels_[i] != nullptr && reachable[i] && r->kernels_[i]->def.is_stateful()) {
       r->has_stateful_ = true;
     }
   }

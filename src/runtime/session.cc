@@ -38,7 +38,7 @@ StatusOr<std::vector<Tensor>> Session::Run(const NamedTensors& feeds, const std:
   for (const auto& [name, value] : feeds) {
     if (!value.valid()) return InvalidArgument("feed '" + name + "' is an empty tensor");
     auto ref = graph.ResolveTensor(name);
-    if (!ref.ok()) return ref.status().WithContext("feed '" + name + "'");
+    if (!ref.ok()) return ref.status().WithContext(ModelContext(options_) + ": feed '" + name + "'");
     const ir::Node& n = graph.node(ref->node);
     if (ref->index < static_cast<int>(n.output_dtypes.size()) &&
         n.output_dtypes[ref->index] != value.dtype() && n.output_dtypes[ref->index] != DType::kInvalid) {

@@ -6,6 +6,8 @@
 // functional ops are run by the runtime's function runtime, which executes
 // their bodies from the function library; their kernels here are never
 // called by a session and say so.
+#include <string>
+
 #include "ops/control_flow/control_flow_ops.h"
 
 namespace tfhost::ops {
@@ -53,28 +55,35 @@ void RegisterLoopOps(OpRegistry& r) {
   r.Register(ir::OpDefBuilder("LoopCond").Input("input: bool").Output("output: bool"), LoopCondKernel);
   r.Register(ir::OpDefBuilder("ControlTrigger"), [](KernelContext&) { return OkStatus(); });
 
+  // The stateful spellings may run stateful bodies; TensorFlow marks them so.
+  auto stateful = [](ir::OpDefBuilder b, bool is_stateful) { return is_stateful ? b.SetIsStateful() : b; };
   for (const char* op : {"If", "StatelessIf"}) {
-    r.Register(ir::OpDefBuilder(op).Input("cond: Tcond").Input("input: Tin").Output("output: Tout")
-                   .Attr("Tcond: type").Attr("Tin: list(type) >= 0").Attr("Tout: list(type) >= 0")
-                   .Attr("then_branch: func").Attr("else_branch: func").Attr("output_shapes: list(shape) = []"),
+    r.Register(stateful(ir::OpDefBuilder(op).Input("cond: Tcond").Input("input: Tin").Output("output: Tout")
+                            .Attr("Tcond: type").Attr("Tin: list(type) >= 0").Attr("Tout: list(type) >= 0")
+                            .Attr("then_branch: func").Attr("else_branch: func")
+                            .Attr("output_shapes: list(shape) = []"),
+                        std::string(op) == "If"),
                RunByRuntime);
   }
   for (const char* op : {"While", "StatelessWhile"}) {
-    r.Register(ir::OpDefBuilder(op).Input("input: T").Output("output: T").Attr("T: list(type) >= 0")
-                   .Attr("cond: func").Attr("body: func").Attr("output_shapes: list(shape) = []")
-                   .Attr("parallel_iterations: int = 10"),
+    r.Register(stateful(ir::OpDefBuilder(op).Input("input: T").Output("output: T").Attr("T: list(type) >= 0")
+                            .Attr("cond: func").Attr("body: func").Attr("output_shapes: list(shape) = []")
+                            .Attr("parallel_iterations: int = 10"),
+                        std::string(op) == "While"),
                RunByRuntime);
   }
   for (const char* op : {"Case", "StatelessCase"}) {
-    r.Register(ir::OpDefBuilder(op).Input("branch_index: int32").Input("input: Tin").Output("output: Tout")
-                   .Attr("Tin: list(type) >= 0").Attr("Tout: list(type) >= 0").Attr("branches: list(func) >= 1")
-                   .Attr("output_shapes: list(shape) = []"),
+    r.Register(stateful(ir::OpDefBuilder(op).Input("branch_index: int32").Input("input: Tin").Output("output: Tout")
+                            .Attr("Tin: list(type) >= 0").Attr("Tout: list(type) >= 0")
+                            .Attr("branches: list(func) >= 1").Attr("output_shapes: list(shape) = []"),
+                        std::string(op) == "Case"),
                RunByRuntime);
   }
   for (const char* op : {"PartitionedCall", "StatefulPartitionedCall"}) {
-    r.Register(ir::OpDefBuilder(op).Input("args: Tin").Output("output: Tout").Attr("Tin: list(type) >= 0")
-                   .Attr("Tout: list(type) >= 0").Attr("f: func").Attr("config: string = \"\"")
-                   .Attr("config_proto: string = \"\"").Attr("executor_type: string = \"\""),
+    r.Register(stateful(ir::OpDefBuilder(op).Input("args: Tin").Output("output: Tout").Attr("Tin: list(type) >= 0")
+                            .Attr("Tout: list(type) >= 0").Attr("f: func").Attr("config: string = \"\"")
+                            .Attr("config_proto: string = \"\"").Attr("executor_type: string = \"\""),
+                        std::string(op) == "StatefulPartitionedCall"),
                RunByRuntime);
   }
 }
