@@ -94,6 +94,13 @@ tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
     auto* l = a.mutable_list();
     for (const auto& x : v["list_s"].GetArray()) l->add_s(x.GetString());
   }
+  if (v.HasMember("list_shape")) {  // [[2, -1], []]: one dims list per shape
+    auto* l = a.mutable_list();
+    for (const auto& shape : v["list_shape"].GetArray()) {
+      auto* proto = l->add_shape();
+      for (const auto& d : shape.GetArray()) proto->add_dim()->set_size(d.GetInt64());
+    }
+  }
   if (v.HasMember("list_type")) {
     auto* l = a.mutable_list();
     for (const auto& x : v["list_type"].GetArray()) l->add_type(type_of(x.GetString()));

@@ -349,6 +349,17 @@ add('inference', 'FusedBatchNormV2', { ...T(), U: A.type('float32'), epsilon: A.
 cases[cases.length - 1].only_outputs = [0];
 add('no_score_threshold', 'NonMaxSuppressionV2', { T: A.type('float32'), T_threshold: A.type('float32') },
   [nmsBoxes, nmsScores, tf.scalar(4, 'int32'), tf.scalar(0.5)], (b, s) => tf.image.nonMaxSuppression(b, s, 4, 0.5));
+// Grappler's fused kernels, against tfjs's fused ops.
+const fusedConv = (ops, n, strides, padding) => ({ ...T(), num_args: A.i(n), strides: A.li(strides), padding: A.s(padding),
+  data_format: A.s('NHWC'), dilations: A.li([1, 1, 1, 1]), fused_ops: A.ls(ops), epsilon: A.f(0.0001) });
+add('bias_relu', '_FusedConv2D', fusedConv(['BiasAdd', 'Relu'], 1, [1, 1, 1, 1], 'SAME'), [randn([1, 5, 5, 3]), randn([3, 3, 3, 4]), randn([4])],
+  (x, f, b) => tf.fused.conv2d({ x, filter: f, strides: 1, pad: 'same', bias: b, activation: 'relu' }));
+add('bias_relu6_stride2', '_FusedConv2D', fusedConv(['BiasAdd', 'Relu6'], 1, [1, 2, 2, 1], 'VALID'), [randn([1, 7, 7, 2], -3, 3), randn([3, 3, 2, 3]), randn([3])],
+  (x, f, b) => tf.fused.conv2d({ x, filter: f, strides: 2, pad: 'valid', bias: b, activation: 'relu6' }));
+add('bias_relu', 'FusedDepthwiseConv2dNative', fusedConv(['BiasAdd', 'Relu'], 1, [1, 1, 1, 1], 'SAME'), [randn([1, 5, 5, 3]), randn([3, 3, 3, 1]), randn([3])],
+  (x, f, b) => tf.fused.depthwiseConv2d({ x, filter: f, strides: 1, pad: 'same', bias: b, activation: 'relu' }));
+add('bias_relu', '_FusedMatMul', { ...T(), transpose_a: A.b(false), transpose_b: A.b(true), num_args: A.i(1), fused_ops: A.ls(['BiasAdd', 'Relu']), epsilon: A.f(0.0001) },
+  [randn([3, 4]), randn([5, 4]), randn([5])], (a, b, bias) => tf.fused.matMul({ a, b, transposeB: true, bias, activation: 'relu' }));
 add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
 add('float', 'Snapshot', T(), [randn([3])], (x) => x);
 add('float', 'StopGradient', T(), [randn([3])], (x) => x);

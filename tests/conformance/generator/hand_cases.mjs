@@ -13,6 +13,8 @@ const A = {
   i: (v) => ({ i: v }), f: (v) => ({ f: v }), s: (v) => ({ s: v }), b: (v) => ({ b: v }),
   type: (v) => ({ type: v }), li: (v) => ({ list_i: v }), lf: (v) => ({ list_f: v }), lt: (v) => ({ list_type: v }),
 };
+A.lshape = (v) => ({ list_shape: v });
+A.ls = (v) => ({ list_s: v });
 const hand = (name, op, attrs, inputs, outputs) => ({ name: `${op}/${name}`, op, attrs, inputs, outputs, reference: 'hand-derived' });
 
 // 16-bit little-endian PCM WAV bytes as hex.
@@ -25,7 +27,44 @@ function wavHex(samples, channels, rate) {
   return ascii('RIFF') + le(body.length / 2, 4) + body;
 }
 
+// tf.train.Example wire bytes (hex) from {key: ['int64' | 'float' | 'bytes', values]}:
+// Example.features = 1, Features.feature = 1 (map entry: key = 1, value = 2),
+// Feature.bytes_list = 1 / float_list = 2 / int64_list = 3, each list's
+// values = field 1 (int64 and float packed).
+function exampleHex(features) {
+  const varint = (n) => { const out = []; let v = BigInt.asUintN(64, BigInt(n)); do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v); return out; };
+  const len = (field, bytes) => [(field << 3) | 2, ...varint(bytes.length), ...bytes];
+  const utf8 = (s) => Array.from(new TextEncoder().encode(s));
+  const f32le = (x) => { const b = new Uint8Array(new Float32Array([x]).buffer); return Array.from(b); };
+  let feats = [];
+  for (const [key, [kind, values]] of Object.entries(features)) {
+    let list;
+    if (kind === 'int64') list = len(3, len(1, values.flatMap(varint)));
+    else if (kind === 'float') list = len(2, len(1, values.flatMap(f32le)));
+    else list = len(1, values.flatMap((v) => len(1, utf8(v))));
+    feats = feats.concat(len(1, [...len(1, utf8(key)), ...len(2, list)]));
+  }
+  return { hex: len(1, feats).map((b) => b.toString(16).padStart(2, '0')).join('') };
+}
+
 export const handCases = [
+  // ParseExampleV2 over two Examples: dense "age" int64 [1] (example 1 lacks
+  // it -> default 7), dense "emb" float [2], sparse "tags" string (2 then 1
+  // values -> indices [[0,0],[0,1],[1,0]], dense_shape [2, 2]).
+  hand('dense_sparse_defaults', 'ParseExampleV2', {
+    Tdense: A.lt(['int64', 'float32']), num_sparse: A.i(1), sparse_types: A.lt(['string']),
+    ragged_value_types: A.lt([]), ragged_split_types: A.lt([]), dense_shapes: A.lshape([[1], [2]]),
+  }, [str([exampleHex({ age: ['int64', [42]], emb: ['float', [0.5, -1]], tags: ['bytes', ['a', 'b']] }),
+    exampleHex({ emb: ['float', [2, 3]], tags: ['bytes', ['c']] })]), str([], [0]), str(['tags']), str(['age', 'emb']), str([], [0]),
+  i64([7]), f32([], [0])],
+  [i64([0, 0, 0, 1, 1, 0], [3, 2]), str(['a', 'b', 'c']), i64([2, 2]), i64([42, 7], [2, 1]), f32([0.5, -1, 2, 3], [2, 2])]),
+  // ParseSingleExample: scalar input, so no batch dim: sparse indices [N, 1].
+  hand('scalar_example', 'ParseSingleExample', {
+    num_sparse: A.i(1), sparse_keys: A.ls(['ids']), dense_keys: A.ls(['score']), sparse_types: A.lt(['int64']),
+    Tdense: A.lt(['float32']), dense_shapes: A.lshape([[]]),
+  }, [str([exampleHex({ ids: ['int64', [5, -3, 9]], score: ['float', [0.25]] })], []), f32([0], [])],
+  [i64([0, 1, 2], [3, 1]), i64([5, -3, 9]), i64([3]), f32([0.25], [])]),
+
   // tf.raw_ops.Bucketize documentation: boundaries [0, 10, 100],
   // input [[-5, 10000], [150, 10], [5, 100]] -> [[0, 3], [3, 2], [1, 3]]
   // (output = number of boundaries <= value).
