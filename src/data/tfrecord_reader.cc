@@ -152,14 +152,27 @@ void TFRecordReader::Consume(size_t n) {
 }
 
 StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* record, Corruption* c) {
-  c->file = name_;
-  c->offset = offset_;
-  c->record_index = records_read_;
+  // The location is filled in only when something is wrong: the hot path
+  // must not copy the file name per record.
+  auto locate = [&] {
+    c->file = name_;
+    c->offset = offset_;
+    c->record_index = records_read_;
+  };
   c->skipped_bytes = 0;
-  TFHOST_ASSIGN_OR_RETURN(size_t avail, Fill(kHeaderBytes));
+  size_t avail = end_ - pos_;
+  if (avail < kHeaderBytes) {
+    StatusOr<size_t> filled = Fill(kHeaderBytes);
+    if (!filled.ok()) {
+      locate();
+      return filled.status();
+    }
+    avail = *filled;
+  }
   if (avail == 0) return Outcome::kEnd;
   if (avail < kHeaderBytes) {
     c->what = "truncated record: the file ends " + std::to_string(avail) + " bytes into a 12-byte record header";
+    locate();
     return Outcome::kCorrupt;
   }
   const char* p = buf_.get() + pos_;
@@ -170,11 +183,13 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
     c->what = "bad length CRC (stored " + Hex(stored) + ", computed " + Hex(computed) +
               "): garbage in the file, or not a TFRecord file" +
               (compression_ == Compression::kNone ? " (or a compressed file read as uncompressed)" : "");
+    locate();
     return Outcome::kCorrupt;
   }
   if (length > options_.max_record_bytes) {
     c->what = "record length " + std::to_string(length) + " exceeds the limit of " +
               std::to_string(options_.max_record_bytes) + " bytes";
+    locate();
     return Outcome::kCorrupt;
   }
   if (stream_size_) {
@@ -183,14 +198,23 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
     if (length > remaining || remaining - length < kFooterBytes) {
       c->what = "truncated record: its header says " + std::to_string(length) + " data bytes but only " +
                 std::to_string(remaining) + " bytes follow in the file";
-      return Outcome::kCorrupt;
+      locate();
+    return Outcome::kCorrupt;
     }
   }
   size_t total = kHeaderBytes + static_cast<size_t>(length) + kFooterBytes;
-  TFHOST_ASSIGN_OR_RETURN(avail, Fill(total));
+  if (avail < total) {
+    StatusOr<size_t> filled = Fill(total);
+    if (!filled.ok()) {
+      locate();
+      return filled.status();
+    }
+    avail = *filled;
+  }
   if (avail < total) {
     c->what = "truncated record: the file ends " + std::to_string(avail) + " bytes into a record of " +
               std::to_string(total) + " bytes (" + std::to_string(length) + " data bytes)";
+    locate();
     return Outcome::kCorrupt;
   }
   p = buf_.get() + pos_;
@@ -201,7 +225,8 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
       c->what = "bad data CRC (stored " + Hex(stored_data) + ", computed " + Hex(computed_data) + ") over " +
                 std::to_string(length) + " data bytes";
       c->skipped_bytes = total;  // the length was vouched for by its CRC: skip exactly this record
-      return Outcome::kCorrupt;
+      locate();
+    return Outcome::kCorrupt;
     }
   }
   *record = std::string_view(p + kHeaderBytes, static_cast<size_t>(length));

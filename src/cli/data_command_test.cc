@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/test_fixtures.h"
+#include "cli/cli.h"
+#include "data/tfrecord_reader.h"
+#include "data/tfrecord_writer.h"
+
+namespace tfhost::cli {
+
+// Declared in cli.h too; repeated so this test does not depend on the table row.
+int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "data_command_test_XXXXXX").string();
+    path_ = ::mkdtemp(templ.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result Data(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = DataCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string SplitTrain(int i) {
+  char name[96];
+  std::snprintf(name, sizeof(name), "data/tfx_chicago_taxi/Split-train/data_tfrecord-%05d-of-00012.gz", i);
+  return testing::FixturePath(name);
+}
+
+TEST(DataCommandTest, InspectCountsEveryFixtureShardAndInfersTheSchema) {
+  TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
+  std::vector<std::string> args = {"inspect"};
+  for (int i = 0; i < 12; ++i) args.push_back(SplitTrain(i));
+  Result r = Data(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 12 file(s), 9909 records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fare"), std::string::npos);
+  args.push_back("--json");
+  r = Data(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"records\":9909"), std::string::npos);
+  EXPECT_NE(r.out.find("\"name\":\"company\",\"kind\":\"bytes\""), std::string::npos) << r.out;
+}
+
+TEST(DataCommandTest, InspectExpandsAQuotedGlob) {
+  TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
+  Result r = Data({"inspect", testing::FixturePath("data/tfx_chicago_taxi/external_tfrecord/*.gz"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"records\":15000"), std::string::npos) << r.out;
+}
+
+TEST(DataCommandTest, HeadPrintsNRecordsAsJsonLines) {
+  TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
+  Result r = Data({"head", SplitTrain(0), SplitTrain(1), "-n", "3", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  EXPECT_EQ(r.out.rfind("{\"", 0), 0u) << r.out;
+  std::string seq = testing::FixturePath("data/tfx_chicago_taxi/sequence/data_tfrecord-00000-of-00001.gz");
+  r = Data({"head", seq, "-n", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("record 0"), std::string::npos);
+}
+
+TEST(DataCommandTest, VerifyPassesFixturesAndFailsListingTheBadRecord) {
+  TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
+  Result ok = Data({"verify", SplitTrain(0), SplitTrain(5)});
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("OK: 2 file(s)"), std::string::npos) << ok.out;
+
+  TempDir dir;
+  std::string path = dir.File("bad.tfrecord");
+  ASSERT_TRUE(data::WriteTFRecordFile(path, {"one", "two", "three"}).ok());
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(19 + 12 + 1);  // a data byte of record 1
+    f.put('X');
+  }
+  Result bad = Data({"verify", path});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("byte offset 19 (record index 1): bad data CRC"), std::string::npos) << bad.out;
+  Result bad_json = Data({"verify", path, "--json"});
+  EXPECT_EQ(bad_json.code, 1);
+  EXPECT_NE(bad_json.out.find("\"record_index\":1"), std::string::npos) << bad_json.out;
+  EXPECT_NE(bad_json.out.find("\"ok\":false"), std::string::npos);
+}
+
+TEST(DataCommandTest, ConvertCsvToShardsAndBackRoundTrips) {
+  std::string csv = testing::FixturePath("data/tfx_chicago_taxi/external_csv/data.csv");
+  TFHOST_REQUIRE_FIXTURE(csv);
+  TempDir dir;
+  Result r = Data({"convert", csv, "--out", dir.File("taxi"), "--shards", "4", "--compression", "zlib", "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> shards;
+  for (int i = 0; i < 4; ++i) shards.push_back(dir.File("taxi-0000" + std::to_string(i) + "-of-00004"));
+  for (const auto& s : shards) ASSERT_TRUE(fs::exists(s)) << s;
+  std::vector<std::string> args = {"convert"};
+  args.insert(args.end(), shards.begin(), shards.end());
+  args.insert(args.end(), {"--out", dir.File("back.csv"), "--json"});
+  r = Data(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"records\":10000"), std::string::npos) << r.out;
+  r = Data({"convert", dir.File("back.csv"), "--out", dir.File("again"), "--schema", dir.File("back.csv.schema.json"),
+            "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> first, second;
+  for (const auto& s : shards) {
+    auto rec = data::ReadAllRecords(s);
+    ASSERT_TRUE(rec.ok());
+    first.insert(first.end(), rec->begin(), rec->end());
+  }
+  second = *data::ReadAllRecords(dir.File("again-00000-of-00001"));
+  EXPECT_EQ(first, second);
+}
+
+TEST(DataCommandTest, ConvertJsonLinesToTFRecordAndBack) {
+  TempDir dir;
+  std::string jsonl = dir.File("in.jsonl");
+  std::ofstream(jsonl) << "{\"a\": 1, \"b\": [0.5, 2.0], \"s\": \"x\"}\n\n{\"a\": [2, 3]}\n";
+  Result r = Data({"convert", jsonl, "--out", dir.File("j"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Data({"convert", dir.File("j-00000-of-00001"), "--out", dir.File("out.jsonl"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(dir.File("out.jsonl"));
+  std::string text((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_EQ(text, "{\"a\":1,\"b\":[0.5,2.0],\"s\":\"x\"}\n{\"a\":[2,3]}\n");
+}
+
+TEST(DataCommandTest, BenchReportsEveryModeWithRatios) {
+  TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
+  Result r = Data({"bench", SplitTrain(0), SplitTrain(1), "--repeat", "1", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* mode : {"raw read", "read+verify", "read+verify+parse", "decode fast", "decode libprotobuf"}) {
+    EXPECT_NE(r.out.find(mode), std::string::npos) << mode;
+  }
+  EXPECT_NE(r.out.find("\"fast_decoder_vs_libprotobuf\":"), std::string::npos);
+}
+
+TEST(DataCommandTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Data({}).code, 2);
+  EXPECT_EQ(Data({"frobnicate"}).code, 2);
+  EXPECT_EQ(Data({"inspect"}).code, 2);
+  EXPECT_EQ(Data({"head", "x", "-n", "-1"}).code, 2);
+  EXPECT_EQ(Data({"convert", "a.csv"}).code, 2);
+  EXPECT_EQ(Data({"inspect", "/nonexistent.tfrecord"}).code, 1);
+  EXPECT_EQ(Data({"inspect", "--help"}).code, 0);
+}
+
+}  // namespace
+}  // namespace tfhost::cli

@@ -1,0 +1,50 @@
+// Throughput measurements behind `tfhost data bench`: the same files read
+// raw (read() into a buffer, nothing else), read with both CRCs verified,
+// and read + verified + decoded — so the cost of verification and parsing is
+// a ratio against the raw read bandwidth measured in the same run — plus the
+// fast Example decoder against libprotobuf's generic parse of the same
+// in-memory records.
+//
+// Threads split the files between them (one file is read by one thread).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tfhost::data {
+
+enum class BenchMode {
+  kRawRead,         // read() of the file bytes
+  kReadVerify,      // TFRecordReader with length and data CRCs
+  kReadParse,       // ... plus the fast decoder over every feature value
+  kDecodeFast,      // fast decoder over in-memory records
+  kDecodeProtobuf,  // libprotobuf ParseFromString over the same records
+};
+const char* BenchModeName(BenchMode mode);
+
+struct ThroughputResult {
+  BenchMode mode = BenchMode::kRawRead;
+  int64_t records = 0;        // 0 for the raw read
+  uint64_t file_bytes = 0;    // bytes on disk covered
+  uint64_t record_bytes = 0;  // payload bytes (after decompression)
+  double seconds = 0;         // best of the repetitions
+  double records_per_s() const { return seconds > 0 ? records / seconds : 0; }
+  double file_mb_per_s() const { return seconds > 0 ? file_bytes / seconds / 1e6 : 0; }
+  double record_mb_per_s() const { return seconds > 0 ? record_bytes / seconds / 1e6 : 0; }
+};
+
+struct BenchOptions {
+  int threads = 1;
+  int repeat = 3;
+  // In-memory decode modes load at most this many payload bytes.
+  uint64_t max_memory_bytes = uint64_t{1} << 30;
+};
+
+// Runs one mode over `files`, `repeat` times, keeping the fastest.
+StatusOr<ThroughputResult> MeasureThroughput(const std::vector<std::string>& files, BenchMode mode,
+                                             const BenchOptions& options);
+
+}  // namespace tfhost::data
