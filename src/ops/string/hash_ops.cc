@@ -8,6 +8,8 @@
 //           Fingerprint64 is farmhash's fingerprint, which the system
 //           libfarmhash provides).
 //   Strong: SipHash-2-4 keyed with (key[0], key[1]) % num_buckets.
+//   StringToHashBucket (deprecated, still in old graphs): TensorFlow's
+//           Hash64, which is MurmurHash64A with seed 0xDECAFCAFFE.
 #include <farmhash.h>
 
 #include <cstring>
@@ -63,6 +65,32 @@ uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view s) {
   return v0 ^ v1 ^ v2 ^ v3;
 }
 
+uint64_t MurmurHash64A(std::string_view s, uint64_t seed) {
+  constexpr uint64_t m = 0xc6a4a7935bd1e995ULL;
+  constexpr int r = 47;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size();
+  uint64_t h = seed ^ (n * m);
+  while (n >= 8) {
+    uint64_t k = LoadLe64(p);
+    p += 8;
+    n -= 8;
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h ^= k;
+    h *= m;
+  }
+  if (n > 0) {
+    for (size_t j = n; j-- > 0;) h ^= static_cast<uint64_t>(p[j]) << (8 * j);
+    h *= m;
+  }
+  h ^= h >> r;
+  h *= m;
+  h ^= h >> r;
+  return h;
+}
+
 }  // namespace string_internal
 
 namespace {
@@ -79,6 +107,18 @@ Status StringToHashBucketFast(KernelContext& ctx) {
   Tensor out(DType::kInt64, in.shape());
   for (int64_t i = 0; i < in.NumElements(); ++i) {
     out.data<int64_t>()[i] = static_cast<int64_t>(string_internal::Fingerprint64(in.strings()[i]) % buckets);
+  }
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
+Status StringToHashBucket(KernelContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(uint64_t buckets, NumBuckets(ctx));
+  const Tensor& in = ctx.input(0);
+  Tensor out(DType::kInt64, in.shape());
+  for (int64_t i = 0; i < in.NumElements(); ++i) {
+    out.data<int64_t>()[i] =
+        static_cast<int64_t>(string_internal::MurmurHash64A(in.strings()[i], 0xDECAFCAFFEULL) % buckets);
   }
   ctx.set_output(0, std::move(out));
   return OkStatus();
@@ -104,6 +144,12 @@ Status StringToHashBucketStrong(KernelContext& ctx) {
 }  // namespace
 
 void RegisterStringHashOps(OpRegistry& registry) {
+  array::RegisterChecked(registry,
+                         ir::OpDefBuilder("StringToHashBucket")
+                             .Input("string_tensor: string")
+                             .Output("output: int64")
+                             .Attr("num_buckets: int >= 1"),
+                         StringToHashBucket);
   array::RegisterChecked(registry,
                          ir::OpDefBuilder("StringToHashBucketFast")
                              .Input("input: string")

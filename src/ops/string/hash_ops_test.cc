@@ -54,6 +54,14 @@ TEST(StringToHashBucketStrongTest, MatchesTensorFlowDocumentationExample) {
   EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({2, 0})));
 }
 
+TEST(StringToHashBucketTest, MatchesTensorFlowDocumentationExample) {
+  // tf.strings.to_hash_bucket(["Hello", "TensorFlow", "2.x"], 3) -> [2, 0, 1]
+  auto out = RunSingleOp("StringToHashBucket", {Tensor::FromVector<std::string>({"Hello", "TensorFlow", "2.x"})},
+                         {{"num_buckets", MakeAttr(3)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({2, 0, 1})));
+}
+
 TEST(StringToHashBucketStrongTest, KeyOfWrongLengthIsAnError) {
   auto out = RunSingleOp("StringToHashBucketStrong", {Tensor::FromVector<std::string>({"a"})},
                          {{"num_buckets", MakeAttr(3)}, {"key", MakeAttr(std::vector<int64_t>{1})}});

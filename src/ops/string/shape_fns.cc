@@ -18,7 +18,7 @@ Status StringSplitShape(ShapeContext& ctx) {
 
 void RegisterStringShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"StringLength", "StringLower", "StringUpper", "AsString", "StringToNumber",
-                     "StaticRegexReplace", "StringToHashBucketFast", "StringToHashBucketStrong", "StaticRegexFullMatch", "RegexReplace", "RegexFullMatch"},
+                     "StaticRegexReplace", "StringToHashBucketFast", "StringToHashBucketStrong", "StringToHashBucket", "StaticRegexFullMatch", "RegexReplace", "RegexFullMatch"},
                     UnchangedShape);
   registry.Register({"StringJoin", "Substr"}, BroadcastingShape);
   registry.Register("StringSplitV2", StringSplitShape);

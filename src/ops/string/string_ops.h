@@ -23,7 +23,7 @@ void RegisterRegexOps(OpRegistry& registry);
 // AsString, StringToNumber.
 void RegisterStringConversionOps(OpRegistry& registry);
 // StringToHashBucketFast (FarmHash Fingerprint64), StringToHashBucketStrong
-// (SipHash-2-4).
+// (SipHash-2-4), StringToHashBucket (MurmurHash64A).
 void RegisterStringHashOps(OpRegistry& registry);
 
 namespace string_internal {
@@ -50,6 +50,8 @@ std::string TranslateRe2Rewrite(const std::string& rewrite);
 uint64_t Fingerprint64(std::string_view s);
 // SipHash-2-4 of `s` under the 128-bit key (k0, k1).
 uint64_t SipHash24(uint64_t k0, uint64_t k1, std::string_view s);
+// MurmurHash64A (TensorFlow's Hash64 uses seed 0xDECAFCAFFE).
+uint64_t MurmurHash64A(std::string_view s, uint64_t seed);
 
 }  // namespace string_internal
 }  // namespace tfhost::ops

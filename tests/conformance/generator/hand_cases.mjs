@@ -79,6 +79,12 @@ export const handCases = [
   hand('doc_example', 'StringToHashBucketStrong', { num_buckets: A.i(3), key: A.li([1, 2]) },
     [str(['Hello', 'TF'])], [i64([2, 0])]),
 
+  // tf.strings.to_hash_bucket documentation (deprecated op, TensorFlow's
+  // Hash64 = MurmurHash64A seeded 0xDECAFCAFFE):
+  // to_hash_bucket(["Hello", "TensorFlow", "2.x"], 3) -> [2, 0, 1].
+  hand('doc_example', 'StringToHashBucket', { num_buckets: A.i(3) },
+    [str(['Hello', 'TensorFlow', '2.x'])], [i64([2, 0, 1])]),
+
   // DecodeCSV: record 0 has every field; record 1 is empty fields -> the
   // defaults; a quoted field keeps its comma, "" is one quote.
   hand('defaults_and_quotes', 'DecodeCSV', { OUT_TYPE: A.lt(['int32', 'float32', 'string', 'int64']) },
