@@ -377,5 +377,50 @@ TEST(FunctionInlinerTest, InlinesTheTf2SavedModelFixture) {
   ASSERT_TRUE(InferTypes(*g, lookup).ok());
 }
 
+TEST(FunctionInlinerTest, InstantiateFunctionBuildsAStandaloneGraphWithArgsAndRet) {
+  // scale(x: T) = x * x, instantiated with T = float; `unused` is not reachable.
+  auto gd = ParseGraph(R"(
+    library {
+      function {
+        signature {
+          name: "scale"
+          input_arg { name: "x" type_attr: "T" }
+          output_arg { name: "y" type_attr: "T" }
+          attr { name: "T" type: "type" }
+        }
+        node_def { name: "m" op: "Mul" input: "x" input: "x" attr { key: "T" value { placeholder: "T" } } }
+        ret { key: "y" value: "m:z:0" }
+      }
+      function {
+        signature { name: "unused" output_arg { name: "o" type: DT_FLOAT } }
+        node_def { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
+        ret { key: "o" value: "c:output:0" }
+      }
+    })");
+  AttrMap attrs;
+  attrs["T"].set_type(tensorflow::DT_FLOAT);
+  auto fg = InstantiateFunction(gd.library(), "scale", attrs, TestLookup);
+  ASSERT_TRUE(fg.ok()) << fg.status().ToString();
+  EXPECT_EQ(fg->arg_types, std::vector<DType>({DType::kFloat}));
+  EXPECT_EQ(fg->ret_types, std::vector<DType>({DType::kFloat}));
+  const Graph& g = fg->graph;
+  int arg = g.FindNode("_arg_0");
+  int ret = g.FindNode("_ret");
+  int mul = g.FindNode("_ret/m");
+  ASSERT_GE(arg, 0);
+  ASSERT_GE(ret, 0);
+  ASSERT_GE(mul, 0);
+  EXPECT_EQ(g.node(arg).op, "Placeholder");
+  EXPECT_EQ(g.node(ret).op, "IdentityN");
+  EXPECT_EQ(g.node(mul).inputs[0].node, arg);
+  EXPECT_EQ(g.node(mul).output_dtypes, std::vector<DType>({DType::kFloat}));
+  ASSERT_EQ(g.library().function_size(), 1);  // only what the body can reach
+  EXPECT_EQ(g.library().function(0).signature().name(), "scale");
+
+  auto missing = InstantiateFunction(gd.library(), "nope", {}, TestLookup);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tfhost::ir

@@ -275,6 +275,13 @@ TEST(ControlFlowTf1Test, DynamicRnnStyleLoopAccumulatesStepsInATensorArray) {
   EXPECT_EQ((*out)[0].shape(), Shape({1, 3, 1}));
   EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
   EXPECT_EQ(Floats((*out)[1]), std::vector<float>({5.25f}));
+  // Shape inference knows the flows are scalars (nodes after the loop's
+  // cycle stay unknown, as InferShapes documents).
+  const ir::Graph& graph = (*session)->graph();
+  EXPECT_EQ(graph.node(graph.FindNode("rnn/TensorArray")).output_shapes[1].ToString(), "[]");
+  EXPECT_EQ(graph.node(graph.FindNode("rnn/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3"))
+                .output_shapes[0].ToString(),
+            "[]");
   // A second run gets fresh TensorArrays (writing an index twice would fail).
   out = (*session)->Run({{"x:0", x}, {"h0:0", h0}}, {"rnn/transpose_1:0"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();

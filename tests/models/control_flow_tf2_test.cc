@@ -352,6 +352,71 @@ TEST(ControlFlowTf2Test, TensorListAccumulatesInsideWhileAndStacks) {
   EXPECT_EQ(graph.node(graph.FindNode("stack")).output_shapes[0].ToString(), "[?,2]");
 }
 
+// Mirrors the generic (non-CuDNN) path of a Keras RNN layer in TF2: the input
+// is unstacked into a TensorList, the loop reads step i with
+// TensorListGetItem, runs the cell (here h' = x_t + 0.5 * h) and writes h' to
+// a reserved output list; the captured input list is the last loop variable.
+//   input_ta = TensorListFromTensor(x, [1]); output_ta = TensorListReserve([1], 3)
+//   while i < 3: h = x[i] + 0.5 * h; output_ta[i] = h
+//   outputs = TensorListStack(output_ta, [1], num_elements=3)
+TEST(ControlFlowTf2Test, KerasRnnStyleLoopReadsStepsFromOneListAndWritesAnother) {
+  std::vector<std::string> types = {"DT_INT32", "DT_INT32", "DT_INT32", "DT_VARIANT", "DT_FLOAT", "DT_VARIANT"};
+  std::vector<std::string> names = {"while_loop_counter", "while_maximum_iterations", "placeholder",
+                                    "placeholder_1", "placeholder_2", "tensorlistfromtensor"};
+  std::string in_args;
+  for (size_t k = 0; k < names.size(); ++k) in_args += Arg("input_arg", names[k], types[k]);
+  std::string cond = Func("rnn_cond", in_args, Arg("output_arg", "identity", "DT_BOOL"),
+                          ConstNode("n", "DT_INT32", "3") +
+                              "node_def { name: 'Less' op: 'Less' input: 'placeholder' input: 'n:output:0' " +
+                              T("DT_INT32") + "}\n",
+                          Ret("identity", "Less:z:0"));
+  std::string out_args;
+  for (size_t k = 0; k < names.size(); ++k) out_args += Arg("output_arg", "identity_" + std::to_string(k), types[k]);
+  std::string body_nodes =
+      ConstNode("one", "DT_INT32", "1") + "node_def { name: 'add' op: 'AddV2' input: 'placeholder' input: 'one:output:0' " +
+      T("DT_INT32") + "}\nnode_def { name: 'add_1' op: 'AddV2' input: 'while_loop_counter' input: 'one:output:0' " +
+      T("DT_INT32") + "}\nnode_def { name: 'shape' op: 'Const' " + Attr("dtype", "type: DT_INT32") +
+      Attr("value", "tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 }") +
+      "}\nnode_def { name: 'get' op: 'TensorListGetItem' input: 'tensorlistfromtensor' input: 'placeholder' "
+      "input: 'shape:output:0' " + Attr("element_dtype", "type: DT_FLOAT") + "}\n" +
+      ConstNode("half", "DT_FLOAT", "0.5") +
+      "node_def { name: 'mul' op: 'Mul' input: 'placeholder_2' input: 'half:output:0' " + T("DT_FLOAT") +
+      "}\nnode_def { name: 'h' op: 'AddV2' input: 'get:item:0' input: 'mul:z:0' " + T("DT_FLOAT") +
+      "}\nnode_def { name: 'set' op: 'TensorListSetItem' input: 'placeholder_1' input: 'placeholder' "
+      "input: 'h:z:0' " + Attr("element_dtype", "type: DT_FLOAT") + "}\n";
+  std::string rets = Ret("identity_0", "add_1:z:0") + Ret("identity_1", "while_maximum_iterations") +
+                     Ret("identity_2", "add:z:0") + Ret("identity_3", "set:output_handle:0") +
+                     Ret("identity_4", "h:z:0") + Ret("identity_5", "tensorlistfromtensor");
+  std::string body = Func("rnn_body", in_args, out_args, body_nodes, rets);
+  auto int_const = [&](const std::string& name, const std::string& tensor) {
+    return "node { name: '" + name + "' op: 'Const' " + Attr("dtype", "type: DT_INT32") +
+           Attr("value", "tensor { dtype: DT_INT32 " + tensor + " }") + "}\n";
+  };
+  std::string g =
+      FloatPlaceholder("x") + FloatPlaceholder("h0") + int_const("shape", "tensor_shape { dim { size: 1 } } int_val: 1") +
+      int_const("steps", "tensor_shape {} int_val: 3") + int_const("zero", "tensor_shape {} int_val: 0") +
+      int_const("max", "tensor_shape {} int_val: 3") +
+      "node { name: 'input_ta' op: 'TensorListFromTensor' input: 'x' input: 'shape' " +
+      Attr("element_dtype", "type: DT_FLOAT") + Attr("shape_type", "type: DT_INT32") + "}\n" +
+      "node { name: 'output_ta' op: 'TensorListReserve' input: 'shape' input: 'steps' " +
+      Attr("element_dtype", "type: DT_FLOAT") + Attr("shape_type", "type: DT_INT32") + "}\n" +
+      "node { name: 'while' op: 'While' input: 'zero' input: 'max' input: 'zero' input: 'output_ta' input: 'h0' "
+      "input: 'input_ta' " + TypeList("T", types) + FuncAttr("cond", "rnn_cond") + FuncAttr("body", "rnn_body") +
+      Attr("parallel_iterations", "i: 32") + "}\n" +
+      "node { name: 'stack' op: 'TensorListStack' input: 'while:3' input: 'shape' " +
+      Attr("element_dtype", "type: DT_FLOAT") + Attr("num_elements", "i: 3") + "}\n" + cond + body;
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // x = [1, 2, 4], h0 = 0: h1 = 1, h2 = 2 + 0.5 = 2.5, h3 = 4 + 1.25 = 5.25.
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1, 2, 4}, Shape({3, 1}))},
+                              {"h0:0", Tensor::FromVector<float>({0})}},
+                             {"stack:0", "while:4"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({3, 1}));
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
+  EXPECT_EQ(Floats((*out)[1]), std::vector<float>({5.25f}));
+}
+
 TEST(ControlFlowTf2Test, WhileWhoseBodyReturnsItsInputsUnchangedFailsInsteadOfHanging) {
   // cond: always true (a Const); body: returns its arguments as they are.
   std::string cond = Func("c", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "identity", "DT_BOOL"),
