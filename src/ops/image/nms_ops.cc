@@ -145,6 +145,11 @@ Status NonMaxSuppression(KernelContext& ctx) {
   if (kVersion >= 4) {
     TFHOST_ASSIGN_OR_RETURN(pad, ctx.AttrOr<bool>("pad_to_max_output_size", false));
   }
+  // Padding allocates max_output_size entries whatever the box count; a
+  // model-supplied size must not make that unbounded.
+  if (pad && max_out > (1 << 26)) {
+    return ctx.Error("max_output_size " + Str(max_out) + " is too large to pad to");
+  }
   const std::vector<float> boxes = FloatValues(boxes_t);
   const std::vector<float> scores = FloatValues(scores_t);
   std::vector<int> selected;
@@ -191,7 +196,9 @@ Status CombinedNonMaxSuppression(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(bool pad_per_class, ctx.AttrOr<bool>("pad_per_class", false));
   TFHOST_ASSIGN_OR_RETURN(bool clip, ctx.AttrOr<bool>("clip_boxes", true));
   const int64_t detections = pad_per_class ? std::min(max_total, per_class * num_classes) : max_total;
-  if (batch * detections * 4 > (int64_t{1} << 31)) return ctx.Error("output would be too large");
+  if (detections > (int64_t{1} << 26) || batch * detections > (int64_t{1} << 28)) {
+    return ctx.Error("max_total_size " + Str(max_total) + " x batch " + Str(batch) + " is too large");
+  }
   const std::vector<float> boxes = FloatValues(boxes_t);
   const std::vector<float> scores = FloatValues(scores_t);
   Tensor out_boxes(DType::kFloat, Shape({batch, detections, 4}));

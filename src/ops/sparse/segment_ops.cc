@@ -37,6 +37,9 @@ Status SparseSegment(KernelContext& ctx) {
   auto ids = ids_t.ToInt64Vector();
   if (!indices.ok() || !ids.ok()) return ctx.Error("indices and segment_ids must be integer tensors");
   const int64_t k = indices_t.dim(0);
+  if (k > 0 && ((*ids)[k - 1] < 0 || (*ids)[k - 1] >= (int64_t{1} << 40))) {
+    return ctx.Error("segment_ids[" + Str(k - 1) + "] = " + Str((*ids)[k - 1]) + " is out of range");
+  }
   int64_t num_segments = k == 0 ? 0 : (*ids)[k - 1] + 1;
   if (kWithNumSegments) {
     TFHOST_ASSIGN_OR_RETURN(num_segments, array::ReadIndexScalar(ctx, 3, "num_segments"));

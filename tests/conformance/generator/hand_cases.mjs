@@ -236,6 +236,14 @@ export const handCases = [
   hand('iou_attr', 'NonMaxSuppression', { iou_threshold: A.f(0.5) },
     [f32([0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101], [6, 4]),
       f32([0.9, 0.75, 0.6, 0.95, 0.5, 0.3]), i32([3], [])], [i32([3, 0, 5])]),
+  // StringSplitV2 with a separator follows Python's str.split: '' splits into
+  // [''] (one empty token), 'a,' into ['a', '']. (TensorFlow.js implements
+  // the V1 op, which drops the empty string, so this case is by hand.)
+  hand('empty_string_is_one_empty_token', 'StringSplitV2', { maxsplit: A.i(-1) },
+    [str(['', 'a,']), str([','], [])], [i64([0, 0, 1, 0, 1, 1], [3, 2]), str(['', 'a', '']), i64([2, 2])]),
+  // maxsplit 1 splits once: 'a,b,c' -> ['a', 'b,c'].
+  hand('maxsplit', 'StringSplitV2', { maxsplit: A.i(1) },
+    [str(['a,b,c']), str([','], [])], [i64([0, 0, 0, 1], [2, 2]), str(['a', 'b,c']), i64([1, 2])]),
   // Trace: "ii->" sums the diagonal of [[1,2,3],[4,5,6],[7,8,9]] = 15.
   hand('trace', 'Einsum', { equation: A.s('ii->'), N: A.i(1), T: A.type('float32') },
     [f32([1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 3])], [f32([15], [])]),
