@@ -4,7 +4,9 @@
 // GraphDef is and run. Expected values are derived by hand in each test.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "control_flow_test_util.h"
 
@@ -286,6 +288,28 @@ TEST(ControlFlowTf1Test, DynamicRnnStyleLoopAccumulatesStepsInATensorArray) {
   out = (*session)->Run({{"x:0", x}, {"h0:0", h0}}, {"rnn/transpose_1:0"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
+}
+
+TEST(ControlFlowTf1Test, ConcurrentRunsOfOneLoopGraphDoNotShareLoopState) {
+  auto session = SessionFromPbtxt(CounterLoop(4, 50));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // Each thread feeds its own x; acc = x * 2^50, exact in float for x = k.
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        float x = static_cast<float>(t + 1);
+        auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({x, -x})}}, {"while/Exit_1:0"});
+        if (!out.ok() || (*out)[0].data<float>()[0] != std::ldexp(x, 50) ||
+            (*out)[0].data<float>()[1] != -std::ldexp(x, 50)) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 // ---- Malformed loops fail cleanly, naming the node. ----

@@ -6,6 +6,9 @@
 // runtime executes the bodies; expected values are derived by hand.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "control_flow_test_util.h"
 
 namespace tfhost {
@@ -415,6 +418,35 @@ TEST(ControlFlowTf2Test, KerasRnnStyleLoopReadsStepsFromOneListAndWritesAnother)
   EXPECT_EQ((*out)[0].shape(), Shape({3, 1}));
   EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1.0f, 2.5f, 5.25f}));
   EXPECT_EQ(Floats((*out)[1]), std::vector<float>({5.25f}));
+}
+
+TEST(ControlFlowTf2Test, ConcurrentRunsShareFunctionInstancesSafely) {
+  std::string g = FloatPlaceholder("x") + WhileNode("while", "x", "DT_FLOAT", "while_cond_1", "while_body_2",
+                                                    "dim { size: 2 }") +
+                  CounterCond("while_cond_1", 10, "DT_FLOAT") +
+                  CounterBody("while_body_2", "DT_FLOAT",
+                              ConstNode("mul/y", "DT_FLOAT", "2") +
+                                  "node_def { name: 'mul' op: 'Mul' input: 'placeholder_1' input: 'mul/y:output:0' " +
+                                  T("DT_FLOAT") + "}\n",
+                              "mul:z:0");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // x * 2^10 per thread, all threads instantiating and running the same bodies.
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        float x = static_cast<float>(t + 1);
+        auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({x, 0.5f})}}, {"while:3"});
+        if (!out.ok() || (*out)[0].data<float>()[0] != x * 1024.0f || (*out)[0].data<float>()[1] != 512.0f) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(ControlFlowTf2Test, WhileWhoseBodyReturnsItsInputsUnchangedFailsInsteadOfHanging) {
