@@ -155,6 +155,44 @@ TEST(ControlFlowTf1Test, NestedWhileLoopsRunAFreshInnerLoopPerOuterIteration) {
 }
 
 // Mirrors:
+//   def body(i, acc):
+//     acc = tf.cond(i < 2, lambda: acc + 10.0, lambda: acc * 2.0)
+//     return i + 1, acc
+//   _, acc = tf.while_loop(lambda i, a: i < 4, body, [0, acc0])
+// The cond's Switch/Merge live inside the loop frame; its Merge is not a loop
+// Merge, so in every iteration it waits for its live branch.
+TEST(ControlFlowTf1Test, CondInsideWhileBodyTakesItsBranchEveryIteration) {
+  const std::string frame = "while/while_context";
+  std::string g = "node { name: 'acc0' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") + " }\n" +
+                  IntConst("Const", 0) + LoopVar("while", "", "Const", "DT_INT32", frame, "while/add") +
+                  LoopVar("while", "_1", "acc0", "DT_FLOAT", frame, "while/cond/Merge") +
+                  IntConst("while/Less/y", 4, "input: '^while/Merge' ") +
+                  Op("while/Less", "Less", {"while/Merge", "while/Less/y"}, "DT_INT32") +
+                  Op("while/LoopCond", "LoopCond", {"while/Less"}, "") +
+                  IntConst("while/Less_1/y", 2, "input: '^while/Identity' ") +
+                  Op("while/Less_1", "Less", {"while/Identity", "while/Less_1/y"}, "DT_INT32") +
+                  Op("while/cond/Switch", "Switch", {"while/Less_1", "while/Less_1"}, "DT_BOOL") +
+                  Op("while/cond/switch_t", "Identity", {"while/cond/Switch:1"}, "DT_BOOL") +
+                  Op("while/cond/switch_f", "Identity", {"while/cond/Switch"}, "DT_BOOL") +
+                  Op("while/cond/pred_id", "Identity", {"while/Less_1"}, "DT_BOOL") +
+                  Op("while/cond/add/Switch", "Switch", {"while/Identity_1", "while/cond/pred_id"}, "DT_FLOAT") +
+                  FloatConst("while/cond/add/y", 10.0f, "input: '^while/cond/switch_t' ") +
+                  Op("while/cond/add", "AddV2", {"while/cond/add/Switch:1", "while/cond/add/y"}, "DT_FLOAT") +
+                  Op("while/cond/mul/Switch", "Switch", {"while/Identity_1", "while/cond/pred_id"}, "DT_FLOAT") +
+                  FloatConst("while/cond/mul/y", 2.0f, "input: '^while/cond/switch_f' ") +
+                  Op("while/cond/mul", "Mul", {"while/cond/mul/Switch", "while/cond/mul/y"}, "DT_FLOAT") +
+                  Merge("while/cond/Merge", "while/cond/mul", "while/cond/add", "DT_FLOAT") +
+                  IntConst("while/add/y", 1, "input: '^while/Identity' ") +
+                  Op("while/add", "AddV2", {"while/Identity", "while/add/y"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // acc0 = 1: i=0 -> 11, i=1 -> 21, i=2 -> 42, i=3 -> 84.
+  auto out = (*session)->Run({{"acc0:0", Tensor::Scalar<float>(1.0f)}}, {"while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({84.0f}));
+}
+
+// Mirrors:
 //   pred = tf.placeholder(tf.bool); x = tf.placeholder(tf.float32)
 //   y = tf.cond(pred, lambda: tf.while_loop(lambda i, a: i < 3,
 //                                          lambda i, a: (i + 1, a + 1.0), [0, x])[1],
