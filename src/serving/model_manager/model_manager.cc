@@ -86,6 +86,7 @@ struct ModelManager::ModelEntry {
 };
 
 ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) {
+  logger_ = std::thread([this] { LoggerLoop(); });
   if (!options_.loader) {
     loaders::LoadOptions load_options = options_.load_options;
     options_.loader = [load_options](const std::string& name, int64_t version, const std::string& path) {
@@ -128,14 +129,62 @@ ModelManager::~ModelManager() {
       if (w.thread.joinable()) w.thread.join();
     }
   }
+  {
+    std::lock_guard lock(log_mu_);
+    log_stop_ = true;
+  }
+  log_cv_.notify_all();
+  logger_.join();  // emits what is still queued first
+}
+
+void ModelManager::LoggerLoop() {
+  std::unique_lock lock(log_mu_);
+  for (;;) {
+    log_cv_.wait(lock, [this] { return log_stop_ || !log_queue_.empty(); });
+    if (log_queue_.empty() && log_stop_) return;
+    std::deque<std::string> batch;
+    batch.swap(log_queue_);
+    size_t dropped = log_dropped_;
+    log_dropped_ = 0;
+    log_busy_ = true;
+    lock.unlock();
+    for (const auto& line : batch) {
+      if (options_.log_sink) {
+        options_.log_sink(line);
+      } else {
+        std::cerr << (line + "\n");  // one write per line
+      }
+    }
+    if (dropped > 0) {
+      std::string line = "{\"time\":\"" + NowUtc() + "\",\"event\":\"log_lines_dropped\",\"count\":" +
+                         std::to_string(dropped) + "}";
+      if (options_.log_sink) {
+        options_.log_sink(line);
+      } else {
+        std::cerr << (line + "\n");
+      }
+    }
+    lock.lock();
+    log_busy_ = false;
+    log_cv_.notify_all();
+  }
+}
+
+bool ModelManager::FlushLog(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(log_mu_);
+  return log_cv_.wait_for(lock, timeout, [this] { return log_queue_.empty() && !log_busy_; });
 }
 
 void ModelManager::Log(const std::string& line) const {
-  if (options_.log_sink) {
-    options_.log_sink(line);
-  } else {
-    std::cerr << (line + "\n");  // one write per line, so threads do not interleave
+  {
+    std::lock_guard lock(log_mu_);
+    if (log_queue_.size() >= kMaxQueuedLogLines) {
+      ++log_dropped_;
+      return;
+    }
+    log_queue_.push_back(line);
   }
+  log_cv_.notify_all();
 }
 
 void ModelManager::SetState(const std::string& name, int64_t version, VersionEntry& entry, VersionState state,
@@ -474,8 +523,13 @@ void ModelManager::PollLoop() {
 }
 
 bool ModelManager::WaitUntilSettled(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(settle_mu_);
-  return settle_cv_.wait_for(lock, timeout, [this] { return pending_ == 0; });
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  {
+    std::unique_lock lock(settle_mu_);
+    if (!settle_cv_.wait_until(lock, deadline, [this] { return pending_ == 0; })) return false;
+  }
+  return FlushLog(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero())));
 }
 
 StatusOr<ServableHandle> ModelManager::GetServable(const ServableRequest& request) const {

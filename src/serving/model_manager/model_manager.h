@@ -23,6 +23,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,9 +73,10 @@ struct ModelSummary {
 
 // One JSON object per line, e.g.
 // {"event":"model_version_state","model":"half","version":123,"state":"AVAILABLE","status":"OK",...}
-// Called from load/unload/poll threads (sometimes with the manager's lock
-// held): it must be thread-safe and quick, and must not call back into the
-// manager.
+// Called from the manager's own logger thread, in state-change order, never
+// with a lock that requests need: a slow sink delays only the log (past
+// 10000 queued lines, lines are dropped and counted in a log_lines_dropped
+// line).
 using LogSink = std::function<void(const std::string& line)>;
 // Escapes a string for a JSON string literal in a log line.
 std::string LogJsonEscape(const std::string& s);
@@ -126,8 +128,8 @@ class ModelManager {
   // One file-system scan of every model now (the poller calls this).
   void PollFileSystem();
 
-  // Blocks until no load, retry or unload is pending, or `timeout` passes.
-  // Returns whether it settled.
+  // Blocks until no load, retry or unload is pending and every log line
+  // went to the sink, or `timeout` passes. Returns whether it settled.
   bool WaitUntilSettled(std::chrono::milliseconds timeout);
 
   // The servable a request resolves to. Errors, as TF Serving words them:
@@ -159,7 +161,12 @@ class ModelManager {
   void UnloadThread(std::string name, int64_t version, std::shared_ptr<VersionEntry> entry);
   void SetState(const std::string& name, int64_t version, VersionEntry& entry, VersionState state,
                 const Status& status, const std::string& detail);  // entry.mu held by caller or single-owner
+  // Queues a line for the logger thread: state changes happen under mu_, and
+  // a slow sink (a full stderr pipe) must never hold up requests.
   void Log(const std::string& line) const;
+  void LoggerLoop();
+  // Waits until every queued line went to the sink.
+  bool FlushLog(std::chrono::milliseconds timeout) const;
   void PollLoop();
   void Spawn(std::function<void()> fn);
   void ReapFinishedThreads();  // mu_ held
@@ -182,6 +189,15 @@ class ModelManager {
   std::condition_variable stop_cv_;
   bool stopping_ = false;
   std::thread poller_;
+
+  static constexpr size_t kMaxQueuedLogLines = 10000;  // past this, lines are counted and dropped
+  mutable std::mutex log_mu_;
+  mutable std::condition_variable log_cv_;
+  mutable std::deque<std::string> log_queue_;
+  mutable size_t log_dropped_ = 0;
+  bool log_busy_ = false;  // the logger is emitting a batch
+  bool log_stop_ = false;
+  std::thread logger_;
 };
 
 }  // namespace tfhost::serving

@@ -313,6 +313,7 @@ TEST(ModelManagerTest, EmptyBasePathIsReportedOnceNotEveryPoll) {
   ModelManager m(h.Options());
   ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
   for (int i = 0; i < 3; ++i) m.PollFileSystem();
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));  // flushes the log
   int reports = 0;
   for (const auto& l : h.Lines()) reports += l.find("\"event\":\"no_versions\"") != std::string::npos;
   EXPECT_EQ(reports, 1);
@@ -324,6 +325,36 @@ TEST(ModelManagerTest, EmptyBasePathIsReportedOnceNotEveryPoll) {
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
   EXPECT_TRUE(m.ListModels()[0].scan_error.empty());
   EXPECT_TRUE(m.AllModelsAvailable());
+}
+
+TEST(ModelManagerTest, ABlockedLogSinkNeverBlocksRequests) {
+  TempDir dir;
+  fs::create_directory(dir.Sub("1"));
+  Harness h;
+  auto options = h.Options();
+  std::mutex gate;
+  std::unique_lock<std::mutex> closed(gate);  // the sink blocks until the test opens the gate
+  options.log_sink = [&gate](const std::string&) { std::lock_guard wait(gate); };
+  {
+    ModelManager m(options);
+    // Declared after `m`, so it opens the gate before `m` is destroyed even
+    // when an assertion returns early.
+    struct OpenOnExit {
+      std::unique_lock<std::mutex>& lock;
+      ~OpenOnExit() {
+        if (lock.owns_lock()) lock.unlock();
+      }
+    } open_on_exit{closed};
+    ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline && !m.GetServable({"m", std::nullopt, std::nullopt}).ok()) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    EXPECT_TRUE(m.GetServable({"m", std::nullopt, std::nullopt}).ok());
+    EXPECT_FALSE(m.WaitUntilSettled(milliseconds(50)));  // the log has not drained
+    closed.unlock();
+    EXPECT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  }
 }
 
 TEST(ModelManagerTest, InvalidConfigChangesNothing) {
