@@ -1,6 +1,7 @@
 #include "runtime/frame_executor.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -422,14 +423,29 @@ class FrameExecutor {
     return InvalidArgument("the run cannot finish" + StuckDescription());
   }
 
-  // Names nodes that received some inputs but never ran, innermost first.
+  // Says which loops are stuck and why, innermost first: missing Enter
+  // inputs, iterations waiting for a free parallel_iterations slot, and nodes
+  // that received some inputs but never ran.
   std::string StuckDescription() {
     std::string out;
     std::function<void(FrameInstance*)> walk = [&](FrameInstance* f) {
-      for (size_t k = 0; k < f->iters.size() && out.size() < 600; ++k) {
+      for (size_t k = 0; k < f->iters.size(); ++k) {
+        for (auto& [id, child] : f->iters[k]->children) walk(child.get());
+      }
+      if (out.size() > 800) return;
+      if (f != &root_) {
+        out += "; " + FrameLabel(f->frame) + " is stalled at iteration " + std::to_string(f->oldest) + " with " +
+               std::to_string(f->iters.size()) + " iteration(s) in flight (parallel_iterations " +
+               std::to_string(plan_.frames[f->frame].parallel_iterations) + ")";
+        if (f->pending_enters > 0) {
+          out += ", still waiting for " + std::to_string(f->pending_enters) + " of its " +
+                 std::to_string(plan_.frames[f->frame].num_enters) + " Enter inputs";
+        }
+        if (!f->deferred.empty()) out += ", the next iteration waiting for a free slot";
+      }
+      for (size_t k = 0; k < f->iters.size() && out.size() < 800; ++k) {
         Iteration* it = f->iters[k].get();
-        for (auto& [id, child] : it->children) walk(child.get());
-        for (size_t id = 0; id < plan_.nodes.size() && out.size() < 600; ++id) {
+        for (size_t id = 0; id < plan_.nodes.size() && out.size() < 800; ++id) {
           if (plan_.frame_of[id] != f->frame) continue;
           const NodeSlot& s = it->slots[plan_.local_index[id]];
           bool partial = !s.fired && (!s.state.empty() || s.pending != init_pending_[f->frame][plan_.local_index[id]]);
@@ -440,7 +456,6 @@ class FrameExecutor {
       }
     };
     walk(&root_);
-    if (out.empty()) out = "; some while loop never received all its Enter inputs";
     return ": a malformed while loop" + out;
   }
 

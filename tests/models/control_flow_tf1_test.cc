@@ -429,5 +429,21 @@ TEST(ControlFlowTf1Test, EnterWithMismatchedFrameNamesCannotFinishAndSaysWhy) {
   EXPECT_NE(out.status().message().find("frame"), std::string::npos) << out.status().ToString();
 }
 
+TEST(ControlFlowTf1Test, LoopWaitingForAnEnterThatNeedsItsOwnExitReportsTheStallInsteadOfHanging) {
+  // 'late/Enter' feeds the loop's frame from the loop's own Exit: iteration 0
+  // cannot finish before that Enter arrives, which needs the loop to end. With
+  // parallel_iterations = 2 the loop stalls after two iterations (TensorFlow
+  // would hang); tfhost reports the stall and where it is.
+  std::string g = CounterLoop(2, 5) + Enter("late/Enter", "while/Exit", "DT_INT32", "while/while_context", false, 2) +
+                  Op("late/use", "Identity", {"late/Enter"}, "DT_INT32") + Op("late/exit", "Exit", {"late/use"}, "DT_INT32");
+  auto session = SessionFromPbtxt(g);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1.0f, 1.0f})}}, {"while/Exit_1:0", "late/exit:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("cannot finish"), std::string::npos) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("while/while_context"), std::string::npos) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("Enter inputs"), std::string::npos) << out.status().ToString();
+}
+
 }  // namespace
 }  // namespace tfhost
