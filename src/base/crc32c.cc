@@ -43,8 +43,8 @@ inline uint64_t LoadLE64(const uint8_t* p) {
 // --- Shifting a raw CRC state over zero bytes -------------------------------
 //
 // The raw state update (no pre/post inversion) is linear over GF(2), so
-// feeding n zero bytes is a 32x32 bit matrix. That lets three independent
-// streams be computed in parallel and combined afterwards:
+// feeding n zero bytes is a 32x32 bit matrix. That lets independent
+// streams be computed in parallel and combined afterwards, e.g. for three:
 //   R(s, A ++ B ++ C) = Z_L(Z_L(R(s, A)) ^ R(0, B)) ^ R(0, C),   |A|=|B|=|C|=L,
 // where Z_L is "feed L zero bytes". Z_L is applied by four 256-entry tables.
 
@@ -96,14 +96,14 @@ struct ShiftTable {
   }
 };
 
-// Stream lengths for the three-way blocks: long blocks amortise the combine,
-// short ones keep small records (a few hundred bytes) on the fast path.
-constexpr size_t kLongStream = 4096;
-constexpr size_t kShortStream = 128;
-
+// Independent chains hide the crc32 instruction's latency. Measured on the
+// development machine (AMD EPYC): 1 chain 3.9 GB/s, 3 chains 11.5, 6 chains
+// 20-22, 8 no better. Joining chains costs a table shift per chain, which
+// only pays off on long blocks, so long inputs run six chains of 2 KiB and
+// what is left three chains of 128 bytes (records of a few hundred bytes);
+// the last < 384 bytes run as one chain.
 struct ShiftTables {
-  ShiftTable long_shift{kLongStream};
-  ShiftTable short_shift{kShortStream};
+  ShiftTable shift[2] = {ShiftTable(2048), ShiftTable(128)};
 };
 
 const ShiftTables& GetShiftTables() {
@@ -111,38 +111,37 @@ const ShiftTables& GetShiftTables() {
   return *tables;
 }
 
-// One block of three streams of `len` bytes each (len a multiple of 8),
-// continuing raw state `crc`. The crc32 instruction has a latency of three
-// cycles and a throughput of one per cycle, so three independent chains keep
-// the unit busy where one chain would leave it idle two cycles in three.
-__attribute__((target("sse4.2"))) inline uint64_t ThreeWayBlock(const uint8_t* p, size_t len, uint64_t crc,
-                                                                const ShiftTable& shift) {
-  uint64_t a = crc, b = 0, c = 0;
-  const uint8_t* pb = p + len;
-  const uint8_t* pc = p + 2 * len;
+// One block of N streams of `len` bytes each (len a multiple of 8),
+// continuing raw state `crc`; the chains are joined by shifting the running
+// result over each next stream's length and XORing that stream's CRC.
+template <int N>
+__attribute__((target("sse4.2"))) inline uint64_t MultiStreamBlock(const uint8_t* p, size_t len, uint64_t crc,
+                                                                   const ShiftTable& shift) {
+  uint64_t c[N] = {};
+  c[0] = crc;
   for (size_t i = 0; i < len; i += 8) {
-    a = _mm_crc32_u64(a, LoadLE64(p + i));
-    b = _mm_crc32_u64(b, LoadLE64(pb + i));
-    c = _mm_crc32_u64(c, LoadLE64(pc + i));
+#pragma GCC unroll 6
+    for (int k = 0; k < N; ++k) c[k] = _mm_crc32_u64(c[k], LoadLE64(p + k * len + i));
   }
-  uint32_t ab = shift.Shift(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b);
-  return shift.Shift(ab) ^ static_cast<uint32_t>(c);
+  uint32_t out = static_cast<uint32_t>(c[0]);
+  for (int k = 1; k < N; ++k) out = shift.Shift(out) ^ static_cast<uint32_t>(c[k]);
+  return out;
 }
 
 __attribute__((target("sse4.2"))) uint32_t ExtendHardware(uint32_t init_crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   uint64_t crc = init_crc ^ 0xFFFFFFFFu;
-  if (n >= 3 * kShortStream) {
+  if (n >= 3 * 128) {
     const ShiftTables& tables = GetShiftTables();
-    while (n >= 3 * kLongStream) {
-      crc = ThreeWayBlock(p, kLongStream, crc, tables.long_shift);
-      p += 3 * kLongStream;
-      n -= 3 * kLongStream;
+    while (n >= 6 * 2048) {
+      crc = MultiStreamBlock<6>(p, 2048, crc, tables.shift[0]);
+      p += 6 * 2048;
+      n -= 6 * 2048;
     }
-    while (n >= 3 * kShortStream) {
-      crc = ThreeWayBlock(p, kShortStream, crc, tables.short_shift);
-      p += 3 * kShortStream;
-      n -= 3 * kShortStream;
+    while (n >= 3 * 128) {
+      crc = MultiStreamBlock<3>(p, 128, crc, tables.shift[1]);
+      p += 3 * 128;
+      n -= 3 * 128;
     }
   }
   while (n >= 8) {

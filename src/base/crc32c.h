@@ -3,7 +3,7 @@
 // framing is a masked CRC-32C.
 //
 // Value/Extend pick an SSE4.2 implementation at run time (cpuid) when the CPU
-// has the crc32 instruction — three interleaved streams combined with
+// has the crc32 instruction — six or three interleaved streams combined with
 // zero-shift tables, so inputs of a few hundred bytes and up run at the
 // instruction's throughput rather than its latency — else a portable
 // slicing-by-8 one; both give identical results. All functions are pure and

@@ -48,8 +48,8 @@ TEST(Crc32cTest, HardwareAndPortableAgreeOnEveryLengthAndAlignment) {
   }
 }
 
-TEST(Crc32cTest, ThreeWayBlocksAgreeWithPortableAcrossBlockBoundaries) {
-  // Lengths around the short (3x128) and long (3x4096) block sizes, at odd
+TEST(Crc32cTest, MultiStreamBlocksAgreeWithPortableAcrossBlockBoundaries) {
+  // Lengths around every block size, at odd
   // offsets and continuing from a non-trivial CRC, and a multi-megabyte run.
   std::vector<uint8_t> buf((3 << 20) + 64);
   uint32_t x = 2463534242u;
@@ -59,8 +59,10 @@ TEST(Crc32cTest, ThreeWayBlocksAgreeWithPortableAcrossBlockBoundaries) {
     x ^= x << 5;
     b = static_cast<uint8_t>(x);
   }
-  std::vector<size_t> lengths = {383, 384, 385, 767, 768, 769, 1000, 12287, 12288, 12289, 12288 + 384,
-                                 24576 + 767, 65536, 1 << 20, 3 << 20};
+  // Blocks are 6 streams of 2048 bytes and 3 streams of 128.
+  std::vector<size_t> lengths = {95,    96,    97,    383,          384,         385,   479,     480,    1000,
+                                 1535,  1536,  1537,  12287,        12288,       12289, 12288 + 384 + 96 + 7,
+                                 24576 + 767,  65536, 1 << 20,      3 << 20};
   for (size_t n : lengths) {
     for (size_t start : {0, 1, 5}) {
       ASSERT_EQ(Extend(0xdeadbeefu, buf.data() + start, n), ExtendPortable(0xdeadbeefu, buf.data() + start, n))
@@ -74,7 +76,7 @@ TEST(Crc32cTest, ThreeWayBlocksAgreeWithPortableAcrossBlockBoundaries) {
 }
 
 TEST(Crc32cTest, LongRunOfZerosMatchesRfc3720Pattern) {
-  // 32 zero bytes is the RFC vector; 3 x 4096 zeros exercises the long-block
+  // 32 zero bytes is the RFC vector; 24 KiB of zeros exercises the long-block
   // combine on data where every stream's own CRC is the same.
   std::vector<uint8_t> zeros(3 * 4096 * 2, 0);
   EXPECT_EQ(Value(zeros.data(), zeros.size()), ExtendPortable(0, zeros.data(), zeros.size()));

@@ -549,14 +549,14 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     return ReportFailure(err, cmd, warm.status());
   }
   std::vector<data::ThroughputResult> results;
-  for (auto mode : {data::BenchMode::kRawRead, data::BenchMode::kReadVerify, data::BenchMode::kReadParse,
-                    data::BenchMode::kDecodeFast, data::BenchMode::kDecodeProtobuf}) {
+  for (auto mode : {data::BenchMode::kRawRead, data::BenchMode::kReadVerify, data::BenchMode::kReadVerifyMmap,
+                    data::BenchMode::kReadParse, data::BenchMode::kDecodeFast, data::BenchMode::kDecodeProtobuf}) {
     auto r = data::MeasureThroughput(p.files, mode, options);
     if (!r.ok()) return ReportFailure(err, cmd, r.status());
     results.push_back(*r);
   }
   double raw = results[0].file_mb_per_s();
-  double fast = results[3].records_per_s(), proto = results[4].records_per_s();
+  double fast = results[4].records_per_s(), proto = results[5].records_per_s();
   if (json) {
     rapidjson::StringBuffer buf;
     JsonWriter w(buf);
@@ -586,6 +586,8 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     w.EndArray();
     w.Key("verify_vs_raw");
     w.Double(raw > 0 ? results[1].file_mb_per_s() / raw : 0);
+    w.Key("verify_mmap_vs_raw");
+    w.Double(raw > 0 ? results[2].file_mb_per_s() / raw : 0);
     w.Key("fast_decoder_vs_libprotobuf");
     w.Double(proto > 0 ? fast / proto : 0);
     w.EndObject();

@@ -1,6 +1,12 @@
 #include "data/tfrecord_reader.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -95,7 +101,9 @@ StatusOr<std::unique_ptr<TFRecordReader>> TFRecordReader::Open(const std::string
   TFHOST_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream, OpenFileStream(path));
   TFRecordReaderOptions opts = options;
   opts.compression = compression;
-  return FromStream(std::move(stream), path, opts);
+  std::unique_ptr<TFRecordReader> reader = FromStream(std::move(stream), path, opts);
+  if (options.mmap && compression == Compression::kNone) TFHOST_RETURN_IF_ERROR(reader->MapFile(path));
+  return reader;
 }
 
 std::unique_ptr<TFRecordReader> TFRecordReader::FromStream(std::unique_ptr<InputStream> stream, std::string name,
@@ -119,7 +127,35 @@ TFRecordReader::TFRecordReader(std::unique_ptr<InputStream> stream, std::string 
   options_.buffer_bytes = std::max<size_t>(options_.buffer_bytes, 4096);
 }
 
-TFRecordReader::~TFRecordReader() = default;
+TFRecordReader::~TFRecordReader() {
+  if (map_ != nullptr) ::munmap(map_, map_size_);
+}
+
+uint64_t TFRecordReader::raw_bytes_consumed() const {
+  return map_ != nullptr ? offset_ : stream_->RawBytesConsumed();
+}
+
+Status TFRecordReader::MapFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Unavailable("cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    ::close(fd);
+    return OkStatus();  // not mappable: the read() path handles it
+  }
+  void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return OkStatus();
+  (void)::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+  map_ = m;
+  map_size_ = static_cast<size_t>(st.st_size);
+  base_ = static_cast<const char*>(m);
+  pos_ = 0;
+  end_ = cap_ = map_size_;
+  eof_ = true;
+  stream_size_ = map_size_;
+  return OkStatus();
+}
 
 StatusOr<size_t> TFRecordReader::Fill(size_t n) {
   while (end_ - pos_ < n && !eof_) {
@@ -136,6 +172,7 @@ StatusOr<size_t> TFRecordReader::Fill(size_t n) {
         auto bigger = std::make_unique<char[]>(new_cap);
         if (avail > 0) std::memcpy(bigger.get(), buf_.get(), avail);
         buf_ = std::move(bigger);
+        base_ = buf_.get();
         cap_ = new_cap;
       }
     }
@@ -175,7 +212,7 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
     locate();
     return Outcome::kCorrupt;
   }
-  const char* p = buf_.get() + pos_;
+  const char* p = base_ + pos_;
   uint64_t length = Load64(p);
   uint32_t stored = Load32(p + 8);
   uint32_t computed = crc32c::Mask(crc32c::Value(p, 8));
@@ -217,7 +254,7 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
     locate();
     return Outcome::kCorrupt;
   }
-  p = buf_.get() + pos_;
+  p = base_ + pos_;
   if (options_.verify_data_crc) {
     uint32_t stored_data = Load32(p + kHeaderBytes + length);
     uint32_t computed_data = crc32c::Mask(crc32c::Value(p + kHeaderBytes, length));
@@ -237,7 +274,7 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
 StatusOr<bool> TFRecordReader::ValidRecordAt(size_t at) {
   TFHOST_ASSIGN_OR_RETURN(size_t avail, Fill(at + kHeaderBytes));
   if (avail < at + kHeaderBytes) return false;
-  const char* p = buf_.get() + pos_ + at;
+  const char* p = base_ + pos_ + at;
   if (!HeaderValid(p)) return false;
   uint64_t length = Load64(p);
   if (length > options_.max_record_bytes) return false;
@@ -247,7 +284,7 @@ StatusOr<bool> TFRecordReader::ValidRecordAt(size_t at) {
   size_t total = at + kHeaderBytes + static_cast<size_t>(length) + kFooterBytes;
   TFHOST_ASSIGN_OR_RETURN(avail, Fill(total));
   if (avail < total) return false;
-  p = buf_.get() + pos_ + at;
+  p = base_ + pos_ + at;
   return crc32c::Mask(crc32c::Value(p + kHeaderBytes, length)) == Load32(p + kHeaderBytes + length);
 }
 

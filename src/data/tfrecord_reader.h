@@ -56,6 +56,11 @@ struct TFRecordReaderOptions {
   uint64_t max_record_bytes = uint64_t{1} << 31;
   // Read size for the underlying file.
   size_t buffer_bytes = 1 << 20;
+  // Uncompressed files only: map the file instead of read()ing it, so CRCs
+  // run over the page cache without a copy. Off by default: if another
+  // process truncates a mapped file while it is read, the process gets
+  // SIGBUS, which read() would have reported as a short file.
+  bool mmap = false;
 };
 
 // One corruption found in a file.
@@ -98,7 +103,7 @@ class TFRecordReader {
   // Offset of the next record in the record stream.
   uint64_t offset() const { return offset_; }
   // Bytes taken from the file so far (compressed bytes for compressed files).
-  uint64_t raw_bytes_consumed() const { return stream_->RawBytesConsumed(); }
+  uint64_t raw_bytes_consumed() const;
   // Corruptions skipped under kSkip (the first kMaxListed in detail).
   int64_t corruption_count() const { return corruption_count_; }
   const std::vector<Corruption>& corruptions() const { return corruptions_; }
@@ -130,7 +135,12 @@ class TFRecordReader {
   TFRecordReaderOptions options_;
   std::optional<uint64_t> stream_size_;
 
+  Status MapFile(const std::string& path);
+
   std::unique_ptr<char[]> buf_;
+  const char* base_ = nullptr;  // buf_.get(), or the mapping
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
   size_t cap_ = 0;
   size_t pos_ = 0;  // next unread byte
   size_t end_ = 0;  // end of valid bytes

@@ -439,6 +439,33 @@ TEST(TFRecordCorruptionTest, BadCrcInsideAGzipStreamIsLocatedInDecompressedOffse
   EXPECT_EQ(skip.records.size(), 4u);
 }
 
+TEST(TFRecordReaderTest, MmapReadsTheSameRecordsAndLocatesTheSameCorruptions) {
+  auto records = FiveRecords();
+  std::string bytes = Frames(records);
+  TempDir dir;
+  std::string good = dir.File("good.tfrecord"), bad = dir.File("bad.tfrecord");
+  WriteBytes(good, bytes);
+  bytes[OffsetOf(records, 3) + 12 + 7] ^= 0x10;
+  bytes.insert(OffsetOf(records, 1), "junk!");
+  WriteBytes(bad, bytes);
+  TFRecordReaderOptions options;
+  options.mmap = true;
+  EXPECT_EQ(*ReadAllRecords(good, options), records);
+  options.policy = CorruptionPolicy::kSkip;
+  auto reader = TFRecordReader::Open(bad, options);
+  ASSERT_TRUE(reader.ok());
+  std::vector<std::string> got;
+  std::string r;
+  while (*(*reader)->Read(&r)) got.push_back(r);
+  EXPECT_EQ(got, (std::vector<std::string>{records[0], records[1], records[2], records[4]}));
+  ASSERT_EQ((*reader)->corruptions().size(), 2u);
+  EXPECT_EQ((*reader)->corruptions()[0].skipped_bytes, 5u);
+  EXPECT_EQ((*reader)->corruptions()[1].offset, OffsetOf(records, 3) + 5);
+  EXPECT_EQ((*reader)->raw_bytes_consumed(), bytes.size());
+  options.policy = CorruptionPolicy::kFail;
+  ExpectLocated(ReadAllRecords(bad, options).status(), bad, OffsetOf(records, 1), 1, "bad length CRC");
+}
+
 TEST(TFRecordReaderTest, ConcatenatedGzipMembersReadAsOneStream) {
   auto records = FiveRecords();
   std::string first = Frames({records[0], records[1]});

@@ -84,8 +84,10 @@ Status FastParse(std::string_view record, int64_t index, ParseScratch* s, Totals
   return OkStatus();
 }
 
-Status ReadFile(const std::string& path, bool parse, Totals* t) {
-  TFHOST_ASSIGN_OR_RETURN(auto reader, TFRecordReader::Open(path));
+Status ReadFile(const std::string& path, bool parse, bool mmap, Totals* t) {
+  TFRecordReaderOptions options;
+  options.mmap = mmap;
+  TFHOST_ASSIGN_OR_RETURN(auto reader, TFRecordReader::Open(path, options));
   std::string_view record;
   ParseScratch scratch;
   while (true) {
@@ -158,6 +160,7 @@ const char* BenchModeName(BenchMode mode) {
   switch (mode) {
     case BenchMode::kRawRead: return "raw read";
     case BenchMode::kReadVerify: return "read+verify";
+    case BenchMode::kReadVerifyMmap: return "read+verify (mmap)";
     case BenchMode::kReadParse: return "read+verify+parse";
     case BenchMode::kDecodeFast: return "decode fast (in memory)";
     case BenchMode::kDecodeProtobuf: return "decode libprotobuf (in memory)";
@@ -185,10 +188,12 @@ StatusOr<ThroughputResult> MeasureThroughput(const std::vector<std::string>& fil
         totals = RunParallel(files.size(), options.threads, [&](size_t i, Totals* t) { return RawRead(files[i], t); });
         break;
       case BenchMode::kReadVerify:
+      case BenchMode::kReadVerifyMmap:
       case BenchMode::kReadParse: {
         bool parse = mode == BenchMode::kReadParse;
+        bool mmap = mode == BenchMode::kReadVerifyMmap;
         totals = RunParallel(files.size(), options.threads,
-                             [&](size_t i, Totals* t) { return ReadFile(files[i], parse, t); });
+                             [&](size_t i, Totals* t) { return ReadFile(files[i], parse, mmap, t); });
         break;
       }
       case BenchMode::kDecodeFast:

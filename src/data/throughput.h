@@ -19,6 +19,7 @@ namespace tfhost::data {
 enum class BenchMode {
   kRawRead,         // read() of the file bytes
   kReadVerify,      // TFRecordReader with length and data CRCs
+  kReadVerifyMmap,  // the same over a mapping of the file (uncompressed files)
   kReadParse,       // ... plus the fast decoder over every feature value
   kDecodeFast,      // fast decoder over in-memory records
   kDecodeProtobuf,  // libprotobuf ParseFromString over the same records
