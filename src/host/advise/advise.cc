@@ -34,7 +34,7 @@ struct Summary {
   size_t samples = 0;
   double seconds = 0;
   double cpu_busy = 0;
-  std::vector<double> gpu_util, gpu_mem_pct, gpu_pcie;  // per GPU means
+  std::vector<double> gpu_util, gpu_mem_pct, gpu_pcie, gpu_nvlink;  // per GPU means (-1 unknown)
   std::vector<std::map<std::string, int>> throttle;      // per GPU: reason -> samples
   std::map<std::string, int> disk_busy_samples;          // disk -> samples at >= kDiskBusyPct
   std::map<std::string, double> disk_mbps;               // disk -> mean read+write MB/s
@@ -57,8 +57,8 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
   Summary s;
   size_t gpus = 0;
   for (const MonitorSample& m : all) gpus = std::max(gpus, m.gpus.size());
-  std::vector<double> util(gpus), mem(gpus), pcie(gpus);
-  std::vector<int> util_n(gpus), mem_n(gpus), pcie_n(gpus);
+  std::vector<double> util(gpus), mem(gpus), pcie(gpus), nvlink(gpus);
+  std::vector<int> util_n(gpus), mem_n(gpus), pcie_n(gpus), nvlink_n(gpus);
   s.throttle.resize(gpus);
   for (const MonitorSample& m : all) {
     if (m.host.interval_s <= 0) continue;  // the priming sample has no rates
@@ -77,6 +77,7 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
         ++mem_n[i];
       }
       if (g.pcie_tx_mbps >= 0 && g.pcie_rx_mbps >= 0) pcie[i] += g.pcie_tx_mbps + g.pcie_rx_mbps, ++pcie_n[i];
+      if (g.nvlink_tx_mbps >= 0 && g.nvlink_rx_mbps >= 0) nvlink[i] += g.nvlink_tx_mbps + g.nvlink_rx_mbps, ++nvlink_n[i];
       for (const std::string& r : g.throttle_reasons) ++s.throttle[i][r];
     }
   }
@@ -88,6 +89,7 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
     s.gpu_util.push_back(util_n[i] ? util[i] / util_n[i] : -1);
     s.gpu_mem_pct.push_back(mem_n[i] ? mem[i] / mem_n[i] : -1);
     s.gpu_pcie.push_back(pcie_n[i] ? pcie[i] / pcie_n[i] : -1);
+    s.gpu_nvlink.push_back(nvlink_n[i] ? nvlink[i] / nvlink_n[i] : -1);
   }
   return s;
 }
@@ -99,8 +101,9 @@ std::string Over(const Summary& s) {
 }  // namespace
 
 const std::vector<std::string>& AdviseRuleIds() {
-  static const std::vector<std::string> ids = {"input_bound",         "memory_bound", "launch_bound",
-                                               "host_device_copies", "gpu_throttled", "storage_bound"};
+  static const std::vector<std::string> ids = {"input_bound",   "memory_bound",  "launch_bound",
+                                               "host_device_copies", "gpu_throttled", "storage_bound",
+                                               "nvlink_idle"};
   return ids;
 }
 
@@ -152,6 +155,8 @@ StatusOr<MonitorSample> ParseSampleJsonLine(const std::string& line) {
       x.mem_clock_mhz = static_cast<int>(Get(g, "mem_clock_mhz"));
       x.pcie_tx_mbps = Get(g, "pcie_tx_mbps");
       x.pcie_rx_mbps = Get(g, "pcie_rx_mbps");
+      x.nvlink_tx_mbps = Get(g, "nvlink_tx_mbps");
+      x.nvlink_rx_mbps = Get(g, "nvlink_rx_mbps");
       if (g.HasMember("throttle_reasons") && g["throttle_reasons"].IsArray()) {
         for (const auto& r : g["throttle_reasons"].GetArray()) if (r.IsString()) x.throttle_reasons.push_back(r.GetString());
       }
@@ -224,6 +229,25 @@ std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) {
                    "prefetch to the GPU (tf.data.experimental.prefetch_to_device), and keep the input in a compact "
                    "dtype (uint8 images) until it is on the GPU."});
     break;  // one finding names the first GPU; the evidence shows the rest
+  }
+  // Idle NVLink while several GPUs work: they are not all-reducing over it.
+  size_t linked = 0, idle = 0;
+  std::string nv_ev;
+  for (size_t i = 0; i < s.gpu_nvlink.size(); ++i) {
+    if (s.gpu_nvlink[i] < 0) continue;
+    ++linked;
+    idle += s.gpu_nvlink[i] < kNvLinkIdleMBps;
+    nv_ev += (nv_ev.empty() ? "" : ", ") + std::string("GPU") + std::to_string(i) + " " + Num(s.gpu_nvlink[i], 1) + " MB/s";
+  }
+  if (linked >= 2 && idle == linked && have_gpu && gpu >= kNvLinkBusyGpuPct) {
+    out.push_back({"nvlink_idle", Severity::kWarning, "NVLink is idle while the GPUs work",
+                   "NVLink tx+rx mean " + nv_ev + "; " + gpu_ev + Over(s),
+                   "Multi-GPU data-parallel training all-reduces gradients every step, which on NVLink machines shows "
+                   "as steady NVLink traffic. None means the GPUs train independently (a single-GPU or misconfigured "
+                   "strategy) or NCCL routes around NVLink (NCCL_P2P_DISABLE=1, P2P blocked by a container or IOMMU).",
+                   "Use tf.distribute.MirroredStrategy (one host) or MultiWorkerMirroredStrategy with NCCL "
+                   "(CommunicationImplementation.NCCL); unset NCCL_P2P_DISABLE; check with NCCL_DEBUG=INFO that "
+                   "channels use P2P/NVLink ('via P2P/IPC' or 'NVLS')."});
   }
   // Throttling: one finding naming every GPU throttled in >= 10% of samples.
   std::string throttled;

@@ -30,6 +30,8 @@ inline constexpr double kCpuIdlePct = 50;
 inline constexpr double kPcieHeavyMBps = 3000;  // per GPU, tx + rx
 inline constexpr double kThrottledShare = 0.10;
 inline constexpr double kDiskBusyPct = 90;
+inline constexpr double kNvLinkIdleMBps = 10;     // per GPU, tx + rx
+inline constexpr double kNvLinkBusyGpuPct = 30;   // the GPUs are doing work
 
 // The ids, in rule order.
 const std::vector<std::string>& AdviseRuleIds();

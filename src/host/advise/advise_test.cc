@@ -23,6 +23,7 @@ struct Shape {
   int throttled_samples = 0;
   double disk_busy = 20;
   int gpus = 2;
+  double nvlink_mbps = -1;  // tx + rx per GPU; -1: not measured
 };
 
 // 60 one-second samples (plus the priming sample, which has no rates).
@@ -47,6 +48,8 @@ std::vector<MonitorSample> Recording(const Shape& s) {
       x.power_limit_w = 700;
       x.pcie_tx_mbps = s.pcie_mbps / 2;
       x.pcie_rx_mbps = s.pcie_mbps / 2;
+      x.nvlink_tx_mbps = s.nvlink_mbps < 0 ? -1 : s.nvlink_mbps / 2;
+      x.nvlink_rx_mbps = s.nvlink_mbps < 0 ? -1 : s.nvlink_mbps / 2;
       if (i >= 1 && i <= s.throttled_samples) x.throttle_reasons = s.throttle;
       m.gpus.push_back(x);
     }
@@ -100,6 +103,14 @@ const std::vector<Case>& Cases() {
       {"SaturatedDiskStarvesGpu", [](Shape& s) { s.disk_busy = 99, s.gpu_util = 45, s.cpu_busy = 30; }, "storage_bound",
        true},
       {"SaturatedDiskWithBusyGpu", [](Shape& s) { s.disk_busy = 99; }, "storage_bound", false},
+      {"IdleNvLinkWhileGpusTrain", [](Shape& s) { s.nvlink_mbps = 0.4; }, "nvlink_idle", true},
+      {"NvLinkCarriesGradients", [](Shape& s) { s.nvlink_mbps = 24000; }, "nvlink_idle", false},
+      {"IdleNvLinkOnASingleGpu",
+       [](Shape& s) {
+         s.nvlink_mbps = 0.4;
+         s.gpus = 1;
+       },
+       "nvlink_idle", false},
   };
   return cases;
 }

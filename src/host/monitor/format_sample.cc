@@ -110,6 +110,10 @@ std::string FormatPrometheus(const MonitorSample& s) {
        [](const GpuSample& g) { return g.pcie_tx_mbps < 0 ? -1 : g.pcie_tx_mbps * 1e6; }},
       {"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge", "The rate of data received over the PCIe bus (in B/s).",
        [](const GpuSample& g) { return g.pcie_rx_mbps < 0 ? -1 : g.pcie_rx_mbps * 1e6; }},
+      {"DCGM_FI_PROF_NVLINK_TX_BYTES", "gauge", "The rate of data transmitted over NVLink (in B/s).",
+       [](const GpuSample& g) { return g.nvlink_tx_mbps < 0 ? -1 : g.nvlink_tx_mbps * 1e6; }},
+      {"DCGM_FI_PROF_NVLINK_RX_BYTES", "gauge", "The rate of data received over NVLink (in B/s).",
+       [](const GpuSample& g) { return g.nvlink_rx_mbps < 0 ? -1 : g.nvlink_rx_mbps * 1e6; }},
       {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", "Total number of double-bit volatile ECC errors.",
        [](const GpuSample& g) { return double(g.ecc_dbe_volatile); }},
       {"DCGM_FI_DEV_ROW_REMAP_PENDING", "gauge", "Whether a row remapping is pending (reset the GPU).",
@@ -262,6 +266,8 @@ std::string FormatSampleJsonLine(const MonitorSample& s) {
     num("mem_clock_mhz", g.mem_clock_mhz);
     num("pcie_tx_mbps", g.pcie_tx_mbps);
     num("pcie_rx_mbps", g.pcie_rx_mbps);
+    num("nvlink_tx_mbps", g.nvlink_tx_mbps);
+    num("nvlink_rx_mbps", g.nvlink_rx_mbps);
     w.Key("throttle_reasons");
     w.StartArray();
     for (const std::string& r : g.throttle_reasons) w.String(r.c_str());
@@ -286,6 +292,7 @@ std::string FormatDashboard(const MonitorSample& s) {
       << "  power " << Fixed(g.power_w, 0) << "/" << Fixed(g.power_limit_w, 0) << " W  temp " << g.temp_c << " C  SM "
       << g.sm_clock_mhz << " MHz  mem " << g.mem_clock_mhz << " MHz  PCIe tx/rx " << Fixed(g.pcie_tx_mbps) << "/"
       << Fixed(g.pcie_rx_mbps) << " MB/s";
+    if (g.nvlink_tx_mbps >= 0) o << "  NVLink tx/rx " << Fixed(g.nvlink_tx_mbps) << "/" << Fixed(g.nvlink_rx_mbps) << " MB/s";
     if (!g.throttle_reasons.empty()) {
       o << "  THROTTLED:";
       for (const std::string& r : g.throttle_reasons) o << " " << r;

@@ -29,6 +29,7 @@ class Monitor {
   Nvml* nvml_;
   bool primed_ = false;
   HostCounters last_;
+  std::vector<GpuSample> last_gpus_;
   std::string hostname_;
 };
 

@@ -208,6 +208,42 @@ TEST(MonitorTest, PrometheusTextUsesDcgmAndNodeExporterNames) {
             std::string::npos);
 }
 
+// A GPU source whose NVLink counters grow by 2 GB (tx) and 1 GB (rx) per call.
+class CountingNvml : public Nvml {
+ public:
+  StatusOr<NvidiaFacts> Query() override { return NvidiaFacts{}; }
+  StatusOr<std::vector<GpuSample>> Sample() override {
+    GpuSample g;
+    g.index = 0;
+    g.util_pct = 90;
+    g.nvlink_tx_kib_total = calls_ * 2000000;
+    g.nvlink_rx_kib_total = calls_ * 1000000;
+    ++calls_;
+    return std::vector<GpuSample>{g};
+  }
+
+ private:
+  int64_t calls_ = 1;
+};
+
+TEST(MonitorTest, NvLinkCountersBecomeRates) {
+  TempRoot t;
+  WriteCounters(t, 1, 1000, 1000000, 250000);
+  std::unique_ptr<FsReader> reader = NewRootedFsReader(t.path());
+  CountingNvml nvml;
+  Monitor m(reader.get(), &nvml);
+  StatusOr<MonitorSample> first = m.Next(1.0, 1.0);
+  ASSERT_TRUE(first.ok());
+  EXPECT_LT(first->gpus[0].nvlink_tx_mbps, 0);  // no previous reading yet
+  StatusOr<MonitorSample> s = m.Next(3.0, 3.0);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(s->gpus[0].nvlink_tx_mbps, 2000000.0 * 1024 / 1e6 / 2);
+  EXPECT_DOUBLE_EQ(s->gpus[0].nvlink_rx_mbps, 1000000.0 * 1024 / 1e6 / 2);
+  std::string text = FormatPrometheus(*s);
+  ExpectValidPrometheusText(text);
+  EXPECT_NE(text.find("DCGM_FI_PROF_NVLINK_TX_BYTES{gpu=\"0\""), std::string::npos) << text;
+}
+
 TEST(MonitorTest, PrometheusEscapesLabelValues) {
   MonitorSample s;
   s.hostname = "a\"b\\c\nd";

@@ -25,6 +25,10 @@ struct GpuSample {
   int temp_c = -1;
   int sm_clock_mhz = -1, mem_clock_mhz = -1;
   double pcie_tx_mbps = -1, pcie_rx_mbps = -1;
+  // NVLink data counters since driver load (KiB, all links), from NVML's
+  // field values; Monitor turns them into nvlink_*_mbps between samples.
+  int64_t nvlink_tx_kib_total = -1, nvlink_rx_kib_total = -1;
+  double nvlink_tx_mbps = -1, nvlink_rx_mbps = -1;
   std::vector<std::string> throttle_reasons;  // active, excluding idle: "sw_power_cap", "hw_slowdown", ...
   int64_t ecc_dbe_volatile = -1;              // uncorrected ECC errors since driver load
   int64_t remapped_rows_pending = -1;

@@ -27,6 +27,19 @@ struct nvmlUtilization_t {
   unsigned int gpu, memory;
 };
 
+struct nvmlFieldValue_t {  // nvmlFieldValue_st
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  unsigned long long value;  // nvmlValue_t union; the throughput fields are unsigned long long
+};
+constexpr unsigned kFieldNvLinkDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX (KiB)
+constexpr unsigned kFieldNvLinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX (KiB)
+constexpr unsigned kAllLinks = 0xffffffffu;   // scopeId UINT_MAX: summed over all links
+
 struct nvmlProcessInfo_v1_t {  // the layout behind the unversioned nvmlDeviceGetComputeRunningProcesses
   unsigned int pid;
   unsigned long long usedGpuMemory;
@@ -254,6 +267,19 @@ class DlNvml : public Nvml {
     if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned long long*)>("nvmlDeviceGetTotalEccErrors");
         fn && fn(d, 1, 0, &dbe) == kNvmlSuccess) {
       s.ecc_dbe_volatile = static_cast<int64_t>(dbe);
+    }
+    if (!facts.nvlinks.empty()) {
+      if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*)>("nvmlDeviceGetFieldValues")) {
+        nvmlFieldValue_t v[2];
+        std::memset(v, 0, sizeof(v));
+        v[0].fieldId = kFieldNvLinkDataTx;
+        v[1].fieldId = kFieldNvLinkDataRx;
+        v[0].scopeId = v[1].scopeId = kAllLinks;
+        if (fn(d, 2, v) == kNvmlSuccess && v[0].nvmlReturn == kNvmlSuccess && v[1].nvmlReturn == kNvmlSuccess) {
+          s.nvlink_tx_kib_total = static_cast<int64_t>(v[0].value);
+          s.nvlink_rx_kib_total = static_cast<int64_t>(v[1].value);
+        }
+      }
     }
     unsigned corr = 0, unc = 0, pending = 0, failed = 0;
     if (auto fn = Sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*)>(
