@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <set>
 
 #include "ir/tensor_proto.h"
 #include "runtime/execution_plan.h"
@@ -90,6 +91,43 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     }
     if (r->kernels_[i] != nullptr && reachable[i] && r->kernels_[i]->def.is_stateful()) {
       r->has_stateful_ = true;
+    }
+  }
+  // Bodies of If/While/Case and calls run later as sub-executions; check now
+  // that every op they use has a kernel, so an unsupported op fails the load
+  // (naming the function) rather than the first request that reaches it.
+  std::vector<std::string> pending_functions;
+  auto add_funcs = [&](const tensorflow::AttrValue& v) {
+    if (v.value_case() == tensorflow::AttrValue::kFunc) pending_functions.push_back(v.func().name());
+    if (v.value_case() == tensorflow::AttrValue::kList) {
+      for (const auto& f : v.list().func()) pending_functions.push_back(f.name());
+    }
+  };
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    if (!reachable[i]) continue;
+    const ir::Node& n = g.node(i);
+    if (r->kernels_[i] == &FunctionCallRegistration()) pending_functions.push_back(n.op);
+    if (IsFunctionalOp(n.op)) {
+      for (const auto& [key, value] : n.attrs) add_funcs(value);
+    }
+  }
+  std::set<std::string> checked;
+  while (!pending_functions.empty()) {
+    std::string name = pending_functions.back();
+    pending_functions.pop_back();
+    if (!checked.insert(name).second) continue;
+    const tensorflow::FunctionDef* fdef = g.FindFunction(name);
+    if (fdef == nullptr) {
+      return NotFound(r->context_ + ": function '" + name + "' is not in the model's function library");
+    }
+    for (const auto& nd : fdef->node_def()) {
+      for (const auto& [key, value] : nd.attr()) add_funcs(value);
+      if (g.FindFunction(nd.op()) != nullptr) {
+        pending_functions.push_back(nd.op());
+      } else if (registry.Find(nd.op()) == nullptr) {
+        return Unimplemented(r->context_ + ": node '" + nd.name() + "' of function '" + name + "' uses op '" +
+                             nd.op() + "', which tfhost does not support");
+      }
     }
   }
   // Constants are decoded once here, so a corrupt weight fails the load and

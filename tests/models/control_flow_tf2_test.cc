@@ -464,18 +464,28 @@ TEST(ControlFlowTf2Test, WhileWhoseBodyReturnsItsInputsUnchangedFailsInsteadOfHa
   EXPECT_NE(out.status().message().find("never finish"), std::string::npos) << out.status().ToString();
 }
 
-TEST(ControlFlowTf2Test, IfWithMissingBranchFunctionFailsNamingIt) {
+TEST(ControlFlowTf2Test, MissingBranchFunctionOrUnsupportedBodyOpFailsTheLoadNamingIt) {
   std::string g = FloatPlaceholder("x") + "node { name: 'p' op: 'Placeholder' " + Attr("dtype", "type: DT_BOOL") +
                   "}\nnode { name: 'if' op: 'StatelessIf' input: 'p' input: 'x' " + Attr("Tcond", "type: DT_BOOL") +
                   TypeList("Tin", {"DT_FLOAT"}) + TypeList("Tout", {"DT_FLOAT"}) + FuncAttr("then_branch", "nope_t") +
-                  FuncAttr("else_branch", "nope_f") + "}\n" +
-                  Func("unrelated", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "y", "DT_FLOAT"), "",
-                       Ret("y", "x"));
+                  FuncAttr("else_branch", "ok_f") + "}\n" +
+                  Func("ok_f", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "y", "DT_FLOAT"), "", Ret("y", "x"));
   auto session = SessionFromPbtxt(g);
-  ASSERT_TRUE(session.ok()) << session.status().ToString();
-  auto out = (*session)->Run({{"x:0", Tensor::Scalar<float>(1.0f)}, {"p:0", Tensor::Scalar<bool>(true)}}, {"if:0"});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("nope_t"), std::string::npos) << out.status().ToString();
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("nope_t"), std::string::npos) << session.status().ToString();
+
+  // An op without a kernel deep inside a body: the load names op, node and function.
+  std::string h = FloatPlaceholder("x") + "node { name: 'p' op: 'Placeholder' " + Attr("dtype", "type: DT_BOOL") +
+                  "}\nnode { name: 'if' op: 'If' input: 'p' input: 'x' " + Attr("Tcond", "type: DT_BOOL") +
+                  TypeList("Tin", {"DT_FLOAT"}) + TypeList("Tout", {"DT_FLOAT"}) + FuncAttr("then_branch", "ok_f") +
+                  FuncAttr("else_branch", "ghost_f") + "}\n" +
+                  Func("ok_f", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "y", "DT_FLOAT"), "", Ret("y", "x")) +
+                  Func("ghost_f", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "y", "DT_FLOAT"),
+                       "node_def { name: 'boo' op: 'GhostOp' input: 'x' }\n", Ret("y", "boo:y:0"));
+  session = SessionFromPbtxt(h);
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("GhostOp"), std::string::npos) << session.status().ToString();
+  EXPECT_NE(session.status().message().find("ghost_f"), std::string::npos) << session.status().ToString();
 }
 
 TEST(ControlFlowTf2Test, RecursionThroughIfIsBoundedInDepth) {
