@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
-#include <iostream>
 #include <sstream>
 
 #include "serving/servable/warmup.h"
@@ -141,11 +140,7 @@ void ServerCore::ConfigPollLoop() {
                          LogJsonEscape(options_.model_config_file) + "\",\"status\":\"" +
                          StatusCodeName(s.code()) + "\"" +
                          (s.ok() ? "" : ",\"error\":\"config ignored: " + LogJsonEscape(s.message()) + "\"") + "}";
-      if (options_.manager.log_sink) {
-        options_.manager.log_sink(line);
-      } else {
-        std::cerr << (line + "\n");  // one write per line, so threads do not interleave
-      }
+      manager_->LogLine(line);
     }
     lock.lock();
   }
@@ -163,11 +158,7 @@ Status ServerCore::Warmup(const ServableHandle& servable) {
                        "\",\"version\":" + std::to_string(servable->version) +
                        ",\"records\":" + std::to_string(result->records_replayed) +
                        ",\"micros\":" + std::to_string(micros) + "}";
-    if (options_.manager.log_sink) {
-      options_.manager.log_sink(line);
-    } else {
-      std::cerr << (line + "\n");  // one write per line, so threads do not interleave
-    }
+    manager_->LogLine(line);
   }
   return OkStatus();
 }

@@ -150,6 +150,10 @@ class ModelManager {
   // Every configured model has at least one AVAILABLE version.
   bool AllModelsAvailable() const;
 
+  // Sends a line (a JSON object) through the manager's log queue, so that all
+  // serving log lines reach the sink from one thread, in order.
+  void LogLine(const std::string& line) const { Log(line); }
+
  private:
   struct VersionEntry;
   struct ModelEntry;
