@@ -244,6 +244,12 @@ export const handCases = [
   // maxsplit 1 splits once: 'a,b,c' -> ['a', 'b,c'].
   hand('maxsplit', 'StringSplitV2', { maxsplit: A.i(1) },
     [str(['a,b,c']), str([','], [])], [i64([0, 0, 0, 1], [2, 2]), str(['a', 'b,c']), i64([1, 2])]),
+  // Pass-through ops: outputs equal inputs (IdentityN per input, of any dtype).
+  hand('two_dtypes', 'IdentityN', { T: A.lt(['float32', 'int32']) }, [f32([1.5, -2]), i32([7], [1, 1])], [f32([1.5, -2]), i32([7], [1, 1])]),
+  hand('float', 'PreventGradient', { T: A.type('float32') }, [f32([3, 4])], [f32([3, 4])]),
+  // ShapeN: one shape vector per input.
+  hand('two', 'ShapeN', { N: A.i(2), T: A.type('float32'), out_type: A.type('int32') },
+    [f32([], [2, 0]), f32([1, 2, 3], [3])], [i32([2, 0]), i32([3])]),
   // Trace: "ii->" sums the diagonal of [[1,2,3],[4,5,6],[7,8,9]] = 15.
   hand('trace', 'Einsum', { equation: A.s('ii->'), N: A.i(1), T: A.type('float32') },
     [f32([1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 3])], [f32([15], [])]),
