@@ -235,10 +235,13 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
     cleanup();
     return kExitOk;
   }
+  // Under slurm/mpi many launchers share one output: say which one speaks.
+  std::string who = plan->instances > 1 ? "launch " + std::to_string(plan->instance) + "/" + std::to_string(plan->instances)
+                                        : std::string("launch");
   for (const hl::PlannedTask& t : plan->tasks) {
-    for (const std::string& w : t.env.warnings) err << "[launch] " << t.id.Label() << ": " << w << "\n";
+    for (const std::string& w : t.env.warnings) err << "[" << who << "] " << t.id.Label() << ": " << w << "\n";
   }
-  err << "[launch] " << hl::EngineName(plan->engine) << " engine, " << hl::StrategyName(plan->cluster.strategy)
+  err << "[" << who << "] " << hl::EngineName(plan->engine) << " engine, " << hl::StrategyName(plan->cluster.strategy)
       << ": starting " << plan->tasks.size() << " of " << plan->cluster.tasks.size() << " tasks; cluster "
       << hl::ClusterJson(plan->cluster) << "\n";
   err.flush();
@@ -252,9 +255,10 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   so.grace_seconds = *grace_s;
   so.max_restarts = max_restarts;
   so.log_dir = log_dir;
+  so.name = who;
   hl::SuperviseResult r = hl::Supervise(specs, so);
   cleanup();
-  err << "[launch] " << r.summary << (r.restarts > 0 ? " after " + std::to_string(r.restarts) + " restart(s)" : "")
+  err << "[" << who << "] " << r.summary << (r.restarts > 0 ? " after " + std::to_string(r.restarts) + " restart(s)" : "")
       << "; exit status " << r.exit_code << "\n";
   return r.exit_code;
 }

@@ -128,6 +128,14 @@ StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::strin
     return FailedPrecondition(
         "--engine slurm needs SLURM_JOB_NODELIST: run it inside an allocation with srun (srun tfhost launch ...)");
   }
+  if (Get(env, {"SLURM_STEP_ID", "SLURM_STEPID"}) == nullptr) {
+    // The batch script itself has SLURM_PROCID=0 and SLURM_NTASKS=N too, but
+    // it is one process: started there, launch would run 1/N of the job and
+    // wait for peers that never come.
+    return FailedPrecondition(
+        "not inside an srun job step (SLURM_STEP_ID is unset; this looks like the batch script itself): "
+        "start one launcher per task with `srun tfhost launch --engine slurm ...`");
+  }
   TFHOST_ASSIGN_OR_RETURN(std::vector<std::string> nodes, ExpandHostlist(*nodelist));
   TFHOST_ASSIGN_OR_RETURN(*instances, GetInt(env, {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"},
                                              "the number of srun tasks", 1, kMaxTasks));

@@ -155,6 +155,11 @@ TEST(LaunchPlanTest, SlurmErrorsSayWhatIsMissingOrInconsistent) {
   auto none = PlanLaunch(o, {}, FakeHooks());
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("srun"), std::string::npos);
+  auto batch = SlurmEnv(0, 0);  // the batch script: SLURM_PROCID=0 but no step
+  batch.erase("SLURM_STEP_ID");
+  auto in_batch = PlanLaunch(o, batch, FakeHooks());
+  ASSERT_FALSE(in_batch.ok());
+  EXPECT_NE(in_batch.status().message().find("srun tfhost launch"), std::string::npos) << in_batch.status().message();
   auto env = SlurmEnv(2, 0);  // cyclic distribution would put rank 2 on node 0
   auto cyc = PlanLaunch(o, env, FakeHooks());
   ASSERT_FALSE(cyc.ok());

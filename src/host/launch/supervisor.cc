@@ -254,7 +254,7 @@ AttemptResult RunAttempt(const std::vector<ProcessSpec>& specs, int attempt, con
   bool stopping = false;
   bool killed = false;
   Clock::time_point kill_at;
-  auto log = [&](const std::string& msg) { WriteAll(options.err_fd, "[launch] " + msg + "\n"); };
+  auto log = [&](const std::string& msg) { WriteAll(options.err_fd, "[" + options.name + "] " + msg + "\n"); };
   auto begin_stop = [&](int sig) {
     if (!stopping) {
       stopping = true;
@@ -403,7 +403,7 @@ SuperviseResult Supervise(const std::vector<ProcessSpec>& processes, const Super
       out.summary = r.summary;
       out.restarts = attempt;
       if (r.outcome != Outcome::kTaskFailed || attempt >= options.max_restarts) break;
-      WriteAll(options.err_fd, "[launch] restarting the job (" + std::to_string(attempt + 1) + " of " +
+      WriteAll(options.err_fd, "[" + options.name + "] restarting the job (" + std::to_string(attempt + 1) + " of " +
                                    std::to_string(options.max_restarts) + ") after: " + r.summary + "\n");
     }
   }

@@ -40,6 +40,7 @@ struct SupervisorOptions {
   std::string log_dir;       // empty: no log files
   int out_fd = 1;            // where prefixed stdout lines go
   int err_fd = 2;            // prefixed stderr lines and launch's own messages
+  std::string name = "launch";  // prefix of launch's own messages ("[launch 2/4] ...")
 };
 
 struct SuperviseResult {
