@@ -1,13 +1,15 @@
 // `tfhost serve`: a TensorFlow Serving replacement with TF Serving's flag
 // names. Loads the models (--model_name/--model_base_path, or
 // --model_config_file; with neither, tfhost's demo models), serves the REST
-// API over HTTP/1.1, and on SIGTERM/SIGINT stops accepting, drains in-flight
-// requests (bounded by --shutdown_timeout_ms) and exits 0.
+// API over HTTP/1.1 and the gRPC API (PredictionService, ModelService), and on
+// SIGTERM/SIGINT stops accepting, drains in-flight requests on both (bounded
+// by --shutdown_timeout_ms) and exits 0.
 #include <google/protobuf/text_format.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/batching/batching_parameters.h"
 #include "serving/batching/batching_runner.h"
+#include "serving/grpc/grpc_server.h"
 #include "serving/http/http_server.h"
 #include "serving/rest/rest_api_handler.h"
 #include "serving/server_core.h"
@@ -58,11 +61,21 @@ struct ServeFlags {
   int rest_api_max_body_mb = 64;
   int shutdown_timeout_ms = 10000;
   std::string demo_models_dir;
+  int grpc_max_message_bytes = INT_MAX;
+  std::string grpc_channel_arguments;
+  int grpc_max_threads = 0;
 };
 
 void AddServeFlags(FlagParser& flags, ServeFlags& f) {
-  flags.AddInt("port", &f.port, "PORT",
-               "gRPC port (TF Serving's flag; default 8500). gRPC is not served by this build yet; 0 is valid");
+  flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC off)");
+  flags.AddInt("grpc_max_message_bytes", &f.grpc_max_message_bytes, "BYTES",
+               "largest gRPC request or response; larger ones fail with RESOURCE_EXHAUSTED (default and most "
+               "2147483647, TF Serving's fixed limit)");
+  flags.AddString("grpc_channel_arguments", &f.grpc_channel_arguments, "K=V,...",
+                  "gRPC server arguments, e.g. grpc.max_connection_age_ms=2000 (TF Serving's flag)");
+  flags.AddInt("grpc_max_threads", &f.grpc_max_threads, "N",
+               "most threads running gRPC calls; calls beyond get RESOURCE_EXHAUSTED (default 0: grpc grows its "
+               "pool with demand)");
   flags.AddInt("rest_api_port", &f.rest_api_port, "PORT", "REST/HTTP port (default 8501; 0 turns REST off)");
   flags.AddString("rest_api_address", &f.rest_api_address, "ADDR", "address the REST API listens on (default 0.0.0.0)");
   flags.AddString("model_name", &f.model_name, "NAME", "name of the model given by --model_base_path (default 'default')");
@@ -125,6 +138,8 @@ Status CheckRanges(const ServeFlags& f) {
   TFHOST_RETURN_IF_ERROR(check(f.load_retry_interval_micros, 0, 1 << 30, "load_retry_interval_micros"));
   TFHOST_RETURN_IF_ERROR(check(f.rest_api_max_body_mb, 1, 2047, "rest_api_max_body_mb"));
   TFHOST_RETURN_IF_ERROR(check(f.shutdown_timeout_ms, 0, 3600 * 1000, "shutdown_timeout_ms"));
+  TFHOST_RETURN_IF_ERROR(check(f.grpc_max_message_bytes, 1, INT_MAX, "grpc_max_message_bytes"));
+  TFHOST_RETURN_IF_ERROR(check(f.grpc_max_threads, 0, 65536, "grpc_max_threads"));
   if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
     return InvalidArgument("give either --model_base_path or --model_config_file, not both");
   }
@@ -248,10 +263,12 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   AddServeFlags(flags, f);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
-  if (f.rest_api_port == 0) {
+  if (f.rest_api_port == 0 && f.port == 0) {
     return ReportUsage(err, "serve",
-                       "--rest_api_port=0 turns REST off, and this build has no gRPC server: nothing would be served");
+                       "--port=0 turns gRPC off and --rest_api_port=0 turns REST off: nothing would be served");
   }
+  auto grpc_channel_arguments = serving::ParseGrpcChannelArguments(f.grpc_channel_arguments);
+  if (!grpc_channel_arguments.ok()) return ReportUsage(err, "serve", grpc_channel_arguments.status().message());
   auto metrics_path = MetricsPath(f.monitoring_config_file);
   if (!metrics_path.ok()) return ReportFailure(err, "serve", metrics_path.status());
   std::optional<serving::batching::BatchingConfig> batching;
@@ -332,23 +349,44 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   http.num_threads = f.rest_api_num_threads > 0 ? f.rest_api_num_threads : static_cast<int>(std::max(8u, 4 * cpus));
   http.request_timeout_ms = f.rest_api_timeout_in_ms;
   http.max_body_bytes = static_cast<size_t>(f.rest_api_max_body_mb) << 20;
-  auto server = serving::HttpServer::Start(http, [&rest](const serving::HttpRequest& request) {
-    serving::RestResponse r = rest.Handle(request.method, request.target, request.body);
-    serving::HttpResponse response;
-    response.status = r.status;
-    response.body = std::move(r.body);
-    response.content_type = std::move(r.content_type);
-    return response;
-  });
-  if (!server.ok()) return ReportFailure(err, "serve", server.status());
-
-  err << "tfhost serve: gRPC is not served by this build (--port=" << f.port
-      << " is accepted for compatibility and ignored); use the REST API\n";
-  err << "tfhost serve: REST API listening on " << f.rest_api_address << ":" << (*server)->port() << " ("
-      << http.num_threads << " threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
-  if (!metrics_path->empty()) err << "tfhost serve: Prometheus metrics at " << *metrics_path << "\n";
+  std::unique_ptr<serving::HttpServer> server;
+  if (f.rest_api_port != 0) {
+    auto started = serving::HttpServer::Start(http, [&rest](const serving::HttpRequest& request) {
+      serving::RestResponse r = rest.Handle(request.method, request.target, request.body);
+      serving::HttpResponse response;
+      response.status = r.status;
+      response.body = std::move(r.body);
+      response.content_type = std::move(r.content_type);
+      return response;
+    });
+    if (!started.ok()) return ReportFailure(err, "serve", started.status());
+    server = std::move(*started);
+  }
+  std::unique_ptr<serving::GrpcServer> grpc;
+  if (f.port != 0) {
+    serving::GrpcServerOptions grpc_options;
+    grpc_options.port = f.port;
+    grpc_options.max_receive_message_bytes = f.grpc_max_message_bytes;
+    grpc_options.max_send_message_bytes = f.grpc_max_message_bytes;
+    grpc_options.max_threads = f.grpc_max_threads;
+    grpc_options.channel_arguments = std::move(*grpc_channel_arguments);
+    auto started = serving::GrpcServer::Start(grpc_options, core->get());
+    if (!started.ok()) return ReportFailure(err, "serve", started.status());
+    grpc = std::move(*started);
+    err << "tfhost serve: gRPC API listening on " << grpc_options.address << ":" << grpc->port()
+        << " (max message " << f.grpc_max_message_bytes << " bytes)\n";
+  } else {
+    err << "tfhost serve: gRPC is not served (--port=0)\n";
+  }
+  if (server) {
+    err << "tfhost serve: REST API listening on " << f.rest_api_address << ":" << server->port() << " ("
+        << http.num_threads << " threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
+    if (!metrics_path->empty()) err << "tfhost serve: Prometheus metrics at " << *metrics_path << "\n";
+  } else {
+    err << "tfhost serve: REST is not served (--rest_api_port=0)\n";
+  }
   err.flush();
-  PrintCurlExamples(out, (*server)->port(), demo, served_config);
+  if (server) PrintCurlExamples(out, server->port(), demo, served_config);
 
   int sig = signals.Wait();
   err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "
@@ -356,7 +394,14 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   err.flush();
   rest.SetDraining(true);
   auto drain_start = std::chrono::steady_clock::now();
-  bool drained = (*server)->Stop(std::chrono::milliseconds(f.shutdown_timeout_ms));
+  // gRPC and REST drain at the same time, each within the same deadline.
+  bool grpc_drained = true;
+  std::thread grpc_stop([&] {
+    if (grpc) grpc_drained = grpc->Shutdown(std::chrono::milliseconds(f.shutdown_timeout_ms));
+  });
+  bool drained = server ? server->Stop(std::chrono::milliseconds(f.shutdown_timeout_ms)) : true;
+  grpc_stop.join();
+  drained = drained && grpc_drained;
   if (batcher) {
     auto used = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - drain_start);
     batcher->Shutdown(std::max(std::chrono::milliseconds(0), std::chrono::milliseconds(f.shutdown_timeout_ms) - used));
@@ -364,7 +409,8 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   err << "tfhost serve: " << (drained ? "all requests finished" : "shutdown deadline passed; open requests dropped")
       << "; unloading models\n";
-  server->reset();
+  grpc.reset();
+  server.reset();
   core->reset();
   err << "tfhost serve: stopped\n";
   err.flush();

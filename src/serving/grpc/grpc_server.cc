@@ -1,0 +1,254 @@
+#include "serving/grpc/grpc_server.h"
+
+#include <grpc/grpc.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/resource_quota.h>
+
+#include <atomic>
+#include <charconv>
+#include <system_error>
+
+#include "serving/server_core.h"
+#include "tensorflow_serving/apis/model_service.grpc.pb.h"
+#include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
+
+namespace tfhost::serving {
+
+namespace {
+
+namespace ts = tensorflow::serving;
+
+// gRPC carries the error text in a trailer; clients refuse trailers over
+// their metadata limit (8 KiB by default) and then report a useless
+// transport error instead of ours, so long texts are cut well below it.
+constexpr size_t kMaxErrorMessageBytes = 4096;
+
+grpc::Status ToGrpcStatus(const Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  std::string message = status.message();
+  if (message.size() > kMaxErrorMessageBytes) {
+    message.resize(kMaxErrorMessageBytes - 20);
+    message += " ... (truncated)";
+  }
+  // tfhost's StatusCode numbers are gRPC's canonical codes.
+  return grpc::Status(static_cast<grpc::StatusCode>(static_cast<int>(status.code())), std::move(message));
+}
+
+bool ParseInt32(const std::string& text, int* value) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+  return ec == std::errc() && ptr == end && !text.empty();
+}
+
+std::string ListenAddress(const std::string& address, int port) {
+  // IPv6 literals need brackets before the port.
+  if (address.find(':') != std::string::npos && address.front() != '[') {
+    return "[" + address + "]:" + std::to_string(port);
+  }
+  return address + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+// Shared by both services: the core, the in-flight count, and what shutdown
+// needs to know.
+class GrpcServer::Impl {
+ public:
+  explicit Impl(ServerCore* core) : core_(core), prediction_(this), model_(this) {}
+
+  // Runs `call` for one RPC: counts it in flight, skips calls the client
+  // already gave up on, and notes calls grpc cancelled during shutdown.
+  template <typename Fn>
+  grpc::Status Handle(grpc::ServerContext* context, Fn&& call) {
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    grpc::Status result;
+    if (context->IsCancelled()) {
+      result = grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled before it started");
+    } else {
+      result = ToGrpcStatus(call());
+      if (shutting_down_.load() && context->IsCancelled()) cancelled_in_shutdown_.fetch_add(1);
+    }
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    return result;
+  }
+
+  class PredictionServiceImpl final : public ts::PredictionService::Service {
+   public:
+    explicit PredictionServiceImpl(Impl* impl) : impl_(impl) {}
+
+    grpc::Status Classify(grpc::ServerContext* context, const ts::ClassificationRequest* request,
+                          ts::ClassificationResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->Classify(*request, response, Grpc()); });
+    }
+    grpc::Status Regress(grpc::ServerContext* context, const ts::RegressionRequest* request,
+                         ts::RegressionResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->Regress(*request, response, Grpc()); });
+    }
+    grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
+                         ts::PredictResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->Predict(*request, response, Grpc()); });
+    }
+    grpc::Status MultiInference(grpc::ServerContext* context, const ts::MultiInferenceRequest* request,
+                                ts::MultiInferenceResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->MultiInference(*request, response, Grpc()); });
+    }
+    grpc::Status GetModelMetadata(grpc::ServerContext* context, const ts::GetModelMetadataRequest* request,
+                                  ts::GetModelMetadataResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->GetModelMetadata(*request, response, Grpc()); });
+    }
+
+   private:
+    static RequestContext Grpc() { return RequestContext{Entrypoint::kGrpc}; }
+    Impl* impl_;
+  };
+
+  class ModelServiceImpl final : public ts::ModelService::Service {
+   public:
+    explicit ModelServiceImpl(Impl* impl) : impl_(impl) {}
+
+    grpc::Status GetModelStatus(grpc::ServerContext* context, const ts::GetModelStatusRequest* request,
+                                ts::GetModelStatusResponse* response) override {
+      return impl_->Handle(context, [&] {
+        return impl_->core_->GetModelStatus(*request, response, RequestContext{Entrypoint::kGrpc});
+      });
+    }
+    // As in TF Serving, a failed reload is both the call's status and
+    // response.status (grpc sends no response body with a non-OK status, so
+    // clients see the former).
+    grpc::Status HandleReloadConfigRequest(grpc::ServerContext* context, const ts::ReloadConfigRequest* request,
+                                           ts::ReloadConfigResponse* response) override {
+      return impl_->Handle(context, [&] { return impl_->core_->HandleReloadConfigRequest(*request, response); });
+    }
+
+   private:
+    Impl* impl_;
+  };
+
+  ServerCore* core_;
+  PredictionServiceImpl prediction_;
+  ModelServiceImpl model_;
+  std::unique_ptr<grpc::Server> server_;
+  std::atomic<int64_t> in_flight_{0};
+  std::atomic<bool> shutting_down_{false};
+  std::atomic<int64_t> cancelled_in_shutdown_{0};
+};
+
+StatusOr<std::vector<GrpcChannelArgument>> ParseGrpcChannelArguments(const std::string& text) {
+  std::vector<GrpcChannelArgument> out;
+  if (text.empty()) return out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string entry = text.substr(start, comma - start);
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument("--grpc_channel_arguments: entry '" + entry +
+                             "' is not key=value (expected e.g. grpc.max_connection_age_ms=2000,"
+                             "grpc.max_concurrent_streams=100)");
+    }
+    out.push_back({entry.substr(0, eq), entry.substr(eq + 1)});
+    start = comma + 1;
+  }
+  return out;
+}
+
+Status ValidateGrpcServerOptions(const GrpcServerOptions& options) {
+  if (options.port < 0 || options.port > 65535) {
+    return InvalidArgument("gRPC port must be between 0 and 65535, got " + std::to_string(options.port));
+  }
+  if (options.max_receive_message_bytes < 1 || options.max_send_message_bytes < 1) {
+    return InvalidArgument("gRPC message size limits must be between 1 and " + std::to_string(INT_MAX) +
+                           " bytes, got receive " + std::to_string(options.max_receive_message_bytes) + " and send " +
+                           std::to_string(options.max_send_message_bytes));
+  }
+  if (options.max_threads < 0) {
+    return InvalidArgument("gRPC max threads must be 0 (grpc's default) or more, got " +
+                           std::to_string(options.max_threads));
+  }
+  if (options.address.empty()) return InvalidArgument("gRPC listen address must not be empty");
+  for (const GrpcChannelArgument& arg : options.channel_arguments) {
+    if (arg.key.empty()) return InvalidArgument("gRPC channel argument with an empty key (value '" + arg.value + "')");
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions& options, ServerCore* core) {
+  TFHOST_RETURN_IF_ERROR(ValidateGrpcServerOptions(options));
+  if (core == nullptr) return InvalidArgument("GrpcServer::Start needs a ServerCore");
+  std::unique_ptr<GrpcServer> server(new GrpcServer());
+  server->impl_ = std::make_unique<Impl>(core);
+
+  grpc::ServerBuilder builder;
+  const std::string address = ListenAddress(options.address, options.port);
+  int selected_port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &selected_port);
+  builder.RegisterService(&server->impl_->prediction_);
+  builder.RegisterService(&server->impl_->model_);
+  // ServerBuilder applies its own limits over channel arguments with the same
+  // keys, so those arguments are folded into the limits instead (TF Serving
+  // lets --grpc_channel_arguments override its INT_MAX default this way).
+  int max_receive = options.max_receive_message_bytes;
+  int max_send = options.max_send_message_bytes;
+  std::vector<GrpcChannelArgument> other_arguments;
+  for (const GrpcChannelArgument& arg : options.channel_arguments) {
+    int value = 0;
+    bool is_int = ParseInt32(arg.value, &value);
+    if (arg.key == GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH || arg.key == GRPC_ARG_MAX_SEND_MESSAGE_LENGTH) {
+      if (!is_int || value < -1 || value == 0) {
+        return InvalidArgument("gRPC channel argument " + arg.key + "=" + arg.value +
+                               ": expected a byte count from 1 to " + std::to_string(INT_MAX) + ", or -1 (no limit)");
+      }
+      (arg.key == GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH ? max_receive : max_send) = value < 0 ? INT_MAX : value;
+    } else {
+      other_arguments.push_back(arg);
+    }
+  }
+  builder.SetMaxReceiveMessageSize(max_receive);
+  builder.SetMaxSendMessageSize(max_send);
+  // grpc turns SO_REUSEPORT on by default, which would let a second server
+  // "bind" a port that is already serving and split its traffic; a busy
+  // port must be an error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  if (options.max_threads > 0) {
+    grpc::ResourceQuota quota("tfhost_grpc");
+    quota.SetMaxThreads(options.max_threads);
+    builder.SetResourceQuota(quota);
+  }
+  for (const GrpcChannelArgument& arg : other_arguments) {
+    int value = 0;
+    if (ParseInt32(arg.value, &value)) {
+      builder.AddChannelArgument(arg.key, value);
+    } else {
+      builder.AddChannelArgument(arg.key, arg.value);
+    }
+  }
+  server->impl_->server_ = builder.BuildAndStart();
+  if (server->impl_->server_ == nullptr || selected_port == 0) {
+    if (server->impl_->server_) server->impl_->server_->Shutdown();
+    return Unavailable("cannot serve gRPC on " + address +
+                       " (is the port in use, or the address not one of this machine's?)");
+  }
+  server->port_ = selected_port;
+  return server;
+}
+
+GrpcServer::~GrpcServer() {
+  if (impl_ && impl_->server_) Shutdown(std::chrono::milliseconds(0));
+}
+
+bool GrpcServer::Shutdown(std::chrono::milliseconds deadline) {
+  if (shut_down_) return drained_;
+  shut_down_ = true;
+  impl_->shutting_down_.store(true);
+  // Returns once every handler has returned: those still running at the
+  // deadline are cancelled but finish their current model run first.
+  impl_->server_->Shutdown(std::chrono::system_clock::now() + std::max(deadline, std::chrono::milliseconds(0)));
+  impl_->server_->Wait();
+  drained_ = impl_->cancelled_in_shutdown_.load() == 0;
+  return drained_;
+}
+
+int64_t GrpcServer::in_flight() const { return impl_->in_flight_.load(std::memory_order_relaxed); }
+
+}  // namespace tfhost::serving
