@@ -17,6 +17,7 @@ void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterFillRangeOps(registry);
   array::RegisterIndexOps(registry);
   array::RegisterSearchOps(registry);
+  array::RegisterRaggedOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -768,6 +768,12 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register("ScatterNd", ScatterNdShape);
   registry.Register("TopKV2", TopKShape);
   registry.Register("Bucketize", UnchangedShape);
+  // RaggedTensorToTensor: the `shape` input when constant and fully given.
+  registry.Register("RaggedTensorToTensor", [](ShapeContext& ctx) {
+    PartialShape shape = ctx.InputAsShape(0);
+    if (shape.rank_known() && shape.rank() > 0) ctx.set_output(0, shape);
+    return OkStatus();
+  });
   registry.Register({"LowerBound", "UpperBound"}, [](ShapeContext& ctx) {
     ctx.set_output(0, ctx.input(1));
     return OkStatus();

@@ -360,6 +360,16 @@ add('bias_relu', 'FusedDepthwiseConv2dNative', fusedConv(['BiasAdd', 'Relu'], 1,
   (x, f, b) => tf.fused.depthwiseConv2d({ x, filter: f, strides: 1, pad: 'same', bias: b, activation: 'relu' }));
 add('bias_relu', '_FusedMatMul', { ...T(), transpose_a: A.b(false), transpose_b: A.b(true), num_args: A.i(1), fused_ops: A.ls(['BiasAdd', 'Relu']), epsilon: A.f(0.0001) },
   [randn([3, 4]), randn([5, 4]), randn([5])], (a, b, bias) => tf.fused.matMul({ a, b, transposeB: true, bias, activation: 'relu' }));
+// RaggedTensorToTensor (RaggedTensor.to_tensor in TF2 text pipelines).
+const r2t = (types) => ({ T: A.type('float32'), Tindex: A.type('int64'), Tshape: A.type('int64'), num_row_partition_tensors: A.i(types.length), row_partition_types: A.ls(types) });
+add('row_splits', 'RaggedTensorToTensor', r2t(['ROW_SPLITS']), [i32([-1, -1]), randn([6]), tf.scalar(0.5), i32([0, 2, 2, 5, 6])],
+  (s, v, d, p) => tf.raggedTensorToTensor(s, v, d, [p], ['ROW_SPLITS']), { inDtypes: ['int64', undefined, undefined, 'int64'] });
+add('value_rowids_truncated', 'RaggedTensorToTensor', r2t(['FIRST_DIM_SIZE', 'VALUE_ROWIDS']),
+  [i32([-1, 2]), randn([5]), tf.scalar(-1), tf.scalar(4, 'int32'), i32([0, 0, 0, 2, 3])],
+  (s, v, d, n, ids) => tf.raggedTensorToTensor(s, v, d, [n, ids], ['FIRST_DIM_SIZE', 'VALUE_ROWIDS']), { inDtypes: ['int64', undefined, undefined, 'int64', 'int64'] });
+add('two_levels_inner_dim', 'RaggedTensorToTensor', r2t(['ROW_SPLITS', 'ROW_SPLITS']),
+  [i32([-1, -1, -1, 2]), randn([4, 2]), tf.scalar(0), i32([0, 2, 3]), i32([0, 1, 3, 4])],
+  (s, v, d, a, b) => tf.raggedTensorToTensor(s, v, d, [a, b], ['ROW_SPLITS', 'ROW_SPLITS']), { inDtypes: ['int64', undefined, undefined, 'int64', 'int64'] });
 add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
 add('float', 'Snapshot', T(), [randn([3])], (x) => x);
 add('float', 'StopGradient', T(), [randn([3])], (x) => x);
