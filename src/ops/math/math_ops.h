@@ -18,5 +18,6 @@ void RegisterSoftmaxOps(OpRegistry& registry);
 void RegisterSelectOps(OpRegistry& registry);
 void RegisterNaryOps(OpRegistry& registry);
 void RegisterEinsumOp(OpRegistry& registry);
+void RegisterBincountOps(OpRegistry& registry);
 
 }  // namespace tfhost::ops::math

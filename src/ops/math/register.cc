@@ -16,6 +16,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterSelectOps(registry);
   math::RegisterNaryOps(registry);
   math::RegisterEinsumOp(registry);
+  math::RegisterBincountOps(registry);
 }
 
 }  // namespace tfhost::ops

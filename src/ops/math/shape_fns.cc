@@ -204,6 +204,18 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
   registry.Register("BatchMatMul", [](ShapeContext& ctx) { return BatchMatMulShape(ctx, false); });
   registry.Register({"BatchMatMulV2", "BatchMatMulV3"}, [](ShapeContext& ctx) { return BatchMatMulShape(ctx, true); });
   registry.Register("Einsum", EinsumShape);
+  // Bincount: [size]; DenseBincount: [size] or [batch, size] by input rank.
+  registry.Register({"Bincount", "DenseBincount"}, [](ShapeContext& ctx) {
+    auto size = ctx.InputInts(1);
+    const int64_t n = size && size->size() == 1 && (*size)[0] >= 0 ? (*size)[0] : -1;
+    const ir::PartialShape& in = ctx.input(0);
+    if (ctx.node().op == "DenseBincount" && in.rank() == 2) {
+      ctx.set_output(0, ir::PartialShape::Known({in.dim(0), n}));
+    } else if (ctx.node().op == "Bincount" || in.rank() == 1) {
+      ctx.set_output(0, ir::PartialShape::Known({n}));
+    }
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

@@ -370,6 +370,15 @@ add('value_rowids_truncated', 'RaggedTensorToTensor', r2t(['FIRST_DIM_SIZE', 'VA
 add('two_levels_inner_dim', 'RaggedTensorToTensor', r2t(['ROW_SPLITS', 'ROW_SPLITS']),
   [i32([-1, -1, -1, 2]), randn([4, 2]), tf.scalar(0), i32([0, 2, 3]), i32([0, 1, 3, 4])],
   (s, v, d, a, b) => tf.raggedTensorToTensor(s, v, d, [a, b], ['ROW_SPLITS', 'ROW_SPLITS']), { inDtypes: ['int64', undefined, undefined, 'int64', 'int64'] });
+// Bincount / DenseBincount (Keras CategoryEncoding, TextVectorization counts).
+add('weighted', 'Bincount', { T: A.type('float32') }, [i32([1, 1, 3, 0, 2, 3, 6]), tf.scalar(5, 'int32'), randn([7])],
+  (x, s, w) => tf.bincount(x, w, 5));
+add('counts', 'Bincount', { T: A.type('int32') }, [i32([1, 1, 3, 0, 2, 3, 6]), tf.scalar(5, 'int32'), tf.tensor([], [0], 'int32')],
+  (x, s, w) => tf.bincount(x, w, 5));
+add('rows_binary', 'DenseBincount', { Tidx: A.type('int32'), T: A.type('float32'), binary_output: A.b(true) },
+  [i32([0, 2, 2, 1, 4, 4], [2, 3]), tf.scalar(4, 'int32'), tf.tensor([], [0], 'float32')], (x, s, w) => tf.denseBincount(x, w, 4, true));
+add('rows_counts', 'DenseBincount', { Tidx: A.type('int32'), T: A.type('float32'), binary_output: A.b(false) },
+  [i32([0, 2, 2, 1, 1, 1], [2, 3]), tf.scalar(3, 'int32'), tf.tensor([], [0], 'float32')], (x, s, w) => tf.denseBincount(x, w, 3, false));
 add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
 add('float', 'Snapshot', T(), [randn([3])], (x) => x);
 add('float', 'StopGradient', T(), [randn([3])], (x) => x);
