@@ -62,6 +62,13 @@ const std::vector<Command>& Commands() {
       {"run", "run a model on inputs from .npy files, files or JSON", RunCommand},
       {"bench", "measure latency and throughput over batch sizes and threads", BenchCommand},
       {"demo-models", "write small demo SavedModels (half_plus_two, mlp, cnn)", DemoModelsCommand},
+      {"serve", "serve models with TensorFlow Serving's REST API and flags", ServeCommand},
+      {"probe", "describe this host: CPU, memory, disks, network, RDMA, GPUs, CUDA libraries", ProbeCommand},
+      {"doctor", "check this host and TF_*/NCCL_* settings against best practice", DoctorCommand},
+      {"monitor", "live GPU/host dashboard, Prometheus exporter (DCGM names) and recorder", MonitorCommand},
+      {"advise", "find the bottleneck (input, memory, launch, copies, throttling, storage) in a recording", AdviseCommand},
+      {"launch", "run a distributed TensorFlow job (local, Slurm, MPI, ssh; sbatch/Kubernetes files)", LaunchCommand},
+      {"data", "TFRecord/Example files: inspect, head, verify, convert (CSV, JSON Lines), bench", DataCommand},
       {"version", "print the version", VersionCommand},
       {"help", "show help for tfhost or a command", HelpCommand},
   };

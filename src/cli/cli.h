@@ -25,6 +25,13 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int DemoModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int ProbeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int DoctorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int AdviseCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // The subcommand table, in the order `tfhost help` lists it.
 const std::vector<Command>& Commands();
