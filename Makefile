@@ -1,7 +1,7 @@
 # Front door for building, running and testing tfhost. See README.md.
 #   make deps   install the Debian packages the build needs (idempotent)
 #   make build  Release build; the binary is build/tfhost
-#   make run    deps + build + the main job on demo models tfhost writes itself
+#   make run    deps + build + `tfhost serve` on demo models tfhost writes itself
 #   make test   deps + build + the whole ctest suite, then the sanitizer suite
 #   make asan   loader/parser tests under AddressSanitizer + UBSan
 #   make fuzz   builds the libFuzzer targets with clang and smoke-runs each
@@ -27,10 +27,13 @@ $(BUILD_DIR)/CMakeCache.txt:
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The main job: TensorFlow Serving's REST (8501) and gRPC (8500) APIs over the
+# demo models tfhost writes itself; it prints ready-to-paste curl commands.
+# Ctrl-C drains in-flight requests and exits 0.
+REST_PORT ?= 8501
+GRPC_PORT ?= 8500
 run: deps build
-	$(BUILD_DIR)/tfhost demo-models $(DEMO_DIR)
-	$(BUILD_DIR)/tfhost inspect $(DEMO_DIR)/cnn
-	$(BUILD_DIR)/tfhost bench $(DEMO_DIR)/cnn --batch 1,8 --threads 1,2 --runs 50
+	$(BUILD_DIR)/tfhost serve --demo_models_dir=$(DEMO_DIR) --rest_api_port=$(REST_PORT) --port=$(GRPC_PORT)
 
 unit-test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
