@@ -2,11 +2,13 @@
 // §3.4). Every checksum in tensor bundles, SSTable block trailers and TFRecord
 // framing is a masked CRC-32C.
 //
-// Value/Extend pick an SSE4.2 implementation at run time (cpuid) when the CPU
-// has the crc32 instruction — six or three interleaved streams combined with
-// zero-shift tables, so inputs of a few hundred bytes and up run at the
-// instruction's throughput rather than its latency — else a portable
-// slicing-by-8 one; both give identical results. All functions are pure and
+// Value/Extend pick the fastest implementation the CPU has, at run time
+// (cpuid): inputs of 2 KiB and more fold 256-byte windows with AVX-512
+// VPCLMULQDQ carry-less multiplies where available; then the SSE4.2 crc32
+// instruction runs six or three interleaved streams joined with zero-shift
+// tables, so records of a few hundred bytes run at the instruction's
+// throughput rather than its latency; without SSE4.2, a portable
+// slicing-by-8 loop. All give identical results. All functions are pure and
 // thread-safe.
 #pragma once
 
