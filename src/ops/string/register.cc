@@ -8,6 +8,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterRegexOps(registry);
   RegisterStringConversionOps(registry);
   RegisterStringHashOps(registry);
+  RegisterStringNGramsOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -22,6 +22,11 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry) {
                     UnchangedShape);
   registry.Register({"StringJoin", "Substr"}, BroadcastingShape);
   registry.Register("StringSplitV2", StringSplitShape);
+  registry.Register("StringNGrams", [](ShapeContext& ctx) {
+    ctx.set_output(0, ir::PartialShape::Known({-1}));
+    ctx.set_output(1, ctx.input(1));  // one split per row, as data_splits
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

@@ -25,6 +25,8 @@ void RegisterStringConversionOps(OpRegistry& registry);
 // StringToHashBucketFast (FarmHash Fingerprint64), StringToHashBucketStrong
 // (SipHash-2-4), StringToHashBucket (MurmurHash64A).
 void RegisterStringHashOps(OpRegistry& registry);
+// StringNGrams.
+void RegisterStringNGramsOp(OpRegistry& registry);
 
 namespace string_internal {
 

@@ -379,6 +379,17 @@ add('rows_binary', 'DenseBincount', { Tidx: A.type('int32'), T: A.type('float32'
   [i32([0, 2, 2, 1, 4, 4], [2, 3]), tf.scalar(4, 'int32'), tf.tensor([], [0], 'float32')], (x, s, w) => tf.denseBincount(x, w, 4, true));
 add('rows_counts', 'DenseBincount', { Tidx: A.type('int32'), T: A.type('float32'), binary_output: A.b(false) },
   [i32([0, 2, 2, 1, 1, 1], [2, 3]), tf.scalar(3, 'int32'), tf.tensor([], [0], 'float32')], (x, s, w) => tf.denseBincount(x, w, 3, false));
+// StringNGrams (tf.strings.ngrams, TextVectorization ngrams).
+const ngrams = (sep, widths, lp, rp, pw, pss) => ({ separator: A.s(sep), ngram_widths: A.li(widths), left_pad: A.s(lp), right_pad: A.s(rp),
+  pad_width: A.i(pw), preserve_short_sequences: A.b(pss), Tsplits: A.type('int64') });
+const ngData = str(['a', 'b', 'c', 'd', 'e', 'f']);
+for (const [name, sep, widths, lp, rp, pw, pss] of [
+  ['bigrams_trigrams', ' ', [2, 3], '', '', 0, false], ['padded_auto', '|', [3], 'L', 'R', -1, false],
+  ['pad1_unigrams_bigrams', '_', [1, 2], '<', '>', 1, false], ['preserve_short', ' ', [4], '', '', 0, true]]) {
+  add(name, 'StringNGrams', ngrams(sep, widths, lp, rp, pw, pss), [ngData, i32([0, 3, 3, 4, 6])],
+    (d, sp) => { const r = tf.string.stringNGrams(d, sp, sep, widths, lp, rp, pw, pss); return [r.nGrams, r.nGramsSplits]; },
+    { inDtypes: [undefined, 'int64'], outDtypes: ['string', 'int64'] });
+}
 add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
 add('float', 'Snapshot', T(), [randn([3])], (x) => x);
 add('float', 'StopGradient', T(), [randn([3])], (x) => x);
