@@ -1,6 +1,10 @@
 // ExecutionPlan: the part of a graph one Run() needs, precomputed once per
 // (feeds, fetches, targets) combination: which nodes run, where each input
 // comes from, how many inputs each node waits for and who consumes what.
+// For TF1 while loops it also records the loop structure (which frame each
+// node runs in, Enter/Exit/NextIteration roles), checked once here so that
+// malformed loops (mismatched frames, a NextIteration feeding no Merge, a
+// cycle without a back edge) fail before anything runs.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,11 @@
 // Run() evaluates only what the fetches and targets need, with fed tensors
 // replacing node outputs. Execution plans are cached per (feeds, fetches,
 // targets) combination. Independent nodes run concurrently on the inter-op
-// pool; kernels may split work on the intra-op pool.
+// pool; kernels may split work on the intra-op pool. Plans with TF1 while
+// loops run on the frame executor (runtime/frame_executor.h); TF2 If, While,
+// Case and calls run their library functions through the function runtime
+// (runtime/function_runtime.h). Per-run objects (TensorArrays) live in a step
+// container that dies with the run.
 //
 // Thread-safety: Run() may be called from many threads at once; state shared
 // between runs lives in the ResourceManager (each variable has its own lock).
