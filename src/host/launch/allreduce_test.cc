@@ -1,0 +1,96 @@
+#include "host/launch/allreduce.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "host/launch/launch_plan.h"
+
+namespace tfhost::host::launch {
+namespace {
+
+// Runs `fn(rank, comm)` on `n` threads forming one TCP ring on localhost.
+void OnRing(int n, const std::function<void(int, Collective&)>& fn) {
+  auto ports = ProbeFreePorts(n);
+  ASSERT_TRUE(ports.ok());
+  std::vector<std::string> addrs;
+  for (int p : *ports) addrs.push_back("127.0.0.1:" + std::to_string(p));
+  std::vector<std::thread> threads;
+  std::vector<Status> statuses(n);
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      auto comm = ConnectTcpRing(addrs, r, 20);
+      statuses[r] = comm.status();
+      if (comm.ok()) fn(r, **comm);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(statuses[r].ok()) << r << ": " << statuses[r].ToString();
+}
+
+TEST(AllreduceTest, RingSumsCorrectlyFor2And4RanksAndOddSizes) {
+  for (int n : {2, 4}) {
+    OnRing(n, [n](int rank, Collective& comm) {
+      EXPECT_EQ(comm.rank(), rank);
+      EXPECT_EQ(comm.size(), n);
+      for (size_t count : {1u, 3u, 7u, 1000u, 100003u}) {
+        std::vector<float> v(count);
+        for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(rank * 1000 + i % 13);
+        ASSERT_TRUE(comm.AllreduceSum(v.data(), count).ok());
+        float rank_sum = 1000.0f * n * (n - 1) / 2;
+        for (size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(v[i], rank_sum + n * static_cast<float>(i % 13)) << "n=" << n << " count=" << count << " i=" << i;
+        }
+      }
+    });
+  }
+}
+
+TEST(AllreduceTest, BenchReportsBandwidthAndNoWrongValues) {
+  OnRing(3, [](int rank, Collective& comm) {
+    AllreduceBenchOptions o;
+    o.min_bytes = 8;
+    o.max_bytes = 1 << 20;
+    o.iters = 3;
+    o.warmup = 1;
+    auto rows = RunAllreduceBench(comm, o);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    ASSERT_EQ(rows->size(), 18u);  // 8 B .. 1 MiB doubling
+    for (const AllreduceRow& r : *rows) {
+      EXPECT_EQ(r.wrong, 0u) << r.bytes;
+      EXPECT_GT(r.algbw_gbs, 0);
+      EXPECT_NEAR(r.busbw_gbs, r.algbw_gbs * 4.0 / 3.0, 1e-9);
+    }
+    if (rank == 0) {
+      std::string table = FormatAllreduceTable(*rows, comm);
+      EXPECT_NE(table.find("over 3 ranks, backend tcp-ring"), std::string::npos) << table;
+    }
+  });
+}
+
+TEST(AllreduceTest, RingMembershipFromTfConfig) {
+  auto m = RingFromTfConfig(
+      R"({"cluster":{"worker":["a:1","b:2"],"chief":["c:3"]},"task":{"type":"worker","index":1}})");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->addresses, std::vector<std::string>({"c:3", "a:1", "b:2"}));
+  EXPECT_EQ(m->rank, 2);
+  EXPECT_FALSE(RingFromTfConfig("{").ok());
+  EXPECT_FALSE(RingFromTfConfig(R"({"cluster":{"worker":["a:1"]},"task":{"type":"worker","index":4}})").ok());
+  EXPECT_FALSE(RingFromTfConfig(R"({"cluster":{"worker":[1]},"task":{"type":"worker","index":0}})").ok());
+}
+
+TEST(AllreduceTest, SizeRanges) {
+  size_t lo = 0, hi = 0;
+  ASSERT_TRUE(ParseSizeRange("8:1G", &lo, &hi).ok());
+  EXPECT_EQ(lo, 8u);
+  EXPECT_EQ(hi, 1u << 30);
+  ASSERT_TRUE(ParseSizeRange("64K", &lo, &hi).ok());
+  EXPECT_EQ(lo, 65536u);
+  EXPECT_EQ(hi, 65536u);
+  EXPECT_FALSE(ParseSizeRange("1M:8", &lo, &hi).ok());
+  EXPECT_FALSE(ParseSizeRange("x:8", &lo, &hi).ok());
+  EXPECT_FALSE(ParseSizeRange("8:64G", &lo, &hi).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch
