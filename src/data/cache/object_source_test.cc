@@ -1,0 +1,77 @@
+#include "data/cache/object_source.h"
+
+#include <gtest/gtest.h>
+
+#include "data/cache/disk_cache.h"
+
+namespace tfhost::data::cache {
+namespace {
+
+TEST(ParseListObjectsV2, ReadsKeysSizesEtagsAndDecodesEntities) {
+  auto page = ParseListObjectsV2(
+      "<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>true</IsTruncated>"
+      "<NextContinuationToken>a&amp;b</NextContinuationToken>"
+      "<Contents><Key>d/x&lt;1&gt;&#233;.tfrecord</Key><Size>12</Size><ETag>&quot;abc&quot;</ETag></Contents>"
+      "<Contents><ETag>\"e\"</ETag><Key>d/y</Key><Size>0</Size></Contents></ListBucketResult>");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->objects.size(), 2u);
+  EXPECT_EQ(page->objects[0].uri, "d/x<1>\xc3\xa9.tfrecord");
+  EXPECT_EQ(page->objects[0].size, 12u);
+  EXPECT_EQ(page->objects[0].etag, "\"abc\"");
+  EXPECT_EQ(page->objects[1].uri, "d/y");
+  EXPECT_TRUE(page->truncated);
+  EXPECT_EQ(page->next_token, "a&b");
+}
+
+TEST(ParseListObjectsV2, RejectsMalformedAnswers) {
+  EXPECT_FALSE(ParseListObjectsV2("<Error><Code>AccessDenied</Code></Error>").ok());
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents>").ok());
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>k</Key><Size>99999999999999999999</Size>"
+                                  "</Contents>").ok());
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Size>1</Size></Contents>").ok());
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>&bogus;</Key><Size>1</Size></Contents>").ok());
+  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>&#x110000;</Key><Size>1</Size></Contents>").ok());
+  auto empty = ParseListObjectsV2("<ListBucketResult><KeyCount>0</KeyCount></ListBucketResult>");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->objects.empty());
+  EXPECT_FALSE(empty->truncated);
+}
+
+TEST(S3Uri, SplitsBucketAndKeyAndRejectsBadBuckets) {
+  std::string b, k;
+  ASSERT_TRUE(ParseS3Uri("s3://my-bucket/a/b.tfrecord", &b, &k).ok());
+  EXPECT_EQ(b, "my-bucket");
+  EXPECT_EQ(k, "a/b.tfrecord");
+  ASSERT_TRUE(ParseS3Uri("s3://bkt", &b, &k).ok());
+  EXPECT_EQ(k, "");
+  EXPECT_FALSE(ParseS3Uri("s3:///key", &b, &k).ok());
+  EXPECT_FALSE(ParseS3Uri("s3://b@d/key", &b, &k).ok());
+  EXPECT_FALSE(ParseS3Uri("/local/path", &b, &k).ok());
+}
+
+TEST(UriEncode, KeepsUnreservedAndOptionallySlashes) {
+  EXPECT_EQ(UriEncode("a b/c+d~e", true), "a%20b/c%2Bd~e");
+  EXPECT_EQ(UriEncode("a/b", false), "a%2Fb");
+}
+
+TEST(ParseByteSize, AcceptsBinaryUnitsAndRejectsGarbage) {
+  EXPECT_EQ(*ParseByteSize("1000"), 1000u);
+  EXPECT_EQ(*ParseByteSize("4K"), 4096u);
+  EXPECT_EQ(*ParseByteSize("1.5GiB"), uint64_t{3} << 29);
+  EXPECT_EQ(*ParseByteSize("10G"), uint64_t{10} << 30);
+  EXPECT_FALSE(ParseByteSize("ten").ok());
+  EXPECT_FALSE(ParseByteSize("5X").ok());
+  EXPECT_FALSE(ParseByteSize("-5").ok());
+}
+
+TEST(CacheFileName, IsStableDistinctAndHasNoPathSeparators) {
+  std::string a = CacheFileName("s3://b/dir/shard-00001.tfrecord");
+  EXPECT_EQ(a, CacheFileName("s3://b/dir/shard-00001.tfrecord"));
+  EXPECT_NE(a, CacheFileName("s3://b/other/shard-00001.tfrecord"));
+  EXPECT_EQ(a.find('/'), std::string::npos);
+  EXPECT_NE(a.find("shard-00001.tfrecord"), std::string::npos);
+  EXPECT_EQ(CacheFileName("s3://b/..").find(".."), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfhost::data::cache
