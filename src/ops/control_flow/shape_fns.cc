@@ -108,7 +108,8 @@ void RegisterControlFlowShapeFns(ShapeFnRegistry& registry) {
   registry.Register("TensorArrayGatherV3", TensorArrayGatherShape);
   registry.Register("TensorArrayConcatV3", TensorArrayConcatShape);
   registry.Register({"EmptyTensorList", "TensorListReserve", "TensorListFromTensor", "TensorListSetItem",
-                     "TensorListPushBack", "TensorListResize", "TensorListLength"},
+                     "TensorListPushBack", "TensorListResize", "TensorListLength", "TensorListScatterV2",
+                     "TensorListScatterIntoExistingList", "TensorListSplit"},
                     ScalarOutputs);
   registry.Register("TensorListGetItem", ElementShapeFromInput(2, 0));
   registry.Register("TensorListStack", ElementShapeFromInput(1, 1));

@@ -1,6 +1,7 @@
 // The TensorList family (TF2): EmptyTensorList, TensorListReserve,
 // TensorListFromTensor, GetItem, SetItem, Stack, Gather, PushBack, PopBack,
-// Length, ElementShape, Resize and TensorListConcatV2, with TensorFlow's
+// Length, ElementShape, Resize, TensorListConcatV2, ScatterV2,
+// ScatterIntoExistingList and Split, with TensorFlow's
 // semantics: elements never set read as zeros when the element shape is
 // fully known; element_shape inputs refine the list's own shape.
 #include "ops/control_flow/control_flow_ops.h"
@@ -310,6 +311,88 @@ Status TensorListConcatV2(KernelContext& ctx) {
   return OkStatus();
 }
 
+// Writes rows of `tensor` into `list` at `indices`, growing it as needed.
+Status ScatterRows(const KernelContext& ctx, TensorList& list, const Tensor& tensor, int indices_input) {
+  const Tensor& idx = ctx.input(indices_input);
+  if (idx.rank() != 1) return ctx.Error("indices must be a vector, got " + idx.shape().ToString());
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> indices, idx.ToInt64Vector());
+  if (tensor.rank() < 1 || tensor.dim(0) != static_cast<int64_t>(indices.size())) {
+    return ctx.Error("tensor of shape " + tensor.shape().ToString() + " must have one row per index (" +
+                     std::to_string(indices.size()) + ")");
+  }
+  if (tensor.dtype() != list.element_dtype) {
+    return ctx.Error("the list holds " + DTypeShortName(list.element_dtype) + ", got " + DTypeShortName(tensor.dtype()));
+  }
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t i = indices[k];
+    if (i < 0 || i >= tensor_array::kMaxElements) return ctx.Error("index " + std::to_string(i) + " is out of range");
+    Tensor row = tensor_array::Row(tensor, static_cast<int64_t>(k));
+    TFHOST_RETURN_IF_ERROR(CheckItem(ctx, list, row));
+    if (i >= static_cast<int64_t>(list.items.size())) list.items.resize(i + 1);
+    list.items[i] = std::move(row);
+  }
+  return OkStatus();
+}
+
+Status TensorListScatterIntoExistingList(KernelContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(auto list, ReadList(ctx, 0));
+  auto out = std::make_shared<TensorList>(*list);
+  TFHOST_RETURN_IF_ERROR(ScatterRows(ctx, *out, ctx.input(1), 2));
+  ctx.set_output(0, ListTensor(std::move(out)));
+  return OkStatus();
+}
+
+Status TensorListScatterV2(KernelContext& ctx) {
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = ctx.input(0).dtype();
+  TFHOST_ASSIGN_OR_RETURN(list->element_shape, ReadElementShape(ctx, 2));
+  TFHOST_ASSIGN_OR_RETURN(int64_t n, ReadScalarIndex(ctx, 3, "num_elements"));
+  if (n > tensor_array::kMaxElements) return ctx.Error("num_elements is too large");
+  if (n > 0) list->items.resize(n);
+  TFHOST_RETURN_IF_ERROR(ScatterRows(ctx, *list, ctx.input(0), 1));
+  if (n >= 0 && static_cast<int64_t>(list->items.size()) > n) {
+    return ctx.Error("an index is past num_elements " + std::to_string(n));
+  }
+  ctx.set_output(0, ListTensor(std::move(list)));
+  return OkStatus();
+}
+
+Status TensorListSplit(KernelContext& ctx) {
+  const Tensor& t = ctx.input(0);
+  TFHOST_ASSIGN_OR_RETURN(ir::PartialShape shape, ReadElementShape(ctx, 1));
+  const Tensor& lengths_t = ctx.input(2);
+  if (t.rank() < 1) return ctx.Error("tensor must have rank >= 1, got a scalar");
+  if (lengths_t.rank() != 1) return ctx.Error("lengths must be a vector, got " + lengths_t.shape().ToString());
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, lengths_t.ToInt64Vector());
+  if (static_cast<int64_t>(lengths.size()) > tensor_array::kMaxElements) return ctx.Error("too many lengths");
+  int64_t total = 0;
+  for (int64_t l : lengths) {
+    if (l < 0 || l > t.dim(0)) return ctx.Error("invalid length " + std::to_string(l));
+    total += l;
+  }
+  if (total != t.dim(0)) {
+    return ctx.Error("lengths sum to " + std::to_string(total) + " but tensor has " + std::to_string(t.dim(0)) + " rows");
+  }
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = t.dtype();
+  list->element_shape = shape;
+  int64_t row = t.dim(0) == 0 ? 0 : t.NumElements() / t.dim(0);
+  int64_t offset = 0;
+  for (int64_t l : lengths) {
+    std::vector<int64_t> dims = t.shape().dims();
+    dims[0] = l;
+    Tensor piece(t.dtype(), Shape(dims));
+    tensor_array::CopyElements(t, offset * row, piece, 0, l * row);
+    offset += l;
+    if (!shape.IsCompatibleWith(piece.shape())) {
+      return ctx.Error("piece of shape " + piece.shape().ToString() + " does not fit element_shape " + shape.ToString());
+    }
+    list->items.push_back(std::move(piece));
+  }
+  ctx.set_output(0, ListTensor(std::move(list)));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterTensorListOps(OpRegistry& r) {
@@ -354,6 +437,18 @@ void RegisterTensorListOps(OpRegistry& r) {
                  .Input("leading_dims: int64").Output("tensor: element_dtype").Output("lengths: int64")
                  .Attr("element_dtype: type").Attr("shape_type: {int32, int64}"),
              TensorListConcatV2);
+  r.Register(ir::OpDefBuilder("TensorListScatterIntoExistingList").Input("input_handle: variant")
+                 .Input("tensor: element_dtype").Input("indices: int32").Output("output_handle: variant")
+                 .Attr("element_dtype: type"),
+             TensorListScatterIntoExistingList);
+  r.Register(ir::OpDefBuilder("TensorListScatterV2").Input("tensor: element_dtype").Input("indices: int32")
+                 .Input("element_shape: shape_type").Input("num_elements: int32").Output("output_handle: variant")
+                 .Attr("element_dtype: type").Attr("shape_type: {int32, int64}"),
+             TensorListScatterV2);
+  r.Register(ir::OpDefBuilder("TensorListSplit").Input("tensor: element_dtype").Input("element_shape: shape_type")
+                 .Input("lengths: int64").Output("output_handle: variant").Attr("element_dtype: type")
+                 .Attr("shape_type: {int32, int64}"),
+             TensorListSplit);
 }
 
 }  // namespace tfhost::ops

@@ -71,5 +71,31 @@ TEST(TensorListOpsTest, BadIndicesDTypesAndShapesAreErrors) {
   EXPECT_FALSE(RunSingleOp("TensorListStack", {unknown, Tensor::Scalar<int32_t>(-1)}, Elem()).ok());
 }
 
+TEST(TensorListOpsTest, ScatterAndSplitBuildListsFromRows) {
+  Tensor rows = Tensor::FromVector<float>({1, 2, 3, 4}, Shape({2, 2}));
+  ir::AttrMap attrs = {{"element_dtype", MakeAttr(DType::kFloat)}, {"shape_type", MakeAttr(DType::kInt32)}};
+  // Rows go to indices 2 and 0 of a 3-element list; element 1 stays unset.
+  auto scattered = RunSingleOp("TensorListScatterV2",
+                               {rows, Tensor::FromVector<int32_t>({2, 0}), Shape1({2}), Tensor::Scalar<int32_t>(3)}, attrs);
+  ASSERT_TRUE(scattered.ok()) << scattered.status().ToString();
+  EXPECT_EQ(Floats(Run1("TensorListStack", {(*scattered)[0], Shape1({2})})), std::vector<float>({3, 4, 0, 0, 1, 2}));
+  Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(2)});
+  Tensor into = Run1("TensorListScatterIntoExistingList", {list, rows, Tensor::FromVector<int32_t>({1, 0})});
+  EXPECT_EQ(Floats(Run1("TensorListStack", {into, Shape1({2})})), std::vector<float>({3, 4, 1, 2}));
+  // Split [3, 1] rows into pieces of 1 and 2 rows.
+  auto split = RunSingleOp("TensorListSplit",
+                           {Tensor::FromVector<float>({5, 6, 7}, Shape({3, 1})), Tensor::Scalar<int32_t>(-1),
+                            Tensor::FromVector<int64_t>({1, 2})},
+                           attrs);
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_EQ(Floats(Run1("TensorListGetItem", {(*split)[0], Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(-1)})),
+            std::vector<float>({6, 7}));
+  EXPECT_FALSE(RunSingleOp("TensorListSplit",
+                           {Tensor::FromVector<float>({5, 6, 7}, Shape({3, 1})), Tensor::Scalar<int32_t>(-1),
+                            Tensor::FromVector<int64_t>({1, 1})},
+                           attrs)
+                   .ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops
