@@ -1,0 +1,371 @@
+// The disk cache against a real S3-compatible server process on loopback
+// (tests/data_cache/s3_server.py: path-style PUT/GET/HEAD/ListObjectsV2,
+// rejecting requests without a SigV4 Authorization header for its key and
+// region), including a server that dies mid-download and two processes
+// warming the same objects at once.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "data/cache/disk_cache.h"
+#include "data/cache/tiered_cache.h"
+#include "data/tfrecord_reader.h"
+
+namespace tfhost::data::cache {
+namespace {
+
+std::string MakeTempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base ? base : "/tmp") + "/s3_cache_test.XXXXXX";
+  return ::mkdtemp(tmpl.data());
+}
+
+void WriteFile(const std::string& path, const std::string& data) { std::ofstream(path, std::ios::binary) << data; }
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") out.push_back(n);
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+std::string TFRecordBytes(int records, size_t record_size, char seed) {
+  std::string out;
+  for (int i = 0; i < records; ++i) AppendTFRecordFrame(std::string(record_size, static_cast<char>(seed + i % 7)), &out);
+  return out;
+}
+
+std::string ServerScript() {
+  const char* src = std::getenv("TFHOST_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/tests/data_cache/s3_server.py";
+}
+
+// One s3_server.py process; killed (and reaped) on destruction.
+class S3Server {
+ public:
+  S3Server(std::string root, std::vector<std::string> extra, int port = 0) : root_(std::move(root)) {
+    std::string port_file = root_ + "/.port." + std::to_string(counter_++);
+    ::unlink(port_file.c_str());
+    std::vector<std::string> argv = {"python3", ServerScript(), "--root", root_ + "/store", "--port",
+                                     std::to_string(port), "--port-file", port_file, "--region", "eu-test-1",
+                                     "--access-key", "AKIDTEST"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::vector<char*> a;
+      for (auto& s : argv) a.push_back(s.data());
+      a.push_back(nullptr);
+      ::execvp("python3", a.data());
+      ::_exit(127);
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string p = ReadWhole(port_file);
+      if (!p.empty()) {
+        port_ = std::atoi(p.c_str());
+        break;
+      }
+      int status;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  ~S3Server() { Kill(); }
+  void Kill() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  // Whether the process has exited on its own (reaps it).
+  bool Exited() {
+    if (pid_ <= 0) return true;
+    int status;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return true;
+    }
+    return false;
+  }
+  int port() const { return port_; }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  static inline int counter_ = 0;
+  std::string root_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+class S3CacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = MakeTempDir();
+    ::mkdir((root_ + "/store").c_str(), 0755);
+    ::mkdir((root_ + "/store/bkt").c_str(), 0755);
+    ::mkdir((root_ + "/store/bkt/train").c_str(), 0755);
+  }
+  void TearDown() override { std::system(("rm -rf '" + root_ + "'").c_str()); }
+
+  void Put(const std::string& key, const std::string& data) { WriteFile(root_ + "/store/bkt/" + key, data); }
+
+  DiskCacheOptions Options(const S3Server& server) {
+    DiskCacheOptions o;
+    o.dir = root_ + "/cache";
+    o.max_bytes = 64 << 20;
+    o.s3.endpoint = server.endpoint();
+    o.s3.region = "eu-test-1";
+    o.s3.access_key = "AKIDTEST";
+    o.s3.secret_key = "secret";
+    o.s3.attempts = 1;
+    return o;
+  }
+
+  std::string root_;
+};
+
+TEST_F(S3CacheTest, FirstUseDownloadsAndLaterUsesAreHits) {
+  S3Server server(root_, {});
+  ASSERT_GT(server.port(), 0);
+  std::string shard = TFRecordBytes(50, 200, 'a');
+  Put("train/shard-00000-of-00002.tfrecord", shard);
+  auto cache = DiskCache::Open(Options(server));
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  auto first = (*cache)->Get("s3://bkt/train/shard-00000-of-00002.tfrecord");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_FALSE(first->hit);
+  EXPECT_EQ(ReadWhole(first->path), shard);
+  EXPECT_EQ(first->etag.size(), 34u);  // quoted MD5
+  auto second = (*cache)->Get("s3://bkt/train/shard-00000-of-00002.tfrecord");
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->hit);
+  auto stats = (*cache)->Stats();
+  EXPECT_EQ(stats->hits, 1u);
+  EXPECT_EQ(stats->misses, 1u);
+  EXPECT_EQ(stats->bytes_downloaded, shard.size());
+  auto missing = (*cache)->Get("s3://bkt/train/nope.tfrecord");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+}
+
+TEST_F(S3CacheTest, RequestsWithoutCredentialsOrWithTheWrongRegionAreRefused) {
+  S3Server server(root_, {});
+  Put("train/a", "x");
+  auto o = Options(server);
+  o.s3.access_key.clear();
+  auto cache = DiskCache::Open(o);
+  ASSERT_TRUE(cache.ok());
+  auto got = (*cache)->Get("s3://bkt/train/a");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition) << got.status().ToString();
+  o = Options(server);
+  o.s3.region = "us-west-2";
+  cache = DiskCache::Open(o);
+  got = (*cache)->Get("s3://bkt/train/a");
+  EXPECT_FALSE(got.ok());
+  EXPECT_EQ((*cache)->Stats()->entries, 0u);
+}
+
+TEST_F(S3CacheTest, PrefixIsListedAcrossContinuationPages) {
+  S3Server server(root_, {"--max-keys", "2"});
+  for (int i = 4; i >= 0; --i) Put("train/s" + std::to_string(i), std::string(10 + i, 'x'));
+  Put("other", "y");
+  auto cache = DiskCache::Open(Options(server));
+  auto list = (*cache)->Expand("s3://bkt/train/");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ((*list)[i].uri, "s3://bkt/train/s" + std::to_string(i));
+    EXPECT_EQ((*list)[i].size, 10u + i);
+  }
+  auto all = (*cache)->Expand("s3://bkt");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 6u);
+}
+
+TEST_F(S3CacheTest, ServerDyingMidDownloadLeavesNoPartialEntryAndARetrySucceedsOnceItIsBack) {
+  std::string shard = TFRecordBytes(400, 4000, 'k');  // ~1.6 MB
+  Put("train/big.tfrecord", shard);
+  auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "300000"});
+  ASSERT_GT(server->port(), 0);
+  int port = server->port();
+  auto cache = DiskCache::Open(Options(*server));
+  auto got = (*cache)->Get("s3://bkt/train/big.tfrecord");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("nothing cached"), std::string::npos);
+  EXPECT_TRUE(server->Exited());
+  EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
+  EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
+  EXPECT_EQ((*cache)->Stats()->entries, 0u);
+  EXPECT_EQ((*cache)->Stats()->failed_fetches, 1u);
+
+  // The server comes back on the same port; the same cache object retries.
+  server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
+  ASSERT_EQ(server->port(), port);
+  auto retry = (*cache)->Get("s3://bkt/train/big.tfrecord");
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  EXPECT_EQ(ReadWhole(retry->path), shard);
+}
+
+TEST_F(S3CacheTest, CorruptedCachedShardIsDetectedBeforeUseAndFetchedAgain) {
+  S3Server server(root_, {});
+  std::string shard = TFRecordBytes(30, 300, 'q');
+  Put("train/s.tfrecord", shard);
+  auto cache = DiskCache::Open(Options(server));
+  auto first = (*cache)->Get("s3://bkt/train/s.tfrecord");
+  ASSERT_TRUE(first.ok());
+  {
+    std::fstream f(first->path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(1000);
+    f.put('\x7f');
+  }
+  auto second = (*cache)->Get("s3://bkt/train/s.tfrecord");
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->hit);
+  EXPECT_EQ(ReadWhole(second->path), shard);
+  auto stats = (*cache)->Stats();
+  EXPECT_EQ(stats->integrity_failures, 1u);
+  EXPECT_EQ(stats->downloads, 2u);
+}
+
+TEST_F(S3CacheTest, ShardWithBadRecordCrcOnTheServerIsNotCached) {
+  S3Server server(root_, {});
+  std::string shard = TFRecordBytes(10, 100, 'c');
+  shard[12 + 50] ^= 1;  // inside the first record's data
+  Put("train/bad.tfrecord", shard);
+  auto cache = DiskCache::Open(Options(server));
+  auto got = (*cache)->Get("s3://bkt/train/bad.tfrecord");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kDataLoss) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("bad data CRC"), std::string::npos) << got.status().ToString();
+  EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
+  EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
+}
+
+TEST_F(S3CacheTest, ObjectChangedOnTheServerIsFetchedAgainByEtag) {
+  S3Server server(root_, {});
+  Put("train/a.json", "{\"v\":1}");
+  auto cache = DiskCache::Open(Options(server));
+  ASSERT_TRUE((*cache)->Get("s3://bkt/train/a.json").ok());
+  Put("train/a.json", "{\"v\":2}");  // same size, new ETag
+  std::string bytes;
+  auto got = (*cache)->Get("s3://bkt/train/a.json", &bytes);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->hit);
+  EXPECT_EQ(bytes, "{\"v\":2}");
+}
+
+TEST_F(S3CacheTest, VerifiedCopyIsUsedWhileTheServerIsDown) {
+  auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{});
+  Put("train/a.bin", "abc");
+  auto cache = DiskCache::Open(Options(*server));
+  ASSERT_TRUE((*cache)->Get("s3://bkt/train/a.bin").ok());
+  server->Kill();
+  auto got = (*cache)->Get("s3://bkt/train/a.bin");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(got->hit);
+}
+
+TEST_F(S3CacheTest, TwoProcessesWarmingTheSameObjectsDownloadEachOnce) {
+  S3Server server(root_, {});
+  std::vector<std::string> uris;
+  for (int i = 0; i < 3; ++i) {
+    std::string key = "train/shard-" + std::to_string(i) + ".tfrecord";
+    Put(key, TFRecordBytes(100, 10000, static_cast<char>('a' + i)));  // ~1 MB each
+    uris.push_back("s3://bkt/" + key);
+  }
+  auto options = Options(server);
+  options.s3.max_recv_bytes_per_s = 4 << 20;  // slow enough for the two to overlap
+  std::vector<pid_t> children;
+  for (int c = 0; c < 2; ++c) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      auto cache = DiskCache::Open(options);
+      if (!cache.ok()) ::_exit(2);
+      for (const std::string& u : uris) {
+        if (!(*cache)->Get(u).ok()) ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = -1;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  auto cache = DiskCache::Open(options);
+  auto stats = (*cache)->Stats();
+  EXPECT_EQ(stats->entries, 3u);
+  EXPECT_EQ(stats->downloads, 3u);
+  EXPECT_EQ(stats->hits, 3u);
+  EXPECT_EQ(stats->misses, 3u);
+  for (const std::string& u : uris) {
+    auto got = (*cache)->Get(u);
+    ASSERT_TRUE(got.ok());
+    EXPECT_TRUE(got->hit);
+  }
+}
+
+TEST_F(S3CacheTest, ReadAheadPullsTheNextShardsIntoRam) {
+  S3Server server(root_, {});
+  std::vector<std::string> uris;
+  for (int i = 0; i < 5; ++i) {
+    std::string key = "train/s" + std::to_string(i) + ".tfrecord";
+    Put(key, TFRecordBytes(5, 100, static_cast<char>('a' + i)));
+    uris.push_back("s3://bkt/" + key);
+  }
+  TieredCacheOptions o;
+  o.disk = Options(server);
+  o.read_ahead = 2;
+  auto cache = TieredCache::Open(o);
+  ASSERT_TRUE(cache.ok());
+  (*cache)->SetOrder(uris);
+  auto first = (*cache)->ReadBytes(uris[0]);
+  ASSERT_TRUE(first.ok());
+  (*cache)->WaitForReadAhead();
+  EXPECT_TRUE((*cache)->ram().Contains(uris[1]));
+  EXPECT_TRUE((*cache)->ram().Contains(uris[2]));
+  EXPECT_FALSE((*cache)->ram().Contains(uris[3]));
+  auto second = (*cache)->ReadBytes(uris[1]);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(**second, TFRecordBytes(5, 100, 'b'));
+  EXPECT_EQ((*cache)->stats().ram_hits, 1u);
+}
+
+}  // namespace
+}  // namespace tfhost::data::cache
