@@ -552,5 +552,36 @@ TEST(GrpcServerTest, ShutdownDeadlineCancelsCallsThatRunTooLong) {
   EXPECT_FALSE(s.server->Shutdown(std::chrono::seconds(1)));
 }
 
+TEST(GrpcServerTest, MaxThreadsRefusesCallsBeyondTheCapAtOnce) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  GrpcServerOptions options;
+  options.max_threads = 2;
+  Served s = ServeOne("default", "saved_model_half_plus_two_cpu", options);
+  ASSERT_TRUE(s);
+  auto gate = std::make_shared<GateRunner>(std::chrono::seconds(10));
+  s.core->SetRunner("default", gate);
+  std::vector<std::future<grpc::Status>> calls;
+  for (int i = 0; i < 6; ++i) {
+    calls.push_back(std::async(std::launch::async, [&] {
+      ts::PredictResponse resp;
+      return s.predict->Predict(Ctx().get(), FloatPredict("default", {2}, {1}), &resp);
+    }));
+  }
+  // Calls over the cap come back while the others are still held.
+  int refused = 0;
+  for (auto& call : calls) {
+    if (call.wait_for(std::chrono::seconds(3)) == std::future_status::ready) {
+      grpc::Status st = call.get();
+      EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << st.error_message();
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 1);
+  gate->Open();
+  for (auto& call : calls) {
+    if (call.valid()) EXPECT_GRPC_OK(call.get());
+  }
+}
+
 }  // namespace
 }  // namespace tfhost::serving
