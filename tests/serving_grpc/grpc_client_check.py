@@ -295,6 +295,7 @@ def main():
     ap.add_argument("--protoc", required=True)
     ap.add_argument("--proto_dir", required=True)
     ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--load", help="serving_grpc_load binary: 64 streams for 2 s must all succeed")
     args = ap.parse_args()
     base = os.path.join(args.fixtures, "models", "tfserving")
     cases = json.load(open(os.path.join(args.fixtures, "tfserving-configs", "derived", "grpc_cases.json")))["cases"]
@@ -331,6 +332,13 @@ def main():
         try:
             replay_cases(client, cases)  # first: the counter case needs a fresh model
             check_methods(client, base)
+            if args.load:
+                run = subprocess.run([args.load, "--target=127.0.0.1:%d" % port, "--model=default", "--streams=64",
+                                      "--duration_s=2", "--warmup_s=0.5"], capture_output=True, text=True,
+                                     timeout=60)
+                print("load: " + run.stdout.strip())
+                check(run.returncode == 0 and '"errors": 0,' in run.stdout,
+                      "64-stream load run: rc %d %s %s" % (run.returncode, run.stdout, run.stderr))
             outcomes = check_sigterm_drain(client, proc)
             print("SIGTERM outcomes: %s" % outcomes)
         finally:

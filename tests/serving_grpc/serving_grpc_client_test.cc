@@ -2,7 +2,8 @@
 // client (Debian's python3-grpcio, message classes built from tfhost's own
 // .proto files) calls every PredictionService and ModelService method,
 // replays grpc_cases.json, checks error codes and texts, the message size
-// limit, and that SIGTERM drains and exits 0. The script bounds every wait;
+// limit, a 2 s run of the 64-stream load generator with zero errors, and that
+// SIGTERM drains and exits 0. The script bounds every wait;
 // `timeout` bounds the whole run.
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@ TEST(ServingGrpcClientTest, PythonGrpcioClientExercisesEveryMethodOfTheRealServe
   ASSERT_FALSE(python.empty()) << "no python3 with grpcio and protobuf (Debian: python3-grpcio python3-protobuf)";
   std::string command = "timeout -k 5 280 " + python + " " SERVING_GRPC_TEST_DIR "/grpc_client_check.py" +
                         " --tfhost " TFHOST_BINARY " --protoc " TFHOST_PROTOC " --proto_dir " TFHOST_PROTO_DIR +
-                        " --fixtures '" + tfhost::testing::FixturesDir() + "' 2>&1";
+                        " --load " TFHOST_GRPC_LOAD " --fixtures '" + tfhost::testing::FixturesDir() + "' 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;

@@ -23,6 +23,15 @@ namespace ts = tensorflow::serving;
 // transport error instead of ours, so long texts are cut well below it.
 constexpr size_t kMaxErrorMessageBytes = 4096;
 
+static_assert(static_cast<int>(StatusCode::kCancelled) == grpc::StatusCode::CANCELLED &&
+                  static_cast<int>(StatusCode::kInvalidArgument) == grpc::StatusCode::INVALID_ARGUMENT &&
+                  static_cast<int>(StatusCode::kNotFound) == grpc::StatusCode::NOT_FOUND &&
+                  static_cast<int>(StatusCode::kResourceExhausted) == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                  static_cast<int>(StatusCode::kFailedPrecondition) == grpc::StatusCode::FAILED_PRECONDITION &&
+                  static_cast<int>(StatusCode::kUnavailable) == grpc::StatusCode::UNAVAILABLE &&
+                  static_cast<int>(StatusCode::kUnauthenticated) == grpc::StatusCode::UNAUTHENTICATED,
+              "tfhost status codes must be gRPC's canonical codes");
+
 grpc::Status ToGrpcStatus(const Status& status) {
   if (status.ok()) return grpc::Status::OK;
   std::string message = status.message();
