@@ -162,8 +162,9 @@ bool Feature::operator==(const Feature& o) const {
     case FeatureKind::kInt64: return int64s == o.int64s;
     case FeatureKind::kBytes: return bytes == o.bytes;
     case FeatureKind::kFloat:
+      // memcmp's pointers must not be null, even for zero bytes.
       return floats.size() == o.floats.size() &&
-             std::memcmp(floats.data(), o.floats.data(), floats.size() * sizeof(float)) == 0;
+             (floats.empty() || std::memcmp(floats.data(), o.floats.data(), floats.size() * sizeof(float)) == 0);
     case FeatureKind::kNone: break;
   }
   return true;
