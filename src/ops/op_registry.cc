@@ -1,28 +1,9 @@
 #include "ops/op_registry.h"
 
-#include "ops/audio/audio_ops.h"
-#include "ops/image/image_ops.h"
-#include "ops/sparse/sparse_ops.h"
-
 #include <cstdio>
 #include <cstdlib>
 
 namespace tfhost::ops {
-
-// Families added after op_registry.h and shape_inference.h fixed their lists:
-// sparse (src/ops/sparse), image (src/ops/image) and audio (src/ops/audio).
-// Their shape functions are reached through RegisterArrayShapeFns.
-void RegisterNewFamilyOps(OpRegistry& registry) {
-  RegisterSparseOps(registry);
-  RegisterImageOps(registry);
-  RegisterAudioOps(registry);
-}
-
-void RegisterNewFamilyShapeFns(ShapeFnRegistry& registry) {
-  RegisterSparseShapeFns(registry);
-  RegisterImageShapeFns(registry);
-  RegisterAudioShapeFns(registry);
-}
 
 const OpRegistry& OpRegistry::Global() {
   static const OpRegistry* registry = [] {
@@ -36,7 +17,9 @@ const OpRegistry& OpRegistry::Global() {
     RegisterControlFlowOps(*r);
     RegisterRandomOps(*r);
     RegisterLookupOps(*r);
-    RegisterNewFamilyOps(*r);
+    RegisterSparseOps(*r);
+    RegisterImageOps(*r);
+    RegisterAudioOps(*r);
     return r;
   }();
   return *registry;

@@ -52,5 +52,8 @@ void RegisterStringOps(OpRegistry& registry);
 void RegisterControlFlowOps(OpRegistry& registry);
 void RegisterRandomOps(OpRegistry& registry);
 void RegisterLookupOps(OpRegistry& registry);
+void RegisterSparseOps(OpRegistry& registry);
+void RegisterImageOps(OpRegistry& registry);
+void RegisterAudioOps(OpRegistry& registry);
 
 }  // namespace tfhost::ops

@@ -112,6 +112,9 @@ const ShapeFnRegistry& ShapeFnRegistry::Global() {
     RegisterControlFlowShapeFns(*r);
     RegisterRandomShapeFns(*r);
     RegisterLookupShapeFns(*r);
+    RegisterSparseShapeFns(*r);
+    RegisterImageShapeFns(*r);
+    RegisterAudioShapeFns(*r);
     return r;
   }();
   return *registry;

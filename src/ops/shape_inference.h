@@ -144,5 +144,8 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry);
 void RegisterControlFlowShapeFns(ShapeFnRegistry& registry);
 void RegisterRandomShapeFns(ShapeFnRegistry& registry);
 void RegisterLookupShapeFns(ShapeFnRegistry& registry);
+void RegisterSparseShapeFns(ShapeFnRegistry& registry);
+void RegisterImageShapeFns(ShapeFnRegistry& registry);
+void RegisterAudioShapeFns(ShapeFnRegistry& registry);
 
 }  // namespace tfhost::ops

@@ -732,8 +732,6 @@ Status TopKShape(ShapeContext& ctx) {
 
 }  // namespace
 
-void RegisterNewFamilyShapeFns(ShapeFnRegistry& registry);
-
 void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Shape", "ShapeN"}, ShapeShape);
   registry.Register({"Size", "Rank"}, ScalarShape);
@@ -778,9 +776,6 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, ctx.input(1));
     return OkStatus();
   });
-  // The families added after shape_inference.cc's list (sparse, image,
-  // audio) register through here, so ShapeFnRegistry::Global sees them.
-  RegisterNewFamilyShapeFns(registry);
 }
 
 }  // namespace tfhost::ops
