@@ -1,0 +1,118 @@
+#include "passes/pass_manager.h"
+
+#include <unordered_set>
+
+#include "ops/op_registry.h"
+
+namespace tfhost::passes {
+
+PassContext PassContext::FromRoots(const ir::Graph& graph, const std::vector<std::string>& roots) {
+  PassContext ctx;
+  if (roots.empty()) {
+    ctx.keep_all = true;
+    return ctx;
+  }
+  for (const std::string& r : roots) {
+    auto parsed = ir::ParseTensorName(r);
+    ctx.keep.insert(parsed.ok() ? parsed->node : r);
+  }
+  // Placeholders are what callers feed; keep them even when no root names one.
+  for (const auto& n : graph.nodes()) {
+    if (n.op == "Placeholder" || n.op == "PlaceholderWithDefault" || n.op == "PlaceholderV2") {
+      ctx.keep.insert(n.name);
+    }
+  }
+  return ctx;
+}
+
+bool PassContext::MustKeep(const ir::Node& node) const { return keep_all || keep.count(node.name) > 0; }
+
+bool IsControlFlowOp(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "_SwitchN"};
+  return kOps.count(op) > 0;
+}
+
+bool IsProtected(const ir::Graph& graph, const ir::Node& node) {
+  if (IsControlFlowOp(node.op)) return true;
+  if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault" || node.op == "PlaceholderV2") return true;
+  const ops::OpRegistration* reg = ops::OpRegistry::Global().Find(node.op);
+  // An op tfhost does not know could be anything.
+  if (reg == nullptr || reg->def.is_stateful()) return true;
+  for (const auto& [key, value] : node.attrs) {
+    if (value.has_func() || (value.has_list() && value.list().func_size() > 0)) return true;
+  }
+  for (DType t : node.output_dtypes) {
+    if (t == DType::kResource || t == DType::kVariant) return true;
+  }
+  for (const ir::TensorRef& in : node.inputs) {
+    if (in.node < 0 || in.node >= graph.num_nodes()) return true;
+    const auto& dts = graph.node(in.node).output_dtypes;
+    if (in.index < 0 || in.index >= static_cast<int>(dts.size())) return true;
+    if (dts[in.index] == DType::kResource || dts[in.index] == DType::kVariant) return true;
+  }
+  return false;
+}
+
+Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx) {
+  if (ctx.keep_all) return OkStatus();
+  const int n = graph->num_nodes();
+  std::vector<int> uses(n, 0);
+  for (const auto& node : graph->nodes()) {
+    for (const auto& in : node.inputs) ++uses[in.node];
+    for (int c : node.control_inputs) ++uses[c];
+  }
+  std::vector<bool> keep(n, true);
+  std::vector<int> work;
+  auto removable = [&](int i) {
+    const ir::Node& node = graph->node(i);
+    return keep[i] && uses[i] == 0 && !ctx.MustKeep(node) && !IsProtected(*graph, node);
+  };
+  for (int i = 0; i < n; ++i) {
+    if (removable(i)) work.push_back(i);
+  }
+  while (!work.empty()) {
+    int i = work.back();
+    work.pop_back();
+    if (!removable(i)) continue;
+    keep[i] = false;
+    const ir::Node& node = graph->node(i);
+    for (const auto& in : node.inputs) {
+      if (--uses[in.node] == 0) work.push_back(in.node);
+    }
+    for (int c : node.control_inputs) {
+      if (--uses[c] == 0) work.push_back(c);
+    }
+  }
+  return graph->Compact(keep);
+}
+
+namespace {
+class PruneDeadPass : public GraphPass {
+ public:
+  std::string name() const override { return "prune_dead"; }
+  Status Run(ir::Graph* graph, const PassContext& ctx) override { return PruneDeadNodes(graph, ctx); }
+};
+}  // namespace
+
+PassManager PassManager::Default() {
+  PassManager pm;
+  pm.Add(MakeIdentityElimination());
+  pm.Add(MakeConstantFolding());
+  pm.Add(std::make_unique<PruneDeadPass>());
+  return pm;
+}
+
+Status PassManager::Run(ir::Graph* graph, const PassContext& ctx, std::vector<PassStats>* stats) const {
+  for (const auto& pass : passes_) {
+    PassStats row{pass->name(), graph->num_nodes(), 0};
+    Status st = pass->Run(graph, ctx);
+    if (!st.ok()) return st.WithContext("graph pass '" + pass->name() + "'");
+    row.nodes_after = graph->num_nodes();
+    if (stats != nullptr) stats->push_back(row);
+  }
+  return OkStatus();
+}
+
+}  // namespace tfhost::passes

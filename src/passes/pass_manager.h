@@ -1,0 +1,80 @@
+// Graph passes: rewrites of a loaded ir::Graph that keep every output the
+// model can be asked for bit-for-bit (or within a kernel's stated tolerance)
+// while doing less work at run time. The loader runs PassManager::Default()
+// between shape inference and Session creation (loaders/graph_to_session.cc);
+// LoadOptions::optimize_graph = false skips it so tests can compare.
+//
+// What a pass may never touch (PassContext::MustKeep / IsProtected): nodes the
+// caller can fetch or feed by name (the loader's roots and placeholders),
+// stateful ops per their OpDef, control-flow primitives (Switch, Merge, Enter,
+// Exit, NextIteration, LoopCond), functional ops (anything with a func attr)
+// and ops producing or consuming resource/variant handles.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "base/status.h"
+#include "ir/graph.h"
+
+namespace tfhost::passes {
+
+struct PassContext {
+  // Node names that must survive under their own name with the same outputs.
+  // Empty `keep` with keep_all = true means every name is fetchable.
+  std::unordered_set<std::string> keep;
+  bool keep_all = false;
+  // Largest total byte size of a folded node's outputs (constant folding).
+  int64_t max_folded_bytes = 10 << 20;
+
+  // Builds the context the loader uses: `roots` as node or tensor names
+  // ("n", "n:1", "^n"); empty roots = every node may be fetched.
+  static PassContext FromRoots(const ir::Graph& graph, const std::vector<std::string>& roots);
+
+  bool MustKeep(const ir::Node& node) const;
+};
+
+// Stateful per OpDef (tfhost's registry), control flow, functional, or
+// touching resource/variant tensors: such nodes are never rewritten, removed
+// or evaluated at load time.
+bool IsProtected(const ir::Graph& graph, const ir::Node& node);
+bool IsControlFlowOp(const std::string& op);
+
+class GraphPass {
+ public:
+  virtual ~GraphPass() = default;
+  virtual std::string name() const = 0;
+  virtual Status Run(ir::Graph* graph, const PassContext& ctx) = 0;
+};
+
+struct PassStats {
+  std::string pass;
+  int nodes_before = 0;
+  int nodes_after = 0;
+};
+
+class PassManager {
+ public:
+  // identity_elimination, constant_folding, then dead-node
+  // pruning.
+  static PassManager Default();
+
+  void Add(std::unique_ptr<GraphPass> pass) { passes_.push_back(std::move(pass)); }
+  // Runs the passes in order; `stats` (may be null) gets one row per pass.
+  // A failing pass fails the whole run, naming the pass.
+  Status Run(ir::Graph* graph, const PassContext& ctx, std::vector<PassStats>* stats = nullptr) const;
+
+ private:
+  std::vector<std::unique_ptr<GraphPass>> passes_;
+};
+
+// Removes nodes nobody consumes that are neither kept nor protected,
+// repeatedly (what folding and rewiring leave behind).
+Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx);
+
+std::unique_ptr<GraphPass> MakeIdentityElimination();
+std::unique_ptr<GraphPass> MakeConstantFolding();
+
+}  // namespace tfhost::passes
