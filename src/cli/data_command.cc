@@ -627,11 +627,15 @@ std::string DataHelp() {
          "  head FILES... [-n N]    the first records as JSON\n"
          "  verify FILES...         check every CRC; exit 1 listing bad records\n"
          "  convert INPUTS... --out P  CSV/JSON Lines <-> sharded TFRecords\n"
-         "  bench FILES...          read/verify/parse throughput vs raw read bandwidth\n\n"
+         "  bench FILES...          read/verify/parse throughput vs raw read bandwidth\n"
+         "  cache warm|status|evict local cache of S3 / network datasets (docs/data_cache.md)\n\n"
          "Run 'tfhost data <subcommand> --help' for its flags.\n";
 }
 
 }  // namespace
+
+// `tfhost data cache ...` (data_cache_command.cc).
+int DataCacheCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
@@ -649,6 +653,7 @@ int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   if (sub == "verify") return Verify(rest, out, err);
   if (sub == "convert") return Convert(rest, out, err);
   if (sub == "bench") return Bench(rest, out, err);
+  if (sub == "cache") return DataCacheCommand(rest, out, err);
   err << "tfhost data: unknown subcommand '" << sub << "'\n" << DataHelp();
   return kExitUsage;
 }
