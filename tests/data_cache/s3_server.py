@@ -6,8 +6,10 @@ Serves ROOT/<bucket>/<key> over path-style URLs on loopback:
   PUT /bucket/key, GET /bucket/key, HEAD /bucket/key,
   GET /bucket?list-type=2&prefix=P[&continuation-token=T][&max-keys=N]  (ListObjectsV2)
 Every request must carry an AWS SigV4 Authorization header whose credential
-scope is <access-key>/<date>/<region>/s3/aws4_request and which names
-x-amz-date among its signed headers; otherwise 403 with an S3 error document.
+scope is <access-key>/<date>/<region>/s3/aws4_request, which signs host and
+x-amz-date, and whose signature verifies with --secret-key (canonical request
+as S3 computes it: path as sent, sorted query, signed headers, the
+x-amz-content-sha256 value); otherwise 403 with an S3 error document.
 ETags are the MD5 of the content in quotes, as S3 gives for single-part objects.
 
 Test hooks:
@@ -19,6 +21,7 @@ Test hooks:
 """
 import argparse
 import hashlib
+import hmac
 import html
 import os
 import re
@@ -74,10 +77,29 @@ class Handler(BaseHTTPRequestHandler):
             self.error(400, "AuthorizationHeaderMalformed", "region " + region + " should be " + ARGS.region)
             return False
         amz_date = self.headers.get("x-amz-date", "")
-        if "x-amz-date" not in signed.split(";") or not amz_date.startswith(date):
-            self.error(403, "AccessDenied", "x-amz-date missing, unsigned or not matching the scope date")
+        names = signed.split(";")
+        if "x-amz-date" not in names or "host" not in names or not amz_date.startswith(date):
+            self.error(403, "AccessDenied", "host/x-amz-date missing, unsigned or not matching the scope date")
+            return False
+        if m.group(5) != self.signature(names, amz_date, date):
+            self.error(403, "SignatureDoesNotMatch", "the request signature does not verify")
             return False
         return True
+
+    def signature(self, names, amz_date, date):
+        u = urllib.parse.urlsplit(self.path)
+        pairs = urllib.parse.parse_qsl(u.query, keep_blank_values=True)
+        enc = lambda x: urllib.parse.quote(x, safe="-_.~")
+        query = "&".join("%s=%s" % (enc(k), enc(v)) for k, v in sorted(pairs))
+        headers = "".join("%s:%s\n" % (n, " ".join((self.headers.get(n) or "").split())) for n in names)
+        payload = self.headers.get("x-amz-content-sha256") or "UNSIGNED-PAYLOAD"
+        canonical = "\n".join([self.command, u.path or "/", query, headers, ";".join(names), payload])
+        scope = "%s/%s/s3/aws4_request" % (date, ARGS.region)
+        to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+        k = ("AWS4" + ARGS.secret_key).encode()
+        for part in (date, ARGS.region, "s3", "aws4_request"):
+            k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+        return hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
 
     def split(self):
         u = urllib.parse.urlsplit(self.path)
@@ -185,6 +207,7 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--region", default="us-east-1")
     ap.add_argument("--access-key", default="testkey")
+    ap.add_argument("--secret-key", default="secret")
     ap.add_argument("--die-after-bytes", type=int)
     ap.add_argument("--max-keys", type=int, default=1000)
     ap.add_argument("--verbose", action="store_true")

@@ -209,8 +209,12 @@ class S3Source : public ObjectSource {
     std::vector<ObjectInfo> all;
     std::string token;
     for (int page = 0; page < kMaxListPages; ++page) {
-      std::string url = BucketUrl(bucket) + "?list-type=2&prefix=" + UriEncode(prefix, false);
-      if (!token.empty()) url += "&continuation-token=" + UriEncode(token, false);
+      // Parameters in sorted order, fully encoded: libcurl before 8.x signs
+      // the query string as given instead of canonicalising it, so it must
+      // already be SigV4's canonical form.
+      std::string url = BucketUrl(bucket) + "?";
+      if (!token.empty()) url += "continuation-token=" + UriEncode(token, false) + "&";
+      url += "list-type=2&prefix=" + UriEncode(prefix, false);
       Response r;
       TFHOST_RETURN_IF_ERROR(Request(url, false, -1, &r, prefix_uri));
       if (r.code != 200) return HttpError(prefix_uri, "ListObjectsV2", r);

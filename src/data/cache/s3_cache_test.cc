@@ -1,7 +1,6 @@
 // The disk cache against a real S3-compatible server process on loopback
 // (tests/data_cache/s3_server.py: path-style PUT/GET/HEAD/ListObjectsV2,
-// rejecting requests without a SigV4 Authorization header for its key and
-// region), including a server that dies mid-download and two processes
+// verifying each request's SigV4 signature for its key, secret and region), including a server that dies mid-download and two processes
 // warming the same objects at once.
 #include <dirent.h>
 #include <fcntl.h>
@@ -173,7 +172,7 @@ TEST_F(S3CacheTest, FirstUseDownloadsAndLaterUsesAreHits) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
 }
 
-TEST_F(S3CacheTest, RequestsWithoutCredentialsOrWithTheWrongRegionAreRefused) {
+TEST_F(S3CacheTest, UnsignedWrongSecretAndWrongRegionRequestsAreRefused) {
   S3Server server(root_, {});
   Put("train/a", "x");
   auto o = Options(server);
@@ -183,6 +182,12 @@ TEST_F(S3CacheTest, RequestsWithoutCredentialsOrWithTheWrongRegionAreRefused) {
   auto got = (*cache)->Get("s3://bkt/train/a");
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition) << got.status().ToString();
+  o = Options(server);
+  o.s3.secret_key = "not-the-secret";  // signed, but the signature does not verify
+  cache = DiskCache::Open(o);
+  got = (*cache)->Get("s3://bkt/train/a");
+  EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("403"), std::string::npos);
   o = Options(server);
   o.s3.region = "us-west-2";
   cache = DiskCache::Open(o);
