@@ -168,6 +168,10 @@ TEST_F(S3CacheTest, FirstUseDownloadsAndLaterUsesAreHits) {
   EXPECT_EQ(stats->hits, 1u);
   EXPECT_EQ(stats->misses, 1u);
   EXPECT_EQ(stats->bytes_downloaded, shard.size());
+  Put("train/with space+plus=.bin", "z");  // percent-encoded in the URL and the signature alike
+  auto odd = (*cache)->Get("s3://bkt/train/with space+plus=.bin");
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_EQ(ReadWhole(odd->path), "z");
   auto missing = (*cache)->Get("s3://bkt/train/nope.tfrecord");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
 }
