@@ -6,6 +6,7 @@
 
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
+#include "passes/pass_manager.h"
 
 namespace tfhost::loaders {
 
@@ -48,6 +49,10 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   // load naming the node; everything unknown stays for the kernels to check.
   st = ops::InferShapes(graph);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  if (options.optimize_graph) {
+    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots));
+    if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  }
   runtime::SessionOptions session_options = options.session;
   session_options.model_name = model_name;
   return runtime::Session::Create(std::move(graph), session_options, roots);

@@ -1,8 +1,9 @@
 // The last steps every loader shares: fill default attrs and infer dtypes
 // from op schemas (the model's own OpDefs first, then tfhost's registry),
 // apply soft placement (device pins are informational: tfhost places every
-// node itself, so "/device:GPU:0" on a CPU host is not an error), and create
-// the Session, checking that every node the model needs has a kernel.
+// node itself, so "/device:GPU:0" on a CPU host is not an error), run the
+// graph passes (src/passes; off with LoadOptions::optimize_graph = false,
+// roots are kept by name), and create the Session, checking that every node the model needs has a kernel.
 #pragma once
 
 #include <memory>

@@ -17,6 +17,10 @@ struct LoadOptions {
   // MetaGraph selection for SavedModels: the tag set must equal this set.
   std::vector<std::string> tags = {"serve"};
   runtime::SessionOptions session;
+  // Run the graph passes (src/passes: identity elimination, constant
+  // folding) at load time. false loads the graph exactly as written, for
+  // comparing outputs and debugging a pass.
+  bool optimize_graph = true;
 };
 
 enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };

@@ -104,7 +104,20 @@ PassManager PassManager::Default() {
   return pm;
 }
 
-Status PassManager::Run(ir::Graph* graph, const PassContext& ctx, std::vector<PassStats>* stats) const {
+Status PassManager::Run(ir::Graph* graph, const PassContext& given, std::vector<PassStats>* stats) const {
+  // A node nothing consumes is there to be fetched or fed by name (a saver's
+  // filename Const, a signature tensor the roots missed): keep it.
+  PassContext ctx = given;
+  if (!ctx.keep_all) {
+    std::vector<bool> used(graph->num_nodes(), false);
+    for (const auto& node : graph->nodes()) {
+      for (const auto& in : node.inputs) used[in.node] = true;
+      for (int c : node.control_inputs) used[c] = true;
+    }
+    for (int i = 0; i < graph->num_nodes(); ++i) {
+      if (!used[i]) ctx.keep.insert(graph->node(i).name);
+    }
+  }
   for (const auto& pass : passes_) {
     PassStats row{pass->name(), graph->num_nodes(), 0};
     Status st = pass->Run(graph, ctx);

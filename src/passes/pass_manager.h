@@ -63,6 +63,7 @@ class PassManager {
 
   void Add(std::unique_ptr<GraphPass> pass) { passes_.push_back(std::move(pass)); }
   // Runs the passes in order; `stats` (may be null) gets one row per pass.
+  // Nodes nothing consumes on entry are added to the keep set.
   // A failing pass fails the whole run, naming the pass.
   Status Run(ir::Graph* graph, const PassContext& ctx, std::vector<PassStats>* stats = nullptr) const;
 

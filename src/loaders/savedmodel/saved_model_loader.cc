@@ -297,6 +297,8 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   std::vector<std::string> roots;
   std::vector<int> signature_nodes;
   for (const auto& [key, sig] : signatures) {
+    // Fed tensors too: graph passes keep every root by name.
+    for (const auto& spec : sig.inputs) roots.push_back(spec.tensor_name);
     for (const auto& spec : sig.outputs) {
       roots.push_back(spec.tensor_name);
       auto id = NodeOfTensor(graph, spec.tensor_name);
