@@ -72,7 +72,8 @@ class ConstantFolding : public GraphPass {
   std::string name() const override { return "constant_folding"; }
 
   Status Run(ir::Graph* graph, const PassContext& ctx) override {
-    TFHOST_ASSIGN_OR_RETURN(std::vector<int> order, graph->TopologicalOrder());
+    std::vector<int> order = PassOrder(*graph);
+    if (order.empty()) return OkStatus();
     std::vector<std::vector<int>> consumers = graph->Consumers();
     std::vector<bool> keep(graph->num_nodes(), true);
     for (int i : order) {

@@ -45,7 +45,8 @@ class IdentityElimination : public GraphPass {
 
   Status Run(ir::Graph* graph, const PassContext& ctx) override {
     if (ctx.keep_all) return OkStatus();
-    TFHOST_ASSIGN_OR_RETURN(std::vector<int> order, graph->TopologicalOrder());
+    std::vector<int> order = PassOrder(*graph);
+    if (order.empty()) return OkStatus();
     const std::vector<std::vector<int>> consumers = graph->Consumers();
     std::vector<bool> keep(graph->num_nodes(), true);
     for (int i : order) {

@@ -55,6 +55,36 @@ bool IsProtected(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
+std::vector<int> PassOrder(const ir::Graph& graph) {
+  const int n = graph.num_nodes();
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> out(n);
+  auto back_edge = [&](int src) {
+    const std::string& op = graph.node(src).op;
+    return op == "NextIteration" || op == "RefNextIteration";
+  };
+  for (int i = 0; i < n; ++i) {
+    const ir::Node& node = graph.node(i);
+    for (const auto& in : node.inputs) {
+      if (!back_edge(in.node)) ++pending[i], out[in.node].push_back(i);
+    }
+    for (int c : node.control_inputs) {
+      if (!back_edge(c)) ++pending[i], out[c].push_back(i);
+    }
+  }
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    if (pending[i] == 0) order.push_back(i);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    for (int j : out[order[k]]) {
+      if (--pending[j] == 0) order.push_back(j);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) order.clear();
+  return order;
+}
+
 Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx) {
   if (ctx.keep_all) return OkStatus();
   const int n = graph->num_nodes();

@@ -42,6 +42,11 @@ struct PassContext {
 bool IsProtected(const ir::Graph& graph, const ir::Node& node);
 bool IsControlFlowOp(const std::string& op);
 
+// Nodes with every node after its inputs, ignoring NextIteration back edges
+// (TF1 while loops are cycles otherwise). Empty when the graph has another
+// cycle: passes then leave the graph alone and the runtime reports it.
+std::vector<int> PassOrder(const ir::Graph& graph);
+
 class GraphPass {
  public:
   virtual ~GraphPass() = default;
