@@ -26,7 +26,9 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "loaders/model_loader.h"
 #include "ops/op_registry.h"
+#include "passes/pass_manager.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/protobuf/saved_model.pb.h"
 
@@ -411,10 +413,39 @@ std::string ToJson(runtime::Model& model, const MissingOps& missing) {
 
 }  // namespace
 
+// --optimized: the node count before and after each graph pass (src/passes),
+// replayed on the graph as loaded without passes.
+Status PrintPassStats(const std::string& path, const std::string& tags, const runtime::Model& model,
+                      std::ostream& out) {
+  loaders::LoadOptions options;
+  options.optimize_graph = false;
+  options.tags.clear();
+  std::stringstream ss(tags);
+  for (std::string t; std::getline(ss, t, ',');) {
+    if (!t.empty()) options.tags.push_back(t);
+  }
+  TFHOST_ASSIGN_OR_RETURN(auto plain, loaders::LoadModel(path, options));
+  ir::Graph graph = plain->session().graph();
+  std::vector<std::string> roots;
+  for (const auto& [name, sig] : model.signatures()) {
+    for (const auto& t : sig.inputs) roots.push_back(t.tensor_name);
+    for (const auto& t : sig.outputs) roots.push_back(t.tensor_name);
+  }
+  std::vector<passes::PassStats> stats;
+  TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
+  out << "\nGraph passes (nodes before -> after):\n";
+  for (const auto& row : stats) {
+    out << "  " << row.pass << ": " << row.nodes_before << " -> " << row.nodes_after << "\n";
+  }
+  out << "Optimized op histogram:\n";
+  for (const auto& [op, count] : OpHistogram(graph)) out << "  " << op << ": " << count << "\n";
+  return OkStatus();
+}
+
 int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, tags = "serve";
-  bool json = false, check = false;
-  FlagParser flags("tfhost inspect PATH [--json] [--tag T] [--check]",
+  bool json = false, check = false, optimized = false;
+  FlagParser flags("tfhost inspect PATH [--json] [--tag T] [--check] [--optimized]",
                    "Shows a model's format, tag sets, signatures (inputs and outputs with tensor names,\n"
                    "dtypes and shapes), the op histogram of its graph, its variables, and per signature\n"
                    "the ops on its path that tfhost has no kernel for.");
@@ -422,6 +453,7 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddBool("json", &json, "print JSON instead of text");
   flags.AddString("tag", &tags, "T", "SavedModel tag set to load, comma-separated (default: serve)");
   flags.AddBool("check", &check, "exit 1 when any signature needs an op tfhost lacks");
+  flags.AddBool("optimized", &optimized, "also show node counts before/after each graph pass (text output)");
   if (int code = ParseOrExit(flags, args, "inspect", out, err); code >= 0) return code;
 
   auto model = LoadModelForCli(path, tags, 1);
@@ -454,6 +486,10 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
     out << ToJson(**model, missing) << "\n";
   } else {
     PrintText(**model, tags, missing, out);
+    if (optimized) {
+      Status st = PrintPassStats(path, tags, **model, out);
+      if (!st.ok()) return ReportFailure(err, "inspect", st);
+    }
   }
   if (check && AnyMissing(missing)) {
     err << "tfhost inspect: some signatures need ops tfhost does not support\n";
