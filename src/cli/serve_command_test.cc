@@ -1,0 +1,307 @@
+// `tfhost serve`: flag handling in-process, and the real binary on a free
+// port: readiness, REST answers, demo mode, and SIGTERM draining an
+// in-flight request before exiting 0.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/test_fixtures.h"
+#include "cli/cli.h"
+
+namespace tfhost::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+TEST(ServeCommandTest, UnknownFlagIsAUsageErrorWithASuggestion) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ServeCommand({"--rest_api_prot=8501"}, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("did you mean '--rest_api_port'"), std::string::npos) << err.str();
+}
+
+TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--rest_api_port", "70000"},
+           {"--port=-1"},
+           {"--rest_api_port=0", "--port=0"},
+           {"--model_base_path=/x", "--model_config_file=/y"},
+           {"--model_config_file_poll_wait_seconds=5"},
+           {"--batching_mode=sometimes"},
+       }) {
+    std::ostringstream out, err;
+    EXPECT_EQ(ServeCommand(args, out, err), kExitUsage) << args[0] << ": " << err.str();
+  }
+}
+
+TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ServeCommand({"--help"}, out, err), kExitOk);
+  for (const char* flag :
+       {"--port", "--rest_api_port", "--model_name", "--model_base_path", "--model_config_file",
+        "--model_config_file_poll_wait_seconds", "--file_system_poll_wait_seconds", "--enable_batching",
+        "--batching_parameters_file", "--monitoring_config_file", "--enable_model_warmup", "--rest_api_num_threads",
+        "--rest_api_timeout_in_ms", "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
+        "--max_num_load_retries", "--load_retry_interval_micros"}) {
+    EXPECT_NE(out.str().find(std::string(flag) + " "), std::string::npos) << flag;
+  }
+}
+
+TEST(ServeCommandTest, MissingModelConfigFileFailsBeforeServing) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ServeCommand({"--model_config_file=/nonexistent/models.config"}, out, err), kExitFailure);
+  EXPECT_NE(err.str().find("/nonexistent/models.config"), std::string::npos) << err.str();
+}
+
+// ---- the real binary ----
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class Connection {
+ public:
+  explicit Connection(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~Connection() { ::close(fd_); }
+  bool ok() const { return ok_; }
+  void Send(const std::string& s) { ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL); }
+  // Everything until the server closes or a Content-Length framed response ends.
+  std::string ReadResponse() {
+    std::string data;
+    char buf[4096];
+    for (;;) {
+      size_t head = data.find("\r\n\r\n");
+      if (head != std::string::npos) {
+        size_t cl = data.find("Content-Length: ");
+        if (cl != std::string::npos && cl < head) {
+          size_t length = std::stoul(data.substr(cl + 16));
+          if (data.size() >= head + 4 + length) return data;
+        }
+      }
+      ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+      if (n <= 0) return data;
+      data.append(buf, n);
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+std::string Request(int port, const std::string& method, const std::string& path, const std::string& body = "") {
+  Connection c(port);
+  if (!c.ok()) return "";
+  c.Send(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body);
+  return c.ReadResponse();
+}
+
+// A `tfhost serve` child process whose output goes to a file.
+class ServeProcess {
+ public:
+  ServeProcess(const std::vector<std::string>& args, const fs::path& log) : log_(log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      FILE* f = std::fopen(log.c_str(), "w");
+      if (f != nullptr) {
+        ::dup2(fileno(f), 1);
+        ::dup2(fileno(f), 2);
+      }
+      std::vector<std::string> full = {TFHOST_BINARY, "serve"};
+      full.insert(full.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& a : full) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(TFHOST_BINARY, argv.data());
+      ::_exit(127);
+    }
+  }
+  ~ServeProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  void Signal(int sig) { ::kill(pid_, sig); }
+  // Exit code, or -1 if it did not exit within `timeout` (or died by signal).
+  int Wait(std::chrono::milliseconds timeout) {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+  bool WaitReady(int port, std::chrono::milliseconds timeout) {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      if (Request(port, "GET", "/readyz").find("200 OK") != std::string::npos) return true;
+      int status;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return false;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+  std::string Log() const {
+    std::ifstream in(log_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  fs::path log_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+fs::path TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "tfhost_serve_test_XXXXXX").string();
+  char* made = ::mkdtemp(pattern.data());
+  return made ? fs::path(made) : fs::path();
+}
+
+TEST(ServeBinaryTest, ServesTheModelAndDrainsAnInFlightRequestOnSigterm) {
+  std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_FIXTURE(model);
+  fs::path dir = TempDir();
+  int port = FreePort();
+  ServeProcess server({"--model_name=half_plus_two", "--model_base_path", model, "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port), "--port=0", "--shutdown_timeout_ms=10000"},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+
+  std::string predict = Request(port, "POST", "/v1/models/half_plus_two:predict", R"({"instances": [1.0, 2.0, 5.0]})");
+  EXPECT_NE(predict.find("200 OK"), std::string::npos) << predict;
+  EXPECT_NE(predict.find(R"({"predictions": [2.5,3.0,4.5]})"), std::string::npos) << predict;
+  std::string missing = Request(port, "POST", "/v1/models/half:predict", R"({"instances": [1.0]})");
+  EXPECT_NE(missing.find("404"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("Servable not found for request: Latest(half)"), std::string::npos) << missing;
+  EXPECT_NE(server.Log().find("gRPC is not served"), std::string::npos) << server.Log();
+
+  // A request whose body is still arriving when SIGTERM comes must be
+  // answered before the process exits.
+  std::string body = R"({"instances": [[4.0]]})";
+  Connection inflight(port);
+  ASSERT_TRUE(inflight.ok());
+  inflight.Send("POST /v1/models/half_plus_two:predict HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 5));
+  std::this_thread::sleep_for(200ms);
+  server.Signal(SIGTERM);
+  std::this_thread::sleep_for(300ms);
+  inflight.Send(body.substr(5));
+  std::string answer = inflight.ReadResponse();
+  EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+  EXPECT_NE(answer.find(R"({"predictions": [[4.0]]})"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  std::string log = server.Log();
+  EXPECT_NE(log.find("received SIGTERM"), std::string::npos) << log;
+  EXPECT_NE(log.find("all requests finished"), std::string::npos) << log;
+  fs::remove_all(dir);
+}
+
+TEST(ServeBinaryTest, WithoutModelFlagsServesTheDemoModelsAndPrintsCurlCommands) {
+  fs::path dir = TempDir();
+  int port = FreePort();
+  ServeProcess server({"--demo_models_dir", (dir / "demo").string(), "--port=0", "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port)},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  std::string list = Request(port, "GET", "/v1/models");
+  for (const char* name : {"half_plus_two", "mlp", "cnn"}) {
+    EXPECT_NE(list.find(std::string("\"") + name + "\""), std::string::npos) << list;
+  }
+  std::string predict =
+      Request(port, "POST", "/v1/models/half_plus_two:predict", R"({"instances": [[1.0], [2.0], [5.0]]})");
+  EXPECT_NE(predict.find(R"({"predictions": [[2.5],[3.0],[4.5]]})"), std::string::npos) << predict;
+  EXPECT_NE(server.Log().find("curl -d '{\"instances\""), std::string::npos) << server.Log();
+  server.Signal(SIGINT);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  fs::remove_all(dir);
+}
+
+TEST(ServeBinaryTest, ServesTfServingsGoodModelConfigWithItsMonitoringConfig) {
+  std::string configs = testing::FixturePath("tfserving-configs");
+  std::string two = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
+  std::string three = testing::FixturePath("models/tfserving/saved_model_half_plus_three");
+  TFHOST_REQUIRE_FIXTURE(configs);
+  TFHOST_REQUIRE_FIXTURE(two);
+  TFHOST_REQUIRE_FIXTURE(three);
+  fs::path dir = TempDir();
+  std::ifstream in(configs + "/good_model_config.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string config = text.str();
+  for (auto [var, path] : {std::pair<std::string, std::string>{"${TEST_HALF_PLUS_TWO_DIR}", two},
+                           std::pair<std::string, std::string>{"${TEST_HALF_PLUS_THREE_DIR}", three}}) {
+    for (size_t at; (at = config.find(var)) != std::string::npos;) config.replace(at, var.size(), path);
+  }
+  std::ofstream(dir / "models.config") << config;
+  int port = FreePort();
+  ServeProcess server({"--model_config_file", (dir / "models.config").string(), "--monitoring_config_file",
+                       configs + "/monitoring_config.txt", "--port=0", "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port)},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  EXPECT_NE(Request(port, "POST", "/v1/models/half_plus_two:predict", R"({"instances": [2.0]})")
+                .find(R"({"predictions": [3.0]})"),
+            std::string::npos);
+  EXPECT_NE(Request(port, "POST", "/v1/models/half_plus_three:predict", R"({"instances": [2.0]})")
+                .find(R"({"predictions": [4.0]})"),
+            std::string::npos);
+  std::string metrics = Request(port, "GET", "/monitoring/prometheus/metrics");
+  EXPECT_NE(metrics.find(":tensorflow:serving:request_count"), std::string::npos) << metrics.substr(0, 500);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  fs::remove_all(dir);
+}
+
+TEST(ServeBinaryTest, BadModelConfigFailsWithTheParseError) {
+  std::string bad = testing::FixturePath("tfserving-configs/bad_model_config.txt");
+  TFHOST_REQUIRE_FIXTURE(bad);
+  fs::path dir = TempDir();
+  ServeProcess server({"--model_config_file", bad, "--port=0", "--rest_api_port=" + std::to_string(FreePort())},
+                      dir / "serve.log");
+  EXPECT_EQ(server.Wait(20s), 1) << server.Log();
+  EXPECT_NE(server.Log().find("bad_model_config.txt"), std::string::npos) << server.Log();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tfhost::cli
