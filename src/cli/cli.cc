@@ -69,6 +69,7 @@ const std::vector<Command>& Commands() {
       {"advise", "find the bottleneck (input, memory, launch, copies, throttling, storage) in a recording", AdviseCommand},
       {"launch", "run a distributed TensorFlow job (local, Slurm, MPI, ssh; sbatch/Kubernetes files)", LaunchCommand},
       {"data", "TFRecord/Example files: inspect, head, verify, convert (CSV, JSON Lines), bench", DataCommand},
+      {"predict", "batch prediction over TFRecord/JSON Lines files, sharded and resumable", PredictCommand},
       {"version", "print the version", VersionCommand},
       {"help", "show help for tfhost or a command", HelpCommand},
   };

@@ -32,6 +32,7 @@ int DoctorCommand(const std::vector<std::string>& args, std::ostream& out, std::
 int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int AdviseCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // The subcommand table, in the order `tfhost help` lists it.
 const std::vector<Command>& Commands();
