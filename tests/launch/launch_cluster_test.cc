@@ -334,6 +334,31 @@ TEST_F(LaunchClusterTest, MpiFailingRankEndsTheJobWithItsStatus) {
   ExpectNoStrays();
 }
 
+TEST_F(LaunchClusterTest, BenchAllreduceUnderLaunchIsCorrectFor2And4Processes) {
+  for (int n : {2, 4}) {
+    Proc p = Run({TFHOST_BINARY, "launch", "--workers", std::to_string(n), "--", TFHOST_BINARY, "bench", "allreduce",
+                  "--sizes", "8:1M", "--iters", "3", "--warmup", "1"},
+                 120);
+    ASSERT_EQ(p.code, 0) << p.output;
+    EXPECT_NE(p.output.find("[worker:0] # allreduce (sum, float32) over " + std::to_string(n) + " ranks"),
+              std::string::npos)
+        << p.output;
+    EXPECT_NE(p.output.find("[worker:0]        1048576"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find("[worker:0] # check: every reduced value is correct"), std::string::npos) << p.output;
+  }
+}
+
+TEST_F(LaunchClusterTest, BenchAllreduceUnderMpirunIsCorrect) {
+  if (!HaveProgram("mpirun")) GTEST_SKIP() << "mpirun (OpenMPI) is not installed";
+  std::vector<std::string> argv = Mpirun(4);
+  argv.insert(argv.end(), {TFHOST_BINARY, "launch", "--engine", "mpi", "--rendezvous", (dir_ / "rdv").string(), "--",
+                           TFHOST_BINARY, "bench", "allreduce", "--sizes", "4K:256K", "--iters", "3"});
+  Proc p = Run(argv, 120);
+  ASSERT_EQ(p.code, 0) << p.output;
+  EXPECT_NE(p.output.find("over 4 ranks"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("# check: every reduced value is correct"), std::string::npos) << p.output;
+}
+
 TEST_F(LaunchClusterTest, KubernetesManifestsHaveTheRequiredStructure) {
   if (std::system("python3 -c 'import yaml' 2>/dev/null") != 0) GTEST_SKIP() << "PyYAML is not installed";
   struct Case {
