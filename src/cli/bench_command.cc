@@ -163,6 +163,9 @@ std::string ToJson(const std::string& path, const std::string& signature, const 
 }  // namespace
 
 int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && args[0] == "allreduce") {
+    return BenchAllreduceCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
   std::string path, tags = "serve", signature_name = "serving_default", batch_flag = "1", threads_flag = "1";
   std::vector<std::string> shape_flags;
   int runs = 100, warmup = 10, seed = 1;

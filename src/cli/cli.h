@@ -27,6 +27,8 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 int DemoModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `tfhost bench allreduce ...` (BenchCommand hands "allreduce" to it).
+int BenchAllreduceCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int ProbeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int DoctorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -1,0 +1,78 @@
+// `tfhost launch` flag handling in-process: usage errors, --dry-run and
+// --emit. Running real jobs is covered through the binary in tests/launch.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace tfhost::cli {
+namespace {
+
+struct Out {
+  int code;
+  std::string out, err;
+};
+
+Out Launch(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = LaunchCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(LaunchCommandTest, UsageErrorsExitTwoAndSayWhy) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--workers", "2"}, "no command"},
+           {{"--strategy", "horovod", "--", "true"}, "unknown strategy 'horovod'"},
+           {{"--engine", "kubernetes", "--", "true"}, "unknown engine"},
+           {{"--env", "NOVALUE", "--", "true"}, "NAME=VALUE"},
+           {{"--grace", "soon", "--", "true"}, "--grace expects seconds"},
+           {{"--strategy", "multiworker", "--ps", "1", "--", "true"}, "no parameter servers"},
+           {{"--strategy", "mirrored", "--workers", "2", "--", "true"}, "--workers must be 1"},
+           {{"--engine", "ssh", "--", "true"}, "needs --hosts"},
+           {{"--engine", "ssh", "--hosts", "n[1-", "--", "true"}, "never closed"},
+           {{"--emit", "helm", "--", "true"}, "--emit must be"},
+           {{"--emit", "k8s", "--", "true"}, "needs --image"},
+           {{"--emit", "sbatch", "--nodes", "3", "--workers", "4", "--", "true"}, "cannot be split evenly"},
+           {{"--workerz", "2", "--", "true"}, "did you mean '--workers'"},
+       }) {
+    Out r = Launch(c.args);
+    EXPECT_EQ(r.code, kExitUsage) << c.args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.message << " not in: " << r.err;
+  }
+}
+
+TEST(LaunchCommandTest, CommandAfterDoubleDashIsPassedUntouched) {
+  Out r = Launch({"--dry-run", "--engine", "local", "--workers", "1", "--port", "4000", "--", "python3", "train.py",
+                  "--workers", "7", "--", "x y"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("command: python3 train.py --workers 7 -- 'x y'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"({"worker":["localhost:4000"]})"), std::string::npos) << r.out;
+}
+
+TEST(LaunchCommandTest, MirroredDryRunHasNoTfConfig) {
+  Out r = Launch({"--dry-run", "--engine", "local", "--strategy", "mirrored", "--", "python3", "train.py"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out.find("env TF_CONFIG="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("starting 1 of 1 tasks"), std::string::npos) << r.out;
+}
+
+TEST(LaunchCommandTest, EmitSbatchAndK8sWriteToStdout) {
+  Out s = Launch({"--emit", "sbatch", "--nodes", "2", "--workers", "4", "--", "python3", "train.py"});
+  ASSERT_EQ(s.code, kExitOk) << s.err;
+  EXPECT_NE(s.out.find("#SBATCH --ntasks-per-node=2"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("launch --engine slurm --strategy multiworker --workers 4"), std::string::npos) << s.out;
+  Out k = Launch({"--emit", "k8s", "--image", "tf:latest", "--strategy", "ps", "--workers", "2", "--xla", "--", "python3",
+                  "train.py"});
+  ASSERT_EQ(k.code, kExitOk) << k.err;
+  EXPECT_NE(k.out.find("kind: \"TFJob\""), std::string::npos);
+  EXPECT_NE(k.out.find("\"TF_XLA_FLAGS\""), std::string::npos);
+  EXPECT_EQ(k.out.find("NCCL_SOCKET_IFNAME"), std::string::npos) << "this host's NICs say nothing about pods";
+}
+
+}  // namespace
+}  // namespace tfhost::cli
