@@ -259,49 +259,43 @@ StatusOr<PredictResult> ServerCore::PredictTensors(const ResolvedSignature& reso
   return result;
 }
 
-Status ServerCore::Predict(const ts::PredictRequest& request, ts::PredictResponse* response,
-                           const RequestContext& context) {
+Status ServerCore::RunInference(const ts::ModelSpec* spec, const char* api, const RequestContext& context,
+                                const InferenceBody& body) {
   auto start = Clock::now();
   auto run = [&]() -> Status {
-    if (!request.has_model_spec()) return MissingModelSpec();
-    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
+    if (spec == nullptr) return MissingModelSpec();
+    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(*spec));
     auto runner = RunnerFor(servable->name);
-    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
-    return RunPredict(servable, timed, options_.inference, request, response);
+    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, api, "tfhost"}));
+    return body(servable, timed);
   };
   Status s = run();
-  Record(request.model_spec().name(), "predict", context, start, s);
+  Record(spec ? spec->name() : "", api, context, start, s);
   return s;
+}
+
+Status ServerCore::Predict(const ts::PredictRequest& request, ts::PredictResponse* response,
+                           const RequestContext& context) {
+  return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "predict", context,
+                      [&](const ServableHandle& servable, SignatureRunner& runner) {
+                        return RunPredict(servable, runner, options_.inference, request, response);
+                      });
 }
 
 Status ServerCore::Classify(const ts::ClassificationRequest& request, ts::ClassificationResponse* response,
                             const RequestContext& context) {
-  auto start = Clock::now();
-  auto run = [&]() -> Status {
-    if (!request.has_model_spec()) return MissingModelSpec();
-    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
-    auto runner = RunnerFor(servable->name);
-    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "classify", "tfhost"}));
-    return RunClassify(servable, timed, options_.inference, request, response);
-  };
-  Status s = run();
-  Record(request.model_spec().name(), "classify", context, start, s);
-  return s;
+  return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "classify", context,
+                      [&](const ServableHandle& servable, SignatureRunner& runner) {
+                        return RunClassify(servable, runner, options_.inference, request, response);
+                      });
 }
 
 Status ServerCore::Regress(const ts::RegressionRequest& request, ts::RegressionResponse* response,
                            const RequestContext& context) {
-  auto start = Clock::now();
-  auto run = [&]() -> Status {
-    if (!request.has_model_spec()) return MissingModelSpec();
-    TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(request.model_spec()));
-    auto runner = RunnerFor(servable->name);
-    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "regress", "tfhost"}));
-    return RunRegress(servable, timed, options_.inference, request, response);
-  };
-  Status s = run();
-  Record(request.model_spec().name(), "regress", context, start, s);
-  return s;
+  return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "regress", context,
+                      [&](const ServableHandle& servable, SignatureRunner& runner) {
+                        return RunRegress(servable, runner, options_.inference, request, response);
+                      });
 }
 
 Status ServerCore::MultiInference(const ts::MultiInferenceRequest& request, ts::MultiInferenceResponse* response,

@@ -162,6 +162,12 @@ class ServerCore {
   // Records request_count and request_latency.
   void Record(const std::string& model_name, const char* api, const RequestContext& context,
               std::chrono::steady_clock::time_point start, const Status& status) const;
+  // Predict, Classify and Regress: resolves `spec` (null = missing), runs
+  // `body` on the servable through its runner with runtime latency recorded,
+  // and records the request under `api`.
+  using InferenceBody = std::function<Status(const ServableHandle&, SignatureRunner&)>;
+  Status RunInference(const tensorflow::serving::ModelSpec* spec, const char* api, const RequestContext& context,
+                      const InferenceBody& body);
 
   ServerCoreOptions options_;
   std::unique_ptr<MetricsRegistry> owned_registry_;
