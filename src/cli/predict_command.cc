@@ -99,7 +99,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   std::string path, signature = "serving_default", tags = "serve", output, format = "tfrecord", shard = "0/1";
   std::string outputs, keep, feed = "auto", output_compression = "none", input_compression = "auto";
   std::vector<std::string> inputs;
-  int batch = 64, threads = 0, parse_threads = 1, prefetch = 4;
+  int batch = 64, threads = 0, parse_threads = 1, prefetch = 8;
   bool json = false, quiet = false, overwrite = false, no_sync = false;
   FlagParser flags(
       "tfhost predict MODEL --input FILES... --output PREFIX [flags]",
@@ -117,7 +117,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddString("shard", &shard, "i/n", "this machine's part of the job, 0 <= i < n (default 0/1)");
   flags.AddInt("threads", &threads, "N", "intra-op threads of the model (default 0: one per hardware thread)");
   flags.AddInt("parse-threads", &parse_threads, "N", "threads turning records into tensors (default 1)");
-  flags.AddInt("prefetch", &prefetch, "N", "prepared batches kept ready for the model (default 4)");
+  flags.AddInt("prefetch", &prefetch, "N", "prepared batches kept ready for the model (default 8)");
   flags.AddString("feed", &feed, "MODE", "auto (default), examples (serialized tf.Example) or features");
   flags.AddString("outputs", &outputs, "K,K", "output keys to write (default: all of the signature's)");
   flags.AddString("keep", &keep, "F,F", "input features copied into each result (an id, say)");

@@ -265,15 +265,16 @@ TEST(PredictCommandTest, KilledBinaryResumesWithExactlyOneResultPerRecord) {
     return n;
   };
 
+  // Built before fork: the child only calls async-signal-safe functions.
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     ::execv(TFHOST_BINARY, argv.data());
     ::_exit(127);
   }

@@ -299,7 +299,9 @@ class Job {
         units_(std::move(units)),
         raw_(static_cast<size_t>(2 * std::max(1, o.parse_threads))),
         prepared_(std::max(1, o.prefetch_batches)),
-        results_(static_cast<size_t>(std::max(1, o.prefetch_batches))),
+        // Results are small next to inputs; a deeper queue lets the engine
+        // ride out moments when the writer is descheduled.
+        results_(static_cast<size_t>(std::max(16, 4 * o.prefetch_batches))),
         stats_(std::move(stats)) {}
 
   StatusOr<PredictStats> Run() {

@@ -51,7 +51,7 @@ struct PredictOptions {
   int batch_size = 64;
   int parse_threads = 1;
   // Prepared batches waiting for the engine at most (the read-ahead).
-  int prefetch_batches = 4;
+  int prefetch_batches = 8;
   std::optional<FeedMode> feed_mode;  // nullopt: the signature decides
   FeedOptions feed;
   // Redo units whose outputs exist (default: skip them, i.e. resume).
