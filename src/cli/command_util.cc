@@ -1,5 +1,7 @@
 #include "cli/command_util.h"
 
+#include <glob.h>
+
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
@@ -62,6 +64,26 @@ std::string FileNameForTensor(const std::string& name) {
     if (c == ':' || c == '/' || c == '\\') c = '_';
   }
   if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+StatusOr<std::vector<std::string>> ExpandFileArguments(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    if (a.find_first_of("*?[") == std::string::npos) {
+      out.push_back(a);
+      continue;
+    }
+    glob_t g;
+    int rc = ::glob(a.c_str(), 0, nullptr, &g);
+    if (rc != 0) {
+      globfree(&g);
+      if (rc == GLOB_NOMATCH) return NotFound("no file matches '" + a + "'");
+      return InvalidArgument("cannot expand the file pattern '" + a + "'");
+    }
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+    globfree(&g);
+  }
   return out;
 }
 

@@ -39,6 +39,13 @@ int ReportUsage(std::ostream& err, const std::string& command, const std::string
 int ParseOrExit(FlagParser& flags, const std::vector<std::string>& args, const std::string& command,
                 std::ostream& out, std::ostream& err);
 
+// Input-file arguments as the data commands take them: an argument with glob
+// characters the shell left alone (quoted, or from a script) expands to its
+// matches in sorted order, so every machine of a sharded job sees the same
+// list; other arguments stay as given (a missing file is the reader's error,
+// naming it). A pattern matching nothing is NotFound naming the pattern.
+StatusOr<std::vector<std::string>> ExpandFileArguments(const std::vector<std::string>& args);
+
 // "x:0" -> "x_0", "a/b:1" -> "a_b_1": a tensor name usable as a file name.
 std::string FileNameForTensor(const std::string& name);
 

@@ -5,7 +5,6 @@
 // expanded here too). Long work shows a progress line on stderr only when
 // stdout is a terminal; --quiet silences it and --json prints one JSON
 // document for scripts.
-#include <glob.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <unistd.h>
@@ -55,24 +54,6 @@ void SplitFiles(const std::vector<std::string>& args, const std::set<std::string
       flag_args->push_back(args[++i]);
     }
   }
-}
-
-// Expands arguments holding glob characters that the shell left alone.
-StatusOr<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& a : args) {
-    if (a.find_first_of("*?[") == std::string::npos) {
-      out.push_back(a);
-      continue;
-    }
-    glob_t g;
-    int rc = ::glob(a.c_str(), 0, nullptr, &g);
-    if (rc == GLOB_NOMATCH) return NotFound("no file matches '" + a + "'");
-    if (rc != 0) return InvalidArgument("cannot expand '" + a + "'");
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-    globfree(&g);
-  }
-  return out;
 }
 
 // Progress on stderr, only for a terminal stdout and not under --quiet/--json.
@@ -139,7 +120,7 @@ Parsed ParseCommand(FlagParser& flags, const std::vector<std::string>& args, con
     p.exit_code = ReportUsage(err, command, "no input files given");
     return p;
   }
-  auto expanded = ExpandFiles(raw_files);
+  auto expanded = ExpandFileArguments(raw_files);
   if (!expanded.ok()) {
     p.exit_code = ReportFailure(err, command, expanded.status());
     return p;

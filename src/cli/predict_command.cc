@@ -2,7 +2,6 @@
 // prediction over TFRecord / JSON Lines files (docs/predict.md). The work
 // itself is data::predict::RunPredict; this file parses the command line,
 // loads the model and adapts its signature to the library.
-#include <glob.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <unistd.h>
@@ -35,25 +34,6 @@ std::vector<std::string> ExpandInputLists(const std::vector<std::string>& args) 
       out.push_back(args[++i]);
       first = false;
     }
-  }
-  return out;
-}
-
-// Expands arguments holding glob characters the shell left alone (sorted,
-// so every machine of a sharded job sees the same list).
-StatusOr<std::vector<std::string>> ExpandGlobs(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& a : args) {
-    if (a.find_first_of("*?[") == std::string::npos) {
-      out.push_back(a);
-      continue;
-    }
-    glob_t g;
-    int rc = ::glob(a.c_str(), 0, nullptr, &g);
-    if (rc == GLOB_NOMATCH) return NotFound("no input file matches '" + a + "'");
-    if (rc != 0) return InvalidArgument("cannot expand '" + a + "'");
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-    globfree(&g);
   }
   return out;
 }
@@ -156,7 +136,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
     if (!ic.ok()) return ReportUsage(err, cmd, ic.status().message());
     o.reader.compression = *ic;
   }
-  auto files = ExpandGlobs(inputs);
+  auto files = ExpandFileArguments(inputs);
   if (!files.ok()) return ReportFailure(err, cmd, files.status());
 
   o.inputs = std::move(*files);
