@@ -579,7 +579,9 @@ TEST(GrpcServerTest, MaxThreadsRefusesCallsBeyondTheCapAtOnce) {
   EXPECT_GE(refused, 1);
   gate->Open();
   for (auto& call : calls) {
-    if (call.valid()) EXPECT_GRPC_OK(call.get());
+    if (call.valid()) {
+      EXPECT_GRPC_OK(call.get());
+    }
   }
 }
 
