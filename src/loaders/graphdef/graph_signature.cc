@@ -60,7 +60,8 @@ std::vector<std::string> UnconsumedNodeNames(const ir::Graph& graph) {
   return names;
 }
 
-StatusOr<runtime::Signature> SynthesizeSignature(const ir::Graph& graph, int producer) {
+StatusOr<runtime::Signature> SynthesizeSignature(const ir::Graph& graph, int producer,
+                                                 const std::vector<std::string>& output_nodes) {
   runtime::Signature sig;
   sig.name = kDefaultSignatureName;
   sig.method_name = kPredictMethodName;
@@ -79,8 +80,10 @@ StatusOr<runtime::Signature> SynthesizeSignature(const ir::Graph& graph, int pro
     }
     sig.inputs.push_back(std::move(spec));
   }
-  for (const std::string& name : UnconsumedNodeNames(graph)) {
-    const ir::Node& n = graph.node(graph.FindNode(name));
+  for (const std::string& name : output_nodes) {
+    const int index = graph.FindNode(name);
+    if (index < 0) continue;
+    const ir::Node& n = graph.node(index);
     const int outputs = static_cast<int>(n.output_dtypes.size());
     for (int i = 0; i < outputs; ++i) {
       runtime::TensorSpec spec;
@@ -136,12 +139,14 @@ StatusOr<std::vector<std::string>> SignatureRoots(const tensorflow::SignatureDef
 
 StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts, const LoadOptions& options) {
   std::vector<std::string> roots;
+  std::vector<std::string> synthesized_outputs;
   if (parts.signature.has_value()) {
     auto sig_roots = SignatureRoots(*parts.signature);
     if (!sig_roots.ok()) return sig_roots.status().WithContext("model '" + parts.model_name + "'");
     roots = std::move(*sig_roots);
   } else {
-    roots = UnconsumedNodeNames(parts.graph);
+    synthesized_outputs = UnconsumedNodeNames(parts.graph);
+    roots = synthesized_outputs;
   }
   roots.insert(roots.end(), parts.init_targets.begin(), parts.init_targets.end());
   TFHOST_ASSIGN_OR_RETURN(auto session,
@@ -149,7 +154,7 @@ StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts
   const ir::Graph& graph = session->graph();
   StatusOr<runtime::Signature> sig =
       parts.signature.has_value() ? SignatureFromDef(kDefaultSignatureName, *parts.signature, graph)
-                                  : SynthesizeSignature(graph, parts.producer);
+                                  : SynthesizeSignature(graph, parts.producer, synthesized_outputs);
   if (!sig.ok()) return sig.status().WithContext("model '" + parts.model_name + "'");
   if (!parts.init_targets.empty()) {
     auto ran = session->Run({}, {}, parts.init_targets);

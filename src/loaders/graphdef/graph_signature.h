@@ -30,7 +30,11 @@ std::vector<std::string> UnconsumedNodeNames(const ir::Graph& graph);
 // as TensorFlow does for such old graphs), one output per output tensor of
 // each UnconsumedNodeNames node (key = node name when the node has one
 // output, else "name:i"). Fails when there is no output at all.
-StatusOr<runtime::Signature> SynthesizeSignature(const ir::Graph& graph, int producer);
+// `output_nodes` are those nodes' names taken from the graph as loaded: the
+// graph passes may since have folded an output into a Const, which
+// UnconsumedNodeNames would no longer list.
+StatusOr<runtime::Signature> SynthesizeSignature(const ir::Graph& graph, int producer,
+                                                 const std::vector<std::string>& output_nodes);
 
 // Converts a SignatureDef; every tensor must exist in the typed graph. A
 // TensorInfo without dtype takes the node's output dtype, one without shape
