@@ -46,7 +46,9 @@ test: deps unit-test asan fuzz
 ASAN_TESTS := crc32c_test tensor_proto_test proto_wire_test tensor_bundle_reader_test \
   tensor_bundle_writer_test sstable_check_test function_inliner_test ref_variables_test \
   graphdef_loader_test tfjs_loader_test saved_model_fixtures_test tfjs_models_test \
-  example_decoder_test parse_example_test npy_io_test tensor_input_test flags_test session_test
+  example_decoder_test parse_example_test npy_io_test tensor_input_test flags_test session_test \
+  tfrecord_reader_test example_test convert_test json_tensor_codec_test rest_api_handler_test \
+  model_config_test batching_parameters_test
 asan:
 	cmake -S . -B $(ASAN_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DTFHOST_SANITIZE=address,undefined -DTFHOST_BUILD_BENCHMARKS=OFF
