@@ -66,7 +66,7 @@ tsan:
 fuzz:
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTFHOST_BUILD_FUZZERS=ON -DTFHOST_BUILD_TESTS=OFF -DTFHOST_BUILD_BENCHMARKS=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
 	bash fuzz/smoke.sh $(FUZZ_DIR)
 
 clean:
