@@ -19,6 +19,7 @@
 #include "serving/server_core.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
+#include "serving/serving_test_util.h"
 
 namespace tfhost::serving {
 namespace {
@@ -29,38 +30,10 @@ using google::protobuf::util::MessageDifferencer;
 std::string ModelsDir() { return tfhost::testing::FixturePath("models/tfserving"); }
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string ToJson(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return buf.GetString();
-}
-
-template <typename M>
-M FromJson(const std::string& json) {
-  M m;
-  auto s = google::protobuf::util::JsonStringToMessage(json, &m);
-  EXPECT_TRUE(s.ok()) << s.ToString() << " in " << json;
-  return m;
-}
-
-// Fields the expectation leaves out are not compared; floats approximately.
-::testing::AssertionResult PartiallyEquals(const google::protobuf::Message& expected,
-                                           const google::protobuf::Message& actual) {
-  MessageDifferencer d;
-  d.set_scope(MessageDifferencer::PARTIAL);
-  d.set_float_comparison(MessageDifferencer::APPROXIMATE);
-  std::string report;
-  d.ReportDifferencesToString(&report);
-  if (d.Compare(expected, actual)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << report << "\nexpected: " << expected.ShortDebugString()
-                                       << "\nactual: " << actual.ShortDebugString();
-}
+using testing::FromJson;
+using testing::PartiallyEquals;
+using testing::ReadText;
+using testing::ToJson;
 
 std::unique_ptr<ServerCore> MakeCore(ModelServerConfig config) {
   ServerCoreOptions o;
