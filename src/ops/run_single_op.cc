@@ -45,9 +45,7 @@ tensorflow::AttrValue MakeAttr(const Tensor& v) {
   return a;
 }
 
-StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Tensor> inputs,
-                                          ir::AttrMap attrs, ResourceManager* resources,
-                                          ThreadPool* intra_op) {
+StatusOr<ir::Node> MakeSingleOpNode(const std::string& op, ir::AttrMap attrs) {
   const OpRegistration* reg = OpRegistry::Global().Find(op);
   if (reg == nullptr) return NotFound("op '" + op + "' is not registered");
   ir::Node node;
@@ -55,6 +53,14 @@ StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Ten
   node.op = op;
   node.attrs = std::move(attrs);
   ir::FillDefaultAttrs(reg->def, &node);
+  return node;
+}
+
+StatusOr<std::vector<Tensor>> RunKernelOnNode(const ir::Node& node, const KernelFn& kernel,
+                                              std::vector<Tensor> inputs, ResourceManager* resources,
+                                              ThreadPool* intra_op) {
+  const OpRegistration* reg = OpRegistry::Global().Find(node.op);
+  if (reg == nullptr) return NotFound("op '" + node.op + "' is not registered");
   auto dtypes = ir::OutputDTypes(reg->def, node);
   if (!dtypes.ok()) return dtypes.status();
   ResourceManager local_resources;
@@ -62,13 +68,20 @@ StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Ten
   KernelContext ctx(node, std::move(inputs), std::move(dead),
                     resources ? resources : &local_resources, intra_op);
   ctx.set_num_outputs(static_cast<int>(dtypes->size()));
-  TFHOST_RETURN_IF_ERROR(reg->kernel(ctx));
+  TFHOST_RETURN_IF_ERROR(kernel(ctx));
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (!ctx.outputs()[i].valid() && !ctx.output_dead()[i]) {
       return Internal(ir::NodeContext(node) + ": kernel did not set output " + std::to_string(i));
     }
   }
   return std::move(ctx.outputs());
+}
+
+StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Tensor> inputs,
+                                          ir::AttrMap attrs, ResourceManager* resources,
+                                          ThreadPool* intra_op) {
+  TFHOST_ASSIGN_OR_RETURN(ir::Node node, MakeSingleOpNode(op, std::move(attrs)));
+  return RunKernelOnNode(node, OpRegistry::Global().Find(op)->kernel, std::move(inputs), resources, intra_op);
 }
 
 }  // namespace tfhost::ops

@@ -33,4 +33,12 @@ StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Ten
                                           ResourceManager* resources = nullptr,
                                           ThreadPool* intra_op = nullptr);
 
+// The two halves of RunSingleOp, for running another kernel (a fast one from
+// src/backends) on the same node: the node with `attrs` and schema defaults,
+// and one call of `kernel` on it.
+StatusOr<ir::Node> MakeSingleOpNode(const std::string& op, ir::AttrMap attrs = {});
+StatusOr<std::vector<Tensor>> RunKernelOnNode(const ir::Node& node, const KernelFn& kernel,
+                                              std::vector<Tensor> inputs, ResourceManager* resources = nullptr,
+                                              ThreadPool* intra_op = nullptr);
+
 }  // namespace tfhost::ops

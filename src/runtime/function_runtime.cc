@@ -49,8 +49,9 @@ StatusOr<std::pair<std::string, ir::AttrMap>> FuncAttr(const ir::Node& node, con
 
 }  // namespace
 
-FunctionRuntime::FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context)
-    : library_(library), context_(std::move(context)) {}
+FunctionRuntime::FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
+                                 backends::KernelChoice kernels)
+    : library_(library), context_(std::move(context)), kernels_(kernels) {}
 
 FunctionRuntime::~FunctionRuntime() = default;
 
@@ -70,7 +71,7 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   for (size_t k = 0; k < fg->arg_types.size(); ++k) instance->feeds.push_back("_arg_" + std::to_string(k) + ":0");
   for (size_t k = 0; k < fg->ret_types.size(); ++k) instance->fetches.push_back("_ret:" + std::to_string(k));
   if (instance->fetches.empty()) instance->targets.push_back("_ret");
-  auto runner = GraphRunner::Create(std::move(fg->graph), context_ + ", function '" + name + "'", {"_ret"});
+  auto runner = GraphRunner::Create(std::move(fg->graph), context_ + ", function '" + name + "'", {"_ret"}, kernels_);
   if (!runner.ok()) return runner.status();
   instance->runner = std::move(*runner);
   Instance* raw = instance.get();

@@ -35,7 +35,8 @@ namespace tfhost::runtime {
 class FunctionRuntime {
  public:
   // `library` must outlive the runtime. `context` names the model in errors.
-  FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context);
+  FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
+                  backends::KernelChoice kernels = backends::KernelChoice::kFast);
   ~FunctionRuntime();
 
   // Runs a functional node (If, While, Case, calls) whose inputs are in ctx.
@@ -58,6 +59,7 @@ class FunctionRuntime {
 
   const tensorflow::FunctionDefLibrary* library_;
   std::string context_;
+  backends::KernelChoice kernels_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Instance>> instances_;
 };

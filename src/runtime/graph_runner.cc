@@ -57,11 +57,13 @@ Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::Kern
 }
 
 StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std::string context,
-                                                           const std::vector<std::string>& roots) {
+                                                           const std::vector<std::string>& roots,
+                                                           backends::KernelChoice kernels) {
   std::unique_ptr<GraphRunner> r(new GraphRunner(std::move(graph), std::move(context)));
   const auto& registry = ops::OpRegistry::Global();
   const ir::Graph& g = r->graph_;
   r->kernels_.resize(g.num_nodes());
+  r->kernel_backends_.resize(g.num_nodes());
   std::vector<bool> reachable(g.num_nodes(), roots.empty());
   if (!roots.empty()) {
     std::vector<int> stack;
@@ -91,6 +93,17 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     }
     if (r->kernels_[i] != nullptr && reachable[i] && r->kernels_[i]->def.is_stateful()) {
       r->has_stateful_ = true;
+    }
+    if (kernels == backends::KernelChoice::kFast && reachable[i] && r->kernels_[i] != nullptr &&
+        r->kernels_[i] != &FunctionCallRegistration()) {
+      backends::FastKernel fast = backends::FastKernelRegistry::Global().Make(n, r->kernels_[i]->kernel);
+      if (fast.kernel) {
+        auto reg = std::make_unique<ops::OpRegistration>(*r->kernels_[i]);
+        reg->kernel = std::move(fast.kernel);
+        r->kernels_[i] = reg.get();
+        r->kernel_backends_[i] = fast.backend;
+        r->fast_registrations_.push_back(std::move(reg));
+      }
     }
   }
   // Bodies of If/While/Case and calls run later as sub-executions; check now

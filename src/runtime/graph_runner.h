@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/fast_kernel_registry.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
@@ -46,8 +47,11 @@ class GraphRunner {
   // Checks that every node reachable from `roots` (node names; empty = all)
   // has a kernel, or calls a function of the graph's library. `context` names
   // the model or function in errors.
-  static StatusOr<std::unique_ptr<GraphRunner>> Create(ir::Graph graph, std::string context,
-                                                       const std::vector<std::string>& roots = {});
+  // `kernels` = kFast replaces reference kernels by fast ones where a backend
+  // accepts the node (backends/fast_kernel_registry.h).
+  static StatusOr<std::unique_ptr<GraphRunner>> Create(
+      ir::Graph graph, std::string context, const std::vector<std::string>& roots = {},
+      backends::KernelChoice kernels = backends::KernelChoice::kFast);
 
   // Feeds must already be checked by the caller (names resolve, dtypes).
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
@@ -57,6 +61,9 @@ class GraphRunner {
   const std::string& context() const { return context_; }
   // Whether any node the runner may execute is stateful (for loop checks).
   bool HasStatefulNodes() const { return has_stateful_; }
+  // The backend whose fast kernel runs node `i` ("onednn", ...), or "" for
+  // the reference kernel.
+  const std::string& KernelBackend(int i) const { return kernel_backends_[i]; }
 
  private:
   GraphRunner(ir::Graph graph, std::string context) : graph_(std::move(graph)), context_(std::move(context)) {}
@@ -67,6 +74,9 @@ class GraphRunner {
   ir::Graph graph_;
   std::string context_;
   std::vector<const ops::OpRegistration*> kernels_;  // per node; null = no kernel
+  // Registrations whose kernel is a fast one; kernels_ points into these.
+  std::vector<std::unique_ptr<ops::OpRegistration>> fast_registrations_;
+  std::vector<std::string> kernel_backends_;         // per node; "" = reference
   std::vector<Tensor> constants_;                    // decoded value of each Const node
   bool has_stateful_ = false;
   std::mutex plans_mu_;

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/fast_kernel_registry.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
@@ -38,6 +39,8 @@ struct SessionOptions {
   int inter_op_threads = 1;
   // Used in error messages ("model 'nsfw' ...").
   std::string model_name;
+  // Fast kernels (src/backends) where one applies, or reference kernels only.
+  backends::KernelChoice kernels = backends::KernelChoice::kFast;
 };
 
 class FunctionRuntime;

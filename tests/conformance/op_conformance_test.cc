@@ -11,6 +11,9 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "backends/fast_kernel_registry.h"
+#include "base/thread_pool.h"
+#include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 #include "tolerances.h"
 
@@ -140,23 +143,22 @@ const std::vector<Case>& AllCases() {
 
 class OpConformanceTest : public ::testing::TestWithParam<int> {};
 
-TEST_P(OpConformanceTest, MatchesTensorFlowJs) {
-  const Case& c = AllCases()[GetParam()];
-  auto outputs = ops::RunSingleOp(c.op, c.inputs, c.attrs);
-  ASSERT_TRUE(outputs.ok()) << c.name << ": " << outputs.status().ToString();
+// Compares one run's outputs with the case's reference outputs, within the
+// op's tolerance; `label` says which kernel produced them.
+void ExpectMatchesReference(const Case& c, const std::vector<Tensor>& outputs, const std::string& label) {
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     if (!c.only_outputs.empty() &&
         std::find(c.only_outputs.begin(), c.only_outputs.end(), static_cast<int>(k)) == c.only_outputs.end()) {
       continue;
     }
-    ASSERT_LT(k, outputs->size()) << c.name;
-    const Tensor& got = (*outputs)[k];
+    ASSERT_LT(k, outputs.size()) << label;
+    const Tensor& got = outputs[k];
     const Tensor& want = c.outputs[k];
-    ASSERT_EQ(got.shape(), want.shape()) << c.name << " output " << k;
-    ASSERT_EQ(got.dtype(), want.dtype()) << c.name << " output " << k;
+    ASSERT_EQ(got.shape(), want.shape()) << label << " output " << k;
+    ASSERT_EQ(got.dtype(), want.dtype()) << label << " output " << k;
     if (want.dtype() == DType::kString) {
       for (int64_t i = 0; i < want.NumElements(); ++i) {
-        EXPECT_EQ(got.strings()[i], want.strings()[i]) << c.name << " output " << k << " [" << i << "]";
+        EXPECT_EQ(got.strings()[i], want.strings()[i]) << label << " output " << k << " [" << i << "]";
       }
       continue;
     }
@@ -164,16 +166,40 @@ TEST_P(OpConformanceTest, MatchesTensorFlowJs) {
     auto g = got.ToDoubleVector(), w = want.ToDoubleVector();
     for (size_t i = 0; i < w.size(); ++i) {
       if (std::isnan(w[i])) {
-        EXPECT_TRUE(std::isnan(g[i])) << c.name << " output " << k << " [" << i << "]";
+        EXPECT_TRUE(std::isnan(g[i])) << label << " output " << k << " [" << i << "]";
         continue;
       }
       if (std::isinf(w[i])) {
-        EXPECT_EQ(g[i], w[i]) << c.name << " output " << k << " [" << i << "]";
+        EXPECT_EQ(g[i], w[i]) << label << " output " << k << " [" << i << "]";
         continue;
       }
-      EXPECT_NEAR(g[i], w[i], tol.atol + tol.rtol * std::fabs(w[i]))
-          << c.name << " output " << k << " [" << i << "]";
+      EXPECT_NEAR(g[i], w[i], tol.atol + tol.rtol * std::fabs(w[i])) << label << " output " << k << " [" << i << "]";
     }
+  }
+}
+
+TEST_P(OpConformanceTest, ReferenceKernelMatchesTensorFlowJs) {
+  const Case& c = AllCases()[GetParam()];
+  auto outputs = ops::RunSingleOp(c.op, c.inputs, c.attrs);
+  ASSERT_TRUE(outputs.ok()) << c.name << ": " << outputs.status().ToString();
+  ExpectMatchesReference(c, *outputs, c.name + " (reference kernel)");
+}
+
+// Every fast kernel a backend offers for the case's node, single-threaded and
+// on a two-worker intra-op pool (work splitting must not change results).
+TEST_P(OpConformanceTest, FastKernelMatchesTensorFlowJs) {
+  const Case& c = AllCases()[GetParam()];
+  auto node = ops::MakeSingleOpNode(c.op, c.attrs);
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  backends::FastKernel fast =
+      backends::FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(c.op)->kernel);
+  if (!fast.kernel) GTEST_SKIP() << "no fast kernel for " << c.op << " with these attrs; the reference kernel runs";
+  ThreadPool pool(2);
+  for (ThreadPool* intra : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    auto outputs = ops::RunKernelOnNode(*node, fast.kernel, c.inputs, nullptr, intra);
+    std::string label = c.name + " (" + fast.backend + " kernel, " + (intra ? "2+1 threads" : "1 thread") + ")";
+    ASSERT_TRUE(outputs.ok()) << label << ": " << outputs.status().ToString();
+    ExpectMatchesReference(c, *outputs, label);
   }
 }
 

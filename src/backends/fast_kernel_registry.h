@@ -1,0 +1,67 @@
+// Fast kernels: optional per-backend replacements for the reference kernels
+// of src/ops. The reference kernel stays the oracle; a fast kernel must give
+// the same outputs within the op's conformance tolerance (the conformance
+// suite runs every case through both).
+//
+// A fast kernel is made once per graph node, when a GraphRunner is built, so
+// it can keep per-node state across runs: weights reordered into a blocked
+// layout, primitives cached per input shape. A factory that does not handle
+// the node's attrs (dtype, data_format, ...) returns an empty KernelFn and the
+// reference kernel runs. At run time a fast kernel may still hand a call it
+// does not handle (an unusual shape) to the reference kernel it was given.
+//
+// Thread-safety: Global() is built once and read-only after; kernels made by
+// it may be called from several threads at once and must lock their caches.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_kernel.h"
+
+namespace tfhost::backends {
+
+// Which kernels a session runs. kReference runs only src/ops kernels (for
+// comparing outputs and for bisecting a wrong answer to a fast kernel).
+enum class KernelChoice { kFast, kReference };
+
+// "fast" / "reference"; an error names the accepted spellings.
+StatusOr<KernelChoice> ParseKernelChoice(const std::string& text);
+const char* KernelChoiceName(KernelChoice choice);
+
+// Makes the kernel for one node; `reference` is the op's reference kernel.
+using FastKernelFactory = std::function<ops::KernelFn(const ir::Node& node, const ops::KernelFn& reference)>;
+
+struct FastKernel {
+  std::string backend;  // "onednn", "simd": shown by `tfhost inspect` and in tests
+  ops::KernelFn kernel;
+};
+
+class FastKernelRegistry {
+ public:
+  static const FastKernelRegistry& Global();
+
+  // Factories of one op are tried in registration order; the first that
+  // returns a kernel wins.
+  void Register(const std::string& op, const std::string& backend, FastKernelFactory factory);
+
+  // The fast kernel for `node`, or an empty FastKernel::kernel when none applies.
+  FastKernel Make(const ir::Node& node, const ops::KernelFn& reference) const;
+  // Ops with at least one registered factory, sorted.
+  std::vector<std::string> Ops() const;
+
+ private:
+  struct Entry {
+    std::string backend;
+    FastKernelFactory factory;
+  };
+  std::unordered_map<std::string, std::vector<Entry>> factories_;
+};
+
+// One function per backend; each registers its factories (src/backends/cpu/).
+// Global() calls them in priority order.
+
+}  // namespace tfhost::backends

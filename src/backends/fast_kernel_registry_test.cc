@@ -1,0 +1,73 @@
+#include "backends/fast_kernel_registry.h"
+
+#include <gtest/gtest.h>
+
+namespace tfhost::backends {
+namespace {
+
+ir::Node NodeWithOp(const std::string& op) {
+  ir::Node node;
+  node.name = "n";
+  node.op = op;
+  return node;
+}
+
+ops::KernelFn Marker(int* calls) {
+  return [calls](ops::KernelContext&) {
+    ++*calls;
+    return OkStatus();
+  };
+}
+
+TEST(FastKernelRegistryTest, FirstFactoryThatAcceptsTheNodeWins) {
+  FastKernelRegistry registry;
+  int declined_calls = 0, second_calls = 0, third_calls = 0;
+  registry.Register("Conv2D", "declines", [&](const ir::Node&, const ops::KernelFn&) {
+    ++declined_calls;
+    return ops::KernelFn();
+  });
+  registry.Register("Conv2D", "second", [&](const ir::Node&, const ops::KernelFn&) { return Marker(&second_calls); });
+  registry.Register("Conv2D", "third", [&](const ir::Node&, const ops::KernelFn&) { return Marker(&third_calls); });
+  FastKernel fast = registry.Make(NodeWithOp("Conv2D"), ops::KernelFn());
+  ASSERT_TRUE(fast.kernel);
+  EXPECT_EQ(fast.backend, "second");
+  EXPECT_EQ(declined_calls, 1);
+  ir::Node node = NodeWithOp("Conv2D");
+  ops::KernelContext ctx(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(ctx).ok());
+  EXPECT_EQ(second_calls, 1);
+  EXPECT_EQ(third_calls, 0);
+}
+
+TEST(FastKernelRegistryTest, OpWithoutFactoryOrOnlyDecliningFactoriesGetsNoKernel) {
+  FastKernelRegistry registry;
+  registry.Register("MatMul", "declines", [](const ir::Node&, const ops::KernelFn&) { return ops::KernelFn(); });
+  EXPECT_FALSE(registry.Make(NodeWithOp("MatMul"), ops::KernelFn()).kernel);
+  EXPECT_FALSE(registry.Make(NodeWithOp("Relu"), ops::KernelFn()).kernel);
+  EXPECT_EQ(registry.Ops(), std::vector<std::string>{"MatMul"});
+}
+
+TEST(FastKernelRegistryTest, FactoryReceivesTheReferenceKernelToFallBackOn) {
+  FastKernelRegistry registry;
+  registry.Register("Relu", "wrapper", [](const ir::Node&, const ops::KernelFn& reference) {
+    return [reference](ops::KernelContext& ctx) { return reference(ctx); };
+  });
+  int reference_calls = 0;
+  FastKernel fast = registry.Make(NodeWithOp("Relu"), Marker(&reference_calls));
+  ir::Node node = NodeWithOp("Relu");
+  ops::KernelContext ctx(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(ctx).ok());
+  EXPECT_EQ(reference_calls, 1);
+}
+
+TEST(FastKernelRegistryTest, KernelChoiceParsesBothSpellingsAndNamesThemOnError) {
+  EXPECT_EQ(*ParseKernelChoice("fast"), KernelChoice::kFast);
+  EXPECT_EQ(*ParseKernelChoice("reference"), KernelChoice::kReference);
+  auto bad = ParseKernelChoice("onednn");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fast, reference"), std::string::npos);
+  EXPECT_STREQ(KernelChoiceName(KernelChoice::kReference), "reference");
+}
+
+}  // namespace
+}  // namespace tfhost::backends
