@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libboost-dev libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf python3-yaml
-  libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev
+  libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev libdnnl-dev
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
 )
