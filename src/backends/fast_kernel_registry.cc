@@ -17,6 +17,8 @@ const char* KernelChoiceName(KernelChoice choice) {
 const FastKernelRegistry& FastKernelRegistry::Global() {
   static const FastKernelRegistry* registry = [] {
     auto* r = new FastKernelRegistry;
+    RegisterOneDnnKernels(*r);
+    RegisterSimdKernels(*r);
     return r;
   }();
   return *registry;

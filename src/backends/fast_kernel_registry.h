@@ -63,5 +63,7 @@ class FastKernelRegistry {
 
 // One function per backend; each registers its factories (src/backends/cpu/).
 // Global() calls them in priority order.
+void RegisterOneDnnKernels(FastKernelRegistry& registry);  // cpu/onednn/register.cc
+void RegisterSimdKernels(FastKernelRegistry& registry);    // cpu/simd/register.cc
 
 }  // namespace tfhost::backends
