@@ -107,6 +107,13 @@ void RegisterControlFlowShapeFns(ShapeFnRegistry& registry) {
                     ScalarOutputs);
   registry.Register("TensorArrayGatherV3", TensorArrayGatherShape);
   registry.Register("TensorArrayConcatV3", TensorArrayConcatShape);
+  registry.Register({"TensorArrayGradV3", "TensorArrayGradWithShape", "TensorArrayGradV2", "TensorArrayGrad",
+                     "TensorArrayWriteV2", "TensorArrayScatterV2", "TensorArraySplitV2", "TensorArraySizeV2",
+                     "TensorArrayWrite", "TensorArrayScatter", "TensorArraySplit", "TensorArraySize",
+                     "TensorArrayUnpack", "TensorArrayV2", "TensorArray"},
+                    ScalarOutputs);
+  registry.Register({"TensorArrayGatherV2", "TensorArrayGather", "TensorArrayPack"}, TensorArrayGatherShape);
+  registry.Register({"TensorArrayConcatV2", "TensorArrayConcat"}, TensorArrayConcatShape);
   registry.Register({"EmptyTensorList", "TensorListReserve", "TensorListFromTensor", "TensorListSetItem",
                      "TensorListPushBack", "TensorListResize", "TensorListLength", "TensorListScatterV2",
                      "TensorListScatterIntoExistingList", "TensorListSplit"},

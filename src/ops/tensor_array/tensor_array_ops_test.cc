@@ -97,5 +97,61 @@ TEST_F(TensorArrayOpsTest, ScatterSplitConcatAndClose) {
   EXPECT_NE(after.status().message().find("does not exist"), std::string::npos) << after.status().ToString();
 }
 
+TEST_F(TensorArrayOpsTest, GradArrayIsFoundPerSourceAndAddsRepeatedWrites) {
+  Tensor h = Create(3);
+  auto grad = RunSingleOp("TensorArrayGradV3", {h, Tensor::Scalar<float>(0)}, {{"source", MakeAttr("gradients")}});
+  ASSERT_TRUE(grad.ok()) << grad.status().ToString();
+  Tensor g = (*grad)[0];
+  // Same size as the forward array; the same source finds the same array.
+  auto size = RunSingleOp("TensorArraySizeV3", {g, Tensor::Scalar<float>(0)});
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ((*size)[0].data<int32_t>()[0], 3);
+  auto again = RunSingleOp("TensorArrayGradV3", {h, Tensor::Scalar<float>(0)}, {{"source", MakeAttr("gradients")}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)[0].strings()[0], g.strings()[0]);
+  auto other = RunSingleOp("TensorArrayGradV3", {h, Tensor::Scalar<float>(0)}, {{"source", MakeAttr("other")}});
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE((*other)[0].strings()[0], g.strings()[0]);
+  // Writes to one index of a gradient array add up (multiple_writes_aggregate).
+  ASSERT_TRUE(Write(g, 1, Tensor::FromVector<float>({1, 2})).ok());
+  ASSERT_TRUE(Write(g, 1, Tensor::FromVector<float>({10, 20})).ok());
+  EXPECT_FALSE(Write(g, 1, Tensor::FromVector<float>({1})).ok());  // shape mismatch cannot aggregate
+  EXPECT_FALSE(Write(g, 3, Tensor::FromVector<float>({1, 2})).ok());  // not dynamic
+  auto r = Read(g, 1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Floats((*r)[0]), std::vector<float>({11, 22}));
+}
+
+TEST_F(TensorArrayOpsTest, GradWithShapePrependsToTheElementShape) {
+  ir::AttrMap attrs;
+  attrs["element_shape"].mutable_shape()->add_dim()->set_size(2);
+  Tensor h = Create(1, attrs);
+  auto grad = RunSingleOp("TensorArrayGradWithShape",
+                          {h, Tensor::Scalar<float>(0), Tensor::FromVector<int32_t>({3})}, {{"source", MakeAttr("s")}});
+  ASSERT_TRUE(grad.ok()) << grad.status().ToString();
+  auto r = Read((*grad)[0], 0);  // unwritten: zeros of [3, 2]
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].shape(), Shape({3, 2}));
+}
+
+TEST_F(TensorArrayOpsTest, V2AndV1NamesUseStringHandles) {
+  auto created = RunSingleOp("TensorArrayV2", {Tensor::Scalar<int32_t>(2)},
+                             {{"dtype", MakeAttr(DType::kFloat)}, {"clear_after_read", MakeAttr(false)}});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_EQ(created->size(), 1u);
+  Tensor h = (*created)[0];
+  EXPECT_EQ(h.dtype(), DType::kString);
+  auto unpack = RunSingleOp("TensorArrayUnpack", {h, Tensor::FromVector<float>({4, 5}), Tensor::Scalar<float>(0)},
+                            {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(unpack.ok()) << unpack.status().ToString();
+  auto read = RunSingleOp("TensorArrayReadV2", {h, Tensor::Scalar<int32_t>(1), Tensor::Scalar<float>(0)},
+                          {{"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(Floats((*read)[0]), std::vector<float>({5}));
+  auto pack = RunSingleOp("TensorArrayPack", {h, Tensor::Scalar<float>(0)}, {{"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  EXPECT_EQ(Floats((*pack)[0]), std::vector<float>({4, 5}));
+}
+
 }  // namespace
 }  // namespace tfhost::ops
