@@ -1,0 +1,225 @@
+// Each node keeps, per (input shape, filter shape), the convolution primitive
+// and the filter reordered into the primitive's preferred blocked layout.
+// Activations stay in the graph's NHWC/NCHW layout (src and dst descriptors
+// are plain), so only the weights are ever reordered, and only when the
+// filter tensor changes: a Const filter is the same buffer on every run.
+#include "backends/cpu/onednn/onednn_conv.h"
+
+#include "backends/cpu/onednn/onednn_engine.h"
+#include "ir/attrs.h"
+#include "ops/nn/conv_geometry.h"
+
+namespace tfhost::backends::onednn {
+namespace {
+
+using dnnl::memory;
+using ops::nn::DataFormat;
+using ops::nn::Window2D;
+
+struct ConvConfig {
+  bool depthwise = false;
+  bool fused = false;
+  Window2D window;
+  Epilogue epilogue;
+};
+
+struct ConvEntry {
+  bool ok = false;  // false: oneDNN had no primitive for this shape
+  dnnl::convolution_forward prim;
+  memory::desc src_md, dst_md, weights_user_md, weights_md, bias_md, scratchpad_md;
+  bool reorder_weights = false;
+  Shape out_shape;  // in the node's data_format
+  int64_t out_c = 0;
+
+  std::mutex weights_mu;
+  Tensor weights_source;                  // filter the cached weights came from
+  std::shared_ptr<memory> weights;        // in weights_md's layout
+};
+
+memory::format_tag ActivationTag(DataFormat f) {
+  return f == DataFormat::kNhwc ? memory::format_tag::nhwc : memory::format_tag::nchw;
+}
+
+// Builds the primitive for one shape; entry->ok stays false when oneDNN (or
+// the geometry) rejects it, so the reference kernel handles that shape.
+std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, const Tensor& f) {
+  auto entry = std::make_shared<ConvEntry>();
+  const Window2D& w = cfg.window;
+  const bool nhwc = w.format == DataFormat::kNhwc;
+  const int64_t n = x.dim(0);
+  const int64_t h = nhwc ? x.dim(1) : x.dim(2);
+  const int64_t wd = nhwc ? x.dim(2) : x.dim(3);
+  const int64_t c = nhwc ? x.dim(3) : x.dim(1);
+  const int64_t kh = f.dim(0), kw = f.dim(1), fic = f.dim(2);
+  int64_t groups = 1, oc = 0;
+  if (cfg.depthwise) {
+    if (fic != c) return entry;
+    groups = c;
+    oc = c * f.dim(3);
+  } else {
+    if (fic <= 0 || c % fic != 0) return entry;
+    groups = c / fic;
+    oc = f.dim(3);
+    if (oc % groups != 0) return entry;
+  }
+  // fic input channels per group in the filter (1 for depthwise).
+  const int64_t group_in = cfg.depthwise ? 1 : fic;
+  const int64_t group_out = oc / groups;
+  auto dh = ops::nn::ComputeWindowDim(h, kh, w.stride_h, w.dilation_h, w.padding, w.pad_top, w.pad_bottom);
+  auto dw = ops::nn::ComputeWindowDim(wd, kw, w.stride_w, w.dilation_w, w.padding, w.pad_left, w.pad_right);
+  if (!dh.ok() || !dw.ok()) return entry;
+  if (n == 0 || c == 0 || oc == 0 || dh->out <= 0 || dw->out <= 0) return entry;
+
+  entry->out_c = oc;
+  entry->out_shape = nhwc ? Shape({n, dh->out, dw->out, oc}) : Shape({n, oc, dh->out, dw->out});
+  entry->src_md = memory::desc({n, c, h, wd}, memory::data_type::f32, ActivationTag(w.format));
+  entry->dst_md = memory::desc({n, oc, dh->out, dw->out}, memory::data_type::f32, ActivationTag(w.format));
+  // The HWIO filter [kh, kw, group_in, oc] (output channel = g * group_out + o)
+  // described in oneDNN's (g, o, i, h, w) order by strides.
+  memory::dims wdims, wstrides;
+  if (groups == 1) {
+    wdims = {oc, group_in, kh, kw};
+    wstrides = {1, oc, kw * group_in * oc, group_in * oc};
+  } else {
+    wdims = {groups, group_out, group_in, kh, kw};
+    wstrides = {group_out, 1, oc, kw * group_in * oc, group_in * oc};
+  }
+  entry->weights_user_md = memory::desc(wdims, memory::data_type::f32, wstrides);
+  const memory::desc weights_any(wdims, memory::data_type::f32, memory::format_tag::any);
+  const memory::dims strides = {w.stride_h, w.stride_w};
+  const memory::dims dilates = {w.dilation_h - 1, w.dilation_w - 1};
+  const memory::dims pad_l = {dh->pad_before, dw->pad_before};
+  const memory::dims pad_r = {dh->pad_after, dw->pad_after};
+  const Epilogue& e = cfg.epilogue;
+  try {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_post_ops(MakePostOps(e, 4, oc));
+    std::unique_ptr<dnnl::convolution_forward::desc> desc;
+    if (e.affine == Epilogue::Affine::kBias) {
+      entry->bias_md = PlainDesc({oc});
+      desc = std::make_unique<dnnl::convolution_forward::desc>(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
+          weights_any, entry->bias_md, entry->dst_md, strides, dilates, pad_l, pad_r);
+    } else {
+      desc = std::make_unique<dnnl::convolution_forward::desc>(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
+          weights_any, entry->dst_md, strides, dilates, pad_l, pad_r);
+    }
+    dnnl::convolution_forward::primitive_desc pd(*desc, attr, Engine());
+    // The primitive must take activations as they are: a plain layout it
+    // cannot use would need reorders of its own (let the reference run).
+    if (pd.src_desc() != entry->src_md || pd.dst_desc() != entry->dst_md) return entry;
+    entry->weights_md = pd.weights_desc();
+    entry->scratchpad_md = pd.scratchpad_desc();
+    entry->reorder_weights = entry->weights_md != entry->weights_user_md;
+    entry->prim = dnnl::convolution_forward(pd);
+  } catch (const dnnl::error&) {
+    return entry;
+  }
+  entry->ok = true;
+  return entry;
+}
+
+// The filter in the primitive's layout: reordered once per filter buffer.
+std::shared_ptr<memory> WeightsFor(ConvEntry& entry, const Tensor& f) {
+  if (!entry.reorder_weights) return std::make_shared<memory>(Wrap(entry.weights_user_md, f));
+  std::lock_guard<std::mutex> lock(entry.weights_mu);
+  // Holding weights_source keeps its buffer alive, so an equal buffer
+  // pointer means the same, unchanged filter (tensors are immutable once
+  // shared; a variable update replaces the buffer).
+  if (entry.weights && entry.weights_source.SharesBufferWith(f)) return entry.weights;
+  auto reordered = std::make_shared<memory>(entry.weights_md, Engine());
+  memory user = Wrap(entry.weights_user_md, f);
+  Execute(dnnl::reorder(user, *reordered), memory::desc(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, *reordered}});
+  entry.weights_source = f;
+  entry.weights = reordered;
+  return reordered;
+}
+
+class ConvKernel {
+ public:
+  ConvKernel(ConvConfig cfg, ops::KernelFn reference)
+      : cfg_(std::move(cfg)), reference_(std::move(reference)), cache_(std::make_shared<ShapeCache<ConvEntry>>()) {}
+
+  Status operator()(ops::KernelContext& ctx) const {
+    // Kernels never throw: a oneDNN failure (out of memory while creating a
+    // primitive, say) becomes a Status naming the node.
+    return Run(ctx);
+  }
+
+ private:
+  Status Run(ops::KernelContext& ctx) const {
+    const Epilogue& e = cfg_.epilogue;
+    if (ctx.num_inputs() < 2 + e.num_args) return reference_(ctx);
+    const Tensor& x = ctx.input(0);
+    const Tensor& f = ctx.input(1);
+    if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
+      return reference_(ctx);
+    }
+    std::vector<int64_t> key = x.shape().dims();
+    key.insert(key.end(), f.shape().dims().begin(), f.shape().dims().end());
+    std::shared_ptr<ConvEntry> entry = cache_->Find(key);
+    if (entry == nullptr) {
+      entry = BuildEntry(cfg_, x, f);
+      cache_->Insert(key, entry);
+    }
+    if (!entry->ok) return reference_(ctx);
+
+    std::unordered_map<int, memory> args;
+    Tensor bn_scale, bn_shift;
+    if (e.affine == Epilogue::Affine::kBias) {
+      const Tensor& bias = ctx.input(2);
+      if (!IsFloatVector(bias, entry->out_c)) return reference_(ctx);
+      args.emplace(DNNL_ARG_BIAS, Wrap(entry->bias_md, bias));
+    } else if (e.affine == Epilogue::Affine::kBatchNorm) {
+      if (!FoldBatchNorm(ctx.input(2), ctx.input(3), ctx.input(4), ctx.input(5), e.epsilon, entry->out_c,
+                         &bn_scale, &bn_shift)) {
+        return reference_(ctx);
+      }
+      const memory::desc md = PlainDesc({1, entry->out_c, 1, 1});
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(md, bn_scale));
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, Wrap(md, bn_shift));
+    }
+    SetThreadsFor(ctx);
+    Tensor y(DType::kFloat, entry->out_shape);
+    std::shared_ptr<memory> weights = WeightsFor(*entry, f);
+    args.emplace(DNNL_ARG_SRC, Wrap(entry->src_md, x));
+    args.emplace(DNNL_ARG_WEIGHTS, *weights);
+    args.emplace(DNNL_ARG_DST, Wrap(entry->dst_md, y));
+    Execute(entry->prim, entry->scratchpad_md, std::move(args));
+    ctx.set_output(0, std::move(y));
+    return OkStatus();
+  }
+
+  ConvConfig cfg_;
+  ops::KernelFn reference_;
+  std::shared_ptr<ShapeCache<ConvEntry>> cache_;
+};
+
+}  // namespace
+
+ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& reference) {
+  ConvConfig cfg;
+  cfg.depthwise = node.op == "DepthwiseConv2dNative" || node.op == "FusedDepthwiseConv2dNative";
+  cfg.fused = node.op == "_FusedConv2D" || node.op == "FusedDepthwiseConv2dNative";
+  if (!AttrIsFloat(node, "T")) return {};
+  auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
+  auto padding = ir::GetAttr<std::string>(node, "padding");
+  auto explicit_paddings = ir::GetAttrOr<std::vector<int64_t>>(node, "explicit_paddings", {});
+  auto data_format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
+  auto dilations = ir::GetAttrOr<std::vector<int64_t>>(node, "dilations", {1, 1, 1, 1});
+  if (!strides.ok() || !padding.ok() || !explicit_paddings.ok() || !data_format.ok() || !dilations.ok()) return {};
+  auto window = ops::nn::MakeWindow2D(*strides, *padding, *explicit_paddings, *data_format, *dilations,
+                                      /*allow_explicit=*/true);
+  if (!window.ok()) return {};
+  cfg.window = *window;
+  if (cfg.fused) {
+    auto filter_format = ir::GetAttrOr<std::string>(node, "filter_format", "HWIO");
+    if (!filter_format.ok() || *filter_format != "HWIO") return {};
+    if (!ParseEpilogue(node, /*allow_batch_norm=*/true, &cfg.epilogue)) return {};
+  }
+  return ConvKernel(std::move(cfg), reference);
+}
+
+}  // namespace tfhost::backends::onednn

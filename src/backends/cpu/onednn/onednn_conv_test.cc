@@ -1,0 +1,295 @@
+#include "backends/cpu/onednn/onednn_conv.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backends/cpu/onednn/onednn_test_util.h"
+
+namespace tfhost::backends::onednn {
+namespace {
+
+using ops::MakeAttr;
+using testing::ExpectClose;
+using testing::ExpectMatchesReference;
+using testing::MakeFast;
+using testing::RandomTensor;
+
+struct ConvCase {
+  bool nchw = false;
+  std::string padding = "SAME";
+  int64_t batch = 1, h = 7, w = 5, in_c = 3;
+  int64_t kh = 3, kw = 3, out_c = 5;  // out_c = multiplier for depthwise
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  std::vector<int64_t> explicit_pads = {};  // top, bottom, left, right
+
+  std::string Label() const {
+    return std::string(nchw ? "NCHW" : "NHWC") + " " + padding + " n" + std::to_string(batch) + " " +
+           std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(in_c) + " k" + std::to_string(kh) +
+           "x" + std::to_string(kw) + " oc" + std::to_string(out_c) + " s" + std::to_string(stride_h) +
+           std::to_string(stride_w) + " d" + std::to_string(dil_h) + std::to_string(dil_w);
+  }
+  std::vector<int64_t> Quad(int64_t a, int64_t b) const {
+    return nchw ? std::vector<int64_t>{1, 1, a, b} : std::vector<int64_t>{1, a, b, 1};
+  }
+  ir::AttrMap Attrs() const {
+    ir::AttrMap attrs;
+    attrs["T"] = MakeAttr(DType::kFloat);
+    attrs["strides"] = MakeAttr(Quad(stride_h, stride_w));
+    attrs["dilations"] = MakeAttr(Quad(dil_h, dil_w));
+    attrs["padding"] = MakeAttr(padding);
+    attrs["data_format"] = MakeAttr(nchw ? "NCHW" : "NHWC");
+    if (padding == "EXPLICIT") {
+      std::vector<int64_t> p = nchw ? std::vector<int64_t>{0, 0, 0, 0, explicit_pads[0], explicit_pads[1],
+                                                           explicit_pads[2], explicit_pads[3]}
+                                    : std::vector<int64_t>{0, 0, explicit_pads[0], explicit_pads[1],
+                                                           explicit_pads[2], explicit_pads[3], 0, 0};
+      attrs["explicit_paddings"] = MakeAttr(p);
+    }
+    return attrs;
+  }
+  Shape InputShape() const { return nchw ? Shape({batch, in_c, h, w}) : Shape({batch, h, w, in_c}); }
+};
+
+std::vector<ConvCase> Sweep() {
+  std::vector<ConvCase> cases;
+  for (bool nchw : {false, true}) {
+    for (const char* padding : {"SAME", "VALID", "EXPLICIT"}) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t dil : {1, 2}) {
+          for (auto [kh, kw] : {std::pair<int64_t, int64_t>{1, 1}, {3, 3}, {2, 3}}) {
+            ConvCase c;
+            c.nchw = nchw;
+            c.padding = padding;
+            c.kh = kh;
+            c.kw = kw;
+            c.stride_h = stride;
+            c.stride_w = stride == 2 ? 1 : 1;
+            if (stride == 2) c.stride_w = 2;
+            c.dil_h = dil;
+            c.dil_w = dil == 2 ? 1 : 1;
+            c.batch = (stride + dil) % 2 == 0 ? 3 : 1;
+            c.h = 9;
+            c.w = 6;
+            c.explicit_pads = {1, 2, 0, 1};
+            if (stride == 2 && dil == 2) continue;  // TF rejects strides and dilations > 1 together
+            cases.push_back(c);
+          }
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+TEST(OneDnnConvTest, Conv2DMatchesReferenceOverLayoutsPaddingsStridesDilations) {
+  uint32_t seed = 1;
+  for (ConvCase c : Sweep()) {
+    for (int64_t out_c : {5, 16}) {
+      c.out_c = out_c;
+      std::vector<Tensor> in = {RandomTensor(c.InputShape(), seed++), RandomTensor(Shape({c.kh, c.kw, c.in_c, c.out_c}), seed++)};
+      ExpectMatchesReference("Conv2D", c.Attrs(), in, 1e-4, "Conv2D " + c.Label());
+    }
+  }
+}
+
+TEST(OneDnnConvTest, Conv2DWithManyChannelsMatchesReference) {
+  ConvCase c;
+  c.batch = 2;
+  c.h = 13;
+  c.w = 11;
+  c.in_c = 32;
+  c.out_c = 48;
+  c.stride_h = c.stride_w = 2;
+  std::vector<Tensor> in = {RandomTensor(c.InputShape(), 7), RandomTensor(Shape({3, 3, 32, 48}), 8)};
+  ExpectMatchesReference("Conv2D", c.Attrs(), in, 1e-4, "Conv2D " + c.Label());
+}
+
+TEST(OneDnnConvTest, GroupedConv2DMatchesReference) {
+  ConvCase c;
+  c.in_c = 8;
+  c.out_c = 6;
+  // filter in_c 4: two groups of 4 input and 3 output channels.
+  std::vector<Tensor> in = {RandomTensor(c.InputShape(), 3), RandomTensor(Shape({3, 3, 4, 6}), 4)};
+  ExpectMatchesReference("Conv2D", c.Attrs(), in, 1e-4, "grouped Conv2D");
+}
+
+TEST(OneDnnConvTest, DepthwiseMatchesReferenceOverLayoutsPaddingsStridesDilationsMultipliers) {
+  uint32_t seed = 100;
+  for (ConvCase c : Sweep()) {
+    for (int64_t multiplier : {1, 2}) {
+      c.out_c = multiplier;
+      c.in_c = 4;
+      std::vector<Tensor> in = {RandomTensor(c.InputShape(), seed++), RandomTensor(Shape({c.kh, c.kw, c.in_c, multiplier}), seed++)};
+      ExpectMatchesReference("DepthwiseConv2dNative", c.Attrs(), in, 1e-4, "Depthwise " + c.Label());
+    }
+  }
+}
+
+// Every fused_ops list the oneDNN kernels fuse, for both fused convolutions.
+std::vector<std::vector<std::string>> FusedOpLists(bool with_batch_norm) {
+  std::vector<std::vector<std::string>> lists = {{"BiasAdd"}};
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) {
+    lists.push_back({"BiasAdd", act});
+    if (with_batch_norm) lists.push_back({"FusedBatchNorm", act});
+  }
+  if (with_batch_norm) lists.push_back({"FusedBatchNorm"});
+  return lists;
+}
+
+std::vector<Tensor> FusedArgs(const std::vector<std::string>& fused_ops, int64_t channels, uint32_t seed) {
+  if (fused_ops[0] == "BiasAdd") return {RandomTensor(Shape({channels}), seed)};
+  return {RandomTensor(Shape({channels}), seed, 0.5f, 1.5f), RandomTensor(Shape({channels}), seed + 1),
+          RandomTensor(Shape({channels}), seed + 2), RandomTensor(Shape({channels}), seed + 3, 0.1f, 2.f)};
+}
+
+TEST(OneDnnConvTest, FusedConvolutionsMatchReferenceForEveryFusedEpilogue) {
+  uint32_t seed = 200;
+  for (const char* op : {"_FusedConv2D", "FusedDepthwiseConv2dNative"}) {
+    const bool depthwise = std::string(op) == "FusedDepthwiseConv2dNative";
+    for (const auto& fused_ops : FusedOpLists(/*with_batch_norm=*/true)) {
+      for (bool nchw : {false, true}) {
+        ConvCase c;
+        c.nchw = nchw;
+        c.batch = 2;
+        c.in_c = 4;
+        c.out_c = depthwise ? 2 : 6;
+        c.stride_h = c.stride_w = 2;
+        const int64_t channels = depthwise ? c.in_c * c.out_c : c.out_c;
+        ir::AttrMap attrs = c.Attrs();
+        attrs["fused_ops"] = MakeAttr(fused_ops);
+        std::vector<Tensor> args = FusedArgs(fused_ops, channels, seed);
+        attrs["num_args"] = MakeAttr(static_cast<int64_t>(args.size()));
+        attrs["leakyrelu_alpha"] = MakeAttr(0.3f);
+        std::vector<Tensor> in = {RandomTensor(c.InputShape(), seed + 10), RandomTensor(Shape({3, 3, c.in_c, c.out_c}), seed + 11, -2, 2)};
+        in.insert(in.end(), args.begin(), args.end());
+        std::string label = std::string(op) + " [" + fused_ops[0] + (fused_ops.size() > 1 ? "," + fused_ops[1] : "") +
+                            "] " + c.Label();
+        ExpectMatchesReference(op, attrs, in, 1e-4, label);
+        seed += 20;
+      }
+    }
+  }
+}
+
+TEST(OneDnnConvTest, ChangedWeightsAreReorderedAgainAndTheSameBufferIsReused) {
+  ConvCase c;
+  c.in_c = 16;
+  c.out_c = 32;
+  const ir::AttrMap attrs = c.Attrs();
+  auto f = MakeFast("Conv2D", attrs);
+  ASSERT_TRUE(f.fast.kernel);
+  const Tensor x = RandomTensor(c.InputShape(), 1);
+  const Tensor w1 = RandomTensor(Shape({3, 3, 16, 32}), 2);
+  const Tensor w2 = RandomTensor(Shape({3, 3, 16, 32}), 3);
+  for (const Tensor* w : {&w1, &w2, &w1, &w1, &w2}) {
+    auto want = ops::RunSingleOp("Conv2D", {x, *w}, attrs);
+    auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, {x, *w});
+    ASSERT_TRUE(want.ok() && got.ok());
+    ExpectClose((*got)[0], (*want)[0], 1e-4, w == &w1 ? "weights 1" : "weights 2");
+  }
+  // A different tensor with the same values at a different address is fine too.
+  const Tensor w1_copy = w1.Clone();
+  auto want = ops::RunSingleOp("Conv2D", {x, w1}, attrs);
+  auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, {x, w1_copy});
+  ASSERT_TRUE(want.ok() && got.ok());
+  ExpectClose((*got)[0], (*want)[0], 1e-4, "weights 1 copy");
+  EXPECT_EQ(f.fallbacks->load(), 0);
+}
+
+TEST(OneDnnConvTest, ConcurrentCallsOnOneKernelWithSeveralShapesAgree) {
+  ConvCase c;
+  c.in_c = 8;
+  c.out_c = 16;
+  ir::AttrMap attrs = c.Attrs();
+  attrs["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", "Relu"});
+  attrs["num_args"] = MakeAttr(int64_t{1});
+  auto f = MakeFast("_FusedConv2D", attrs);
+  ASSERT_TRUE(f.fast.kernel);
+  const Tensor w = RandomTensor(Shape({3, 3, 8, 16}), 5);
+  const Tensor bias = RandomTensor(Shape({16}), 6);
+  std::vector<std::vector<Tensor>> inputs;
+  std::vector<Tensor> wants;
+  for (int s = 0; s < 4; ++s) {
+    Tensor x = RandomTensor(Shape({1 + s % 2, 5 + s, 7 + 2 * s, 8}), 10 + s);
+    inputs.push_back({x, w, bias});
+    auto want = ops::RunSingleOp("_FusedConv2D", inputs.back(), attrs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    wants.push_back((*want)[0]);
+  }
+  std::atomic<int> mismatches{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ThreadPool pool(t % 2);
+      for (int i = 0; i < 25; ++i) {
+        const int s = (t + i) % 4;
+        auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, inputs[s], nullptr, &pool);
+        if (!got.ok()) {
+          ++failures;
+          continue;
+        }
+        const float* g = (*got)[0].data<float>();
+        const float* want = wants[s].data<float>();
+        for (int64_t k = 0; k < wants[s].NumElements(); ++k) {
+          if (std::fabs(g[k] - want[k]) > 1e-4f + 1e-4f * std::fabs(want[k])) {
+            ++mismatches;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(f.fallbacks->load(), 0);
+}
+
+TEST(OneDnnConvTest, DeclinesAttrsItDoesNotHandleSoTheReferenceRuns) {
+  ConvCase c;
+  ir::AttrMap attrs = c.Attrs();
+  attrs["T"] = MakeAttr(DType::kDouble);
+  EXPECT_FALSE(MakeFast("Conv2D", attrs).fast.kernel) << "float64";
+
+  ir::AttrMap prelu = c.Attrs();
+  prelu["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", "Prelu"});
+  prelu["num_args"] = MakeAttr(int64_t{2});
+  EXPECT_FALSE(MakeFast("_FusedConv2D", prelu).fast.kernel) << "Prelu";
+
+  ir::AttrMap gelu = c.Attrs();
+  gelu["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", "GeluExact"});
+  gelu["num_args"] = MakeAttr(int64_t{1});
+  EXPECT_FALSE(MakeFast("_FusedConv2D", gelu).fast.kernel) << "GeluExact";
+
+  ir::AttrMap oihw = c.Attrs();
+  oihw["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd"});
+  oihw["num_args"] = MakeAttr(int64_t{1});
+  oihw["filter_format"] = MakeAttr("OIHW");
+  EXPECT_FALSE(MakeFast("_FusedConv2D", oihw).fast.kernel) << "OIHW";
+
+  ir::AttrMap wrong_args = c.Attrs();
+  wrong_args["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd"});
+  wrong_args["num_args"] = MakeAttr(int64_t{0});
+  EXPECT_FALSE(MakeFast("_FusedConv2D", wrong_args).fast.kernel) << "num_args 0 with BiasAdd";
+}
+
+TEST(OneDnnConvTest, InputsItCannotTakeFallBackToTheReferenceKernel) {
+  ConvCase c;
+  auto f = MakeFast("Conv2D", c.Attrs());
+  ASSERT_TRUE(f.fast.kernel);
+  // Empty batch: the reference's empty output.
+  auto got = ops::RunKernelOnNode(f.node, f.fast.kernel,
+                                  {Tensor(DType::kFloat, Shape({0, 7, 5, 3})), RandomTensor(Shape({3, 3, 3, 5}), 1)});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)[0].shape(), Shape({0, 7, 5, 5}));
+  EXPECT_EQ(f.fallbacks->load(), 1);
+  // A bad filter rank: the reference's error.
+  auto bad = ops::RunKernelOnNode(f.node, f.fast.kernel, {RandomTensor(c.InputShape(), 2), RandomTensor(Shape({3, 3, 3}), 3)});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("filter must be 4-D"), std::string::npos) << bad.status().message();
+  EXPECT_EQ(f.fallbacks->load(), 2);
+}
+
+}  // namespace
+}  // namespace tfhost::backends::onednn

@@ -1,0 +1,112 @@
+// Shared plumbing of the oneDNN kernels: the CPU engine, per-thread streams,
+// OpenMP thread counts, memory descriptors over tfhost tensors, the fused
+// epilogue as oneDNN post-ops, and the per-node primitive cache.
+//
+// oneDNN objects are created once per input shape and reused; primitives are
+// immutable after creation and may execute on several threads at once (each
+// call brings its own scratchpad, see Execute), so a cache entry is shared by
+// concurrent runs without a lock once it is built.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "base/tensor.h"
+#include "ir/graph.h"
+#include "ops/op_kernel.h"
+
+namespace tfhost::backends::onednn {
+
+// The process-wide CPU engine (created on first use).
+const dnnl::engine& Engine();
+
+// Sets OpenMP's thread count for primitives run from this thread: the
+// intra-op pool's workers plus the caller, or 1 without a pool (a session
+// with intra_op_threads = 1 stays single-threaded).
+void SetThreadsFor(const ops::KernelContext& ctx);
+
+// Executes `prim` on this thread's stream and waits. `scratchpad` is the
+// primitive's scratchpad descriptor (the primitives are made with a
+// user-managed scratchpad so concurrent calls never share one).
+void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
+             std::unordered_map<int, dnnl::memory> args);
+
+// A plain float32 descriptor over `dims` with row-major strides.
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
+// A float32 memory over `t`'s buffer with descriptor `desc` (not copied; the
+// tensor must outlive the memory).
+dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
+
+// Attr helpers for the nodes' factories: absent or malformed attrs yield the
+// default / false so the factory can decline.
+bool AttrIsFloat(const ir::Node& node, const std::string& key);
+
+// The fused_ops epilogue of _FusedConv2D / FusedDepthwiseConv2dNative /
+// _FusedMatMul in the forms oneDNN fuses: an optional BiasAdd (conv/matmul
+// bias argument) or FusedBatchNorm (binary mul + add post-ops of per-channel
+// scale and shift), then an optional activation (an eltwise post-op).
+struct Epilogue {
+  enum class Affine { kNone, kBias, kBatchNorm };
+  Affine affine = Affine::kNone;
+  bool has_eltwise = false;
+  dnnl::algorithm eltwise = dnnl::algorithm::eltwise_relu;
+  float alpha = 0, beta = 0;
+  float epsilon = 1e-4f;
+  int num_args = 0;  // fused args the node must have (1 bias, 4 batch norm)
+};
+
+// Decodes fused_ops / num_args / epsilon / leakyrelu_alpha. Returns false for
+// anything not expressible above (Prelu, Gelu, host args, an arg count that
+// does not fit), so the node declines and the reference kernel runs.
+bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out);
+
+// Per-channel scale and shift of FusedBatchNorm args (scale, offset, mean,
+// variance), folded as the reference does (in double). Returns false when an
+// arg is not a float vector of `channels` values (the reference reports it).
+bool FoldBatchNorm(const Tensor& scale, const Tensor& offset, const Tensor& mean,
+                   const Tensor& variance, float epsilon, int64_t channels, Tensor* fold_scale,
+                   Tensor* fold_shift);
+
+// The post-ops for `e` with channels along dim 1 of a `rank`-dim output of
+// `channels` channels (binary src1 descriptors for batch norm).
+dnnl::post_ops MakePostOps(const Epilogue& e, int rank, int64_t channels);
+
+// Whether the tensor is a float vector-like arg of exactly `n` elements.
+bool IsFloatVector(const Tensor& t, int64_t n);
+
+// A small bounded map from a shape key to a cached entry, guarded by a mutex.
+// When full, it is cleared: a node whose shapes keep changing pays creation
+// again rather than growing memory without bound.
+template <typename Entry>
+class ShapeCache {
+ public:
+  static constexpr size_t kMaxEntries = 16;
+
+  std::shared_ptr<Entry> Find(const std::vector<int64_t>& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : it->second;
+  }
+  void Insert(const std::vector<int64_t>& key, std::shared_ptr<Entry> entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kMaxEntries) map_.clear();
+    map_[key] = std::move(entry);
+  }
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::vector<int64_t>, std::shared_ptr<Entry>> map_;
+};
+
+}  // namespace tfhost::backends::onednn

@@ -1,0 +1,188 @@
+// Operands are described to oneDNN in place (transposes and batch
+// broadcasting are strides and size-1 dims), so no operand is copied. One
+// primitive per (x shape, y shape) is cached per node.
+#include "backends/cpu/onednn/onednn_matmul.h"
+
+#include <algorithm>
+
+#include "backends/cpu/onednn/onednn_engine.h"
+#include "ir/attrs.h"
+
+namespace tfhost::backends::onednn {
+namespace {
+
+using dnnl::memory;
+
+struct MatMulConfig {
+  bool batch = false;      // BatchMatMul*: adj_x/adj_y, rank >= 2
+  bool broadcast = false;  // V2/V3: batch dims broadcast
+  bool transpose_a = false, transpose_b = false;
+  Epilogue epilogue;       // _FusedMatMul only
+};
+
+struct MatMulEntry {
+  bool ok = false;
+  dnnl::matmul prim;
+  memory::desc a_md, b_md, c_md, bias_md, scratchpad_md;
+  Shape out_shape;
+  int64_t n = 0;
+};
+
+// Strides of the logical (untransposed) operand over a row-major tensor of
+// `stored` dims: the stored strides with the last two swapped when
+// `transposed` (the tensor holds [..., cols, rows]).
+memory::dims OperandStrides(const memory::dims& stored, bool transposed) {
+  const int r = static_cast<int>(stored.size());
+  memory::dims strides(r, 1);
+  for (int i = r - 2; i >= 0; --i) strides[i] = strides[i + 1] * stored[i + 1];
+  if (transposed) std::swap(strides[r - 1], strides[r - 2]);
+  return strides;
+}
+
+constexpr int kMaxRank = 12;  // DNNL_MAX_NDIMS
+
+std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a, const Tensor& b) {
+  auto entry = std::make_shared<MatMulEntry>();
+  const int ar = a.rank(), br = b.rank();
+  if (ar < 2 || br < 2 || (!cfg.batch && (ar != 2 || br != 2))) return entry;
+  const int r = std::max(ar, br);
+  if (r > kMaxRank) return entry;
+  // BatchMatMul (V1) needs equal batch dims; the reference reports others.
+  if (cfg.batch && !cfg.broadcast &&
+      (ar != br || !std::equal(a.shape().dims().begin(), a.shape().dims().end() - 2, b.shape().dims().begin()))) {
+    return entry;
+  }
+  // Operand dims padded to rank r with leading 1s, in stored order.
+  memory::dims ad(r - ar, 1), bd(r - br, 1);
+  ad.insert(ad.end(), a.shape().dims().begin(), a.shape().dims().end());
+  bd.insert(bd.end(), b.shape().dims().begin(), b.shape().dims().end());
+  const int64_t m = cfg.transpose_a ? ad[r - 1] : ad[r - 2];
+  const int64_t k = cfg.transpose_a ? ad[r - 2] : ad[r - 1];
+  const int64_t kb = cfg.transpose_b ? bd[r - 1] : bd[r - 2];
+  const int64_t n = cfg.transpose_b ? bd[r - 2] : bd[r - 1];
+  if (k != kb || m == 0 || n == 0 || k == 0) return entry;
+  memory::dims cd(r);
+  for (int i = 0; i < r - 2; ++i) {
+    if (ad[i] != bd[i] && ad[i] != 1 && bd[i] != 1) return entry;
+    if (ad[i] == 0 || bd[i] == 0) return entry;
+    cd[i] = std::max(ad[i], bd[i]);
+  }
+  cd[r - 2] = m;
+  cd[r - 1] = n;
+  // Logical [.., m, k] and [.., k, n] over the stored layouts.
+  const memory::dims a_strides = OperandStrides(ad, cfg.transpose_a);
+  const memory::dims b_strides = OperandStrides(bd, cfg.transpose_b);
+  memory::dims a_logical = ad, b_logical = bd;
+  a_logical[r - 2] = m;
+  a_logical[r - 1] = k;
+  b_logical[r - 2] = k;
+  b_logical[r - 1] = n;
+  entry->a_md = memory::desc(a_logical, memory::data_type::f32, a_strides);
+  entry->b_md = memory::desc(b_logical, memory::data_type::f32, b_strides);
+  entry->c_md = PlainDesc(cd);
+  entry->n = n;
+  // Output shape: the broadcast batch dims at the larger operand's rank.
+  entry->out_shape = Shape(std::vector<int64_t>(cd.begin(), cd.end()));
+  const Epilogue& e = cfg.epilogue;
+  try {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_post_ops(MakePostOps(e, r, n));
+    std::unique_ptr<dnnl::matmul::desc> desc;
+    if (e.affine == Epilogue::Affine::kBias) {
+      memory::dims bias_dims(r, 1);
+      bias_dims[r - 1] = n;
+      entry->bias_md = PlainDesc(bias_dims);
+      desc = std::make_unique<dnnl::matmul::desc>(entry->a_md, entry->b_md, entry->bias_md, entry->c_md);
+    } else {
+      desc = std::make_unique<dnnl::matmul::desc>(entry->a_md, entry->b_md, entry->c_md);
+    }
+    dnnl::matmul::primitive_desc pd(*desc, attr, Engine());
+    entry->scratchpad_md = pd.scratchpad_desc();
+    entry->prim = dnnl::matmul(pd);
+  } catch (const dnnl::error&) {
+    return entry;
+  }
+  entry->ok = true;
+  return entry;
+}
+
+class MatMulKernel {
+ public:
+  MatMulKernel(MatMulConfig cfg, ops::KernelFn reference)
+      : cfg_(std::move(cfg)), reference_(std::move(reference)),
+        cache_(std::make_shared<ShapeCache<MatMulEntry>>()) {}
+
+  Status operator()(ops::KernelContext& ctx) const {
+    // Kernels never throw: a oneDNN failure (out of memory while creating a
+    // primitive, say) becomes a Status naming the node.
+    return Run(ctx);
+  }
+
+ private:
+  Status Run(ops::KernelContext& ctx) const {
+    const Epilogue& e = cfg_.epilogue;
+    if (ctx.num_inputs() < 2 + e.num_args) return reference_(ctx);
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.dtype() != DType::kFloat || b.dtype() != DType::kFloat) return reference_(ctx);
+    std::vector<int64_t> key = a.shape().dims();
+    key.push_back(-1);  // separates the two shapes (ranks may differ)
+    key.insert(key.end(), b.shape().dims().begin(), b.shape().dims().end());
+    std::shared_ptr<MatMulEntry> entry = cache_->Find(key);
+    if (entry == nullptr) {
+      entry = BuildEntry(cfg_, a, b);
+      cache_->Insert(key, entry);
+    }
+    if (!entry->ok) return reference_(ctx);
+    std::unordered_map<int, memory> args;
+    if (e.affine == Epilogue::Affine::kBias) {
+      const Tensor& bias = ctx.input(2);
+      if (!IsFloatVector(bias, entry->n)) return reference_(ctx);
+      args.emplace(DNNL_ARG_BIAS, Wrap(entry->bias_md, bias));
+    }
+    SetThreadsFor(ctx);
+    Tensor c(DType::kFloat, entry->out_shape);
+    args.emplace(DNNL_ARG_SRC, Wrap(entry->a_md, a));
+    args.emplace(DNNL_ARG_WEIGHTS, Wrap(entry->b_md, b));
+    args.emplace(DNNL_ARG_DST, Wrap(entry->c_md, c));
+    Execute(entry->prim, entry->scratchpad_md, std::move(args));
+    ctx.set_output(0, std::move(c));
+    return OkStatus();
+  }
+
+  MatMulConfig cfg_;
+  ops::KernelFn reference_;
+  std::shared_ptr<ShapeCache<MatMulEntry>> cache_;
+};
+
+}  // namespace
+
+ops::KernelFn MakeMatMulKernel(const ir::Node& node, const ops::KernelFn& reference) {
+  MatMulConfig cfg;
+  if (node.op == "MatMul" || node.op == "_FusedMatMul") {
+    if (!AttrIsFloat(node, "T")) return {};
+    auto ta = ir::GetAttrOr<bool>(node, "transpose_a", false);
+    auto tb = ir::GetAttrOr<bool>(node, "transpose_b", false);
+    if (!ta.ok() || !tb.ok()) return {};
+    cfg.transpose_a = *ta;
+    cfg.transpose_b = *tb;
+    if (node.op == "_FusedMatMul" && !ParseEpilogue(node, /*allow_batch_norm=*/false, &cfg.epilogue)) return {};
+  } else {
+    cfg.batch = true;
+    cfg.broadcast = node.op != "BatchMatMul";
+    if (node.op == "BatchMatMulV3") {
+      if (!AttrIsFloat(node, "Ta") || !AttrIsFloat(node, "Tb") || !AttrIsFloat(node, "Tout")) return {};
+    } else if (!AttrIsFloat(node, "T")) {
+      return {};
+    }
+    auto adj_x = ir::GetAttrOr<bool>(node, "adj_x", false);
+    auto adj_y = ir::GetAttrOr<bool>(node, "adj_y", false);
+    if (!adj_x.ok() || !adj_y.ok()) return {};
+    cfg.transpose_a = *adj_x;
+    cfg.transpose_b = *adj_y;
+  }
+  return MatMulKernel(std::move(cfg), reference);
+}
+
+}  // namespace tfhost::backends::onednn

@@ -1,0 +1,164 @@
+#include "backends/cpu/onednn/onednn_matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backends/cpu/onednn/onednn_test_util.h"
+
+namespace tfhost::backends::onednn {
+namespace {
+
+using ops::MakeAttr;
+using testing::ExpectClose;
+using testing::ExpectMatchesReference;
+using testing::MakeFast;
+using testing::RandomTensor;
+
+// The reference accumulates in double; oneDNN in float over k <= 300 terms.
+constexpr double kTol = 1e-5;
+
+ir::AttrMap MatMulAttrs(bool ta, bool tb) {
+  return {{"T", MakeAttr(DType::kFloat)}, {"transpose_a", MakeAttr(ta)}, {"transpose_b", MakeAttr(tb)}};
+}
+
+TEST(OneDnnMatMulTest, MatMulMatchesReferenceForEveryTransposeAndOddSizes) {
+  uint32_t seed = 1;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {64, 300, 65}}) {
+        Tensor a = RandomTensor(ta ? Shape({k, m}) : Shape({m, k}), seed++);
+        Tensor b = RandomTensor(tb ? Shape({n, k}) : Shape({k, n}), seed++);
+        ExpectMatchesReference("MatMul", MatMulAttrs(ta, tb), {a, b}, kTol,
+                               "MatMul ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) + " m" +
+                                   std::to_string(m) + " k" + std::to_string(k) + " n" + std::to_string(n));
+      }
+    }
+  }
+}
+
+TEST(OneDnnMatMulTest, FusedMatMulMatchesReferenceForEveryFusedEpilogue) {
+  uint32_t seed = 50;
+  std::vector<std::vector<std::string>> lists = {{"BiasAdd"}};
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) lists.push_back({"BiasAdd", act});
+  for (const auto& fused_ops : lists) {
+    for (bool tb : {false, true}) {
+      ir::AttrMap attrs = MatMulAttrs(false, tb);
+      attrs["fused_ops"] = MakeAttr(fused_ops);
+      attrs["num_args"] = MakeAttr(int64_t{1});
+      attrs["leakyrelu_alpha"] = MakeAttr(0.1f);
+      Tensor a = RandomTensor(Shape({5, 24}), seed++);
+      Tensor b = RandomTensor(tb ? Shape({13, 24}) : Shape({24, 13}), seed++, -2, 2);
+      Tensor bias = RandomTensor(Shape({13}), seed++);
+      ExpectMatchesReference("_FusedMatMul", attrs, {a, b, bias}, kTol,
+                             "_FusedMatMul " + fused_ops.back() + " tb=" + std::to_string(tb));
+    }
+  }
+}
+
+TEST(OneDnnMatMulTest, BatchMatMulsMatchReferenceWithAdjointsAndBroadcastBatchDims) {
+  uint32_t seed = 100;
+  struct Case {
+    std::string op;
+    Shape x, y;  // before adjoint
+  };
+  const std::vector<Case> cases = {
+      {"BatchMatMul", Shape({3, 4, 5}), Shape({3, 5, 6})},
+      {"BatchMatMul", Shape({2, 3, 4, 5}), Shape({2, 3, 5, 2})},
+      {"BatchMatMulV2", Shape({4, 5}), Shape({3, 5, 6})},           // rank broadcast
+      {"BatchMatMulV2", Shape({2, 1, 4, 5}), Shape({3, 5, 6})},     // 2x1 vs 3
+      {"BatchMatMulV2", Shape({1, 4, 5}), Shape({7, 5, 6})},        // size-1 batch
+      {"BatchMatMulV2", Shape({7, 4, 5}), Shape({1, 5, 6})},
+      {"BatchMatMulV3", Shape({2, 3, 4, 5}), Shape({1, 3, 5, 6})},
+  };
+  for (const Case& c : cases) {
+    for (bool adj_x : {false, true}) {
+      for (bool adj_y : {false, true}) {
+        auto adj = [](Shape s, bool a) {
+          if (a) {
+            auto& d = s.mutable_dims();
+            std::swap(d[d.size() - 1], d[d.size() - 2]);
+          }
+          return s;
+        };
+        ir::AttrMap attrs = {{"adj_x", MakeAttr(adj_x)}, {"adj_y", MakeAttr(adj_y)}};
+        if (c.op == "BatchMatMulV3") {
+          attrs["Ta"] = attrs["Tb"] = attrs["Tout"] = MakeAttr(DType::kFloat);
+        } else {
+          attrs["T"] = MakeAttr(DType::kFloat);
+        }
+        ExpectMatchesReference(c.op, attrs, {RandomTensor(adj(c.x, adj_x), seed++), RandomTensor(adj(c.y, adj_y), seed++)},
+                               kTol, c.op + " " + c.x.ToString() + " x " + c.y.ToString() + " adj " +
+                                         std::to_string(adj_x) + std::to_string(adj_y));
+      }
+    }
+  }
+}
+
+TEST(OneDnnMatMulTest, ConcurrentCallsOnOneKernelAgree) {
+  auto f = MakeFast("MatMul", MatMulAttrs(false, false));
+  ASSERT_TRUE(f.fast.kernel);
+  const Tensor b = RandomTensor(Shape({40, 30}), 1);
+  std::vector<Tensor> as, wants;
+  for (int s = 0; s < 3; ++s) {
+    as.push_back(RandomTensor(Shape({1 + 7 * s, 40}), 2 + s));
+    auto want = ops::RunSingleOp("MatMul", {as.back(), b}, MatMulAttrs(false, false));
+    ASSERT_TRUE(want.ok());
+    wants.push_back((*want)[0]);
+  }
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ThreadPool pool(t % 2);
+      for (int i = 0; i < 30; ++i) {
+        const int s = (t + i) % 3;
+        auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, {as[s], b}, nullptr, &pool);
+        if (!got.ok()) {
+          ++bad;
+          continue;
+        }
+        for (int64_t k = 0; k < wants[s].NumElements(); ++k) {
+          const float g = (*got)[0].data<float>()[k], w = wants[s].data<float>()[k];
+          if (std::fabs(g - w) > 1e-5f + 1e-5f * std::fabs(w)) {
+            ++bad;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(f.fallbacks->load(), 0);
+}
+
+TEST(OneDnnMatMulTest, DeclinesOtherDtypesAndEpiloguesAndFallsBackOnBadShapes) {
+  ir::AttrMap int_attrs = MatMulAttrs(false, false);
+  int_attrs["T"] = MakeAttr(DType::kInt32);
+  EXPECT_FALSE(MakeFast("MatMul", int_attrs).fast.kernel);
+  ir::AttrMap bn = MatMulAttrs(false, false);
+  bn["fused_ops"] = MakeAttr(std::vector<std::string>{"FusedBatchNorm"});
+  bn["num_args"] = MakeAttr(int64_t{4});
+  EXPECT_FALSE(MakeFast("_FusedMatMul", bn).fast.kernel);
+  ir::AttrMap v3 = {{"Ta", MakeAttr(DType::kInt32)}, {"Tb", MakeAttr(DType::kFloat)}, {"Tout", MakeAttr(DType::kFloat)}};
+  EXPECT_FALSE(MakeFast("BatchMatMulV3", v3).fast.kernel);
+
+  auto f = MakeFast("MatMul", MatMulAttrs(false, false));
+  ASSERT_TRUE(f.fast.kernel);
+  auto bad = ops::RunKernelOnNode(f.node, f.fast.kernel, {RandomTensor(Shape({2, 3}), 1), RandomTensor(Shape({4, 2}), 2)});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("inner dimensions"), std::string::npos) << bad.status().message();
+  auto empty = ops::RunKernelOnNode(f.node, f.fast.kernel, {Tensor(DType::kFloat, Shape({2, 0})), Tensor(DType::kFloat, Shape({0, 3}))});
+  ASSERT_TRUE(empty.ok());
+  ExpectClose((*empty)[0], Tensor(DType::kFloat, Shape({2, 3})), 0, "k = 0 gives zeros");
+  EXPECT_EQ(f.fallbacks->load(), 2);
+
+  auto v1 = MakeFast("BatchMatMul", {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(v1.fast.kernel);
+  auto unequal = ops::RunKernelOnNode(v1.node, v1.fast.kernel, {RandomTensor(Shape({1, 2, 3}), 1), RandomTensor(Shape({2, 3, 2}), 2)});
+  EXPECT_FALSE(unequal.ok()) << "BatchMatMul (V1) does not broadcast";
+}
+
+}  // namespace
+}  // namespace tfhost::backends::onednn
