@@ -16,7 +16,7 @@
 
 namespace tfhost::ops::audio {
 
-// DecodeWav (wav_ops.cc).
+// DecodeWav, EncodeWav (wav_ops.cc).
 void RegisterWavOps(OpRegistry& registry);
 // AudioSpectrogram, Mfcc (spectrogram_ops.cc).
 void RegisterSpectrogramOps(OpRegistry& registry);
@@ -28,7 +28,8 @@ void Fft(std::vector<std::complex<double>>& data);
 // Smallest power of two >= n (n >= 1).
 int64_t NextPowerOfTwo(int64_t n);
 
-// Decoded 16-bit PCM WAV: samples interleaved by channel, scaled to [-1, 1).
+// Decoded WAV (8/16/24/32-bit PCM, 32/64-bit float): samples interleaved by
+// channel, scaled to [-1, 1).
 struct WavData {
   std::vector<float> samples;
   int64_t channels = 0;
@@ -37,6 +38,9 @@ struct WavData {
 };
 // Parses a RIFF/WAVE file; errors say what is wrong and where.
 StatusOr<WavData> ParseWav(const std::string& bytes);
+// 16-bit PCM WAV bytes of `frames` x `channels` interleaved samples, as
+// TensorFlow's EncodeWav writes them.
+std::string EncodeWav16(const float* samples, int64_t frames, int64_t channels, int32_t sample_rate);
 
 // TensorFlow's mel filterbank (MfccMelFilterbank): maps `input_length`
 // power-spectrum bins at `sample_rate` onto `channels` triangular mel bands

@@ -62,9 +62,99 @@ TEST(DecodeWavTest, TruncatedOrNonPcmFilesAreErrors) {
   std::string wav = MakeWav({1, 2, 3}, 1, 8000);
   EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(wav.substr(0, wav.size() - 3))}).ok());
   EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar("RIFF")}).ok());
-  std::string eight_bit = wav;
-  eight_bit[34] = 8;  // bits per sample
-  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(eight_bit)}).ok());
+  std::string twelve_bit = wav;
+  twelve_bit[34] = 12;  // bits per sample
+  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(twelve_bit)}).ok());
+  std::string alaw = wav;
+  alaw[20] = 6;  // audio format: A-law
+  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(alaw)}).ok());
+}
+
+// A WAV of `format` (1 PCM, 3 float, 0xFFFE extensible with `sub` as the
+// real one) with raw little-endian sample bytes.
+std::string MakeWavRaw(uint16_t format, uint16_t bits, uint16_t channels, const std::string& data, uint16_t sub = 1) {
+  std::string body = "WAVEfmt ";
+  Put32(body, format == 0xFFFE ? 40 : 16);
+  Put16(body, format);
+  Put16(body, channels);
+  Put32(body, 16000);
+  Put32(body, 16000u * channels * bits / 8);
+  Put16(body, static_cast<uint16_t>(channels * bits / 8));
+  Put16(body, bits);
+  if (format == 0xFFFE) {
+    Put16(body, 22);  // cbSize
+    Put16(body, bits);
+    Put32(body, 0);  // channel mask
+    Put16(body, sub);
+    body += std::string(14, '\x01');  // rest of the SubFormat GUID
+  }
+  body += "data";
+  Put32(body, static_cast<uint32_t>(data.size()));
+  body += data;
+  std::string wav = "RIFF";
+  Put32(wav, static_cast<uint32_t>(body.size()));
+  return wav + body;
+}
+
+std::vector<float> DecodeToFloats(const std::string& wav) {
+  auto out = RunSingleOp("DecodeWav", {Tensor::StringScalar(wav)});
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  if (!out.ok()) return {};
+  const Tensor& a = (*out)[0];
+  return std::vector<float>(a.data<float>(), a.data<float>() + a.NumElements());
+}
+
+TEST(DecodeWavTest, ReadsEightTwentyFourAndThirtyTwoBitPcm) {
+  // 8-bit PCM is unsigned around 128: 0 -> -1, 128 -> 0, 192 -> 0.5.
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(1, 8, 1, std::string("\x00\x80\xc0", 3))),
+            std::vector<float>({-1, 0, 0.5f}));
+  // 24-bit: 0x400000 = 2^22 -> 0.5; 0x800000 (sign bit) -> -1; 0xFFFFFF -> -2^-23.
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(1, 24, 1, std::string("\x00\x00\x40\x00\x00\x80\xff\xff\xff", 9))),
+            std::vector<float>({0.5f, -1, -1.0f / 8388608}));
+  // 32-bit: 0xC0000000 = -2^30 -> -0.5.
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(1, 32, 1, std::string("\x00\x00\x00\xc0", 4))), std::vector<float>({-0.5f}));
+}
+
+TEST(DecodeWavTest, ReadsFloatAndExtensibleFormats) {
+  std::string f32;
+  for (float v : {0.25f, -1.5f}) f32.append(reinterpret_cast<const char*>(&v), 4);
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(3, 32, 2, f32)), std::vector<float>({0.25f, -1.5f}));
+  std::string f64;
+  double d = -0.125;
+  f64.append(reinterpret_cast<const char*>(&d), 8);
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(3, 64, 1, f64)), std::vector<float>({-0.125f}));
+  // WAVE_FORMAT_EXTENSIBLE carrying 16-bit PCM and 32-bit float.
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(0xFFFE, 16, 1, std::string("\x00\x40", 2), 1)), std::vector<float>({0.5f}));
+  EXPECT_EQ(DecodeToFloats(MakeWavRaw(0xFFFE, 32, 2, f32, 3)), std::vector<float>({0.25f, -1.5f}));
+  auto decoded = RunSingleOp("DecodeWav", {Tensor::StringScalar(MakeWavRaw(3, 32, 2, f32))});
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ((*decoded)[0].shape(), Shape({1, 2}));
+}
+
+TEST(EncodeWavTest, WritesTensorFlowsHeaderAndRoundedClampedSamples) {
+  Tensor audio = Tensor::FromVector<float>({0.5f, -1.5f, 0.99999f, std::nanf(""), 1e-5f, -0.25f}, Shape({3, 2}));
+  auto out = RunSingleOp("EncodeWav", {audio, Tensor::Scalar<int32_t>(44100)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const std::string& wav = (*out)[0].strings()[0];
+  ASSERT_EQ(wav.size(), 44u + 12u);
+  std::string header = "RIFF";
+  Put32(header, 36 + 12);
+  header += "WAVEfmt ";
+  Put32(header, 16);
+  Put16(header, 1);
+  Put16(header, 2);
+  Put32(header, 44100);
+  Put32(header, 44100 * 4);
+  Put16(header, 4);
+  Put16(header, 16);
+  header += "data";
+  Put32(header, 12);
+  EXPECT_EQ(wav.substr(0, 44), header);
+  // round(x * 32768) clamped to int16: 16384, -32768, 32767, NaN -> 0, 0, -8192.
+  auto back = DecodeToFloats(wav);
+  EXPECT_EQ(back, std::vector<float>({0.5f, -1, 32767 / 32768.0f, 0, 0, -0.25f}));
+  EXPECT_FALSE(RunSingleOp("EncodeWav", {Tensor::FromVector<float>({1}), Tensor::Scalar<int32_t>(8000)}).ok());
+  EXPECT_FALSE(RunSingleOp("EncodeWav", {audio, Tensor::Scalar<int32_t>(0)}).ok());
 }
 
 TEST(FftTest, MatchesDirectDft) {

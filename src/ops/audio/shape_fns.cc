@@ -41,6 +41,13 @@ Status MfccShape(ShapeContext& ctx) {
 
 void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
   registry.Register("DecodeWav", DecodeWavShape);
+  registry.Register("EncodeWav", [](ShapeContext& ctx) {
+    if (ctx.input(0).rank_known() && ctx.input(0).rank() != 2) {
+      return ctx.Error("audio must be [samples, channels], got " + ctx.input(0).ToString());
+    }
+    ctx.set_output(0, PartialShape::Scalar());
+    return OkStatus();
+  });
   registry.Register("AudioSpectrogram", AudioSpectrogramShape);
   registry.Register("Mfcc", MfccShape);
 }

@@ -27,6 +27,17 @@ function wavHex(samples, channels, rate) {
   return ascii('RIFF') + le(body.length / 2, 4) + body;
 }
 
+// WAV bytes as hex with a 16-byte fmt chunk of `format` (1 PCM, 3 float),
+// `bits` per sample, 16 kHz, and the sample bytes given as hex.
+function wavRawHex(format, bits, channels, dataHex) {
+  const le = (v, n) => { let s = ''; for (let i = 0; i < n; i++) s += ((v >>> (8 * i)) & 0xff).toString(16).padStart(2, '0'); return s; };
+  const ascii = (s) => Array.from(s, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+  const rate = 16000, align = channels * bits / 8;
+  const fmt = ascii('fmt ') + le(16, 4) + le(format, 2) + le(channels, 2) + le(rate, 4) + le(rate * align, 4) + le(align, 2) + le(bits, 2);
+  const body = ascii('WAVE') + fmt + ascii('data') + le(dataHex.length / 2, 4) + dataHex;
+  return ascii('RIFF') + le(body.length / 2, 4) + body;
+}
+
 // tf.train.Example wire bytes (hex) from {key: ['int64' | 'float' | 'bytes', values]}:
 // Example.features = 1, Features.feature = 1 (map entry: key = 1, value = 2),
 // Feature.bytes_list = 1 / float_list = 2 / int64_list = 3, each list's
@@ -148,6 +159,28 @@ export const handCases = [
   // desired_channels 2 duplicates mono; desired_samples 3 zero-pads.
   hand('upmix_and_pad', 'DecodeWav', { desired_channels: A.i(2), desired_samples: A.i(3) },
     [str([{ hex: wavHex([16384, -16384], 1, 8000) }], [])], [f32([0.5, 0.5, -0.5, -0.5, 0, 0], [3, 2]), i32([8000], [])]),
+
+  // DecodeWav beyond 16-bit (tfhost reads more than TensorFlow's 16-bit
+  // PCM): 8-bit PCM is unsigned, (v - 128) / 128: [0, 128, 192, 255] ->
+  // [-1, 0, 0.5, 127/128].
+  hand('pcm8_unsigned', 'DecodeWav', {}, [str([{ hex: wavRawHex(1, 8, 1, '0080c0ff') }], [])],
+    [f32([-1, 0, 0.5, 127 / 128], [4, 1]), i32([16000], [])]),
+  // 24-bit PCM little-endian signed, v / 2^23: 0x400000 -> 0.5, 0x800000 ->
+  // -1, 0xc00000 -> -0.5, 0x000001 -> 2^-23; stereo -> [2, 2].
+  hand('pcm24_stereo', 'DecodeWav', {}, [str([{ hex: wavRawHex(1, 24, 2, '000040' + '000080' + '0000c0' + '010000') }], [])],
+    [f32([0.5, -1, -0.5, 1 / 8388608], [2, 2]), i32([16000], [])]),
+  // 32-bit PCM, v / 2^31: 0x40000000 -> 0.5, 0xe0000000 -> -0.25.
+  hand('pcm32', 'DecodeWav', {}, [str([{ hex: wavRawHex(1, 32, 1, '00000040' + '000000e0') }], [])],
+    [f32([0.5, -0.25], [2, 1]), i32([16000], [])]),
+  // IEEE float 32 (format 3) as is: 0x3e800000 = 0.25, 0xbfc00000 = -1.5.
+  hand('float32', 'DecodeWav', {}, [str([{ hex: wavRawHex(3, 32, 1, '0000803e' + '0000c0bf') }], [])],
+    [f32([0.25, -1.5], [2, 1]), i32([16000], [])]),
+  // EncodeWav: TensorFlow's 44-byte 16-bit PCM header (RIFF size 36 + data,
+  // fmt 16 bytes: PCM, channels, rate, rate*channels*2, channels*2, 16) and
+  // samples round(x * 32768) clamped to int16: 0.5 -> 16384 = 0x4000, -1.5 ->
+  // -32768 = 0x8000, 1 -> 32767 = 0x7fff, -0.25 -> -8192 = 0xe000.
+  hand('stereo_clamped', 'EncodeWav', {}, [f32([0.5, -1.5, 1, -0.25], [2, 2]), i32([8000], [])],
+    [str([{ hex: wavHex([16384, -32768, 32767, -8192], 2, 8000) }], [])]),
 
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
