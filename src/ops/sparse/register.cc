@@ -6,6 +6,7 @@ void RegisterSparseOps(OpRegistry& registry) {
   sparse::RegisterSparseTensorOps(registry);
   sparse::RegisterSparseSegmentOps(registry);
   sparse::RegisterSparseMatMulOps(registry);
+  sparse::RegisterSparseCrossOps(registry);
 }
 
 }  // namespace tfhost::ops

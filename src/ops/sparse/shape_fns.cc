@@ -58,6 +58,14 @@ Status SparseTensorDenseMatMulShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// The crosses: [nnz, 2] indices, [nnz] values, a 2-vector dense shape.
+Status SparseCrossShape(ShapeContext& ctx) {
+  ctx.set_output(0, PartialShape::Known({-1, 2}));
+  ctx.set_output(1, PartialShape::Known({-1}));
+  ctx.set_output(2, PartialShape::Known({2}));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
@@ -68,6 +76,7 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
                      "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments"},
                     SparseSegmentShape);
   registry.Register("SparseTensorDenseMatMul", SparseTensorDenseMatMulShape);
+  registry.Register({"SparseCross", "SparseCrossV2", "SparseCrossHashed"}, SparseCrossShape);
 }
 
 }  // namespace tfhost::ops

@@ -8,6 +8,8 @@
 // are in bounds and that shapes agree before touching memory.
 #pragma once
 
+#include <cstdint>
+
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
 
@@ -19,6 +21,10 @@ void RegisterSparseTensorOps(OpRegistry& registry);
 void RegisterSparseSegmentOps(OpRegistry& registry);
 // SparseTensorDenseMatMul (sparse_matmul.cc).
 void RegisterSparseMatMulOps(OpRegistry& registry);
+// SparseCross, SparseCrossV2, SparseCrossHashed (sparse_cross.cc).
+void RegisterSparseCrossOps(OpRegistry& registry);
+// TensorFlow's FingerprintCat64: the hash of a cross from its features' hashes.
+uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 
 }  // namespace tfhost::ops::sparse
 

@@ -182,6 +182,37 @@ export const handCases = [
   hand('stereo_clamped', 'EncodeWav', {}, [f32([0.5, -1.5, 1, -0.25], [2, 2]), i32([8000], [])],
     [str([{ hex: wavHex([16384, -32768, 32767, -8192], 2, 8000) }], [])]),
 
+  // SparseCross / SparseCrossHashed: values TensorFlow's own
+  // sparse_cross_op_test.py pins "to prevent unintentional hashing changes":
+  // three 1x1 string columns 'batch1-FC{1,2,3}-F1' crossed with hash_key
+  // 0xDECAFCAFFE (Python's _DEFAULT_HASH_KEY) into 100 buckets -> 83, with
+  // the key + 1 -> 31; SparseCrossHashed (no key, strong_hash false) -> 79.
+  // Output indices [[0, 0]], dense shape [1, 1].
+  ...[[0xDECAFCAFFE, 83, 'default_key'], [0xDECAFCAFFE + 1, 31, 'key_plus_one']].map(([key, want, name]) =>
+    hand(`hashed_100_buckets_${name}`, 'SparseCross', {
+      N: A.i(3), hashed_output: A.b(true), num_buckets: A.i(100), hash_key: A.i(key), sparse_types: A.lt(['string', 'string', 'string']),
+      dense_types: A.lt([]), out_type: A.type('int64'), internal_type: A.type('string'),
+    }, [i64([0, 0], [1, 2]), i64([0, 0], [1, 2]), i64([0, 0], [1, 2]), str(['batch1-FC1-F1']), str(['batch1-FC2-F1']), str(['batch1-FC3-F1']),
+      i64([1, 1]), i64([1, 1]), i64([1, 1])], [i64([0, 0], [1, 2]), i64([want]), i64([1, 1])])),
+  hand('tf_pinned_100_buckets', 'SparseCrossHashed', { N: A.i(3), sparse_types: A.lt(['string', 'string', 'string']), dense_types: A.lt([]) },
+    [i64([0, 0], [1, 2]), i64([0, 0], [1, 2]), i64([0, 0], [1, 2]), str(['batch1-FC1-F1']), str(['batch1-FC2-F1']), str(['batch1-FC3-F1']),
+      i64([1, 1]), i64([1, 1]), i64([1, 1]), i64([100], []), t('bool', [], [false]), i64([137, 173])],
+    [i64([0, 0], [1, 2]), i64([79]), i64([1, 1])]),
+  // String crosses (tf.raw_ops.SparseCross docs / test_permutation_3x1x2):
+  // per row every combination, last column fastest, joined by "_X_"; row 1
+  // has no feature in column 0, so it gets no crosses; dense columns come
+  // after the sparse ones. Dense shape [2, max crosses per row = 4].
+  hand('strings_last_column_fastest', 'SparseCross', {
+    N: A.i(2), hashed_output: A.b(false), num_buckets: A.i(0), hash_key: A.i(0), sparse_types: A.lt(['string', 'int64']),
+    dense_types: A.lt(['string']), out_type: A.type('string'), internal_type: A.type('int64'),
+  }, [i64([0, 0, 0, 1], [2, 2]), i64([0, 0, 1, 0], [2, 2]), str(['a', 'b']), i64([7, 8]), i64([2, 2]), i64([2, 1]),
+    str(['x', 'y', 'z', 'w'], [2, 2])],
+  [i64([0, 0, 0, 1, 0, 2, 0, 3], [4, 2]), str(['a_X_7_X_x', 'a_X_7_X_y', 'b_X_7_X_x', 'b_X_7_X_y']), i64([2, 4])]),
+  // SparseCrossV2: the same with its `sep` input.
+  hand('sep_input', 'SparseCrossV2', { N: A.i(1), sparse_types: A.lt(['int64']), dense_types: A.lt(['string']) },
+    [i64([0, 0, 1, 0, 1, 1], [3, 2]), i64([11, 333, 55555]), i64([2, 2]), str(['p', 'q'], [2, 1]), str(['|'], [])],
+    [i64([0, 0, 1, 0, 1, 1], [3, 2]), str(['11|p', '333|q', '55555|q']), i64([2, 2])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
