@@ -69,5 +69,12 @@ fuzz:
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
 	bash fuzz/smoke.sh $(FUZZ_DIR)
 
+# tfhost vs TensorFlow.js (wasm+SIMD, cpu) on the TF.js fixtures, same inputs,
+# one thread (docs/perf.md); the peer's npm packages come from the committed lock.
+.PHONY: bench-peers
+bench-peers: build
+	cd bench/peers/tfjs && npm ci --no-audit --no-fund
+	TFHOST=$(BUILD_DIR)/tfhost bash bench/compare_tfjs.sh
+
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-tsan

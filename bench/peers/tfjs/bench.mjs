@@ -1,9 +1,12 @@
 // Peer timing for docs/perf.md: runs a TensorFlow.js graph model with the
-// wasm or cpu backend on the input `tfhost bench` would feed (batch 1, shape
-// and dtype from the model's inputs, uniform [0,1) floats) and prints
-// nearest-rank p50/p90/p99 latency, computed the same way as tfhost's.
+// wasm or cpu backend and prints nearest-rank p50/p90/p99 latency, computed
+// the same way as tfhost's. Inputs are the .npy files given with --input
+// (make_inputs.mjs writes the fixtures' reference inputs, and `tfhost bench`
+// reads the same files); inputs not given are synthesized as `tfhost bench`
+// would (batch 1, shape and dtype from the model's inputs, uniform [0,1)
+// floats).
 //
-//   node bench.mjs MODEL_DIR --backend wasm|cpu --runs N --warmup N [--json]
+//   node bench.mjs MODEL_DIR --backend wasm|cpu --runs N --warmup N [--input NAME=FILE.npy ...] [--json]
 //
 // The model is read from local files through a custom tf.io IOHandler, so
 // nothing touches the network. Single-threaded: the wasm backend is asked for
@@ -19,12 +22,13 @@ import { loadGraphModel } from '@tensorflow/tfjs-converter';
 
 function usage(msg) {
   if (msg) console.error(`bench.mjs: ${msg}`);
-  console.error('usage: node bench.mjs MODEL_DIR --backend wasm|cpu [--runs N] [--warmup N] [--seed N] [--json]');
+  console.error('usage: node bench.mjs MODEL_DIR --backend wasm|cpu [--runs N] [--warmup N] [--seed N] ' +
+                '[--input NAME=FILE.npy ...] [--json]');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = { backend: 'wasm', runs: 30, warmup: 5, seed: 1, json: false, dir: null };
+  const opts = { backend: 'wasm', runs: 30, warmup: 5, seed: 1, json: false, dir: null, inputs: [] };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -41,6 +45,12 @@ function parseArgs(argv) {
     else if (a === '--warmup') opts.warmup = count('--warmup', 0);
     else if (a === '--seed') opts.seed = count('--seed', 0);
     else if (a === '--json') opts.json = true;
+    else if (a === '--input') {
+      const v = value();
+      const eq = v.indexOf('=');
+      if (eq <= 0) usage(`--input '${v}' must look like NAME=FILE.npy`);
+      opts.inputs.push({ name: v.slice(0, eq), file: v.slice(eq + 1) });
+    }
     else if (a === '--help' || a === '-h') usage();
     else if (a.startsWith('--')) usage(`unknown flag ${a}`);
     else if (opts.dir === null) opts.dir = a;
@@ -121,6 +131,41 @@ function synthesize(input, rng) {
   throw new Error(`input '${input.name}' has dtype ${input.dtype}, which this peer cannot synthesize`);
 }
 
+// Reads a little-endian, C-order .npy file (float32, int32 or bool) into a tensor.
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const headerStart = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', headerStart, headerStart + headerLen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
+  const fortran = /'fortran_order':\s*True/.test(header);
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (descr === undefined || shapeText === undefined || fortran) throw new Error(`${file}: unsupported .npy header ${header}`);
+  const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
+  const n = shape.reduce((a, b) => a * b, 1);
+  const start = headerStart + headerLen;
+  const bytes = buf.subarray(start);
+  const copy = (Type, size) => {
+    if (bytes.length < n * size) throw new Error(`${file}: ${bytes.length} data bytes, expected ${n * size}`);
+    const out = new Type(n);
+    new Uint8Array(out.buffer).set(bytes.subarray(0, n * size));
+    return out;
+  };
+  if (descr === '<f4') return tf.tensor(copy(Float32Array, 4), shape, 'float32');
+  if (descr === '<i4') return tf.tensor(copy(Int32Array, 4), shape, 'int32');
+  if (descr === '|b1') return tf.tensor(copy(Uint8Array, 1), shape, 'bool');
+  throw new Error(`${file}: dtype ${descr} is not one this peer reads (<f4, <i4, |b1)`);
+}
+
+// The model input an --input NAME means: the same name, or the same node
+// ("src" and "src:0" are one tensor).
+function matchInput(inputs, name) {
+  const base = (s) => (s.endsWith(':0') ? s.slice(0, -2) : s);
+  return inputs.find((i) => i.name === name) ?? inputs.find((i) => base(i.name) === base(name));
+}
+
 function percentile(sorted, p) {
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(Math.max(rank, 1), sorted.length) - 1];
@@ -142,7 +187,16 @@ async function main() {
   const model = await loadGraphModel(localFileHandler(opts.dir));
   const rng = makeRng(opts.seed);
   const feeds = {};
-  for (const input of model.inputs) feeds[input.name] = synthesize(input, rng);
+  for (const given of opts.inputs) {
+    const input = matchInput(model.inputs, given.name);
+    if (input === undefined) {
+      throw new Error(`--input ${given.name}: the model's inputs are ${model.inputs.map((i) => i.name).join(', ')}`);
+    }
+    feeds[input.name] = readNpy(given.file);
+  }
+  for (const input of model.inputs) {
+    if (!(input.name in feeds)) feeds[input.name] = synthesize(input, rng);
+  }
   const outputNames = model.outputs.map((o) => o.name);
 
   // One run = execute + read every output back to host memory (tfhost's
@@ -183,6 +237,7 @@ async function main() {
     tfjs: tf.version_core,
     node: process.version,
     inputs: Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, { dtype: t.dtype, shape: t.shape }])),
+    input_files: Object.fromEntries(opts.inputs.map((i) => [i.name, i.file])),
     batch: 1,
     runs: opts.runs,
     warmup: opts.warmup,
