@@ -80,7 +80,11 @@ __attribute__((target("avx512f"), noinline)) float FmaLoopAvx512(int64_t iters, 
   __m512 sum = acc[0];
 #pragma GCC unroll 16
   for (int c = 1; c < kAvx512Chains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  return _mm512_reduce_add_ps(sum);
+  float lanes[16];
+  _mm512_storeu_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
 }
 
 __attribute__((target("avx2,fma"), noinline)) float FmaLoopAvx2(int64_t iters, float seed) {
