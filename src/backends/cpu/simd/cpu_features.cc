@@ -1,0 +1,58 @@
+#include "backends/cpu/simd/cpu_features.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace tfhost::backends::simd {
+namespace {
+
+// -1: nothing forced; otherwise an IsaLevel value.
+std::atomic<int> forced_level{-1};
+
+IsaLevel Probe() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+    return IsaLevel::kAvx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return IsaLevel::kAvx2;
+#endif
+  return IsaLevel::kGeneric;
+}
+
+}  // namespace
+
+const char* IsaLevelName(IsaLevel level) {
+  switch (level) {
+    case IsaLevel::kAvx512: return "avx512";
+    case IsaLevel::kAvx2: return "avx2";
+    case IsaLevel::kGeneric: break;
+  }
+  return "generic";
+}
+
+IsaLevel DetectedIsaLevel() {
+  static const IsaLevel detected = Probe();
+  return detected;
+}
+
+IsaLevel ActiveIsaLevel() {
+  const IsaLevel detected = DetectedIsaLevel();
+  const int forced = forced_level.load(std::memory_order_relaxed);
+  if (forced < 0) return detected;
+  return static_cast<IsaLevel>(std::min(forced, static_cast<int>(detected)));
+}
+
+std::vector<IsaLevel> SupportedIsaLevels() {
+  std::vector<IsaLevel> levels;
+  for (int l = 0; l <= static_cast<int>(DetectedIsaLevel()); ++l) levels.push_back(static_cast<IsaLevel>(l));
+  return levels;
+}
+
+ScopedIsaLevel::ScopedIsaLevel(IsaLevel level)
+    : previous_(forced_level.exchange(static_cast<int>(level))) {}
+
+ScopedIsaLevel::~ScopedIsaLevel() { forced_level.store(previous_); }
+
+}  // namespace tfhost::backends::simd

@@ -1,0 +1,44 @@
+// Run-time choice of the instruction set the vectorized kernels use.
+//
+// The SIMD kernels are compiled three times: for AVX-512 (F/BW/DQ/VL), for
+// AVX2+FMA, and a portable copy built for the baseline target (SSE2 on
+// x86-64, whatever the compiler targets elsewhere). Which copy a kernel calls
+// is decided when its factory runs (once per graph node), from what the CPU
+// reports through __builtin_cpu_supports, so one binary runs on any x86-64 CPU
+// and never uses -march. Tests force each level in turn with ScopedIsaLevel.
+#pragma once
+
+#include <vector>
+
+namespace tfhost::backends::simd {
+
+enum class IsaLevel { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// "generic", "avx2", "avx512".
+const char* IsaLevelName(IsaLevel level);
+
+// The best level this CPU supports (probed once, then cached).
+IsaLevel DetectedIsaLevel();
+
+// The level kernels made now will use: the detected one, or the level forced
+// by a live ScopedIsaLevel (clamped to what the CPU supports).
+IsaLevel ActiveIsaLevel();
+
+// Every level this CPU can run, lowest first (for tests that try each).
+std::vector<IsaLevel> SupportedIsaLevels();
+
+// Test-only: while alive, kernels made by the SIMD factories use `level`
+// (or the detected level when it is higher than the CPU supports). Not meant
+// for concurrent use from several threads; nests like a stack.
+class ScopedIsaLevel {
+ public:
+  explicit ScopedIsaLevel(IsaLevel level);
+  ~ScopedIsaLevel();
+  ScopedIsaLevel(const ScopedIsaLevel&) = delete;
+  ScopedIsaLevel& operator=(const ScopedIsaLevel&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace tfhost::backends::simd

@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "backends/cpu/simd/simd_test_util.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+using testing::ExpectSimdMatchesReference;
+using testing::RandomFloats;
+
+ir::AttrMap FloatT() { return {{"T", ops::MakeAttr(DType::kFloat)}}; }
+
+const char* const kOps[] = {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference"};
+
+// (x shape, y shape) pairs covering every supported pattern, both ways round,
+// plus general broadcasts the kernel hands to the reference.
+std::vector<std::pair<Shape, Shape>> ShapePairs(int64_t n) {
+  return {
+      {Shape({n}), Shape({n})},                // same shape
+      {Shape({2, 3, n}), Shape({2, 3, n})},
+      {Shape({n}), Shape({})},                  // scalar
+      {Shape({}), Shape({n})},
+      {Shape({3, n}), Shape({1})},
+      {Shape({1}), Shape({3, n})},
+      {Shape({5, n}), Shape({n})},              // trailing vector (bias)
+      {Shape({n}), Shape({5, n})},
+      {Shape({2, 3, n}), Shape({1, 1, n})},
+      {Shape({2, 3, n}), Shape({3, n})},
+      {Shape({n, 5}), Shape({n, 1})},           // leading dims, trailing 1s
+      {Shape({n, 1}), Shape({n, 5})},
+      {Shape({2, 3, n}), Shape({2, 1, 1})},
+      {Shape({n, 1}), Shape({1, 4})},           // general: falls back
+      {Shape({2, 1, n}), Shape({1, 3, 1})},
+      {Shape({3}), Shape({1, 1, 3})},
+  };
+}
+
+TEST(SimdBinaryTest, EveryOpMatchesReferenceOnEveryBroadcastPattern) {
+  for (const char* op : kOps) {
+    for (int64_t n : {0, 1, 3, 7, 8, 16, 17, 33, 100}) {
+      for (const auto& [xs, ys] : ShapePairs(n)) {
+        SCOPED_TRACE(std::string(op) + " " + xs.ToString() + " " + ys.ToString());
+        ExpectSimdMatchesReference(op, {RandomFloats(xs, -10, 10, true, 1), RandomFloats(ys, -10, 10, true, 2)},
+                                   FloatT());
+      }
+    }
+  }
+}
+
+TEST(SimdBinaryTest, LargeInputsSplitOverThePoolMatchReference) {
+  for (const char* op : {"AddV2", "Mul", "Maximum"}) {
+    ExpectSimdMatchesReference(op, {RandomFloats(Shape({70001}), -10, 10, true, 1),
+                                    RandomFloats(Shape({70001}), -10, 10, true, 2)}, FloatT());
+    ExpectSimdMatchesReference(op, {RandomFloats(Shape({1000, 3}), -10, 10, false, 1),
+                                    RandomFloats(Shape({3}), -10, 10, false, 2)}, FloatT());
+    ExpectSimdMatchesReference(op, {RandomFloats(Shape({999, 131}), -10, 10, false, 1),
+                                    RandomFloats(Shape({999, 1}), -10, 10, false, 2)}, FloatT());
+  }
+}
+
+TEST(SimdBinaryTest, SameTensorOnBothSidesIsNotOverwritten) {
+  Tensor x = RandomFloats(Shape({50}), -10, 10, false);
+  ExpectSimdMatchesReference("Sub", {x, x}, FloatT());
+}
+
+TEST(SimdBinaryTest, IncompatibleShapesGiveTheReferenceError) {
+  auto node = ops::MakeSingleOpNode("Add", FloatT());
+  ASSERT_TRUE(node.ok());
+  ops::KernelFn kernel = testing::MakeSimdKernel(*node);
+  auto got = ops::RunKernelOnNode(*node, kernel, {RandomFloats(Shape({3}), 0, 1, false), RandomFloats(Shape({4}), 0, 1, false)});
+  auto want = ops::RunSingleOp("Add", {RandomFloats(Shape({3}), 0, 1, false), RandomFloats(Shape({4}), 0, 1, false)}, FloatT());
+  ASSERT_FALSE(got.ok());
+  ASSERT_FALSE(want.ok());
+  EXPECT_EQ(got.status().ToString(), want.status().ToString());
+}
+
+TEST(SimdBinaryTest, BiasAddNhwcMatchesReference) {
+  for (int64_t c : {1, 3, 8, 17, 64, 100}) {
+    for (const char* op : {"BiasAdd", "BiasAddV1"}) {
+      ExpectSimdMatchesReference(op, {RandomFloats(Shape({2, 5, 7, c}), -10, 10, true, 1),
+                                      RandomFloats(Shape({c}), -10, 10, true, 2)}, FloatT());
+      ExpectSimdMatchesReference(op, {RandomFloats(Shape({0, c}), -10, 10, false, 1),
+                                      RandomFloats(Shape({c}), -10, 10, false, 2)}, FloatT());
+    }
+  }
+  // A bias of the wrong length gives the reference's error.
+  auto node = ops::MakeSingleOpNode("BiasAdd", FloatT());
+  ASSERT_TRUE(node.ok());
+  auto got = ops::RunKernelOnNode(*node, testing::MakeSimdKernel(*node),
+                                  {RandomFloats(Shape({2, 3}), 0, 1, false), RandomFloats(Shape({4}), 0, 1, false)});
+  EXPECT_FALSE(got.ok());
+}
+
+TEST(SimdBinaryTest, NchwBiasAddAndNonFloatOpsAreDeclined) {
+  ir::AttrMap nchw = FloatT();
+  nchw["data_format"] = ops::MakeAttr("NCHW");
+  auto node = ops::MakeSingleOpNode("BiasAdd", nchw);
+  ASSERT_TRUE(node.ok());
+  EXPECT_FALSE(FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find("BiasAdd")->kernel).kernel);
+  auto inode = ops::MakeSingleOpNode("Add", {{"T", ops::MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(inode.ok());
+  EXPECT_FALSE(FastKernelRegistry::Global().Make(*inode, ops::OpRegistry::Global().Find("Add")->kernel).kernel);
+}
+
+}  // namespace
+}  // namespace tfhost::backends::simd

@@ -1,0 +1,18 @@
+// Registration entry points of the SIMD kernel families (one per file), called
+// by RegisterSimdKernels in register.cc.
+#pragma once
+
+#include "backends/fast_kernel_registry.h"
+
+namespace tfhost::backends::simd {
+
+inline constexpr const char* kBackendName = "simd";
+
+void RegisterBinaryKernels(FastKernelRegistry& registry);     // simd_binary.cc
+void RegisterUnaryKernels(FastKernelRegistry& registry);      // simd_unary.cc
+void RegisterReduceKernels(FastKernelRegistry& registry);     // simd_reduce.cc
+void RegisterSoftmaxKernels(FastKernelRegistry& registry);    // simd_softmax.cc
+void RegisterTransposeKernels(FastKernelRegistry& registry);  // simd_transpose.cc
+void RegisterConcatKernels(FastKernelRegistry& registry);     // simd_concat.cc
+
+}  // namespace tfhost::backends::simd

@@ -1,0 +1,233 @@
+// Vector math for the SIMD kernels, written once with GCC/Clang vector
+// extensions and templated on the lane count W: a kernel body is an
+// always-inline template that is instantiated inside three wrapper functions
+// compiled for AVX-512 (W = 16), AVX2+FMA (W = 8) and the baseline target
+// (W = 4), so the same source becomes zmm, ymm or xmm code. Only the few
+// operations the extensions lack (square root) use intrinsics, one overload
+// per width carrying its own target attribute.
+//
+// Transcendentals are polynomial approximations (Cephes-style range
+// reduction) accurate to a few float ulps, well inside the conformance
+// tolerance of 1e-5 (tests/conformance/tolerances.h), and follow the reference
+// kernels on the special values: exp(+inf) = inf, exp(-inf) = 0, NaN stays
+// NaN, results that underflow become subnormal or 0, overflow becomes inf.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TFHOST_SIMD_X86 1
+#endif
+
+// Passing wide vectors between always-inline helpers trips GCC's notes about
+// an ABI change for non-inlined calls; every helper here is inlined.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define TFHOST_SIMD_INLINE inline __attribute__((always_inline))
+#ifdef TFHOST_SIMD_X86
+#define TFHOST_SIMD_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+#define TFHOST_SIMD_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define TFHOST_SIMD_TARGET_AVX512
+#define TFHOST_SIMD_TARGET_AVX2
+#endif
+
+namespace tfhost::backends::simd {
+
+template <int W>
+struct VecTypes {
+  typedef float F __attribute__((vector_size(W * sizeof(float))));
+  typedef int32_t I __attribute__((vector_size(W * sizeof(int32_t))));
+  typedef double D __attribute__((vector_size(W * sizeof(double))));
+};
+template <int W> using VF = typename VecTypes<W>::F;
+template <int W> using VI = typename VecTypes<W>::I;
+template <int W> using VD = typename VecTypes<W>::D;
+
+// Lane counts of the three compiled copies.
+inline constexpr int kWidthAvx512 = 16;
+inline constexpr int kWidthAvx2 = 8;
+inline constexpr int kWidthGeneric = 4;
+
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Splat(float s) {
+  // Not `VF<W>{} + s`: 0 + -0 is +0, and a splatted -0 divisor must stay -0.
+  VF<W> v;
+  for (int i = 0; i < W; ++i) v[i] = s;
+  return v;
+}
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Load(const float* p) {
+  VF<W> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <int W>
+TFHOST_SIMD_INLINE void Store(float* p, VF<W> v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+// The first n < W lanes from p; the rest are `fill`.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> LoadPartial(const float* p, int64_t n, float fill = 0.0f) {
+  float buf[W];
+  for (int i = 0; i < W; ++i) buf[i] = fill;
+  std::memcpy(buf, p, static_cast<size_t>(n) * sizeof(float));
+  return Load<W>(buf);
+}
+template <int W>
+TFHOST_SIMD_INLINE void StorePartial(float* p, VF<W> v, int64_t n) {
+  float buf[W];
+  Store<W>(buf, v);
+  std::memcpy(p, buf, static_cast<size_t>(n) * sizeof(float));
+}
+
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Select(VI<W> mask, VF<W> a, VF<W> b) {
+  return mask ? a : b;
+}
+template <int W>
+TFHOST_SIMD_INLINE VD<W> LoadD(const double* p) {
+  VD<W> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <int W>
+TFHOST_SIMD_INLINE void StoreD(double* p, VD<W> v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+template <int W>
+TFHOST_SIMD_INLINE VD<W> ToDouble(VF<W> v) {
+  return __builtin_convertvector(v, VD<W>);
+}
+
+template <int W>
+TFHOST_SIMD_INLINE VI<W> IsNan(VF<W> x) {
+  return x != x;
+}
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Abs(VF<W> x) {
+  return (VF<W>)((VI<W>)x & 0x7fffffff);
+}
+// |magnitude| with the sign bit of `sign`.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> CopySign(VF<W> magnitude, VF<W> sign) {
+  return (VF<W>)(((VI<W>)magnitude & 0x7fffffff) | ((VI<W>)sign & static_cast<int32_t>(0x80000000u)));
+}
+// NaN-propagating maximum/minimum, as TensorFlow's Maximum/Minimum; for equal
+// operands (+0/-0) the second one wins, as in the reference's `a > b ? a : b`.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> MaxNan(VF<W> a, VF<W> b) {
+  VF<W> r = a > b ? a : b;
+  r = IsNan<W>(a) ? a : r;
+  return IsNan<W>(b) ? b : r;
+}
+template <int W>
+TFHOST_SIMD_INLINE VF<W> MinNan(VF<W> a, VF<W> b) {
+  VF<W> r = a < b ? a : b;
+  r = IsNan<W>(a) ? a : r;
+  return IsNan<W>(b) ? b : r;
+}
+
+// Correctly rounded square root (the hardware instruction).
+#ifdef TFHOST_SIMD_X86
+TFHOST_SIMD_TARGET_AVX512 inline VF<16> SqrtV(VF<16> x) { return _mm512_mask_sqrt_ps(x, 0xFFFF, x); }
+TFHOST_SIMD_TARGET_AVX2 inline VF<8> SqrtV(VF<8> x) { return _mm256_sqrt_ps(x); }
+inline VF<4> SqrtV(VF<4> x) { return _mm_sqrt_ps(x); }
+#else
+#define TFHOST_SIMD_LANEWISE_SQRT(W)                           \
+  inline VF<W> SqrtV(VF<W> x) {                                \
+    for (int i = 0; i < W; ++i) x[i] = std::sqrt(x[i]);        \
+    return x;                                                  \
+  }
+TFHOST_SIMD_LANEWISE_SQRT(16)
+TFHOST_SIMD_LANEWISE_SQRT(8)
+TFHOST_SIMD_LANEWISE_SQRT(4)
+#undef TFHOST_SIMD_LANEWISE_SQRT
+#endif
+
+// Sum of the lanes.
+template <int W>
+TFHOST_SIMD_INLINE float HorizontalSum(const VF<W>& v) {
+  float s = 0;
+  for (int i = 0; i < W; ++i) s += v[i];
+  return s;
+}
+template <int W>
+TFHOST_SIMD_INLINE double HorizontalSum(const VD<W>& v) {
+  double s = 0;
+  for (int i = 0; i < W; ++i) s += v[i];
+  return s;
+}
+// Largest lane, ignoring NaN lanes (as std::max(max, x) does in a loop).
+template <int W>
+TFHOST_SIMD_INLINE float HorizontalMax(const VF<W>& v) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < W; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+// e^x. Range reduction x = n ln2 + r (|r| <= ln2/2, ln2 split in two parts
+// so n ln2 is exact), a degree-6 polynomial for e^r, and 2^n applied as two
+// exponent-field scalings so that n = 128 (x near the overflow threshold) and
+// subnormal results both come out right.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Exp(VF<W> x) {
+  using F = VF<W>;
+  using I = VI<W>;
+  const F hi = Splat<W>(88.72283935546875f);  // largest x with a finite e^x
+  const F lo = Splat<W>(-104.0f);             // e^x rounds to 0 below this
+  F xc = x < lo ? lo : x;
+  xc = xc > hi ? hi : xc;
+  const F magic = Splat<W>(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  F fn = xc * 1.44269504088896341f + magic;
+  fn = fn - magic;
+  F r = xc - fn * 0.693359375f;
+  r = r - fn * -2.12194440e-4f;
+  F p = Splat<W>(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  F y = p * (r * r) + r + 1.0f;
+  const I n = __builtin_convertvector(fn, I);
+  const I n1 = n >> 1;
+  const I n2 = n - n1;
+  y = y * (F)((n1 + 127) << 23);
+  y = y * (F)((n2 + 127) << 23);
+  y = x > hi ? Splat<W>(std::numeric_limits<float>::infinity()) : y;
+  return IsNan<W>(x) ? x : y;
+}
+
+// tanh: an odd polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1) would
+// lose digits), 1 - 2/(e^{2|x|} + 1) with x's sign above; saturates to +-1.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Tanh(VF<W> x) {
+  using F = VF<W>;
+  const F ax = Abs<W>(x);
+  const F z = x * x;
+  F p = Splat<W>(-5.70498872745e-3f);
+  p = p * z + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  const F small = x + x * z * p;
+  const F e = Exp<W>(ax + ax);
+  const F big = CopySign<W>(1.0f - 2.0f / (e + 1.0f), x);
+  return ax < 0.625f ? small : big;
+}
+
+// 1 / (1 + e^-x) without overflow: e = e^-|x| <= 1, then 1/(1+e) or e/(1+e).
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Sigmoid(VF<W> x) {
+  using F = VF<W>;
+  const F e = Exp<W>(-Abs<W>(x));
+  const F r = 1.0f / (e + 1.0f);
+  return x >= 0.0f ? r : e * r;
+}
+
+}  // namespace tfhost::backends::simd

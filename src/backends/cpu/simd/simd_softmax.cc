@@ -1,0 +1,155 @@
+// Softmax and LogSoftmax over the last axis of a float32 tensor. Per row: the
+// maximum, then e^(x - max) (vector exp, simd_math.h) summed in double, then
+// a scale by 1/sum (Softmax) or x - max - log(sum) (LogSoftmax). Rows are
+// split over the intra-op pool. Special values follow the reference: a row
+// holding +inf or NaN, or only -inf, becomes NaN.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_math.h"
+#include "backends/cpu/simd/simd_util.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+struct SoftmaxArgs {
+  const float* in;
+  float* out;
+  int64_t depth;
+};
+
+// Rows shorter than a few vectors (blazeface's [896, 2] scores): per-row
+// vector loops would be all tails, so a block of rows is handled as one flat
+// run: scalar row maxima, x - max, one vector exp over the whole block into a
+// scratch buffer, then scalar row sums and the final scale or shift.
+template <int W, bool kLog>
+TFHOST_SIMD_INLINE void NarrowSoftmaxRows(const SoftmaxArgs& a, int64_t begin, int64_t end) {
+  constexpr int64_t kScratch = 1024;
+  float e[kScratch];
+  const int64_t n = a.depth;
+  const int64_t block_rows = std::max<int64_t>(1, kScratch / n);
+  for (int64_t r0 = begin; r0 < end; r0 += block_rows) {
+    const int64_t r1 = std::min(end, r0 + block_rows);
+    const float* x = a.in + r0 * n;
+    float* y = a.out + r0 * n;
+    const int64_t count = (r1 - r0) * n;
+    for (int64_t r = 0; r < r1 - r0; ++r) {
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t i = 0; i < n; ++i) max = x[r * n + i] > max ? x[r * n + i] : max;
+      for (int64_t i = 0; i < n; ++i) y[r * n + i] = x[r * n + i] - max;
+    }
+    int64_t i = 0;
+    for (; i + W <= count; i += W) Store<W>(e + i, Exp<W>(Load<W>(y + i)));
+    if (i < count) StorePartial<W>(e + i, Exp<W>(LoadPartial<W>(y + i, count - i)), count - i);
+    for (int64_t r = 0; r < r1 - r0; ++r) {
+      double sum = 0;
+      for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(e[r * n + j]);
+      if constexpr (kLog) {
+        const float log_sum = static_cast<float>(std::log(sum));
+        for (int64_t j = 0; j < n; ++j) y[r * n + j] = y[r * n + j] - log_sum;
+      } else {
+        const float scale = static_cast<float>(1.0 / sum);
+        for (int64_t j = 0; j < n; ++j) y[r * n + j] = e[r * n + j] * scale;
+      }
+    }
+  }
+}
+
+template <int W, bool kLog>
+TFHOST_SIMD_INLINE void SoftmaxBody(const SoftmaxArgs& a, int64_t begin, int64_t end) {
+  const int64_t n = a.depth;
+  if (n < 2 * W) {
+    NarrowSoftmaxRows<W, kLog>(a, begin, end);
+    return;
+  }
+  for (int64_t row = begin; row < end; ++row) {
+    const float* x = a.in + row * n;
+    float* y = a.out + row * n;
+    VF<W> vmax = Splat<W>(-std::numeric_limits<float>::infinity());
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+      const VF<W> v = Load<W>(x + i);
+      vmax = v > vmax ? v : vmax;
+    }
+    float max = HorizontalMax<W>(vmax);
+    for (; i < n; ++i) max = x[i] > max ? x[i] : max;
+    const VF<W> m = Splat<W>(max);
+    VD<W> sum0{}, sum1{};
+    i = 0;
+    for (; i + W <= n; i += W) {
+      const VF<W> e = Exp<W>(Load<W>(x + i) - m);
+      if constexpr (!kLog) Store<W>(y + i, e);
+      sum0 += ToDouble<W>(e);
+    }
+    if (i < n) {
+      // Padding lanes are -inf, whose exp adds 0.
+      const VF<W> e = Exp<W>(LoadPartial<W>(x + i, n - i, -std::numeric_limits<float>::infinity()) - m);
+      if constexpr (!kLog) StorePartial<W>(y + i, e, n - i);
+      sum1 += ToDouble<W>(e);
+    }
+    const double sum = HorizontalSum<W>(sum0 + sum1);
+    if constexpr (kLog) {
+      // (x - max) first: exact for x near max, so large logits lose nothing.
+      const VF<W> log_sum = Splat<W>(static_cast<float>(std::log(sum)));
+      i = 0;
+      for (; i + W <= n; i += W) Store<W>(y + i, (Load<W>(x + i) - m) - log_sum);
+      if (i < n) StorePartial<W>(y + i, (LoadPartial<W>(x + i, n - i) - m) - log_sum, n - i);
+    } else {
+      const VF<W> scale = Splat<W>(static_cast<float>(1.0 / sum));
+      i = 0;
+      for (; i + W <= n; i += W) Store<W>(y + i, Load<W>(y + i) * scale);
+      if (i < n) StorePartial<W>(y + i, LoadPartial<W>(y + i, n - i) * scale, n - i);
+    }
+  }
+}
+
+using SoftmaxFn = void (*)(const SoftmaxArgs&, int64_t, int64_t);
+
+template <bool kLog>
+TFHOST_SIMD_TARGET_AVX512 void SoftmaxAvx512(const SoftmaxArgs& a, int64_t b, int64_t e) {
+  SoftmaxBody<kWidthAvx512, kLog>(a, b, e);
+}
+template <bool kLog>
+TFHOST_SIMD_TARGET_AVX2 void SoftmaxAvx2(const SoftmaxArgs& a, int64_t b, int64_t e) {
+  SoftmaxBody<kWidthAvx2, kLog>(a, b, e);
+}
+template <bool kLog>
+void SoftmaxGeneric(const SoftmaxArgs& a, int64_t b, int64_t e) {
+  SoftmaxBody<kWidthGeneric, kLog>(a, b, e);
+}
+
+template <bool kLog>
+void RegisterSoftmax(FastKernelRegistry& registry, const char* op) {
+  registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+    if (!IsFloatNode(node)) return {};
+    const SoftmaxFn fn = IsaTable<SoftmaxFn>{&SoftmaxAvx512<kLog>, &SoftmaxAvx2<kLog>, &SoftmaxGeneric<kLog>}.Pick();
+    return [fn, reference](ops::KernelContext& ctx) -> Status {
+      if (ctx.num_inputs() != 1 || ctx.input(0).dtype() != DType::kFloat || ctx.input(0).rank() < 1) {
+        return reference(ctx);
+      }
+      Tensor x = ctx.TakeInput(0);
+      const int64_t depth = x.dim(x.rank() - 1);
+      const int64_t rows = depth == 0 ? 0 : x.NumElements() / depth;
+      SoftmaxArgs a{x.data<float>(), nullptr, depth};
+      const Shape shape = x.shape();
+      // Each row is read fully before it is written, so the input buffer can
+      // hold the output when nothing else holds it.
+      Tensor y = ReuseOrAllocate(x, shape);
+      a.out = y.data<float>();
+      const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / std::max<int64_t>(1, depth));
+      ParallelRange(ctx.intra_op(), rows, min_rows, [&](int64_t b, int64_t e) { fn(a, b, e); });
+      ctx.set_output(0, std::move(y));
+      return OkStatus();
+    };
+  });
+}
+
+}  // namespace
+
+void RegisterSoftmaxKernels(FastKernelRegistry& registry) {
+  RegisterSoftmax<false>(registry, "Softmax");
+  RegisterSoftmax<true>(registry, "LogSoftmax");
+}
+
+}  // namespace tfhost::backends::simd

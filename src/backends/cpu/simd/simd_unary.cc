@@ -1,0 +1,130 @@
+// Element-wise unary float32 kernels: the activations (Relu, Relu6, Elu,
+// LeakyRelu, Sigmoid, Tanh) and Exp, Neg, Abs, Square, Sqrt, Rsqrt. The
+// input buffer is reused for the output when nothing else holds it. NaN and
+// infinities follow the reference kernels (see simd_math.h for the
+// transcendental approximations and their error).
+#include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_math.h"
+#include "backends/cpu/simd/simd_util.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+// `alpha` is LeakyRelu's slope; the other functors ignore it.
+struct ReluF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return x < 0.0f ? Splat<W>(0.0f) : x; }
+};
+// std::min(std::max(x, 0), 6) as the reference computes it (NaN stays NaN).
+struct Relu6F {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) {
+    const VF<W> lo = x < 0.0f ? Splat<W>(0.0f) : x;
+    return 6.0f < lo ? Splat<W>(6.0f) : lo;
+  }
+};
+// expm1 as e^x - 1: the absolute error near 0 (~1e-7) is inside the tolerance.
+struct EluF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) {
+    return x < 0.0f ? Exp<W>(x) - 1.0f : x;
+  }
+};
+struct LeakyReluF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float alpha) { return x < 0.0f ? x * alpha : x; }
+};
+struct SigmoidF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Sigmoid<W>(x); }
+};
+struct TanhF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Tanh<W>(x); }
+};
+struct ExpF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Exp<W>(x); }
+};
+struct NegF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return -x; }
+};
+struct AbsF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Abs<W>(x); }
+};
+struct SquareF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return x * x; }
+};
+struct SqrtF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return SqrtV(x); }
+};
+struct RsqrtF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return 1.0f / SqrtV(x); }
+};
+
+template <int W, typename Op>
+TFHOST_SIMD_INLINE void UnaryBody(const float* in, float* out, int64_t n, float alpha) {
+  int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const VF<W> x0 = Load<W>(in + i);
+    const VF<W> x1 = Load<W>(in + i + W);
+    Store<W>(out + i, Op::template Apply<W>(x0, alpha));
+    Store<W>(out + i + W, Op::template Apply<W>(x1, alpha));
+  }
+  for (; i + W <= n; i += W) Store<W>(out + i, Op::template Apply<W>(Load<W>(in + i), alpha));
+  if (i < n) StorePartial<W>(out + i, Op::template Apply<W>(LoadPartial<W>(in + i, n - i), alpha), n - i);
+}
+
+using UnaryFn = void (*)(const float*, float*, int64_t, float);
+
+template <typename Op>
+TFHOST_SIMD_TARGET_AVX512 void UnaryAvx512(const float* in, float* out, int64_t n, float alpha) {
+  UnaryBody<kWidthAvx512, Op>(in, out, n, alpha);
+}
+template <typename Op>
+TFHOST_SIMD_TARGET_AVX2 void UnaryAvx2(const float* in, float* out, int64_t n, float alpha) {
+  UnaryBody<kWidthAvx2, Op>(in, out, n, alpha);
+}
+template <typename Op>
+void UnaryGeneric(const float* in, float* out, int64_t n, float alpha) {
+  UnaryBody<kWidthGeneric, Op>(in, out, n, alpha);
+}
+
+template <typename Op>
+void RegisterUnary(FastKernelRegistry& registry, const char* op, bool expensive) {
+  registry.Register(op, kBackendName, [expensive](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+    if (!IsFloatNode(node)) return {};
+    float alpha = 0;
+    if (node.op == "LeakyRelu") {
+      auto a = ir::GetAttrOr<float>(node, "alpha", 0.2f);
+      if (!a.ok()) return {};
+      alpha = *a;
+    }
+    const UnaryFn fn = IsaTable<UnaryFn>{&UnaryAvx512<Op>, &UnaryAvx2<Op>, &UnaryGeneric<Op>}.Pick();
+    const int64_t min_chunk = expensive ? kMinChunkExpensive : kMinChunkCheap;
+    return [fn, reference, alpha, min_chunk](ops::KernelContext& ctx) -> Status {
+      if (ctx.num_inputs() != 1 || ctx.input(0).dtype() != DType::kFloat) return reference(ctx);
+      Tensor x = ctx.TakeInput(0);
+      const float* in = x.data<float>();
+      const Shape shape = x.shape();
+      Tensor y = ReuseOrAllocate(x, shape);
+      float* out = y.data<float>();
+      ParallelRange(ctx.intra_op(), y.NumElements(), min_chunk,
+                    [&](int64_t begin, int64_t end) { fn(in + begin, out + begin, end - begin, alpha); });
+      ctx.set_output(0, std::move(y));
+      return OkStatus();
+    };
+  });
+}
+
+}  // namespace
+
+void RegisterUnaryKernels(FastKernelRegistry& registry) {
+  RegisterUnary<ReluF>(registry, "Relu", false);
+  RegisterUnary<Relu6F>(registry, "Relu6", false);
+  RegisterUnary<EluF>(registry, "Elu", true);
+  RegisterUnary<LeakyReluF>(registry, "LeakyRelu", false);
+  RegisterUnary<SigmoidF>(registry, "Sigmoid", true);
+  RegisterUnary<TanhF>(registry, "Tanh", true);
+  RegisterUnary<ExpF>(registry, "Exp", true);
+  RegisterUnary<NegF>(registry, "Neg", false);
+  RegisterUnary<AbsF>(registry, "Abs", false);
+  RegisterUnary<SquareF>(registry, "Square", false);
+  RegisterUnary<SqrtF>(registry, "Sqrt", true);
+  RegisterUnary<RsqrtF>(registry, "Rsqrt", true);
+}
+
+}  // namespace tfhost::backends::simd
