@@ -130,6 +130,14 @@ PassManager PassManager::Default() {
   PassManager pm;
   pm.Add(MakeIdentityElimination());
   pm.Add(MakeConstantFolding());
+  // After folding, equal subgraphs have equal Const inputs to be merged by.
+  pm.Add(MakeCommonSubexpressionElimination());
+  // Before fusion: folding turns a batch norm into the BiasAdd fusion eats.
+  pm.Add(MakeBatchNormFolding());
+  pm.Add(MakeConvBiasActivationFusion());
+  // Last: what is left of element-wise chains once activations went into
+  // the convolutions.
+  pm.Add(MakeElementwiseFusion());
   pm.Add(std::make_unique<PruneDeadPass>());
   return pm;
 }

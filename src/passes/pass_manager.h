@@ -62,8 +62,9 @@ struct PassStats {
 
 class PassManager {
  public:
-  // identity_elimination, constant_folding, then dead-node
-  // pruning.
+  // identity_elimination, constant_folding, common_subexpression_elimination,
+  // batch_norm_folding, conv_bias_activation_fusion, elementwise_fusion,
+  // then dead-node pruning. docs/graph_passes.md explains each.
   static PassManager Default();
 
   void Add(std::unique_ptr<GraphPass> pass) { passes_.push_back(std::move(pass)); }
@@ -82,5 +83,12 @@ Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx);
 
 std::unique_ptr<GraphPass> MakeIdentityElimination();
 std::unique_ptr<GraphPass> MakeConstantFolding();
+std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
+std::unique_ptr<GraphPass> MakeBatchNormFolding();
+std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
+std::unique_ptr<GraphPass> MakeElementwiseFusion();
+
+// The internal op elementwise_fusion emits (ops/math/fused_elementwise.cc).
+inline constexpr char kFusedElementwiseOp[] = "_TfhostFusedElementwise";
 
 }  // namespace tfhost::passes

@@ -2,6 +2,7 @@
 #include "ops/op_registry.h"
 
 namespace tfhost::ops {
+namespace math { void RegisterFusedElementwiseOp(OpRegistry& registry); }  // fused_elementwise.cc (internal op)
 
 void RegisterMathOps(OpRegistry& registry) {
   math::RegisterBinaryOps(registry);
@@ -17,6 +18,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterNaryOps(registry);
   math::RegisterEinsumOp(registry);
   math::RegisterBincountOps(registry);
+  math::RegisterFusedElementwiseOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -18,6 +18,15 @@ std::string Lower(std::string s) {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
+// The standalone Sigmoid op's formula (ops/math/unary_ops.cc): exp never
+// overflows because it only sees non-positive arguments.
+template <typename T>
+inline T Sigmoid(T x) {
+  if (x >= 0) return T(1) / (T(1) + std::exp(-x));
+  const T e = std::exp(x);
+  return e / (T(1) + e);
+}
+
 }  // namespace
 
 StatusOr<Activation> ParseFusedActivation(const std::string& name) {
@@ -31,9 +40,10 @@ StatusOr<Activation> ParseFusedActivation(const std::string& name) {
   if (n == "tanh") return Activation::kTanh;
   if (n == "geluapproximate") return Activation::kGeluApproximate;
   if (n == "geluexact") return Activation::kGeluExact;
+  if (n == "_mklswish") return Activation::kSwish;
   return Unimplemented("fused activation '" + name +
                        "' is not supported (expected Relu, Relu6, Elu, LeakyRelu, Prelu, Sigmoid, "
-                       "Tanh, GeluApproximate or GeluExact)");
+                       "Tanh, GeluApproximate, GeluExact or _MklSwish)");
 }
 
 template <typename T>
@@ -62,7 +72,10 @@ void ApplyActivation(Activation act, T alpha, T* x, int64_t n) {
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] < T(0) ? alpha * x[i] : x[i];
       break;
     case Activation::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) x[i] = T(1) / (T(1) + std::exp(-x[i]));
+      for (int64_t i = 0; i < n; ++i) x[i] = Sigmoid(x[i]);
+      break;
+    case Activation::kSwish:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] * Sigmoid(x[i]);
       break;
     case Activation::kTanh:
       for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);

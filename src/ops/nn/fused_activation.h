@@ -31,14 +31,17 @@ enum class Activation {
   kGeluExact,
   kSoftplus,
   kSoftsign,
+  kSwish,  // x * sigmoid(x); TF's oneDNN spelling in fused_ops is "_MklSwish"
 };
 
 // Fused-op spelling ("Relu", "Relu6", "Elu", "LeakyRelu", "Prelu", "Sigmoid",
-// "Tanh", "GeluApproximate", "GeluExact"), case-insensitive as TF.js writes
-// some of them lower-case.
+// "Tanh", "GeluApproximate", "GeluExact", "_MklSwish"), case-insensitive as
+// TF.js writes some of them lower-case.
 StatusOr<Activation> ParseFusedActivation(const std::string& name);
 
 // Applies a non-Prelu activation in place to n values; `alpha` is LeakyRelu's.
+// Sigmoid (and Swish's sigmoid) is computed exactly as the standalone Sigmoid
+// op does, so a fused activation matches the unfused graph bit for bit.
 template <typename T>
 void ApplyActivation(Activation act, T alpha, T* data, int64_t n);
 
