@@ -55,5 +55,69 @@ TEST(RaggedTensorToTensorTest, InconsistentPartitionsAreErrors) {
                            Attrs({"ROW_SPLITS"})).ok());
 }
 
+TEST(RaggedRangeTest, BroadcastsScalarsAndEmptiesRangesPointingAway) {
+  // starts [0, 5, 2] limits 4 (scalar) deltas [1, -2, 3]:
+  // [0, 1, 2, 3], [5] (5 -> 4 step -2: one value), [2] (ceil(2 / 3) = 1).
+  auto out = RunSingleOp("RaggedRange", {Tensor::FromVector<int32_t>({0, 5, 2}), Tensor::Scalar<int32_t>(4),
+                                         Tensor::FromVector<int32_t>({1, -2, 3})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({0, 4, 5, 6})));
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<int32_t>({0, 1, 2, 3, 5, 2})));
+  // delta pointing away from the limit: an empty row; float accumulates.
+  auto f = RunSingleOp("RaggedRange", {Tensor::FromVector<float>({3, 0}), Tensor::FromVector<float>({0, 1}),
+                                       Tensor::FromVector<float>({1, 0.25f})},
+                       {{"T", MakeAttr(DType::kFloat)}, {"Tsplits", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*f)[0], Tensor::FromVector<int32_t>({0, 0, 4})));
+  EXPECT_TRUE(TensorsEqual((*f)[1], Tensor::FromVector<float>({0, 0.25f, 0.5f, 0.75f})));
+  EXPECT_FALSE(RunSingleOp("RaggedRange", {Tensor::Scalar<int32_t>(0), Tensor::Scalar<int32_t>(4),
+                                           Tensor::Scalar<int32_t>(0)}).ok());
+  EXPECT_FALSE(RunSingleOp("RaggedRange", {Tensor::FromVector<int32_t>({0, 1}), Tensor::FromVector<int32_t>({1, 2, 3}),
+                                           Tensor::Scalar<int32_t>(1)}).ok());
+}
+
+ir::AttrMap GatherAttrs(int params_rank, int output_rank) {
+  return {{"Tvalues", MakeAttr(DType::kFloat)}, {"Tindices", MakeAttr(DType::kInt32)},
+          {"Tsplits", MakeAttr(DType::kInt64)}, {"PARAMS_RAGGED_RANK", MakeAttr(params_rank)},
+          {"OUTPUT_RAGGED_RANK", MakeAttr(output_rank)}};
+}
+
+TEST(RaggedGatherTest, GathersRowsOfOneAndTwoLevelRaggedTensors) {
+  // params [[1, 2], [], [3, 4, 5]]; indices [2, 0, 2] -> [[3, 4, 5], [1, 2], [3, 4, 5]].
+  Tensor splits = Tensor::FromVector<int64_t>({0, 2, 2, 5});
+  Tensor values = Tensor::FromVector<float>({1, 2, 3, 4, 5});
+  auto out = RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({2, 0, 2})}, GatherAttrs(1, 1));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({0, 3, 5, 8})));
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<float>({3, 4, 5, 1, 2, 3, 4, 5})));
+  // Indices [[1, 0]] add a uniform outer level: splits [0, 2], then [0, 0, 2].
+  auto nested = RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({1, 0}, Shape({1, 2}))},
+                            GatherAttrs(1, 2));
+  ASSERT_TRUE(nested.ok()) << nested.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*nested)[0], Tensor::FromVector<int64_t>({0, 2})));
+  EXPECT_TRUE(TensorsEqual((*nested)[1], Tensor::FromVector<int64_t>({0, 0, 2})));
+  EXPECT_TRUE(TensorsEqual((*nested)[2], Tensor::FromVector<float>({1, 2})));
+  // Two ragged levels [[[a], [b, c]], [[d]]] with a scalar index 0 -> [[a], [b, c]].
+  Tensor inner = Tensor::FromVector<float>({10, 11, 12, 13});
+  auto two = RunSingleOp("RaggedGather", {Tensor::FromVector<int64_t>({0, 2, 3}), Tensor::FromVector<int64_t>({0, 1, 3, 4}),
+                                          inner, Tensor::Scalar<int32_t>(0)},
+                         GatherAttrs(2, 1));
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*two)[0], Tensor::FromVector<int64_t>({0, 1, 3})));
+  EXPECT_TRUE(TensorsEqual((*two)[1], Tensor::FromVector<float>({10, 11, 12})));
+}
+
+TEST(RaggedGatherTest, BadIndicesAndSplitsAreErrors) {
+  Tensor splits = Tensor::FromVector<int64_t>({0, 2, 2, 5});
+  Tensor values = Tensor::FromVector<float>({1, 2, 3, 4, 5});
+  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({3})}, GatherAttrs(1, 1)).ok());
+  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({-1})}, GatherAttrs(1, 1)).ok());
+  EXPECT_FALSE(RunSingleOp("RaggedGather", {Tensor::FromVector<int64_t>({0, 3, 2, 5}), values,
+                                            Tensor::FromVector<int32_t>({0})}, GatherAttrs(1, 1)).ok());
+  EXPECT_FALSE(RunSingleOp("RaggedGather", {Tensor::FromVector<int64_t>({0, 2, 9}), values,
+                                            Tensor::FromVector<int32_t>({1})}, GatherAttrs(1, 1)).ok());
+  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({0})}, GatherAttrs(1, 2)).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops

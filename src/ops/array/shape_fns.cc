@@ -776,6 +776,73 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, ctx.input(1));
     return OkStatus();
   });
+  registry.Register({"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
+                     "TensorScatterMax", "Roll", "ReverseSequence", "CheckNumerics", "CheckNumericsV2"},
+                    UnchangedShape);
+  // EnsureShape: the input's shape refined by the attr.
+  registry.Register("EnsureShape", [](ShapeContext& ctx) {
+    auto want = ctx.Attr<PartialShape>("shape");
+    if (!want) return UnchangedShape(ctx);
+    auto merged = ir::MergeShapes(ctx.input(0), *want);
+    if (!merged.ok()) return ctx.Error("input shape " + ctx.input(0).ToString() + " is not compatible with " + want->ToString());
+    ctx.set_output(0, *merged);
+    return OkStatus();
+  });
+  registry.Register("LinSpace", [](ShapeContext& ctx) {
+    auto num = ctx.InputInts(2);
+    ctx.set_output(0, PartialShape::Known({num && num->size() == 1 && (*num)[0] > 0 ? (*num)[0] : -1}));
+    return OkStatus();
+  });
+  registry.Register("Empty", [](ShapeContext& ctx) {
+    ctx.set_output(0, ctx.InputAsShape(0));
+    return OkStatus();
+  });
+  registry.Register("BroadcastArgs", [](ShapeContext& ctx) {
+    const PartialShape& a = ctx.input(0);
+    const PartialShape& b = ctx.input(1);
+    int64_t n = -1;
+    if (a.rank() == 1 && b.rank() == 1 && a.dim(0) >= 0 && b.dim(0) >= 0) n = std::max(a.dim(0), b.dim(0));
+    ctx.set_output(0, PartialShape::Known({n}));
+    return OkStatus();
+  });
+  // Bitcast: same size keeps the shape; otherwise a last dim is added or dropped.
+  registry.Register("Bitcast", [](ShapeContext& ctx) {
+    auto from = ctx.Attr<DType>("T");
+    auto to = ctx.Attr<DType>("type");
+    const PartialShape& in = ctx.input(0);
+    if (!from || !to || !in.rank_known() || DTypeSize(*from) == 0 || DTypeSize(*to) == 0) return OkStatus();
+    std::vector<int64_t> dims = in.dims;
+    if (DTypeSize(*from) > DTypeSize(*to)) {
+      dims.push_back(static_cast<int64_t>(DTypeSize(*from) / DTypeSize(*to)));
+    } else if (DTypeSize(*from) < DTypeSize(*to)) {
+      if (dims.empty()) return OkStatus();
+      dims.pop_back();
+    }
+    ctx.set_output(0, PartialShape::Known(dims));
+    return OkStatus();
+  });
+  // RaggedRange: n + 1 splits when the length of a vector input is known.
+  registry.Register("RaggedRange", [](ShapeContext& ctx) {
+    int64_t n = ctx.input(0).rank() == 0 && ctx.input(1).rank() == 0 && ctx.input(2).rank() == 0 ? 1 : -1;
+    for (int k = 0; k < 3; ++k) {
+      if (ctx.input(k).rank() == 1 && ctx.input(k).dim(0) >= 0) n = ctx.input(k).dim(0);
+    }
+    ctx.set_output(0, PartialShape::Known({n >= 0 ? n + 1 : -1}));
+    ctx.set_output(1, PartialShape::Known({-1}));
+    return OkStatus();
+  });
+  // RaggedGather: vectors of splits, then values with params' inner dims.
+  registry.Register("RaggedGather", [](ShapeContext& ctx) {
+    const int values = ctx.num_outputs() - 1;
+    for (int k = 0; k < values; ++k) ctx.set_output(k, PartialShape::Known({-1}));
+    const PartialShape& params = ctx.input(ctx.num_inputs() - 2);
+    if (params.rank_known() && params.rank() >= 1) {
+      std::vector<int64_t> dims = params.dims;
+      dims[0] = -1;
+      ctx.set_output(values, PartialShape::Known(dims));
+    }
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

@@ -116,13 +116,13 @@ void RegisterControlFlowShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"TensorArrayConcatV2", "TensorArrayConcat"}, TensorArrayConcatShape);
   registry.Register({"EmptyTensorList", "TensorListReserve", "TensorListFromTensor", "TensorListSetItem",
                      "TensorListPushBack", "TensorListResize", "TensorListLength", "TensorListScatterV2",
-                     "TensorListScatterIntoExistingList", "TensorListSplit"},
+                     "TensorListScatterIntoExistingList", "TensorListSplit", "TensorListScatter"},
                     ScalarOutputs);
   registry.Register("TensorListGetItem", ElementShapeFromInput(2, 0));
   registry.Register("TensorListStack", ElementShapeFromInput(1, 1));
   registry.Register("TensorListGather", ElementShapeFromInput(2, 1));
   registry.Register("TensorListPopBack", PopBackShape);
-  registry.Register("TensorListConcatV2", TensorListConcatShape);
+  registry.Register({"TensorListConcatV2", "TensorListConcat"}, TensorListConcatShape);
   registry.Register({"Identity", "StopGradient", "Snapshot", "PreventGradient", "IdentityN", "Enter", "Exit",
                      "RefIdentity", "NextIteration", "CheckNumerics", "EnsureShape"},
                     ForwardAllInputs);

@@ -1,7 +1,8 @@
 // Detection and vision post-processing ops: non-max suppression (V1..V5,
 // soft-NMS, and the batched per-class CombinedNonMaxSuppression that
 // TF Object Detection API exports end with) and CropAndResize (ROI crops in
-// two-stage detectors).
+// two-stage detectors), and image decoding for serving graphs that take
+// encoded images.
 //
 // Boxes are [y1, x1, y2, x2] in any corner order; TensorFlow takes the min
 // and max of each pair, and so do these kernels.
@@ -16,6 +17,9 @@ namespace tfhost::ops::image {
 void RegisterNmsOps(OpRegistry& registry);
 // CropAndResize (crop_and_resize.cc).
 void RegisterCropAndResizeOps(OpRegistry& registry);
+// DecodeJpeg, ExtractJpegShape, DecodePng, DecodeBmp, DecodeImage
+// (decode_image.cc).
+void RegisterDecodeImageOps(OpRegistry& registry);
 
 // Intersection over union of two boxes [y1, x1, y2, x2]; 0 when either box
 // has no area.

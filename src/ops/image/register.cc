@@ -5,6 +5,7 @@ namespace tfhost::ops {
 void RegisterImageOps(OpRegistry& registry) {
   image::RegisterNmsOps(registry);
   image::RegisterCropAndResizeOps(registry);
+  image::RegisterDecodeImageOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -51,6 +51,18 @@ Status CropAndResizeShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// Decoded images: [height, width, channels], channels known when the attr
+// asks for some. DecodeImage may return [frames, h, w, c] for GIFs unless
+// expand_animations is false.
+Status DecodedImageShape(ShapeContext& ctx) {
+  const int64_t channels = ctx.AttrOr<int64_t>("channels", 0).value_or(0);
+  if (ctx.node().op == "DecodeImage" && ctx.AttrOr<bool>("expand_animations", true).value_or(true)) {
+    return OkStatus();
+  }
+  ctx.set_output(0, PartialShape::Known({-1, -1, channels > 0 ? channels : -1}));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterImageShapeFns(ShapeFnRegistry& registry) {
@@ -58,6 +70,11 @@ void RegisterImageShapeFns(ShapeFnRegistry& registry) {
                     NmsShape);
   registry.Register("CombinedNonMaxSuppression", CombinedNmsShape);
   registry.Register("CropAndResize", CropAndResizeShape);
+  registry.Register({"DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeImage"}, DecodedImageShape);
+  registry.Register("ExtractJpegShape", [](ShapeContext& ctx) {
+    ctx.set_output(0, PartialShape::Known({3}));
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

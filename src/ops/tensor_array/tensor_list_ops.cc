@@ -1,7 +1,8 @@
 // The TensorList family (TF2): EmptyTensorList, TensorListReserve,
 // TensorListFromTensor, GetItem, SetItem, Stack, Gather, PushBack, PopBack,
-// Length, ElementShape, Resize, TensorListConcatV2, ScatterV2,
-// ScatterIntoExistingList and Split, with TensorFlow's
+// Length, ElementShape, Resize, TensorListConcatV2, ScatterV2, their TF 2.0
+// forms TensorListConcat and TensorListScatter, ScatterIntoExistingList and
+// Split, with TensorFlow's
 // semantics: elements never set read as zeros when the element shape is
 // fully known; element_shape inputs refine the list's own shape.
 #include "ops/control_flow/control_flow_ops.h"
@@ -266,10 +267,22 @@ Status TensorListResize(KernelContext& ctx) {
   return OkStatus();
 }
 
+// TensorListConcatV2, and TensorListConcat (TF 2.0/2.1) whose element shape
+// is an attr instead of input 1.
 Status TensorListConcatV2(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(auto list, ReadList(ctx, 0));
   TFHOST_RETURN_IF_ERROR(CheckElementDType(ctx, *list));
-  TFHOST_ASSIGN_OR_RETURN(ir::PartialShape shape, MergedShape(ctx, *list, 1));
+  ir::PartialShape shape;
+  if (ctx.num_inputs() == 1) {
+    TFHOST_ASSIGN_OR_RETURN(ir::PartialShape given, ctx.AttrOr<ir::PartialShape>("element_shape", ir::PartialShape()));
+    auto merged = ir::MergeShapes(list->element_shape, given);
+    if (!merged.ok()) {
+      return ctx.Error("element_shape " + given.ToString() + " conflicts with the list's " + list->element_shape.ToString());
+    }
+    shape = *merged;
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(shape, MergedShape(ctx, *list, 1));
+  }
   if (shape.rank_known() && shape.rank() < 1) return ctx.Error("concatenated elements must have rank >= 1");
   std::vector<int64_t> rest;
   bool rest_known = false;
@@ -342,11 +355,16 @@ Status TensorListScatterIntoExistingList(KernelContext& ctx) {
   return OkStatus();
 }
 
+// TensorListScatterV2, and TensorListScatter (TF 2.0/2.1) without
+// num_elements: the list is as long as the largest index needs.
 Status TensorListScatterV2(KernelContext& ctx) {
   auto list = std::make_shared<TensorList>();
   list->element_dtype = ctx.input(0).dtype();
   TFHOST_ASSIGN_OR_RETURN(list->element_shape, ReadElementShape(ctx, 2));
-  TFHOST_ASSIGN_OR_RETURN(int64_t n, ReadScalarIndex(ctx, 3, "num_elements"));
+  int64_t n = -1;
+  if (ctx.num_inputs() > 3) {
+    TFHOST_ASSIGN_OR_RETURN(n, ReadScalarIndex(ctx, 3, "num_elements"));
+  }
   if (n > tensor_array::kMaxElements) return ctx.Error("num_elements is too large");
   if (n > 0) list->items.resize(n);
   TFHOST_RETURN_IF_ERROR(ScatterRows(ctx, *list, ctx.input(0), 1));
@@ -445,6 +463,13 @@ void RegisterTensorListOps(OpRegistry& r) {
                  .Input("element_shape: shape_type").Input("num_elements: int32").Output("output_handle: variant")
                  .Attr("element_dtype: type").Attr("shape_type: {int32, int64}"),
              TensorListScatterV2);
+  r.Register(ir::OpDefBuilder("TensorListScatter").Input("tensor: element_dtype").Input("indices: int32")
+                 .Input("element_shape: shape_type").Output("output_handle: variant")
+                 .Attr("element_dtype: type").Attr("shape_type: {int32, int64}"),
+             TensorListScatterV2);
+  r.Register(ir::OpDefBuilder("TensorListConcat").Input("input_handle: variant").Output("tensor: element_dtype")
+                 .Output("lengths: int64").Attr("element_dtype: type").Attr("element_shape: shape = unknown"),
+             TensorListConcatV2);
   r.Register(ir::OpDefBuilder("TensorListSplit").Input("tensor: element_dtype").Input("element_shape: shape_type")
                  .Input("lengths: int64").Output("output_handle: variant").Attr("element_dtype: type")
                  .Attr("shape_type: {int32, int64}"),

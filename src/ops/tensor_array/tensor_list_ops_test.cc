@@ -97,5 +97,19 @@ TEST(TensorListOpsTest, ScatterAndSplitBuildListsFromRows) {
                    .ok());
 }
 
+TEST(TensorListOpsTest, TensorFlow20ScatterAndConcatNames) {
+  Tensor rows = Tensor::FromVector<float>({1, 2, 3, 4}, Shape({2, 2}));
+  ir::AttrMap attrs = {{"element_dtype", MakeAttr(DType::kFloat)}, {"shape_type", MakeAttr(DType::kInt32)}};
+  // TensorListScatter has no num_elements: the list ends at the largest index.
+  auto scattered = RunSingleOp("TensorListScatter", {rows, Tensor::FromVector<int32_t>({1, 0}), Shape1({2})}, attrs);
+  ASSERT_TRUE(scattered.ok()) << scattered.status().ToString();
+  EXPECT_EQ(Floats(Run1("TensorListStack", {(*scattered)[0], Shape1({2})})), std::vector<float>({3, 4, 1, 2}));
+  // TensorListConcat reads the element shape from its attr.
+  auto concat = RunSingleOp("TensorListConcat", {(*scattered)[0]}, {{"element_dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(concat.ok()) << concat.status().ToString();
+  EXPECT_EQ(Floats((*concat)[0]), std::vector<float>({3, 4, 1, 2}));
+  EXPECT_TRUE(TensorsEqual((*concat)[1], Tensor::FromVector<int64_t>({2, 2})));
+}
+
 }  // namespace
 }  // namespace tfhost::ops

@@ -1,0 +1,198 @@
+#include <gtest/gtest.h>
+
+#include "ops/run_single_op.h"
+
+namespace tfhost::ops {
+namespace {
+
+// Encoded test images, written with libjpeg-turbo / libpng (hex):
+std::string Bytes(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return out;
+}
+// 16x16 grayscale, every pixel 100, quality 100 (all quantizers 1).
+const char* kJpegGray100 =
+      "ffd8ffe000104a46494600010100000100010000ffdb00430001010101010101010101010101010101010101010101010101"
+      "010101010101010101010101010101010101010101010101010101010101010101010101010101ffc0000b08001000100101"
+      "1100ffc4001f0000010501010101010100000000000000000102030405060708090a0bffc400b51000020103030204030505"
+      "04040000017d01020300041105122131410613516107227114328191a1082342b1c11552d1f02433627282090a161718191a"
+      "25262728292a3435363738393a434445464748494a535455565758595a636465666768696a737475767778797a8384858687"
+      "88898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2"
+      "e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda0008010100003f00f87e8a28afffd9";
+// 16x8 RGB, quality 90: pixel (y, x) = (16x, 16y, 128).
+const char* kJpegRgb =
+      "ffd8ffe000104a46494600010100000100010000ffdb0043000302020302020303030304030304050805050404050a070706"
+      "080c0a0c0c0b0a0b0b0d0e12100d0e110e0b0b1016101113141515150c0f171816141812141514ffdb004301030404050405"
+      "09050509140d0b0d141414141414141414141414141414141414141414141414141414141414141414141414141414141414"
+      "1414141414141414ffc00011080008001003012200021101031101ffc4001f00000105010101010101000000000000000001"
+      "02030405060708090a0bffc400b5100002010303020403050504040000017d01020300041105122131410613516107227114"
+      "328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a53545556"
+      "5758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5"
+      "b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffc4001f010003"
+      "0101010101010101010000000000000102030405060708090a0bffc400b51100020102040403040705040400010277000102"
+      "031104052131061241510761711322328108144291a1b1c109233352f0156272d10a162434e125f11718191a262728292a35"
+      "363738393a434445464748494a535455565758595a636465666768696a737475767778797a82838485868788898a92939495"
+      "969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9ea"
+      "f2f3f4f5f6f7f8f9faffda000c03010002110311003f00f957c29f0a7ee7ee7f4af66f09fc29fb9fb9fd28a2bebb39ccf13a"
+      "fbc7d5f86d9ce33dcf78ffd9";
+// 2x2 RGBA 8-bit: (255,0,0,255) (0,255,0,128) / (0,0,255,0) (10,20,30,40).
+const char* kPngRgba =
+      "89504e470d0a1a0a0000000d494844520000000200000002080600000072b60d240000001a49444154089963f8cfc0f09fe1"
+      "3f43030303c37f062e11390d0036a904e19be7fb9b0000000049454e44ae426082";
+// 3x2 palette [red, green, blue] with tRNS alphas [255, 0, 128]; indices [0 1 2 / 2 1 0].
+const char* kPngPalette =
+      "89504e470d0a1a0a0000000d4948445200000003000000020803000000aaaa962800000009504c5445ff000000ff000000ff"
+      "2d4acd8a0000000374524e53ff0080a9567313000000104944415408996360606462606264000000200007f1ca7d32000000"
+      "0049454e44ae426082";
+// 2x2 gray 16-bit: 0, 65535 / 4660, 257.
+const char* kPngGray16 =
+      "89504e470d0a1a0a0000000d4948445200000002000000021000000000074d8ebb00000012494441540899636060f8ff9f41"
+      "c8849111000de4024756be51870000000049454e44ae426082";
+// 4x4 RGB 8-bit, Adam7-interlaced: sample k (row-major) = 5k.
+const char* kPngRgbInterlaced =
+      "89504e470d0a1a0a0000000d4948445200000004000000040802000001519439bf00000031494441540899636060e5629053"
+      "d660aca86d92939363e41791949393636cef99282727c768e3e8c60f038c5b76ee837300f09f08dfed38605f000000004945"
+      "4e44ae426082";
+
+std::vector<int> Pixels(const Tensor& t) {
+  std::vector<int> v;
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    v.push_back(t.dtype() == DType::kUInt16 ? t.data<uint16_t>()[i] : t.data<uint8_t>()[i]);
+  }
+  return v;
+}
+
+TEST(DecodeJpegTest, SolidGrayDecodesExactlyAtFullAndReducedScale) {
+  auto out = RunSingleOp("DecodeJpeg", {Tensor::StringScalar(Bytes(kJpegGray100))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({16, 16, 1}));
+  EXPECT_EQ(Pixels((*out)[0]), std::vector<int>(256, 100));
+  // channels 3 replicates gray; ratio 2 halves each side.
+  auto rgb = RunSingleOp("DecodeJpeg", {Tensor::StringScalar(Bytes(kJpegGray100))},
+                         {{"channels", MakeAttr(3)}, {"ratio", MakeAttr(2)}});
+  ASSERT_TRUE(rgb.ok()) << rgb.status().ToString();
+  EXPECT_EQ((*rgb)[0].shape(), Shape({8, 8, 3}));
+  EXPECT_EQ(Pixels((*rgb)[0]), std::vector<int>(8 * 8 * 3, 100));
+  auto shape = RunSingleOp("ExtractJpegShape", {Tensor::StringScalar(Bytes(kJpegRgb))});
+  ASSERT_TRUE(shape.ok()) << shape.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*shape)[0], Tensor::FromVector<int32_t>({8, 16, 3})));
+}
+
+TEST(DecodeJpegTest, ColorImageComesOutRgbCloseToTheSource) {
+  // Lossy at quality 90 with 2x2 chroma subsampling: each sample within 20
+  // levels of (16x, 16y, 128) (the corners of the ramp move most).
+  for (const char* dct : {"", "INTEGER_FAST", "INTEGER_ACCURATE"}) {
+    auto out = RunSingleOp("DecodeJpeg", {Tensor::StringScalar(Bytes(kJpegRgb))}, {{"dct_method", MakeAttr(dct)}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ((*out)[0].shape(), Shape({8, 16, 3}));
+    const uint8_t* p = (*out)[0].data<uint8_t>();
+    for (int y = 0; y < 8; ++y) {
+      for (int x = 0; x < 16; ++x) {
+        EXPECT_NEAR(p[(y * 16 + x) * 3 + 0], 16 * x, 20) << y << "," << x;
+        EXPECT_NEAR(p[(y * 16 + x) * 3 + 1], 16 * y, 20) << y << "," << x;
+        EXPECT_NEAR(p[(y * 16 + x) * 3 + 2], 128, 20) << y << "," << x;
+      }
+    }
+  }
+}
+
+TEST(DecodeJpegTest, CorruptOrTruncatedHeadersAreErrors) {
+  EXPECT_FALSE(RunSingleOp("DecodeJpeg", {Tensor::StringScalar("not a jpeg")}).ok());
+  std::string jpeg = Bytes(kJpegGray100);
+  EXPECT_FALSE(RunSingleOp("DecodeJpeg", {Tensor::StringScalar(jpeg.substr(0, 100))}).ok());
+  EXPECT_FALSE(RunSingleOp("DecodeJpeg", {Tensor::StringScalar(jpeg)}, {{"ratio", MakeAttr(3)}}).ok());
+  EXPECT_FALSE(RunSingleOp("DecodeJpeg", {Tensor::StringScalar(jpeg)}, {{"channels", MakeAttr(2)}}).ok());
+}
+
+TEST(DecodePngTest, RgbaKeepsOrStripsOrGraysAlpha) {
+  auto out = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngRgba))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 2, 4}));
+  EXPECT_EQ(Pixels((*out)[0]), std::vector<int>({255, 0, 0, 255, 0, 255, 0, 128, 0, 0, 255, 0, 10, 20, 30, 40}));
+  auto rgb = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngRgba))}, {{"channels", MakeAttr(3)}});
+  ASSERT_TRUE(rgb.ok()) << rgb.status().ToString();
+  EXPECT_EQ(Pixels((*rgb)[0]), std::vector<int>({255, 0, 0, 0, 255, 0, 0, 0, 255, 10, 20, 30}));
+}
+
+TEST(DecodePngTest, PaletteWithTransparencyBecomesRgba) {
+  auto out = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngPalette))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 3, 4}));
+  EXPECT_EQ(Pixels((*out)[0]), std::vector<int>({255, 0, 0, 255, 0, 255, 0, 0, 0, 0, 255, 128,
+                                                 0, 0, 255, 128, 0, 255, 0, 0, 255, 0, 0, 255}));
+}
+
+TEST(DecodePngTest, SixteenBitKeptForUint16AndStrippedForUint8) {
+  auto wide = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngGray16))}, {{"dtype", MakeAttr(DType::kUInt16)}});
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_EQ((*wide)[0].dtype(), DType::kUInt16);
+  EXPECT_EQ(Pixels((*wide)[0]), std::vector<int>({0, 65535, 4660, 257}));
+  // uint8: the high byte of each sample.
+  auto narrow = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngGray16))});
+  ASSERT_TRUE(narrow.ok()) << narrow.status().ToString();
+  EXPECT_EQ(Pixels((*narrow)[0]), std::vector<int>({0, 255, 0x12, 1}));
+}
+
+TEST(DecodePngTest, InterlacedImageIsReassembled) {
+  auto out = RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngRgbInterlaced))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  std::vector<int> want;
+  for (int k = 0; k < 48; ++k) want.push_back(5 * k);
+  EXPECT_EQ(Pixels((*out)[0]), want);
+  std::string png = Bytes(kPngRgbInterlaced);
+  EXPECT_FALSE(RunSingleOp("DecodePng", {Tensor::StringScalar(png.substr(0, 60))}).ok());
+  png[70] ^= 0x55;  // corrupt the compressed data (CRC mismatch)
+  EXPECT_FALSE(RunSingleOp("DecodePng", {Tensor::StringScalar(png)}).ok());
+}
+
+// A 2x2 24-bit bottom-up BMP: bottom row (blue, white), top row (red, green).
+std::string Bmp2x2() {
+  auto le = [](std::string& s, uint32_t v, int n) {
+    for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  std::string s = "BM";
+  le(s, 54 + 16, 4);
+  le(s, 0, 4);
+  le(s, 54, 4);
+  le(s, 40, 4);
+  le(s, 2, 4);
+  le(s, 2, 4);
+  le(s, 1, 2);
+  le(s, 24, 2);
+  le(s, 0, 4);
+  le(s, 16, 4);
+  le(s, 2835, 4);
+  le(s, 2835, 4);
+  le(s, 0, 4);
+  le(s, 0, 4);
+  // Rows are BGR, padded to 4 bytes; stored bottom row first.
+  s += std::string("\xff\x00\x00\xff\xff\xff\x00\x00", 8);
+  s += std::string("\x00\x00\xff\x00\xff\x00\x00\x00", 8);
+  return s;
+}
+
+TEST(DecodeBmpTest, BottomUpBgrRowsBecomeTopDownRgb) {
+  auto out = RunSingleOp("DecodeBmp", {Tensor::StringScalar(Bmp2x2())});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 2, 3}));
+  EXPECT_EQ(Pixels((*out)[0]), std::vector<int>({255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255}));
+  EXPECT_FALSE(RunSingleOp("DecodeBmp", {Tensor::StringScalar(Bmp2x2().substr(0, 60))}).ok());
+}
+
+TEST(DecodeImageTest, SniffsTheFormatAndConvertsToFloat) {
+  auto jpeg = RunSingleOp("DecodeImage", {Tensor::StringScalar(Bytes(kJpegGray100))}, {{"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(jpeg.ok()) << jpeg.status().ToString();
+  EXPECT_EQ((*jpeg)[0].shape(), Shape({16, 16, 1}));
+  EXPECT_FLOAT_EQ((*jpeg)[0].data<float>()[0], 100.0f / 255.0f);
+  auto png = RunSingleOp("DecodeImage", {Tensor::StringScalar(Bytes(kPngRgba))}, {{"channels", MakeAttr(3)}});
+  ASSERT_TRUE(png.ok()) << png.status().ToString();
+  EXPECT_EQ(Pixels((*png)[0]), std::vector<int>({255, 0, 0, 0, 255, 0, 0, 0, 255, 10, 20, 30}));
+  auto bmp = RunSingleOp("DecodeImage", {Tensor::StringScalar(Bmp2x2())}, {{"dtype", MakeAttr(DType::kUInt16)}});
+  ASSERT_TRUE(bmp.ok()) << bmp.status().ToString();
+  EXPECT_EQ(Pixels((*bmp)[0])[0], 65535);
+  EXPECT_FALSE(RunSingleOp("DecodeImage", {Tensor::StringScalar("????")}).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops
