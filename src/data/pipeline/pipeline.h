@@ -25,7 +25,9 @@
 // on several threads at once and must be thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -62,10 +64,62 @@ using IteratorPtr = std::unique_ptr<Iterator<T>>;
 
 inline Status CancelledError() { return Status(StatusCode::kCancelled, "pipeline cancelled"); }
 
+// Parallelism or prefetch depth chosen by the stage itself from measured
+// rates (tf.data's AUTOTUNE).
+inline constexpr int kAutotune = -1;
+
+// What a stage is doing, for tests and reports (pass one in the options to
+// have a stage fill it in; all fields are updated as the stage runs).
+struct StageStats {
+  std::atomic<int> parallelism{0};     // map: workers allowed to run now
+  std::atomic<int> peak_parallelism{0};
+  std::atomic<int64_t> depth{0};        // prefetch: buffer size now
+  std::atomic<int64_t> peak_depth{0};
+  std::atomic<int64_t> peak_buffered{0};  // most elements held at once (in flight + done)
+  std::atomic<int64_t> elements{0};
+  std::atomic<int> adjustments{0};
+};
+
+inline int DefaultThreadBudget() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 2 : static_cast<int>(n);
+}
+
 struct MapOptions {
+  // Workers; kAutotune starts with one and adds workers while the consumer
+  // waits on this stage and the measured cost per element says more workers
+  // would keep up (removing them again when the consumer stops waiting).
   int parallelism = 1;
   bool deterministic = true;  // false: emit results as they finish
+  // Autotune: the most workers (the thread budget); 0 = the number of CPUs.
+  int max_parallelism = 0;
+  std::shared_ptr<StageStats> stats = nullptr;
 };
+
+struct PrefetchOptions {
+  // Elements kept ready; kAutotune starts at 1 and doubles the buffer (up
+  // to max_depth) whenever the consumer found it empty in a window.
+  int depth = 1;
+  int max_depth = 64;
+  std::shared_ptr<StageStats> stats = nullptr;
+};
+
+namespace internal {
+inline void RaiseMax(std::atomic<int64_t>& a, int64_t v) {
+  int64_t cur = a.load();
+  while (v > cur && !a.compare_exchange_weak(cur, v)) {
+  }
+}
+inline void RaiseMax(std::atomic<int>& a, int v) {
+  int cur = a.load();
+  while (v > cur && !a.compare_exchange_weak(cur, v)) {
+  }
+}
+inline int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace internal
 
 struct InterleaveOptions {
   int cycle_length = 1;   // inputs open at once
@@ -198,7 +252,14 @@ class BatchIterator : public Iterator<std::vector<T>> {
 template <typename T>
 class PrefetchIterator : public Iterator<T> {
  public:
-  PrefetchIterator(IteratorPtr<T> up, size_t depth) : up_(std::move(up)), depth_(depth < 1 ? 1 : depth) {
+  PrefetchIterator(IteratorPtr<T> up, size_t depth) : PrefetchIterator(std::move(up), PrefetchOptions{.depth = static_cast<int>(depth)}) {}
+  PrefetchIterator(IteratorPtr<T> up, PrefetchOptions options)
+      : up_(std::move(up)), options_(std::move(options)) {
+    autotune_ = options_.depth == kAutotune;
+    if (options_.max_depth < 1) options_.max_depth = 1;
+    depth_ = autotune_ ? 1 : static_cast<size_t>(std::max(1, options_.depth));
+    if (options_.stats) options_.stats->depth = static_cast<int64_t>(depth_);
+    if (options_.stats) RaiseMax(options_.stats->peak_depth, static_cast<int64_t>(depth_));
     thread_ = std::thread([this] { Run(); });
   }
   ~PrefetchIterator() override {
@@ -207,12 +268,14 @@ class PrefetchIterator : public Iterator<T> {
   }
   NextResult<T> Next() override {
     std::unique_lock<std::mutex> l(mu_);
+    if (autotune_) Tune();
     cv_.wait(l, [&] { return cancelled_ || !queue_.empty() || finished_; });
     if (cancelled_) return CancelledError();
     if (!queue_.empty()) {
       NextResult<T> r = std::move(queue_.front());
       queue_.pop_front();
       cv_.notify_all();
+      if (options_.stats) ++options_.stats->elements;
       return r;
     }
     return std::optional<T>();
@@ -243,14 +306,39 @@ class PrefetchIterator : public Iterator<T> {
       bool last = !r.ok() || !*r;
       std::lock_guard<std::mutex> l(mu_);
       if (!last || !r.ok()) queue_.push_back(std::move(r));
+      if (options_.stats) RaiseMax(options_.stats->peak_buffered, static_cast<int64_t>(queue_.size()));
       if (last) finished_ = true;
       cv_.notify_all();
       if (last) return;
     }
   }
 
+  // Called with mu_ held on each Next(): the buffer doubles when the
+  // consumer found it empty in the last window of kWindow calls (the
+  // producer is bursty or slower than the consumer at times, and a deeper
+  // buffer rides that out), up to max_depth, so memory stays bounded.
+  void Tune() {
+    constexpr int kWindow = 32;
+    if (queue_.empty() && !finished_) ++starved_;
+    if (++calls_ < kWindow) return;
+    if (starved_ > 0 && depth_ < static_cast<size_t>(options_.max_depth)) {
+      depth_ = std::min(depth_ * 2, static_cast<size_t>(options_.max_depth));
+      cv_.notify_all();
+      if (options_.stats) {
+        options_.stats->depth = static_cast<int64_t>(depth_);
+        RaiseMax(options_.stats->peak_depth, static_cast<int64_t>(depth_));
+        ++options_.stats->adjustments;
+      }
+    }
+    calls_ = 0;
+    starved_ = 0;
+  }
+
   IteratorPtr<T> up_;
-  size_t depth_;
+  PrefetchOptions options_;
+  bool autotune_ = false;
+  size_t depth_ = 1;
+  int calls_ = 0, starved_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<NextResult<T>> queue_;
@@ -265,10 +353,13 @@ class ParallelMapIterator : public Iterator<U> {
  public:
   using Fn = std::function<StatusOr<U>(T)>;
   ParallelMapIterator(IteratorPtr<T> up, Fn fn, MapOptions options)
-      : up_(std::move(up)), fn_(std::move(fn)), options_(options) {
-    int n = options_.parallelism < 1 ? 1 : options_.parallelism;
-    max_in_flight_ = 2 * static_cast<int64_t>(n);
-    for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
+      : up_(std::move(up)), fn_(std::move(fn)), options_(std::move(options)) {
+    autotune_ = options_.parallelism == kAutotune;
+    budget_ = options_.max_parallelism > 0 ? options_.max_parallelism : DefaultThreadBudget();
+    int n = autotune_ ? 1 : std::max(1, options_.parallelism);
+    std::lock_guard<std::mutex> l(mu_);
+    SetActive(n);
+    last_return_ns_ = NowNs();
   }
   ~ParallelMapIterator() override {
     Cancel();
@@ -276,6 +367,7 @@ class ParallelMapIterator : public Iterator<U> {
   }
   NextResult<U> Next() override {
     std::unique_lock<std::mutex> l(mu_);
+    int64_t enter = autotune_ ? NowNs() : 0;
     cv_.wait(l, [&] {
       return cancelled_ || failed_ || Available() || (end_seq_ >= 0 && emitted_ >= end_seq_);
     });
@@ -285,6 +377,14 @@ class ParallelMapIterator : public Iterator<U> {
     NextResult<U> r = std::move(it->second);
     done_.erase(it);
     ++emitted_;
+    if (options_.stats) ++options_.stats->elements;
+    if (autotune_) {
+      int64_t now = NowNs();
+      window_wait_ns_ += now - enter;
+      window_consumer_ns_ += enter - last_return_ns_;
+      last_return_ns_ = now;
+      if (++window_elements_ >= kTuneWindow) Tune(now);
+    }
     cv_.notify_all();
     if (!r.ok()) {
       // Nothing after an error is emitted; workers stop pulling.
@@ -308,26 +408,85 @@ class ParallelMapIterator : public Iterator<U> {
     return options_.deterministic ? done_.count(emitted_) > 0 : !done_.empty();
   }
 
-  void Work() {
+  static constexpr int64_t kTuneWindow = 16;
+
+  // With mu_ held: lets `n` workers run (starting threads as needed; the
+  // others park) and bounds the elements in flight to 2 per worker.
+  void SetActive(int n) {
+    active_ = n;
+    max_in_flight_ = 2 * static_cast<int64_t>(n);
+    while (static_cast<int>(workers_.size()) < n) {
+      int index = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, index] { Work(index); });
+    }
+    if (options_.stats) {
+      options_.stats->parallelism = n;
+      RaiseMax(options_.stats->peak_parallelism, n);
+    }
+    cv_.notify_all();
+  }
+
+  // The model behind autotuning (with mu_ held, every kTuneWindow
+  // elements): one worker delivers an element per `fn` time; the consumer
+  // takes one per `consumer` time (its own work between calls). Keeping up
+  // needs ceil(fn / consumer) workers. Workers are added only while the
+  // consumer actually waits on this stage (>= 5% of the window), at most
+  // doubling per window and never beyond the thread budget; one is removed
+  // when the consumer (almost) never waited and fewer would still keep up.
+  void Tune(int64_t now) {
+    double fn_ns = fn_count_ > 0 ? static_cast<double>(fn_ns_) / fn_count_ : 0;
+    double consumer_ns = static_cast<double>(window_consumer_ns_) / window_elements_;
+    double window_ns = static_cast<double>(std::max<int64_t>(1, window_wait_ns_ + window_consumer_ns_));
+    double wait_share = window_wait_ns_ / window_ns;
+    int needed = budget_;
+    if (consumer_ns > 0 && fn_ns > 0) {
+      needed = static_cast<int>(std::min<double>(budget_, std::ceil(fn_ns * 1.1 / consumer_ns)));
+    }
+    needed = std::max(1, needed);
+    int next = active_;
+    if (wait_share >= 0.05 && needed > active_) {
+      next = std::min({needed, 2 * active_, budget_});
+    } else if (wait_share < 0.002 && needed < active_) {
+      next = active_ - 1;
+    }
+    if (next != active_) {
+      SetActive(next);
+      if (options_.stats) ++options_.stats->adjustments;
+    }
+    window_elements_ = 0;
+    window_wait_ns_ = 0;
+    window_consumer_ns_ = 0;
+    fn_ns_ = 0;
+    fn_count_ = 0;
+    (void)now;
+  }
+
+  void Work(int index) {
     while (true) {
       {
         std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [&] { return cancelled_ || up_done_ || pulled_ - emitted_ < max_in_flight_; });
+        cv_.wait(l, [&] {
+          return cancelled_ || up_done_ || (index < active_ && pulled_ - emitted_ < max_in_flight_);
+        });
         if (cancelled_ || up_done_) return;
       }
-      int64_t seq;
+      int64_t seq = 0;
       NextResult<T> in = std::optional<T>();
+      bool full = false;
       {
-        // Pulls are serialised and numbered in pull order.
+        // Pulls are serialised and numbered in pull order. The in-flight
+        // bound is checked again here: several workers may have passed the
+        // wait above at once, and only the first may take the last free place.
         std::lock_guard<std::mutex> pl(pull_mu_);
         {
           std::lock_guard<std::mutex> l(mu_);
           if (up_done_ || cancelled_) return;
+          full = index >= active_ || pulled_ - emitted_ >= max_in_flight_;
         }
-        in = up_->Next();
+        if (!full) in = up_->Next();
         std::lock_guard<std::mutex> l(mu_);
-        seq = pulled_++;
-        if (!in.ok() || !*in) {
+        if (!full) seq = pulled_++;
+        if (!full && (!in.ok() || !*in)) {
           up_done_ = true;
           if (!in.ok()) {
             done_.emplace(seq, in.status());
@@ -339,8 +498,17 @@ class ParallelMapIterator : public Iterator<U> {
           return;
         }
       }
+      if (full) continue;
+      int64_t start = autotune_ ? NowNs() : 0;
       StatusOr<U> out = fn_(std::move(**in));
       std::lock_guard<std::mutex> l(mu_);
+      if (autotune_) {
+        fn_ns_ += NowNs() - start;
+        ++fn_count_;
+      }
+      if (options_.stats) {
+        RaiseMax(options_.stats->peak_buffered, pulled_ - emitted_);
+      }
       if (out.ok()) {
         done_.emplace(seq, std::optional<U>(std::move(*out)));
       } else {
@@ -353,7 +521,13 @@ class ParallelMapIterator : public Iterator<U> {
   IteratorPtr<T> up_;
   Fn fn_;
   MapOptions options_;
-  int64_t max_in_flight_;
+  bool autotune_ = false;
+  int budget_ = 1;
+  int active_ = 0;
+  // Autotune measurements (under mu_).
+  int64_t last_return_ns_ = 0, window_elements_ = 0, window_wait_ns_ = 0, window_consumer_ns_ = 0;
+  int64_t fn_ns_ = 0, fn_count_ = 0;
+  int64_t max_in_flight_ = 2;
   std::mutex pull_mu_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -528,6 +702,11 @@ class Pipeline {
   Pipeline Prefetch(size_t depth) const {
     auto f = factory_;
     return Pipeline([f, depth] { return IteratorPtr<T>(new internal::PrefetchIterator<T>(f(), depth)); });
+  }
+  // Prefetch with options: Prefetch({.depth = kAutotune}).
+  Pipeline Prefetch(PrefetchOptions options) const {
+    auto f = factory_;
+    return Pipeline([f, options] { return IteratorPtr<T>(new internal::PrefetchIterator<T>(f(), options)); });
   }
 
   // Each element opens a pipeline (fn(element)); their outputs interleave.
