@@ -4,6 +4,8 @@ not part of tfhost).
 
 Serves ROOT/<bucket>/<key> over path-style URLs on loopback:
   PUT /bucket/key, GET /bucket/key, HEAD /bucket/key,
+  GET with "Range: bytes=N-" (206 with Content-Range; 416 past the end) and
+  "If-Match: ETAG" (412 when the object's ETag differs),
   GET /bucket?list-type=2&prefix=P[&continuation-token=T][&max-keys=N]  (ListObjectsV2)
 Every request must carry an AWS SigV4 Authorization header whose credential
 scope is <access-key>/<date>/<region>/s3/aws4_request, which signs host and
@@ -18,6 +20,7 @@ Test hooks:
                        a server that dies mid-download
   --max-keys N         page size of listings (to exercise continuation)
   --port-file F        where the bound port is written (port 0 = any free one)
+  --request-log F      appends "METHOD key range" for each object GET/HEAD
 """
 import argparse
 import hashlib
@@ -149,13 +152,33 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(404, "NoSuchKey", key)
         with open(p, "rb") as f:
             data = f.read()
-        self.send_response(200)
+        etag = '"%s"' % hashlib.md5(data).hexdigest()
+        rng = self.headers.get("Range", "")
+        if ARGS.request_log:
+            with STATS_LOCK, open(ARGS.request_log, "a") as f:
+                f.write("%s %s %s\n" % (self.command, key, rng or "-"))
+        if_match = self.headers.get("If-Match")
+        if if_match is not None and if_match != etag:
+            return self.error(412, "PreconditionFailed", "ETag is " + etag)
+        status, first = 200, 0
+        if rng and not head:
+            m = re.match(r"^bytes=(\d+)-$", rng)
+            if not m:
+                return self.error(400, "InvalidRange", "only bytes=N- is served")
+            first = int(m.group(1))
+            if first >= len(data):
+                return self.error(416, "InvalidRange", "range starts past the end")
+            status = 206
+        self.send_response(status)
         self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("ETag", '"%s"' % hashlib.md5(data).hexdigest())
+        self.send_header("Content-Length", str(len(data) - first))
+        self.send_header("ETag", etag)
+        if status == 206:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (first, len(data) - 1, len(data)))
         self.end_headers()
         if head:
             return
+        data = data[first:]
         if ARGS.die_after_bytes is not None and len(data) > ARGS.die_after_bytes:
             self.wfile.write(data[:ARGS.die_after_bytes])
             self.wfile.flush()
@@ -210,6 +233,7 @@ def main():
     ap.add_argument("--secret-key", default="secret")
     ap.add_argument("--die-after-bytes", type=int)
     ap.add_argument("--max-keys", type=int, default=1000)
+    ap.add_argument("--request-log")
     ap.add_argument("--verbose", action="store_true")
     ARGS = ap.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)

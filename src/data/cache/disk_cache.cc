@@ -142,7 +142,8 @@ uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
-std::atomic<uint64_t> g_part_counter{0};
+// Attempts to continue a download within one fetch while each makes progress.
+constexpr int kResumeAttempts = 5;
 
 }  // namespace
 
@@ -289,6 +290,7 @@ Status DiskCache::LoadIndex(Index* index) {
     index->stats.evictions = u64(o, "evictions");
     index->stats.integrity_failures = u64(o, "integrity_failures");
     index->stats.failed_fetches = u64(o, "failed_fetches");
+    index->stats.resumed_downloads = u64(o, "resumed_downloads");
   }
   auto es = d.FindMember("entries");
   if (es != d.MemberEnd() && es->value.IsArray()) {
@@ -326,7 +328,8 @@ Status DiskCache::SaveIndex(const Index& index) {
   const CacheStats& s = index.stats;
   for (auto [k, v] : {std::pair{"hits", s.hits}, {"misses", s.misses}, {"downloads", s.downloads},
                       {"bytes_downloaded", s.bytes_downloaded}, {"evictions", s.evictions},
-                      {"integrity_failures", s.integrity_failures}, {"failed_fetches", s.failed_fetches}}) {
+                      {"integrity_failures", s.integrity_failures}, {"failed_fetches", s.failed_fetches},
+                      {"resumed_downloads", s.resumed_downloads}}) {
     w.Key(k);
     w.Uint64(v);
   }
@@ -515,17 +518,87 @@ StatusOr<CachedObject> DiskCache::Fetch(const std::string& uri, const std::strin
     return fail(ResourceExhausted(uri + " is " + FormatBytes(info->size) + ", more than the cache limit of " +
                                   FormatBytes(max_bytes)));
   }
-  const std::string tmp = options_.dir + "/tmp/" + name + "." + std::to_string(::getpid()) + "." +
-                          std::to_string(g_part_counter.fetch_add(1)) + ".part";
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(Internal("cannot create " + tmp + ": " + Errno()));
+  // A download cut short keeps its bytes in tmp/<name>.resume, with the
+  // ETag and size it belongs to in <name>.resume.meta; the next fetch of the
+  // same object (this thread holds its lock) continues it with a range
+  // request when the object still has that ETag and size. The bytes are
+  // verified as a whole below either way, and only then renamed into data/.
+  const std::string tmp = options_.dir + "/tmp/" + name + ".resume";
+  const std::string meta = tmp + ".meta";
+  const std::string meta_text = info->etag + "\n" + std::to_string(info->size) + "\n";
+  uint64_t offset = 0;
+  {
+    std::string recorded;
+    struct stat st;
+    if (ReadFile(meta, &recorded, 4096).ok() && recorded == meta_text && ::stat(tmp.c_str(), &st) == 0 &&
+        static_cast<uint64_t>(st.st_size) < info->size) {
+      offset = static_cast<uint64_t>(st.st_size);
+    }
+  }
+  int fd = -1;
+  if (offset > 0) {
+    fd = ::open(tmp.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0 && ::lseek(fd, static_cast<off_t>(offset), SEEK_SET) != static_cast<off_t>(offset)) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0) {
+    offset = 0;
+    ::unlink(meta.c_str());
+    fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(Internal("cannot create " + tmp + ": " + Errno()));
+    int mfd = ::open(meta.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (mfd >= 0) {
+      (void)!::write(mfd, meta_text.data(), meta_text.size());
+      ::close(mfd);
+    }
+  }
   auto drop = [&](Status s) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
+    ::unlink(meta.c_str());
     return fail(std::move(s));
   };
-  auto got = source->Fetch(uri, fd);
-  if (!got.ok()) return drop(got.status());
+  auto file_size = [&]() -> uint64_t {
+    struct stat st;
+    return ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  };
+  const uint64_t resumed_from = offset;
+  StatusOr<ObjectInfo> got = Unavailable("no attempt");
+  bool restarted = false;
+  for (int attempt = 0;; ++attempt) {
+    got = offset > 0 ? source->FetchFrom(uri, fd, offset, info->etag) : source->Fetch(uri, fd);
+    if (got.ok()) break;
+    if (got.status().code() == StatusCode::kFailedPrecondition && offset > 0 && !restarted) {
+      // Changed since the first part: start over (once).
+      restarted = true;
+      if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) return drop(Internal("rewind " + tmp + ": " + Errno()));
+      offset = 0;
+      continue;
+    }
+    // A transfer that made progress before failing continues from there.
+    uint64_t now = file_size();
+    if (got.status().code() != StatusCode::kUnavailable || now <= offset || attempt + 1 >= kResumeAttempts) break;
+    offset = now;
+  }
+  if (!got.ok()) {
+    uint64_t kept = file_size();
+    if (got.status().code() == StatusCode::kUnavailable && kept > 0 && kept < info->size) {
+      ::fsync(fd);
+      ::close(fd);
+      fd = -1;
+      return fail(Status(got.status().code(), got.status().message() + "; " + std::to_string(kept) +
+                                                 " bytes kept to resume from"));
+    }
+    return drop(got.status());
+  }
+  if (resumed_from > 0) {
+    (void)WithIndex([&](Index* index) {
+      ++index->stats.resumed_downloads;
+      return true;
+    });
+  }
   if (got->size > max_bytes) return drop(ResourceExhausted(uri + " grew beyond the cache limit while downloading"));
   if (::fsync(fd) != 0) return drop(Internal("fsync " + tmp + ": " + Errno()));
   ::close(fd);
@@ -552,6 +625,7 @@ StatusOr<CachedObject> DiskCache::Fetch(const std::string& uri, const std::strin
   }
   const std::string path = options_.dir + "/data/" + name;
   if (::rename(tmp.c_str(), path.c_str()) != 0) return drop(Internal("rename " + tmp + ": " + Errno()));
+  ::unlink(meta.c_str());
   FsyncDir(options_.dir + "/data");
   TFHOST_RETURN_IF_ERROR(WithIndex([&](Index* index) {
     CacheEntry e;
@@ -621,6 +695,22 @@ Status DiskCache::EvictAll() {
       }
       ::closedir(d);
       for (const std::string& n : names) ::unlink((options_.dir + "/data/" + n).c_str());
+    }
+    // Partial downloads kept for resuming, unless their object is being
+    // fetched right now.
+    if (DIR* d = ::opendir((options_.dir + "/tmp").c_str())) {
+      std::vector<std::string> names;
+      while (dirent* e = ::readdir(d)) {
+        std::string n = e->d_name;
+        if (n.size() > 7 && n.compare(n.size() - 7, 7, ".resume") == 0) names.push_back(n.substr(0, n.size() - 7));
+      }
+      ::closedir(d);
+      for (const std::string& n : names) {
+        auto lock = FileLock::Acquire(options_.dir + "/locks/" + n, /*block=*/false);
+        if (!lock.ok()) continue;
+        ::unlink((options_.dir + "/tmp/" + n + ".resume").c_str());
+        ::unlink((options_.dir + "/tmp/" + n + ".resume.meta").c_str());
+      }
     }
     return true;
   });

@@ -9,8 +9,11 @@
 //   locks/<name>    flock()ed while one object is checked or fetched, so two
 //                   processes (or threads) warming the same object download it once
 //   data/<name>     cached objects, only ever created by rename()
-//   tmp/*.part      downloads in progress; removed on failure, and those of
-//                   dead processes are removed when a cache is opened
+//   tmp/<name>.resume       a download cut short (the server died, the link
+//   tmp/<name>.resume.meta  broke): its bytes so far, and the ETag and size
+//                   they belong to; the next fetch continues it with an HTTP
+//                   Range request (If-Match the ETag). Never used before the
+//                   whole object is there and verified; EvictAll removes them
 //
 // Integrity: a download is renamed into data/ only after the whole announced
 // length arrived and, for TFRecord shards, every record's length and data CRC
@@ -72,6 +75,7 @@ struct CacheStats {
   uint64_t evictions = 0;
   uint64_t integrity_failures = 0;  // cached copies found corrupt before use
   uint64_t failed_fetches = 0;
+  uint64_t resumed_downloads = 0;  // downloads completed by continuing a partial one
 };
 
 struct CachedObject {

@@ -133,6 +133,10 @@ struct Response {
   uint64_t body_bytes = 0;
   int fd = -1;       // when set, 2xx bodies go here
   Status write_error;
+  long status = 0;          // HTTP status of the latest response's status line
+  uint64_t range_from = 0;  // a ranged GET asked from this offset
+  bool rewound = false;     // a 200 answer to a ranged GET: fd was truncated first
+  uint64_t range_total = 0; // "/total" of a 206's Content-Range
 };
 
 size_t HeaderCb(char* data, size_t size, size_t n, void* user) {
@@ -150,6 +154,14 @@ size_t HeaderCb(char* data, size_t size, size_t n, void* user) {
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
     while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
     if (name == "etag") r->etag = std::string(value);
+    if (name == "content-range") {
+      // bytes FIRST-LAST/TOTAL
+      size_t slash = value.rfind('/');
+      if (slash != std::string_view::npos) {
+        auto v = ParseSize(value.substr(slash + 1));
+        if (v.ok()) r->range_total = *v;
+      }
+    }
     if (name == "content-length") {
       auto v = ParseSize(value);
       if (v.ok()) r->content_length = static_cast<int64_t>(*v);
@@ -162,6 +174,14 @@ size_t BodyCb(char* data, size_t size, size_t n, void* user) {
   auto* r = static_cast<Response*>(user);
   size_t bytes = size * n;
   if (r->fd >= 0 && r->code == 0) {
+    if (r->range_from > 0 && r->status == 200 && !r->rewound) {
+      // The server ignored the Range header and sends the whole object.
+      r->rewound = true;
+      if (::ftruncate(r->fd, 0) != 0 || ::lseek(r->fd, 0, SEEK_SET) != 0) {
+        r->write_error = Internal(std::string("cannot rewind the partial download: ") + std::strerror(errno));
+        return 0;
+      }
+    }
     r->write_error = WriteAll(r->fd, data, bytes);
     if (!r->write_error.ok()) return 0;
   } else {
@@ -201,6 +221,33 @@ class S3Source : public ObjectSource {
                          std::to_string(r.content_length) + " bytes");
     }
     return ObjectInfo{uri, r.body_bytes, r.etag};
+  }
+
+  StatusOr<ObjectInfo> FetchFrom(const std::string& uri, int fd, uint64_t offset, const std::string& etag) override {
+    if (offset == 0) return Fetch(uri, fd);
+    std::string bucket, key;
+    TFHOST_RETURN_IF_ERROR(ParseS3Uri(uri, &bucket, &key));
+    Response r;
+    // If-Match: a changed object answers 412 instead of splicing two versions.
+    std::vector<std::string> headers = {"Range: bytes=" + std::to_string(offset) + "-", "If-Match: " + etag};
+    TFHOST_RETURN_IF_ERROR(Request(ObjectUrl(bucket, key), false, fd, &r, uri, headers, offset));
+    if (r.code == 412) {
+      return FailedPrecondition("GET " + uri + " from byte " + std::to_string(offset) + ": the object changed (ETag " +
+                                etag + " no longer matches)");
+    }
+    if (r.code != 200 && r.code != 206) return HttpError(uri, "GET (resume)", r);
+    if (r.content_length < 0) return Unavailable("GET " + uri + ": no Content-Length in the answer");
+    if (r.body_bytes != static_cast<uint64_t>(r.content_length)) {
+      return Unavailable("GET " + uri + " from byte " + std::to_string(offset) + ": received " +
+                         std::to_string(r.body_bytes) + " of " + std::to_string(r.content_length) + " bytes");
+    }
+    if (r.code == 200) return ObjectInfo{uri, r.body_bytes, r.etag};
+    if (r.range_total == 0 || r.range_total != offset + r.body_bytes) {
+      return Unavailable("GET " + uri + " from byte " + std::to_string(offset) + ": Content-Range total " +
+                         std::to_string(r.range_total) + " does not match " + std::to_string(offset) + " + " +
+                         std::to_string(r.body_bytes) + " bytes received");
+    }
+    return ObjectInfo{uri, r.range_total, r.etag.empty() ? etag : r.etag};
   }
 
   StatusOr<std::vector<ObjectInfo>> List(const std::string& prefix_uri) override {
@@ -263,12 +310,14 @@ class S3Source : public ObjectSource {
 
   // Performs one request, retrying transport errors and 5xx answers. A body
   // going to `fd` is retried only if nothing has been written yet.
-  Status Request(const std::string& url, bool head, int fd, Response* out, const std::string& uri) {
+  Status Request(const std::string& url, bool head, int fd, Response* out, const std::string& uri,
+                 const std::vector<std::string>& extra_headers = {}, uint64_t range_from = 0) {
     Status last;
     for (int attempt = 0; attempt < std::max(1, c_.attempts); ++attempt) {
       if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200 << std::min(attempt, 5)));
       *out = Response();
       out->fd = fd;
+      out->range_from = range_from;
       CURL* h = curl_easy_init();
       if (!h) return Internal("curl_easy_init failed");
       char errbuf[CURL_ERROR_SIZE] = {0};
@@ -294,8 +343,9 @@ class S3Source : public ObjectSource {
         // S3 requires the payload hash header; requests here have no body.
         headers = curl_slist_append(
             headers, "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
       }
+      for (const std::string& extra : extra_headers) headers = curl_slist_append(headers, extra.c_str());
+      if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
       // Error answers must not go into the cache file: BodyCb sends 2xx bodies
       // to fd only; it learns the code from the header callback's state.
       curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, +[](char* d, size_t s, size_t n, void* u) -> size_t {
@@ -308,6 +358,7 @@ class S3Source : public ObjectSource {
           // code 0 in Response means "body goes to fd"; a non-2xx sets it so
           // the body is kept in memory instead.
           r->code = (code >= 200 && code < 300) ? 0 : code;
+          r->status = code;
         }
         return HeaderCb(d, s, n, u);
       });
@@ -349,7 +400,9 @@ class FileSource : public ObjectSource {
     return Info(uri, st);
   }
 
-  StatusOr<ObjectInfo> Fetch(const std::string& uri, int fd) override {
+  StatusOr<ObjectInfo> Fetch(const std::string& uri, int fd) override { return FetchFrom(uri, fd, 0, ""); }
+
+  StatusOr<ObjectInfo> FetchFrom(const std::string& uri, int fd, uint64_t offset, const std::string& etag) override {
     int in = ::open(uri.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) {
       if (errno == ENOENT) return NotFound(uri + ": no such file");
@@ -360,8 +413,19 @@ class FileSource : public ObjectSource {
       ::close(in);
       return InvalidArgument(uri + ": not a regular file");
     }
+    if (offset > 0) {
+      if (Info(uri, st).etag != etag) {
+        ::close(in);
+        return FailedPrecondition(uri + ": the file changed since byte " + std::to_string(offset) +
+                                  " was copied (version " + etag + ")");
+      }
+      if (::lseek(in, static_cast<off_t>(offset), SEEK_SET) != static_cast<off_t>(offset)) {
+        ::close(in);
+        return Unavailable(uri + ": cannot seek to byte " + std::to_string(offset));
+      }
+    }
     std::string buf(1 << 20, '\0');
-    uint64_t total = 0;
+    uint64_t total = offset;
     Status s;
     while (true) {
       ssize_t n = ::read(in, buf.data(), buf.size());

@@ -64,6 +64,14 @@ class ObjectSource {
   // Writes the whole object to `fd` (at its current position). Returns what
   // was received; an error when fewer bytes than announced arrived.
   virtual StatusOr<ObjectInfo> Fetch(const std::string& uri, int fd) = 0;
+  // Resumes a download: writes bytes [offset, size) of the object to `fd`
+  // (at its current position), provided the object still has ETag `etag`.
+  // Returns the whole object's size and ETag. FAILED_PRECONDITION when the
+  // object changed since the first part was fetched; a source that cannot
+  // serve a range sends the whole object, after truncating `fd` to 0 and
+  // rewinding it (the caller checks the final size either way).
+  virtual StatusOr<ObjectInfo> FetchFrom(const std::string& uri, int fd, uint64_t offset,
+                                         const std::string& etag) = 0;
   // Objects under a prefix ("s3://b/dir/", or a directory), sorted by URI.
   virtual StatusOr<std::vector<ObjectInfo>> List(const std::string& prefix_uri) = 0;
 };

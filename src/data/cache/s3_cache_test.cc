@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,7 @@
 
 #include "data/cache/disk_cache.h"
 #include "data/cache/tiered_cache.h"
+#include "data/pipeline/cached_dataset.h"
 #include "data/tfrecord_reader.h"
 
 namespace tfhost::data::cache {
@@ -217,10 +219,12 @@ TEST_F(S3CacheTest, PrefixIsListedAcrossContinuationPages) {
   EXPECT_EQ(all->size(), 6u);
 }
 
-TEST_F(S3CacheTest, ServerDyingMidDownloadLeavesNoPartialEntryAndARetrySucceedsOnceItIsBack) {
+TEST_F(S3CacheTest, ServerDyingMidDownloadLeavesNoEntryAndTheRetryResumesWithARangeRequest) {
   std::string shard = TFRecordBytes(400, 4000, 'k');  // ~1.6 MB
   Put("train/big.tfrecord", shard);
-  auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "300000"});
+  const std::string log = root_ + "/requests.log";
+  auto server = std::make_unique<S3Server>(
+      root_, std::vector<std::string>{"--die-after-bytes", "300000", "--request-log", log});
   ASSERT_GT(server->port(), 0);
   int port = server->port();
   auto cache = DiskCache::Open(Options(*server));
@@ -228,18 +232,75 @@ TEST_F(S3CacheTest, ServerDyingMidDownloadLeavesNoPartialEntryAndARetrySucceedsO
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status().ToString();
   EXPECT_NE(got.status().message().find("nothing cached"), std::string::npos);
+  EXPECT_NE(got.status().message().find("300000 bytes kept to resume from"), std::string::npos)
+      << got.status().ToString();
   EXPECT_TRUE(server->Exited());
+  // Nothing usable: no entry and nothing under data/; the partial bytes wait
+  // under tmp/ for the resume.
   EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
-  EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
+  EXPECT_EQ(ListDir(root_ + "/cache/tmp").size(), 2u);  // .resume and .resume.meta
   EXPECT_EQ((*cache)->Stats()->entries, 0u);
   EXPECT_EQ((*cache)->Stats()->failed_fetches, 1u);
 
-  // The server comes back on the same port; the same cache object retries.
-  server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
+  // The server comes back on the same port; the same cache object asks only
+  // for the rest, and the whole file is verified before it is used.
+  server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--request-log", log}, port);
   ASSERT_EQ(server->port(), port);
   auto retry = (*cache)->Get("s3://bkt/train/big.tfrecord");
   ASSERT_TRUE(retry.ok()) << retry.status().ToString();
   EXPECT_EQ(ReadWhole(retry->path), shard);
+  EXPECT_NE(ReadWhole(log).find("GET train/big.tfrecord bytes=300000-"), std::string::npos) << ReadWhole(log);
+  auto stats = (*cache)->Stats();
+  EXPECT_EQ(stats->resumed_downloads, 1u);
+  EXPECT_EQ(stats->entries, 1u);
+  EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
+}
+
+TEST_F(S3CacheTest, PartialDownloadOfAnObjectThatChangedIsStartedOver) {
+  std::string v1 = TFRecordBytes(400, 4000, 'a');
+  std::string v2 = TFRecordBytes(380, 4000, 'q');  // different content, ETag and size
+  Put("train/c.tfrecord", v1);
+  auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "200000"});
+  int port = server->port();
+  auto cache = DiskCache::Open(Options(*server));
+  ASSERT_FALSE((*cache)->Get("s3://bkt/train/c.tfrecord").ok());
+  EXPECT_TRUE(server->Exited());
+  Put("train/c.tfrecord", v2);
+  server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
+  auto got = (*cache)->Get("s3://bkt/train/c.tfrecord");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(ReadWhole(got->path), v2);
+  EXPECT_EQ((*cache)->Stats()->resumed_downloads, 0u);
+}
+
+TEST_F(S3CacheTest, CorruptedPartialDownloadIsCaughtByVerificationAndNeverUsed) {
+  std::string shard = TFRecordBytes(400, 4000, 'm');
+  Put("train/d.tfrecord", shard);
+  auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "250000"});
+  int port = server->port();
+  auto cache = DiskCache::Open(Options(*server));
+  ASSERT_FALSE((*cache)->Get("s3://bkt/train/d.tfrecord").ok());
+  // Flip a byte inside the kept partial download (a bad disk, a stray write).
+  std::string partial;
+  for (const std::string& n : ListDir(root_ + "/cache/tmp")) {
+    if (n.size() > 7 && n.compare(n.size() - 7, 7, ".resume") == 0) partial = root_ + "/cache/tmp/" + n;
+  }
+  ASSERT_FALSE(partial.empty());
+  {
+    int fd = ::open(partial.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "!", 1, 100000), 1);
+    ::close(fd);
+  }
+  server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
+  auto got = (*cache)->Get("s3://bkt/train/d.tfrecord");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kDataLoss) << got.status().ToString();
+  EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
+  EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
+  auto again = (*cache)->Get("s3://bkt/train/d.tfrecord");  // a fresh download
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(ReadWhole(again->path), shard);
 }
 
 TEST_F(S3CacheTest, CorruptedCachedShardIsDetectedBeforeUseAndFetchedAgain) {
@@ -374,6 +435,102 @@ TEST_F(S3CacheTest, ReadAheadPullsTheNextShardsIntoRam) {
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(**second, TFRecordBytes(5, 100, 'b'));
   EXPECT_EQ((*cache)->stats().ram_hits, 1u);
+}
+
+TEST_F(S3CacheTest, PipelineReadsItsShardOfTheBucketThroughTheCacheWithReadAheadInItsOwnOrder) {
+  const std::string log = root_ + "/requests.log";
+  S3Server server(root_, {"--request-log", log});
+  std::vector<std::string> shards;
+  for (int i = 0; i < 6; ++i) {
+    std::string key = "train/part-" + std::to_string(i) + ".tfrecord";
+    shards.push_back(TFRecordBytes(4, 50 + i, static_cast<char>('a' + i)));
+    Put(key, shards.back());
+  }
+  TieredCacheOptions o;
+  o.disk = Options(server);
+  o.read_ahead = 2;
+  auto opened = TieredCache::Open(o);
+  ASSERT_TRUE(opened.ok());
+  std::shared_ptr<TieredCache> cache = std::move(*opened);
+  // Worker 1 of 2: shards 1, 3, 5 — in reverse, to show the read-ahead
+  // follows the pipeline's order and not the bucket listing.
+  auto files = pipeline::ListObjects(cache, "s3://bkt/train/").Shard(2, 1);
+  std::vector<std::string> mine;
+  {
+    auto it = files.MakeIterator();
+    while (true) {
+      auto n = it->Next();
+      ASSERT_TRUE(n.ok());
+      if (!*n) break;
+      mine.push_back(**n);
+    }
+  }
+  ASSERT_EQ(mine.size(), 3u);
+  std::reverse(mine.begin(), mine.end());
+  auto records = pipeline::CachedTFRecordDataset(cache, pipeline::Pipeline<std::string>::FromVector(mine));
+  auto it = records.MakeIterator();
+  auto first = it->Next();
+  ASSERT_TRUE(first.ok() && *first) << first.status().ToString();
+  // Opening part-5 scheduled part-3 and part-1 (read_ahead 2) into RAM.
+  cache->WaitForReadAhead();
+  EXPECT_TRUE(cache->ram().Contains("s3://bkt/train/part-3.tfrecord"));
+  EXPECT_TRUE(cache->ram().Contains("s3://bkt/train/part-1.tfrecord"));
+  std::vector<std::string> got = {**first};
+  while (true) {
+    auto r = it->Next();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (!*r) break;
+    got.push_back(**r);
+  }
+  std::vector<std::string> want;
+  for (int s : {5, 3, 1}) {
+    auto recs = ReadAllRecords(root_ + "/store/bkt/train/part-" + std::to_string(s) + ".tfrecord");
+    want.insert(want.end(), recs->begin(), recs->end());
+  }
+  EXPECT_EQ(got, want);
+  TieredStats stats = cache->stats();
+  EXPECT_EQ(stats.read_ahead_done, 2u);
+  EXPECT_EQ(stats.ram_hits, 2u);  // part-3 and part-1 were ready when the pipeline opened them
+  // Each of the worker's shards was downloaded once, the others never.
+  std::string requests = ReadWhole(log);
+  for (int s = 0; s < 6; ++s) {
+    std::string get = "GET train/part-" + std::to_string(s) + ".tfrecord";
+    size_t count = 0;
+    for (size_t at = requests.find(get); at != std::string::npos; at = requests.find(get, at + 1)) ++count;
+    EXPECT_EQ(count, s % 2 == 1 ? 1u : 0u) << get << "\n" << requests;
+  }
+  // A second pass is served from the cache: the server sees at most HEADs
+  // (revalidation), no GET.
+  auto gets = [&] {
+    std::string text = ReadWhole(log);
+    size_t c = 0;
+    for (size_t at = text.find("GET "); at != std::string::npos; at = text.find("GET ", at + 1)) ++c;
+    return c;
+  };
+  size_t gets_before = gets();
+  auto again = records.MakeIterator();
+  size_t n = 0;
+  while (true) {
+    auto r = again->Next();
+    ASSERT_TRUE(r.ok());
+    if (!*r) break;
+    ++n;
+  }
+  EXPECT_EQ(n, want.size());
+  EXPECT_EQ(gets(), gets_before);
+}
+
+TEST_F(S3CacheTest, PipelineOverAShardThatCannotBeFetchedReportsItsUri) {
+  S3Server server(root_, {});
+  TieredCacheOptions o;
+  o.disk = Options(server);
+  std::shared_ptr<TieredCache> cache = std::move(*TieredCache::Open(o));
+  auto records = pipeline::CachedTFRecordDataset(
+      cache, pipeline::Pipeline<std::string>::FromVector({"s3://bkt/train/missing.tfrecord"}));
+  auto r = records.MakeIterator()->Next();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("s3://bkt/train/missing.tfrecord"), std::string::npos) << r.status().ToString();
 }
 
 }  // namespace
