@@ -62,6 +62,9 @@ class Session {
   const ir::Graph& graph() const { return runner_->graph(); }
   ops::ResourceManager* resources() { return &resources_; }
   const SessionOptions& options() const { return options_; }
+  // The top-level graph's runner: GraphRunner::KernelBackend(i) says which
+  // kernel backend (fast or reference) runs node i.
+  const GraphRunner& runner() const { return *runner_; }
 
  private:
   explicit Session(const SessionOptions& options);
