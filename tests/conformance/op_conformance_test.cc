@@ -71,6 +71,10 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
         break;
       case DType::kDouble: t.data<double>()[i] = value; break;
       case DType::kBool: t.data<bool>()[i] = value != 0; break;
+      case DType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(value); break;
+      case DType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(value); break;
+      case DType::kUInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(value); break;
+      case DType::kInt16: t.data<int16_t>()[i] = static_cast<int16_t>(value); break;
       default: return InvalidArgument("unsupported dtype in case file");
     }
   }
@@ -96,6 +100,10 @@ tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
   if (v.HasMember("list_s")) {
     auto* l = a.mutable_list();
     for (const auto& x : v["list_s"].GetArray()) l->add_s(x.GetString());
+  }
+  if (v.HasMember("shape")) {  // [2, -1]: one shape attr (-1 = unknown dim)
+    auto* proto = a.mutable_shape();
+    for (const auto& d : v["shape"].GetArray()) proto->add_dim()->set_size(d.GetInt64());
   }
   if (v.HasMember("list_shape")) {  // [[2, -1], []]: one dims list per shape
     auto* l = a.mutable_list();

@@ -31,6 +31,9 @@ void RegisterFillRangeOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterSearchOps(OpRegistry& registry);
 void RegisterRaggedOps(OpRegistry& registry);
+void RegisterReorderOps(OpRegistry& registry);
+void RegisterCheckOps(OpRegistry& registry);
+void RegisterBitcastOp(OpRegistry& registry);
 
 // Registers `kernel` behind a guard that checks, on every run, that the node
 // has as many inputs and outputs as the schema says, that each input's dtype

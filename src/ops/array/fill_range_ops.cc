@@ -1,5 +1,7 @@
 // Ops that make new tensors from a few scalars: Fill, Range, ZerosLike,
-// OnesLike. Output sizes come from untrusted values, so every size is checked
+// OnesLike, LinSpace (start + i * (stop - start) / (num - 1) in T, the last
+// value exactly stop, as TensorFlow) and Empty (zeros: tfhost always
+// initializes). Output sizes come from untrusted values, so every size is checked
 // before anything is allocated.
 #include <cmath>
 
@@ -152,6 +154,53 @@ Status OnesLikeKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+template <typename T>
+void LinSpaceFill(T start, T stop, int64_t num, T* out) {
+  if (num == 1) {
+    out[0] = start;
+    return;
+  }
+  const T step = static_cast<T>((stop - start) / static_cast<T>(num - 1));
+  for (int64_t i = 0; i < num - 1; ++i) out[i] = static_cast<T>(start + step * static_cast<T>(i));
+  out[num - 1] = stop;
+}
+
+Status LinSpaceKernel(KernelContext& ctx) {
+  const Tensor& start = ctx.input(0);
+  const Tensor& stop = ctx.input(1);
+  if (start.NumElements() != 1 || stop.NumElements() != 1) return ctx.Error("start and stop must be scalars");
+  TFHOST_ASSIGN_OR_RETURN(int64_t num, ReadIndexScalar(ctx, 2, "num"));
+  if (num <= 0) return ctx.Error("Requires num > 0: " + std::to_string(num));
+  TFHOST_ASSIGN_OR_RETURN(Shape shape, OutputShape(ctx, {num}, "linspace"));
+  Tensor out(start.dtype(), shape);
+  switch (start.dtype()) {
+    case DType::kFloat: LinSpaceFill<float>(start.data<float>()[0], stop.data<float>()[0], num, out.data<float>()); break;
+    case DType::kDouble: LinSpaceFill<double>(start.data<double>()[0], stop.data<double>()[0], num, out.data<double>()); break;
+    case DType::kHalf:
+    case DType::kBFloat16: {
+      const bool bf = start.dtype() == DType::kBFloat16;
+      auto to_f = [&](uint16_t b) { return bf ? BFloat16ToFloat(b) : HalfToFloat(b); };
+      std::vector<float> tmp(num);
+      LinSpaceFill<float>(to_f(start.data<uint16_t>()[0]), to_f(stop.data<uint16_t>()[0]), num, tmp.data());
+      for (int64_t i = 0; i < num; ++i) out.data<uint16_t>()[i] = bf ? FloatToBFloat16(tmp[i]) : FloatToHalf(tmp[i]);
+      break;
+    }
+    default: return ctx.Error("LinSpace does not support " + DTypeShortName(start.dtype()));
+  }
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
+Status EmptyKernel(KernelContext& ctx) {
+  if (ctx.input(0).rank() != 1) return ctx.Error("shape must be a vector, got " + ctx.input(0).shape().ToString());
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadIndexVector(ctx, 0, "shape"));
+  TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("dtype"));
+  TFHOST_ASSIGN_OR_RETURN(Shape shape, OutputShape(ctx, dims, "shape"));
+  TFHOST_RETURN_IF_ERROR(CheckMovable(ctx, dtype));
+  ctx.set_output(0, Tensor(dtype, shape));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterFillRangeOps(OpRegistry& registry) {
@@ -172,6 +221,14 @@ void RegisterFillRangeOps(OpRegistry& registry) {
                         .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, "
                               "int32, uint32, int64, uint64, complex64, complex128, bool}"),
                     OnesLikeKernel);
+  RegisterChecked(registry, ir::OpDefBuilder("LinSpace")
+                        .Input("start: T").Input("stop: T").Input("num: Tidx").Output("output: T")
+                        .Attr("T: {bfloat16, half, float, double}").Attr("Tidx: {int32, int64} = DT_INT32"),
+                    LinSpaceKernel);
+  RegisterChecked(registry, ir::OpDefBuilder("Empty")
+                        .Input("shape: int32").Output("output: dtype").Attr("dtype: type")
+                        .Attr("init: bool = false").SetIsStateful(),
+                    EmptyKernel);
 }
 
 }  // namespace tfhost::ops::array

@@ -67,5 +67,25 @@ TEST(ZerosOnesLikeTest, KeepShapeAndDType) {
   EXPECT_EQ(HalfToFloat(oh[0].data<uint16_t>()[1]), 1.0f);
 }
 
+TEST(LinSpaceTest, EndsExactlyAtStopAndOneValueIsStart) {
+  auto out = RunSingleOp("LinSpace", {Tensor::Scalar<float>(10), Tensor::Scalar<float>(12), Tensor::Scalar<int32_t>(3)},
+                         {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({10, 11, 12})));
+  auto one = RunSingleOp("LinSpace", {Tensor::Scalar<float>(5), Tensor::Scalar<float>(9), Tensor::Scalar<int32_t>(1)},
+                         {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(TensorsEqual((*one)[0], Tensor::FromVector<float>({5})));
+  EXPECT_FALSE(RunSingleOp("LinSpace", {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(0)},
+                           {{"T", MakeAttr(DType::kFloat)}}).ok());
+}
+
+TEST(EmptyTest, AllocatesZerosOfTheShape) {
+  auto out = RunSingleOp("Empty", {Tensor::FromVector<int32_t>({2, 0, 3})}, {{"dtype", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 0, 3}));
+  EXPECT_FALSE(RunSingleOp("Empty", {Tensor::FromVector<int32_t>({-1})}, {{"dtype", MakeAttr(DType::kFloat)}}).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

@@ -1,5 +1,6 @@
 // Indexed reads and writes: GatherV2 (with batch_dims), Gather (TF1),
-// GatherNd and ScatterNd. Indices are untrusted: each one is range-checked
+// GatherNd, ScatterNd and TensorScatterUpdate/Add/Sub/Min/Max (ScatterNd
+// into a copy of an existing tensor; Keras 3 and tf.tensor_scatter_nd_*). Indices are untrusted: each one is range-checked
 // and an out-of-range index is an error naming its position and value
 // (TensorFlow's CPU behaviour), unless bad_indices_policy says IGNORE.
 #include <type_traits>
@@ -252,9 +253,104 @@ Status ScatterNdKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+enum class ScatterMode { kUpdate, kAdd, kSub, kMin, kMax };
+
+// Applies updates slice by slice, in index order (so the last of duplicate
+// indices wins for kUpdate, as on TensorFlow's CPU).
+template <typename T>
+void ApplyScatter(const Tensor& updates, Tensor& out, const std::vector<int64_t>& offsets, int64_t slice,
+                  ScatterMode mode) {
+  const T* u = updates.data<T>();
+  T* o = out.data<T>();
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    if (offsets[k] < 0) continue;
+    for (int64_t j = 0; j < slice; ++j) {
+      T& dst = o[offsets[k] * slice + j];
+      const T src = u[k * slice + j];
+      switch (mode) {
+        case ScatterMode::kUpdate: dst = src; break;
+        case ScatterMode::kMin: dst = src < dst ? src : dst; break;
+        case ScatterMode::kMax: dst = dst < src ? src : dst; break;
+        case ScatterMode::kAdd:
+        case ScatterMode::kSub:
+          if constexpr (std::is_same_v<T, bool>) {
+            dst = mode == ScatterMode::kAdd ? (dst || src) : (dst && !src);
+          } else if constexpr (std::is_integral_v<T>) {
+            using U = std::make_unsigned_t<T>;
+            const U a = static_cast<U>(dst), b = static_cast<U>(src);
+            dst = static_cast<T>(mode == ScatterMode::kAdd ? static_cast<U>(a + b) : static_cast<U>(a - b));
+          } else {
+            dst = static_cast<T>(mode == ScatterMode::kAdd ? dst + src : dst - src);
+          }
+          break;
+      }
+    }
+  }
+}
+
+// TensorScatterUpdate/Add/Sub/Min/Max(tensor, indices, updates): the output
+// is `tensor` with ScatterNd's slices combined in; updates must be
+// indices.shape[:-1] + tensor.shape[depth:].
+Status TensorScatterKernel(KernelContext& ctx, ScatterMode mode) {
+  const Tensor& tensor = ctx.input(0);
+  const Tensor& indices_t = ctx.input(1);
+  const Tensor& updates = ctx.input(2);
+  TFHOST_RETURN_IF_ERROR(CheckMovable(ctx, tensor.dtype()));
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ReadIndices(ctx, 1));
+  if (indices_t.rank() < 1) return ctx.Error("indices must be at least 1-D, got a scalar");
+  if (updates.dtype() != tensor.dtype()) return ctx.Error("updates must have the dtype of tensor");
+  const Shape& shape = tensor.shape();
+  const int64_t depth = indices_t.dim(indices_t.rank() - 1);
+  if (depth > shape.rank()) {
+    return ctx.Error("index depth " + std::to_string(depth) + " must be at most the rank of tensor " + shape.ToString());
+  }
+  std::vector<int64_t> expected(indices_t.shape().dims().begin(), indices_t.shape().dims().end() - 1);
+  for (int d = static_cast<int>(depth); d < shape.rank(); ++d) expected.push_back(shape.dim(d));
+  if (updates.shape() != Shape(expected)) {
+    return ctx.Error("updates shape " + updates.shape().ToString() + " must be " + Shape(expected).ToString() +
+                     " for indices shape " + indices_t.shape().ToString() + " and tensor shape " + shape.ToString());
+  }
+  std::vector<int64_t> offsets;
+  if (depth == 0) {
+    offsets.assign(DimProduct(indices_t.shape(), 0, indices_t.rank() - 1), 0);
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(offsets, IndexVectorOffsets(ctx, indices, depth, shape, false));
+  }
+  const int64_t slice = DimProduct(shape, static_cast<int>(depth), shape.rank());
+  Tensor out(tensor.dtype(), shape);
+  CopyElements(tensor, 0, out, 0, tensor.NumElements());
+  const DType dt = tensor.dtype();
+  if (mode == ScatterMode::kUpdate && (IsStringLike(dt) || DTypeSize(dt) > 0)) {
+    for (size_t k = 0; k < offsets.size(); ++k) CopyElements(updates, k * slice, out, offsets[k] * slice, slice);
+  } else {
+    bool supported = true;
+    TFHOST_SWITCH_REAL_TYPES(dt, ApplyScatter<T>(updates, out, offsets, slice, mode), supported = false);
+    if (!supported) return ctx.Error(ctx.node().op + " does not support dtype " + DTypeShortName(dt));
+  }
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterGatherScatterOps(OpRegistry& registry) {
+  const std::pair<const char*, ScatterMode> tensor_scatters[] = {
+      {"TensorScatterUpdate", ScatterMode::kUpdate}, {"TensorScatterAdd", ScatterMode::kAdd},
+      {"TensorScatterSub", ScatterMode::kSub},       {"TensorScatterMin", ScatterMode::kMin},
+      {"TensorScatterMax", ScatterMode::kMax}};
+  for (const auto& [name, mode] : tensor_scatters) {
+    const ScatterMode m = mode;
+    RegisterChecked(registry,
+                    ir::OpDefBuilder(name)
+                        .Input("tensor: T")
+                        .Input("indices: Tindices")
+                        .Input("updates: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tindices: {int16, int32, int64, uint16}")
+                        .Attr("bad_indices_policy: string = \"\""),
+                    [m](KernelContext& ctx) { return TensorScatterKernel(ctx, m); });
+  }
   RegisterChecked(registry, ir::OpDefBuilder("GatherV2")
                         .Input("params: Tparams").Input("indices: Tindices").Input("axis: Taxis")
                         .Output("output: Tparams")

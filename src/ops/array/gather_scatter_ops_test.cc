@@ -83,5 +83,38 @@ TEST(ScatterNdTest, SliceUpdatesAndBadIndexError) {
   EXPECT_FALSE(RunError("ScatterNd", {I64({0}, {1, 1}), I64({7}, {1}), I64({-2})}, attrs).ok());
 }
 
+ir::AttrMap TS(DType t) { return {{"T", MakeAttr(t)}, {"Tindices", MakeAttr(DType::kInt32)}}; }
+
+TEST(TensorScatterTest, UpdateAddSubMinMaxIntoACopy) {
+  // tf.tensor_scatter_nd_update doc: tensor [0..7]? here ones(8), indices
+  // [[4], [3], [1], [7]], updates [9, 10, 11, 12] -> [1, 11, 1, 10, 9, 1, 1, 12].
+  Tensor ones = Tensor::FromVector<float>({1, 1, 1, 1, 1, 1, 1, 1});
+  Tensor idx = Tensor::FromVector<int32_t>({4, 3, 1, 7}, Shape({4, 1}));
+  Tensor upd = Tensor::FromVector<float>({9, 10, 11, 12});
+  auto u = RunSingleOp("TensorScatterUpdate", {ones, idx, upd}, TS(DType::kFloat));
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*u)[0], Tensor::FromVector<float>({1, 11, 1, 10, 9, 1, 1, 12})));
+  auto a = RunSingleOp("TensorScatterAdd", {ones, idx, upd}, TS(DType::kFloat));
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(TensorsEqual((*a)[0], Tensor::FromVector<float>({1, 12, 1, 11, 10, 1, 1, 13})));
+  auto s = RunSingleOp("TensorScatterSub", {ones, idx, upd}, TS(DType::kFloat));
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(TensorsEqual((*s)[0], Tensor::FromVector<float>({1, -10, 1, -9, -8, 1, 1, -11})));
+  // Rows of a matrix; duplicate index: Max keeps the larger, Min the smaller.
+  Tensor m = Tensor::FromVector<int32_t>({5, 5, 5, 5}, Shape({2, 2}));
+  Tensor rows = Tensor::FromVector<int32_t>({1, 1}, Shape({2, 1}));
+  Tensor vals = Tensor::FromVector<int32_t>({3, 9, 7, 1}, Shape({2, 2}));
+  auto mx = RunSingleOp("TensorScatterMax", {m, rows, vals}, TS(DType::kInt32));
+  ASSERT_TRUE(mx.ok()) << mx.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*mx)[0], Tensor::FromVector<int32_t>({5, 5, 7, 9}, Shape({2, 2}))));
+  auto mn = RunSingleOp("TensorScatterMin", {m, rows, vals}, TS(DType::kInt32));
+  ASSERT_TRUE(mn.ok());
+  EXPECT_TRUE(TensorsEqual((*mn)[0], Tensor::FromVector<int32_t>({5, 5, 3, 1}, Shape({2, 2}))));
+  EXPECT_FALSE(RunSingleOp("TensorScatterUpdate", {ones, Tensor::FromVector<int32_t>({8}, Shape({1, 1})),
+                                                   Tensor::FromVector<float>({1})},
+                           TS(DType::kFloat)).ok());
+  EXPECT_FALSE(RunSingleOp("TensorScatterUpdate", {ones, idx, Tensor::FromVector<float>({1, 2})}, TS(DType::kFloat)).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

@@ -18,6 +18,9 @@ void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterIndexOps(registry);
   array::RegisterSearchOps(registry);
   array::RegisterRaggedOps(registry);
+  array::RegisterReorderOps(registry);
+  array::RegisterCheckOps(registry);
+  array::RegisterBitcastOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -1,4 +1,6 @@
-// Ops that describe a tensor rather than move it: Shape, ShapeN, Size, Rank.
+// Ops that describe a tensor rather than move it: Shape, ShapeN, Size, Rank;
+// and BroadcastArgs, the broadcast of two shape vectors (Keras 3 emits it for
+// broadcast_to with dynamic shapes).
 // Their outputs depend only on the input's shape, never on its values.
 #include <limits>
 
@@ -65,6 +67,38 @@ Status RankKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+Status BroadcastArgsKernel(KernelContext& ctx) {
+  if (ctx.input(0).rank() != 1 || ctx.input(1).rank() != 1) {
+    return ctx.Error("s0 and s1 must be vectors, got " + ctx.input(0).shape().ToString() + " and " +
+                     ctx.input(1).shape().ToString());
+  }
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> a, ReadIndexVector(ctx, 0, "s0"));
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> b, ReadIndexVector(ctx, 1, "s1"));
+  if (a.size() < b.size()) std::swap(a, b);
+  std::vector<int64_t> out = a;
+  const size_t off = a.size() - b.size();
+  for (size_t i = 0; i < b.size(); ++i) {
+    const int64_t x = a[off + i], y = b[i];
+    if (x == y || y == 1) {
+      out[off + i] = x;
+    } else if (x == 1) {
+      out[off + i] = y;
+    } else {
+      return ctx.Error("Incompatible shapes: " + JoinInts(a) + " vs. " + JoinInts(b));
+    }
+  }
+  Tensor result(ctx.input(0).dtype(), Shape({static_cast<int64_t>(out.size())}));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (result.dtype() == DType::kInt32) {
+      result.data<int32_t>()[i] = static_cast<int32_t>(out[i]);
+    } else {
+      result.data<int64_t>()[i] = out[i];
+    }
+  }
+  ctx.set_output(0, std::move(result));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& registry) {
@@ -84,6 +118,9 @@ void RegisterShapeOps(OpRegistry& registry) {
   RegisterChecked(registry, ir::OpDefBuilder("Rank").Input("input: T").Output("output: int32")
                         .Attr("T: type"),
                     RankKernel);
+  RegisterChecked(registry, ir::OpDefBuilder("BroadcastArgs")
+                        .Input("s0: T").Input("s1: T").Output("r0: T").Attr("T: {int32, int64} = DT_INT32"),
+                    BroadcastArgsKernel);
 }
 
 }  // namespace tfhost::ops::array

@@ -36,5 +36,12 @@ TEST(SizeAndRankTest, CountElementsAndDims) {
   EXPECT_EQ(Ints(rank[0]), (std::vector<int64_t>{3}));
 }
 
+TEST(BroadcastArgsTest, BroadcastsTwoShapeVectors) {
+  auto out = RunSingleOp("BroadcastArgs", {Tensor::FromVector<int32_t>({2, 1, 3}), Tensor::FromVector<int32_t>({4, 1})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int32_t>({2, 4, 3})));
+  EXPECT_FALSE(RunSingleOp("BroadcastArgs", {Tensor::FromVector<int32_t>({2}), Tensor::FromVector<int32_t>({3})}).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

@@ -7,6 +7,7 @@ void RegisterSparseOps(OpRegistry& registry) {
   sparse::RegisterSparseSegmentOps(registry);
   sparse::RegisterSparseMatMulOps(registry);
   sparse::RegisterSparseCrossOps(registry);
+  sparse::RegisterDenseSegmentOps(registry);
 }
 
 }  // namespace tfhost::ops

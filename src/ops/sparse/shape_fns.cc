@@ -66,6 +66,26 @@ Status SparseCrossShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// Segment*: [unknown rows] + data.shape[1:]; UnsortedSegment*:
+// [num_segments] + data.shape[ids.rank:].
+Status DenseSegmentShape(ShapeContext& ctx) {
+  const PartialShape& data = ctx.input(0);
+  if (!data.rank_known() || data.rank() < 1) return OkStatus();
+  const bool unsorted = ctx.num_inputs() == 3;
+  int k = 1;
+  int64_t rows = -1;
+  if (unsorted) {
+    if (!ctx.input(1).rank_known() || ctx.input(1).rank() > data.rank()) return OkStatus();
+    k = ctx.input(1).rank();
+    auto n = ctx.InputInts(2);
+    if (n && n->size() == 1 && (*n)[0] >= 0) rows = (*n)[0];
+  }
+  std::vector<int64_t> dims = {rows};
+  dims.insert(dims.end(), data.dims.begin() + k, data.dims.end());
+  ctx.set_output(0, PartialShape::Known(dims));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
@@ -77,6 +97,9 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
                     SparseSegmentShape);
   registry.Register("SparseTensorDenseMatMul", SparseTensorDenseMatMulShape);
   registry.Register({"SparseCross", "SparseCrossV2", "SparseCrossHashed"}, SparseCrossShape);
+  registry.Register({"SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd", "UnsortedSegmentSum",
+                     "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"},
+                    DenseSegmentShape);
 }
 
 }  // namespace tfhost::ops

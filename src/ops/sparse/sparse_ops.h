@@ -21,6 +21,9 @@ void RegisterSparseTensorOps(OpRegistry& registry);
 void RegisterSparseSegmentOps(OpRegistry& registry);
 // SparseTensorDenseMatMul (sparse_matmul.cc).
 void RegisterSparseMatMulOps(OpRegistry& registry);
+// SegmentSum/Mean/Max/Min/Prod and UnsortedSegmentSum/Max/Min/Prod
+// (dense_segment_ops.cc).
+void RegisterDenseSegmentOps(OpRegistry& registry);
 // SparseCross, SparseCrossV2, SparseCrossHashed (sparse_cross.cc).
 void RegisterSparseCrossOps(OpRegistry& registry);
 // TensorFlow's FingerprintCat64: the hash of a cross from its features' hashes.

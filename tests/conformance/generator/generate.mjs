@@ -394,6 +394,34 @@ add('float', 'Identity', T(), [randn([2, 2])], (x) => x);
 add('float', 'Snapshot', T(), [randn([3])], (x) => x);
 add('float', 'StopGradient', T(), [randn([3])], (x) => x);
 
+// RaggedRange / RaggedGather (tf.ragged.range, gathers on ragged features).
+add('broadcast_scalar_limit', 'RaggedRange', { T: A.type('int32'), Tsplits: A.type('int64') },
+  [i32([0, 5, 2, 7]), tf.scalar(4, 'int32'), i32([1, -2, 3, 1])],
+  (s, l, d) => { const r = tf.raggedRange(s, l, d); return [r.rtNestedSplits, r.rtDenseValues]; }, { outDtypes: ['int64', 'int32'] });
+add('float_steps', 'RaggedRange', { T: A.type('float32'), Tsplits: A.type('int64') },
+  [tf.tensor([0, 1.5, -1]), tf.tensor([1, 0, 1]), tf.tensor([0.25, -0.5, 0.75])],
+  (s, l, d) => { const r = tf.raggedRange(s, l, d); return [r.rtNestedSplits, r.rtDenseValues]; }, { outDtypes: ['int64', 'float32'] });
+const raggedGatherAttrs = (pr, or) => ({ Tvalues: A.type('float32'), Tindices: A.type('int32'), Tsplits: A.type('int64'),
+  PARAMS_RAGGED_RANK: A.i(pr), OUTPUT_RAGGED_RANK: A.i(or) });
+add('one_level', 'RaggedGather', raggedGatherAttrs(1, 1), [i32([0, 2, 2, 5, 6]), randn([6, 2]), i32([3, 0, 2, 0])],
+  (sp, v, ix) => { const r = tf.raggedGather([sp], v, ix, 1); return [...r.outputNestedSplits, r.outputDenseValues]; },
+  { inDtypes: ['int64'], outDtypes: ['int64', 'float32'] });
+add('two_levels_2d_indices', 'RaggedGather', raggedGatherAttrs(2, 3),
+  [i32([0, 2, 3, 5]), i32([0, 1, 3, 3, 4, 6]), randn([6]), i32([2, 0, 1, 2], [2, 2])],
+  (a, b, v, ix) => { const r = tf.raggedGather([a, b], v, ix, 3); return [...r.outputNestedSplits, r.outputDenseValues]; },
+  { inDtypes: ['int64', 'int64'], outDtypes: ['int64', 'int64', 'int64', 'float32'] });
+// TensorScatterUpdate, UnsortedSegmentSum, LinSpace, BroadcastArgs, EnsureShape.
+add('rows', 'TensorScatterUpdate', { T: A.type('float32'), Tindices: A.type('int32') },
+  [randn([4, 3]), i32([3, 1], [2, 1]), randn([2, 3])], (t, i, u) => tf.tensorScatterUpdate(t, i, u));
+add('elements', 'TensorScatterUpdate', { T: A.type('int32'), Tindices: A.type('int32') },
+  [randint([2, 3], -9, 9), i32([0, 2, 1, 0], [2, 2]), randint([2], 10, 20)], (t, i, u) => tf.tensorScatterUpdate(t, i, u));
+add('rows', 'UnsortedSegmentSum', { T: A.type('float32'), Tindices: A.type('int32'), Tnumsegments: A.type('int32') },
+  [randn([5, 2]), i32([2, 0, 2, 3, 0]), tf.scalar(4, 'int32')], (x, ids) => tf.unsortedSegmentSum(x, ids, 4));
+add('five', 'LinSpace', { T: A.type('float32'), Tidx: A.type('int32') }, [tf.scalar(-1.5), tf.scalar(2), tf.scalar(5, 'int32')],
+  () => tf.linspace(-1.5, 2, 5));
+add('rank_3_and_2', 'BroadcastArgs', { T: A.type('int32') }, [i32([2, 1, 3]), i32([4, 1])], (a, b) => tf.broadcastArgs(a, b));
+add('partial', 'EnsureShape', { T: A.type('float32'), shape: { shape: [-1, 3] } }, [randn([2, 3])], (x) => tf.ensureShape(x, [null, 3]));
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');

@@ -213,6 +213,55 @@ export const handCases = [
     [i64([0, 0, 1, 0, 1, 1], [3, 2]), i64([11, 333, 55555]), i64([2, 2]), str(['p', 'q'], [2, 1]), str(['|'], [])],
     [i64([0, 0, 1, 0, 1, 1], [3, 2]), str(['11|p', '333|q', '55555|q']), i64([2, 2])]),
 
+  // Roll (tf.roll documentation): roll([0, 1, 2, 3, 4], 2, 0) -> [3, 4, 0, 1, 2];
+  // roll([[0..4], [5..9]], [1, -2], [0, 1]) -> [[7, 8, 9, 5, 6], [2, 3, 4, 0, 1]].
+  hand('doc_1d', 'Roll', { T: A.type('int32'), Tshift: A.type('int32'), Taxis: A.type('int32') },
+    [i32([0, 1, 2, 3, 4]), i32([2], []), i32([0], [])], [i32([3, 4, 0, 1, 2])]),
+  hand('doc_2d_two_axes', 'Roll', { T: A.type('float32'), Tshift: A.type('int32'), Taxis: A.type('int32') },
+    [f32([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [2, 5]), i32([1, -2]), i32([0, 1])], [f32([7, 8, 9, 5, 6, 2, 3, 4, 0, 1], [2, 5])]),
+  // ReverseSequence (tf.reverse_sequence documentation pattern): per batch row
+  // b the first seq_lengths[b] entries along seq_dim reversed, the rest kept.
+  // x = [[1..4], [5..8], [9..12]], lengths [3, 0, 4], seq_dim 1 ->
+  // [[3, 2, 1, 4], [5, 6, 7, 8], [12, 11, 10, 9]].
+  hand('batch_major', 'ReverseSequence', { T: A.type('float32'), Tlen: A.type('int64'), seq_dim: A.i(1), batch_dim: A.i(0) },
+    [f32([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [3, 4]), i64([3, 0, 4])], [f32([3, 2, 1, 4, 5, 6, 7, 8, 12, 11, 10, 9], [3, 4])]),
+  // Time-major [T=3, B=2] (seq_dim 0, batch_dim 1), lengths [2, 3]:
+  // column 0 [1, 2, 3] -> [2, 1, 3]; column 1 [10, 20, 30] -> [30, 20, 10].
+  hand('time_major', 'ReverseSequence', { T: A.type('int32'), Tlen: A.type('int32'), seq_dim: A.i(0), batch_dim: A.i(1) },
+    [i32([1, 10, 2, 20, 3, 30], [3, 2]), i32([2, 3])], [i32([2, 30, 1, 20, 3, 10], [3, 2])]),
+  // Segment ops (tf.math.segment_* documentation): c = [[1,2,3,4],[4,3,2,1],
+  // [5,6,7,8]], ids [0, 0, 1] -> sum [[5,5,5,5],[5,6,7,8]], max
+  // [[4,3,3,4],[5,6,7,8]], min [[1,2,2,1],[5,6,7,8]], prod [[4,6,6,4],[5,6,7,8]],
+  // mean [[2.5,2.5,2.5,2.5],[5,6,7,8]].
+  ...[['SegmentSum', [5, 5, 5, 5, 5, 6, 7, 8]], ['SegmentMax', [4, 3, 3, 4, 5, 6, 7, 8]], ['SegmentMin', [1, 2, 2, 1, 5, 6, 7, 8]],
+    ['SegmentProd', [4, 6, 6, 4, 5, 6, 7, 8]], ['SegmentMean', [2.5, 2.5, 2.5, 2.5, 5, 6, 7, 8]]].map(([op, want]) =>
+    hand('doc_example', op, { T: A.type('float32'), Tindices: A.type('int32') },
+      [f32([1, 2, 3, 4, 4, 3, 2, 1, 5, 6, 7, 8], [3, 4]), i32([0, 0, 1])], [f32(want, [2, 4])])),
+  // A gap in sorted ids: segment 1 has no entries -> 0 (documented for the
+  // sorted ops, Max included).
+  hand('empty_segment_is_zero', 'SegmentMax', { T: A.type('int32'), Tindices: A.type('int64') },
+    [i32([-3, 4]), i64([0, 2])], [i32([-3, 0, 4])]),
+  // Unsorted: ids [2, 0, -1] over 3 segments; -1 is dropped, segment 1 empty:
+  // Max -> lowest int32, Min -> highest, Prod -> 1.
+  hand('empty_is_lowest', 'UnsortedSegmentMax', { T: A.type('int32'), Tindices: A.type('int32'), Tnumsegments: A.type('int32') },
+    [i32([7, 9, 100]), i32([2, 0, -1]), i32([3], [])], [i32([9, -2147483648, 7])]),
+  hand('empty_is_highest', 'UnsortedSegmentMin', { T: A.type('int32'), Tindices: A.type('int32'), Tnumsegments: A.type('int32') },
+    [i32([7, 9, 100]), i32([2, 0, -1]), i32([3], [])], [i32([9, 2147483647, 7])]),
+  hand('empty_is_one', 'UnsortedSegmentProd', { T: A.type('float32'), Tindices: A.type('int32'), Tnumsegments: A.type('int32') },
+    [f32([2, 3, 4]), i32([2, 2, 0]), i32([3], [])], [f32([4, 1, 6])]),
+  // TensorScatterAdd/Sub/Min/Max (tf.tensor_scatter_nd_* docs): ones(8),
+  // indices [[4],[3],[1],[7]], updates [9, 10, 11, 12].
+  ...[['TensorScatterAdd', [1, 12, 1, 11, 10, 1, 1, 13]], ['TensorScatterSub', [1, -10, 1, -9, -8, 1, 1, -11]],
+    ['TensorScatterMax', [1, 11, 1, 10, 9, 1, 1, 12]], ['TensorScatterMin', [1, 1, 1, 1, 1, 1, 1, 1]]].map(([op, want]) =>
+    hand('doc_example', op, { T: A.type('float32'), Tindices: A.type('int32') },
+      [f32([1, 1, 1, 1, 1, 1, 1, 1]), i32([4, 3, 1, 7], [4, 1]), f32([9, 10, 11, 12])], [f32(want)])),
+  // CheckNumerics passes finite values through unchanged.
+  hand('finite_passes', 'CheckNumerics', { T: A.type('float32'), message: A.s('m') }, [f32([1, -2.5, 0])], [f32([1, -2.5, 0])]),
+  // Bitcast int32 -> uint8 (little-endian bytes): 258 = 0x00000102 -> [2, 1, 0, 0],
+  // -1 -> [255, 255, 255, 255]; shape [2] -> [2, 4].
+  hand('int32_to_uint8', 'Bitcast', { T: A.type('int32'), type: A.type('uint8') }, [i32([258, -1])],
+    [t('uint8', [2, 4], [2, 1, 0, 0, 255, 255, 255, 255])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];

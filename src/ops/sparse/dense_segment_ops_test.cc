@@ -1,0 +1,67 @@
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "ops/run_single_op.h"
+
+namespace tfhost::ops {
+namespace {
+
+ir::AttrMap Seg(DType t, DType idx = DType::kInt32, DType num = DType::kInt32) {
+  return {{"T", MakeAttr(t)}, {"Tindices", MakeAttr(idx)}, {"Tnumsegments", MakeAttr(num)}};
+}
+
+TEST(SegmentOpsTest, SortedSegmentsReduceRowsAndEmptySegmentsAreZero) {
+  // tf.math.segment_sum doc: c = [[1,2,3,4],[4,3,2,1],[5,6,7,8]], ids [0,0,1]
+  // -> [[5,5,5,5],[5,6,7,8]].
+  Tensor c = Tensor::FromVector<int32_t>({1, 2, 3, 4, 4, 3, 2, 1, 5, 6, 7, 8}, Shape({3, 4}));
+  auto sum = RunSingleOp("SegmentSum", {c, Tensor::FromVector<int32_t>({0, 0, 1})}, Seg(DType::kInt32));
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*sum)[0], Tensor::FromVector<int32_t>({5, 5, 5, 5, 5, 6, 7, 8}, Shape({2, 4}))));
+  // ids [0, 2]: segment 1 is empty -> 0 for Max (sorted ops), 1 for Prod.
+  Tensor x = Tensor::FromVector<float>({-3, 4});
+  auto mx = RunSingleOp("SegmentMax", {x, Tensor::FromVector<int64_t>({0, 2})}, Seg(DType::kFloat, DType::kInt64));
+  ASSERT_TRUE(mx.ok());
+  EXPECT_TRUE(TensorsEqual((*mx)[0], Tensor::FromVector<float>({-3, 0, 4})));
+  auto prod = RunSingleOp("SegmentProd", {x, Tensor::FromVector<int64_t>({0, 2})}, Seg(DType::kFloat, DType::kInt64));
+  ASSERT_TRUE(prod.ok());
+  EXPECT_TRUE(TensorsEqual((*prod)[0], Tensor::FromVector<float>({-3, 1, 4})));
+  auto mean = RunSingleOp("SegmentMean", {Tensor::FromVector<float>({1, 2, 6}), Tensor::FromVector<int32_t>({0, 0, 0})}, Seg(DType::kFloat));
+  ASSERT_TRUE(mean.ok());
+  EXPECT_TRUE(TensorsEqual((*mean)[0], Tensor::FromVector<float>({3})));
+  EXPECT_FALSE(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({1, 0})}, Seg(DType::kFloat)).ok());  // unsorted
+  EXPECT_FALSE(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({-1, 0})}, Seg(DType::kFloat)).ok());
+}
+
+TEST(UnsortedSegmentOpsTest, AnyOrderDropsNegativeIdsAndFillsEmptyWithLimits) {
+  // tf.math.unsorted_segment_sum doc: c = [[1,2,3,4],[5,6,7,8],[4,3,2,1]],
+  // ids [0, 1, 0], 2 segments -> [[5,5,5,5],[5,6,7,8]].
+  Tensor c = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6, 7, 8, 4, 3, 2, 1}, Shape({3, 4}));
+  auto sum = RunSingleOp("UnsortedSegmentSum", {c, Tensor::FromVector<int32_t>({0, 1, 0}), Tensor::Scalar<int32_t>(2)},
+                         Seg(DType::kInt32));
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*sum)[0], Tensor::FromVector<int32_t>({5, 5, 5, 5, 5, 6, 7, 8}, Shape({2, 4}))));
+  // Max with an empty segment 1 and a dropped id -1: lowest int32.
+  auto mx = RunSingleOp("UnsortedSegmentMax", {Tensor::FromVector<int32_t>({7, 9, 100}), Tensor::FromVector<int32_t>({2, 0, -1}),
+                                               Tensor::Scalar<int32_t>(3)}, Seg(DType::kInt32));
+  ASSERT_TRUE(mx.ok()) << mx.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*mx)[0], Tensor::FromVector<int32_t>({9, std::numeric_limits<int32_t>::lowest(), 7})));
+  auto mn = RunSingleOp("UnsortedSegmentMin", {Tensor::FromVector<float>({7}), Tensor::FromVector<int32_t>({1}),
+                                               Tensor::Scalar<int32_t>(2)}, Seg(DType::kFloat));
+  ASSERT_TRUE(mn.ok());
+  EXPECT_EQ((*mn)[0].data<float>()[0], std::numeric_limits<float>::max());
+  // 2-D ids over a [2, 2, 1] tensor.
+  auto two = RunSingleOp("UnsortedSegmentProd", {Tensor::FromVector<float>({2, 3, 4, 5}, Shape({2, 2, 1})),
+                                                 Tensor::FromVector<int32_t>({0, 1, 1, 0}, Shape({2, 2})),
+                                                 Tensor::Scalar<int64_t>(2)},
+                         Seg(DType::kFloat, DType::kInt32, DType::kInt64));
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*two)[0], Tensor::FromVector<float>({10, 12}, Shape({2, 1}))));
+  EXPECT_FALSE(RunSingleOp("UnsortedSegmentSum", {c, Tensor::FromVector<int32_t>({0, 2, 0}), Tensor::Scalar<int32_t>(2)},
+                                       Seg(DType::kInt32)).ok());
+  EXPECT_FALSE(RunSingleOp("UnsortedSegmentSum", {c, Tensor::FromVector<int32_t>({0, 1}), Tensor::Scalar<int32_t>(2)},
+                                       Seg(DType::kInt32)).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops
