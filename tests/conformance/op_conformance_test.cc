@@ -37,6 +37,12 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
   for (const auto& d : v["shape"].GetArray()) dims.push_back(d.GetInt64());
   Tensor t(dtype, Shape(dims));
   const auto& data = v["data"].GetArray();
+  // complex64: interleaved (real, imag) float pairs.
+  if (dtype == DType::kComplex64) {
+    if (static_cast<int64_t>(data.Size()) != 2 * t.NumElements()) return InvalidArgument("data size mismatch");
+    for (rapidjson::SizeType i = 0; i < data.Size(); ++i) t.data<float>()[i] = static_cast<float>(data[i].GetDouble());
+    return t;
+  }
   if (static_cast<int64_t>(data.Size()) != t.NumElements()) return InvalidArgument("data size mismatch");
   for (rapidjson::SizeType i = 0; i < data.Size(); ++i) {
     const auto& x = data[i];
@@ -170,8 +176,13 @@ void ExpectMatchesReference(const Case& c, const std::vector<Tensor>& outputs, c
       }
       continue;
     }
-    const conformance::Tolerance tol = conformance::ToleranceFor(c.op, want.dtype());
-    auto g = got.ToDoubleVector(), w = want.ToDoubleVector();
+    const conformance::Tolerance tol =
+        conformance::ToleranceFor(c.op, want.dtype() == DType::kComplex64 ? DType::kFloat : want.dtype());
+    auto as_doubles = [](const Tensor& t) {
+      if (t.dtype() != DType::kComplex64) return t.ToDoubleVector();
+      return std::vector<double>(t.data<float>(), t.data<float>() + 2 * t.NumElements());
+    };
+    auto g = as_doubles(got), w = as_doubles(want);
     for (size_t i = 0; i < w.size(); ++i) {
       if (std::isnan(w[i])) {
         EXPECT_TRUE(std::isnan(g[i])) << label << " output " << k << " [" << i << "]";

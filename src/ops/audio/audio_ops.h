@@ -20,6 +20,8 @@ namespace tfhost::ops::audio {
 void RegisterWavOps(OpRegistry& registry);
 // AudioSpectrogram, Mfcc (spectrogram_ops.cc).
 void RegisterSpectrogramOps(OpRegistry& registry);
+// RFFT, IRFFT, FFT, IFFT, ComplexAbs, Real, Imag, Angle, Complex (fft_ops.cc).
+void RegisterFftOps(OpRegistry& registry);
 
 // In-place radix-2 FFT (forward, e^{-2 pi i k n / N}); size must be a power of
 // two.

@@ -225,3 +225,55 @@ TEST(MfccTest, BadParametersAreErrors) {
 
 }  // namespace
 }  // namespace tfhost::ops
+
+namespace tfhost::ops {
+namespace {
+
+std::vector<float> Pairs(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + 2 * t.NumElements());
+}
+
+TEST(RfftTest, PowerOfTwoAndDirectLengthsAndInverse) {
+  // DFT of [1, 2, 3, 4]: X0 = 10, X1 = -2 + 2i, X2 = -2.
+  auto out = RunSingleOp("RFFT", {Tensor::FromVector<float>({1, 2, 3, 4}), Tensor::FromVector<int32_t>({4})});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ((*out)[0].dtype(), DType::kComplex64);
+  ASSERT_EQ((*out)[0].shape(), Shape({3}));
+  const std::vector<float> want = {10, 0, -2, 2, -2, 0};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(Pairs((*out)[0])[i], want[i], 1e-5) << i;
+  // n = 3 (direct DFT) crops [1, 2, 3, 4] to [1, 2, 3]: X0 = 6, X1 = -1.5 + (sqrt(3)/2) i.
+  auto odd = RunSingleOp("RFFT", {Tensor::FromVector<float>({1, 2, 3, 4}), Tensor::FromVector<int32_t>({3})});
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  ASSERT_EQ((*odd)[0].shape(), Shape({2}));
+  EXPECT_NEAR(Pairs((*odd)[0])[0], 6, 1e-5);
+  EXPECT_NEAR(Pairs((*odd)[0])[2], -1.5, 1e-5);
+  EXPECT_NEAR(Pairs((*odd)[0])[3], std::sqrt(3.0) / 2, 1e-5);
+  // IRFFT recovers the signal (length 4, padded input of 8 -> zero-padding).
+  auto back = RunSingleOp("IRFFT", {(*out)[0], Tensor::FromVector<int32_t>({4})});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR((*back)[0].data<float>()[i], i + 1, 1e-5);
+  auto abs = RunSingleOp("ComplexAbs", {(*out)[0]});
+  ASSERT_TRUE(abs.ok()) << abs.status().ToString();
+  EXPECT_NEAR((*abs)[0].data<float>()[1], std::sqrt(8.0), 1e-5);
+  EXPECT_FALSE(RunSingleOp("RFFT", {Tensor::FromVector<float>({1}), Tensor::FromVector<int32_t>({-1})}).ok());
+}
+
+TEST(ComplexOpsTest, ComplexRealImagAngleAndFftRoundTrip) {
+  auto z = RunSingleOp("Complex", {Tensor::FromVector<float>({3, 0}), Tensor::FromVector<float>({4, -1})});
+  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  auto re = RunSingleOp("Real", {(*z)[0]});
+  auto im = RunSingleOp("Imag", {(*z)[0]});
+  auto ang = RunSingleOp("Angle", {(*z)[0]});
+  ASSERT_TRUE(re.ok() && im.ok() && ang.ok());
+  EXPECT_TRUE(TensorsEqual((*re)[0], Tensor::FromVector<float>({3, 0})));
+  EXPECT_TRUE(TensorsEqual((*im)[0], Tensor::FromVector<float>({4, -1})));
+  EXPECT_NEAR((*ang)[0].data<float>()[1], -std::numbers::pi / 2, 1e-6);
+  auto f = RunSingleOp("FFT", {(*z)[0]});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  auto inv = RunSingleOp("IFFT", {(*f)[0]});
+  ASSERT_TRUE(inv.ok());
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(Pairs((*inv)[0])[i], Pairs((*z)[0])[i], 1e-5);
+}
+
+}  // namespace
+}  // namespace tfhost::ops

@@ -5,6 +5,7 @@ namespace tfhost::ops {
 void RegisterAudioOps(OpRegistry& registry) {
   audio::RegisterWavOps(registry);
   audio::RegisterSpectrogramOps(registry);
+  audio::RegisterFftOps(registry);
 }
 
 }  // namespace tfhost::ops

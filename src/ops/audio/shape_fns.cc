@@ -37,6 +37,18 @@ Status MfccShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// RFFT / IRFFT: the last dim becomes n / 2 + 1 or n for a constant fft_length.
+Status RealFftShape(ShapeContext& ctx, bool inverse) {
+  const PartialShape& in = ctx.input(0);
+  if (!in.rank_known() || in.rank() < 1) return OkStatus();
+  std::vector<int64_t> dims = in.dims;
+  auto n = ctx.InputInts(1);
+  dims.back() = -1;
+  if (n && n->size() == 1 && (*n)[0] >= 0) dims.back() = inverse ? (*n)[0] : ((*n)[0] == 0 ? 0 : (*n)[0] / 2 + 1);
+  ctx.set_output(0, PartialShape::Known(dims));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
@@ -50,6 +62,10 @@ void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
   });
   registry.Register("AudioSpectrogram", AudioSpectrogramShape);
   registry.Register("Mfcc", MfccShape);
+  registry.Register("RFFT", [](ShapeContext& ctx) { return RealFftShape(ctx, false); });
+  registry.Register("IRFFT", [](ShapeContext& ctx) { return RealFftShape(ctx, true); });
+  registry.Register({"FFT", "IFFT", "ComplexAbs", "Real", "Imag", "Angle"}, UnchangedShape);
+  registry.Register("Complex", BroadcastingShape);
 }
 
 }  // namespace tfhost::ops

@@ -422,6 +422,24 @@ add('five', 'LinSpace', { T: A.type('float32'), Tidx: A.type('int32') }, [tf.sca
 add('rank_3_and_2', 'BroadcastArgs', { T: A.type('int32') }, [i32([2, 1, 3]), i32([4, 1])], (a, b) => tf.broadcastArgs(a, b));
 add('partial', 'EnsureShape', { T: A.type('float32'), shape: { shape: [-1, 3] } }, [randn([2, 3])], (x) => tf.ensureShape(x, [null, 3]));
 
+// Spectral ops of tf.signal front ends (complex64 as interleaved pairs).
+const C64 = { outDtypes: ['complex64'] };
+add('pow2_length', 'RFFT', { Treal: A.type('float32'), Tcomplex: A.type('complex64') }, [randn([2, 8]), i32([8])],
+  (x) => tf.spectral.rfft(x, 8), C64);
+add('odd_length_crops', 'RFFT', { Treal: A.type('float32'), Tcomplex: A.type('complex64') }, [randn([3, 7]), i32([5])],
+  (x) => tf.spectral.rfft(x, 5), C64);
+add('pads_to_length', 'RFFT', { Treal: A.type('float32'), Tcomplex: A.type('complex64') }, [randn([6]), i32([10])],
+  (x) => tf.spectral.rfft(x, 10), C64);
+const cplx = (shape) => tf.complex(randn(shape), randn(shape));
+add('five_bins_to_eight', 'IRFFT', { Treal: A.type('float32'), Tcomplex: A.type('complex64') },
+  [cplx([2, 5]), i32([8])], (x) => tf.spectral.irfft(x), { inDtypes: ['complex64'] });
+add('length_6', 'FFT', { Tcomplex: A.type('complex64') }, [cplx([2, 6])], (x) => tf.spectral.fft(x), { inDtypes: ['complex64'], outDtypes: ['complex64'] });
+add('length_8', 'IFFT', { Tcomplex: A.type('complex64') }, [cplx([8])], (x) => tf.spectral.ifft(x), { inDtypes: ['complex64'], outDtypes: ['complex64'] });
+add('magnitude', 'ComplexAbs', { T: A.type('complex64'), Tout: A.type('float32') }, [cplx([3, 4])], (x) => tf.abs(x), { inDtypes: ['complex64'] });
+add('parts', 'Real', { T: A.type('complex64'), Tout: A.type('float32') }, [cplx([5])], (x) => tf.real(x), { inDtypes: ['complex64'] });
+add('parts', 'Imag', { T: A.type('complex64'), Tout: A.type('float32') }, [cplx([5])], (x) => tf.imag(x), { inDtypes: ['complex64'] });
+add('pairs', 'Complex', { T: A.type('float32'), Tout: A.type('complex64') }, [randn([4]), randn([4])], (a, b) => tf.complex(a, b), C64);
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');
