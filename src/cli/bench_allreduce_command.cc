@@ -1,16 +1,19 @@
-// `tfhost bench allreduce [--backend tcp] [--sizes 8:64M] [--iters N] [--check]`:
+// `tfhost bench allreduce [--backend tcp|gloo|mpi] [--sizes 8:64M] [--iters N] [--check]`:
 // collective bandwidth of the cluster in the manner of nccl-tests, run as the
 // task command of `tfhost launch` on any engine (each task finds its rank and
 // peers in TF_CONFIG; without TF_CONFIG it is a single rank). Rank 0 prints
 // the table and the link's nominal speed from the probe next to the best bus
-// bandwidth. Every rank exits 1 when a reduced value is wrong.
+// bandwidth. Every rank exits 1 when a reduced value is wrong. The mpi
+// backend takes ranks from the MPI runtime instead (start it with mpirun).
 #include <cstdio>
 #include <cstdlib>
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "host/launch/allreduce.h"
+#include "host/launch/gloo_collective.h"
 #include "host/launch/launch_env.h"
+#include "host/launch/mpi_collective.h"
 #include "host/launch/net_facts.h"
 
 namespace tfhost::cli {
@@ -51,15 +54,17 @@ int BenchAllreduceCommand(const std::vector<std::string>& args, std::ostream& ou
                    "Allreduce (sum, float32) bandwidth and latency per message size, with a check of the reduced "
                    "values. Run it under `tfhost launch` (any engine): each task takes its rank and peers from "
                    "TF_CONFIG, e.g. tfhost launch --workers 4 -- tfhost bench allreduce");
-  flags.AddString("backend", &backend, "B", "tcp (ring over TCP sockets; default). nccl, gloo and mpi are not built into this version");
+  flags.AddString("backend", &backend, "B",
+                  "tcp (tfhost's ring over TCP sockets; default), gloo (libgloo over TCP) -- both take ranks from "
+                  "TF_CONFIG -- or mpi (MPI_Allreduce; ranks from mpirun/srun). nccl is not built into this version");
   flags.AddString("sizes", &sizes, "MIN:MAX", "message sizes in bytes, doubling (K/M/G suffixes; default 8:64M)");
   flags.AddInt("iters", &iters, "N", "timed iterations per size (default 20)");
   flags.AddInt("warmup", &warmup, "N", "untimed iterations per size (default 5)");
   flags.AddBool("check", &check, "check the reduced values (default true; --check=false to skip)");
   flags.AddString("timeout", &timeout, "SECONDS", "how long to wait for the peers (default 60)");
   if (int code = ParseOrExit(flags, args, kName, out, err); code >= 0) return code;
-  if (backend != "tcp") {
-    return ReportUsage(err, kName, "--backend " + backend + " is not available in this build; use --backend tcp");
+  if (backend != "tcp" && backend != "gloo" && backend != "mpi") {
+    return ReportUsage(err, kName, "--backend " + backend + " is not available in this build; use tcp, gloo or mpi");
   }
   if (iters < 1 || iters > 100000 || warmup < 0 || warmup > 100000) {
     return ReportUsage(err, kName, "--iters must be 1..100000 and --warmup 0..100000");
@@ -79,7 +84,14 @@ int BenchAllreduceCommand(const std::vector<std::string>& args, std::ostream& ou
     if (!m.ok()) return ReportFailure(err, kName, m.status());
     ring = *m;
   }
-  auto comm = hl::ConnectTcpRing(ring.addresses, ring.rank, timeout_s);
+  StatusOr<std::unique_ptr<hl::Collective>> comm = Unimplemented("no backend");
+  if (backend == "mpi") {
+    comm = hl::ConnectMpi();
+  } else if (backend == "gloo") {
+    comm = hl::ConnectGloo(ring.addresses, ring.rank, timeout_s);
+  } else {
+    comm = hl::ConnectTcpRing(ring.addresses, ring.rank, timeout_s);
+  }
   if (!comm.ok()) return ReportFailure(err, kName, comm.status());
   auto rows = hl::RunAllreduceBench(**comm, o);
   if (!rows.ok()) return ReportFailure(err, kName, rows.status());

@@ -334,17 +334,35 @@ TEST_F(LaunchClusterTest, MpiFailingRankEndsTheJobWithItsStatus) {
   ExpectNoStrays();
 }
 
-TEST_F(LaunchClusterTest, BenchAllreduceUnderLaunchIsCorrectFor2And4Processes) {
+TEST_F(LaunchClusterTest, BenchAllreduceUnderLaunchIsCorrectFor2And4ProcessesOnTcpAndGloo) {
+  for (std::string backend : {"tcp", "gloo"}) {
+    for (int n : {2, 4}) {
+      Proc p = Run({TFHOST_BINARY, "launch", "--workers", std::to_string(n), "--", TFHOST_BINARY, "bench",
+                    "allreduce", "--backend", backend, "--sizes", "8:1M", "--iters", "3", "--warmup", "1"},
+                   120);
+      ASSERT_EQ(p.code, 0) << p.output;
+      std::string name = backend == "tcp" ? "tcp-ring" : backend;
+      EXPECT_NE(p.output.find("[worker:0] # allreduce (sum, float32) over " + std::to_string(n) + " ranks, backend " +
+                              name),
+                std::string::npos)
+          << p.output;
+      EXPECT_NE(p.output.find("[worker:0]        1048576"), std::string::npos) << p.output;
+      EXPECT_NE(p.output.find("[worker:0] # check: every reduced value is correct"), std::string::npos) << p.output;
+    }
+  }
+  ExpectNoStrays();
+}
+
+TEST_F(LaunchClusterTest, BenchAllreduceOverMpiBackendIsCorrectFor2And4Ranks) {
+  if (!HaveProgram("mpirun")) GTEST_SKIP() << "mpirun (OpenMPI) is not installed";
   for (int n : {2, 4}) {
-    Proc p = Run({TFHOST_BINARY, "launch", "--workers", std::to_string(n), "--", TFHOST_BINARY, "bench", "allreduce",
-                  "--sizes", "8:1M", "--iters", "3", "--warmup", "1"},
-                 120);
+    std::vector<std::string> argv = Mpirun(n);
+    argv.insert(argv.end(), {TFHOST_BINARY, "bench", "allreduce", "--backend", "mpi", "--sizes", "8:1M", "--iters",
+                             "3", "--warmup", "1"});
+    Proc p = Run(argv, 120);
     ASSERT_EQ(p.code, 0) << p.output;
-    EXPECT_NE(p.output.find("[worker:0] # allreduce (sum, float32) over " + std::to_string(n) + " ranks"),
-              std::string::npos)
-        << p.output;
-    EXPECT_NE(p.output.find("[worker:0]        1048576"), std::string::npos) << p.output;
-    EXPECT_NE(p.output.find("[worker:0] # check: every reduced value is correct"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find("over " + std::to_string(n) + " ranks, backend mpi"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find("# check: every reduced value is correct"), std::string::npos) << p.output;
   }
 }
 

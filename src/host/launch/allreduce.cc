@@ -1,5 +1,7 @@
 #include "host/launch/allreduce.h"
 
+#include "host/launch/socket_util.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,57 +25,7 @@ namespace tfhost::host::launch {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-StatusOr<std::pair<std::string, int>> SplitAddress(const std::string& a) {
-  size_t colon = a.rfind(':');
-  if (colon == std::string::npos || colon == 0) return InvalidArgument("address '" + a + "' is not HOST:PORT");
-  std::string host = a.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  int port = std::atoi(a.c_str() + colon + 1);
-  if (port < 1 || port > 65535) return InvalidArgument("address '" + a + "' has no valid port");
-  return std::make_pair(host, port);
-}
-
-void Tune(int fd) {
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  int buf = 4 << 20;
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-}
-
-Status ReadExact(int fd, void* p, size_t n) {
-  char* c = static_cast<char*>(p);
-  while (n > 0) {
-    ssize_t r = ::read(fd, c, n);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) {
-      pollfd pf{fd, POLLIN, 0};
-      ::poll(&pf, 1, 1000);
-      continue;
-    }
-    if (r <= 0) return Unavailable("ring peer closed the connection");
-    c += r;
-    n -= r;
-  }
-  return OkStatus();
-}
-
-Status WriteExact(int fd, const void* p, size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    ssize_t r = ::write(fd, c, n);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) {
-      pollfd pf{fd, POLLOUT, 0};
-      ::poll(&pf, 1, 1000);
-      continue;
-    }
-    if (r <= 0) return Unavailable("ring peer closed the connection");
-    c += r;
-    n -= r;
-  }
-  return OkStatus();
-}
+using Clock = SteadyClock;
 
 class TcpRing : public Collective {
  public:
@@ -153,30 +105,6 @@ class TcpRing : public Collective {
   std::vector<float> scratch_;
 };
 
-StatusOr<int> ConnectWithRetry(const std::string& host, int port, Clock::time_point deadline) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  std::string port_text = std::to_string(port);
-  while (true) {
-    addrinfo* res = nullptr;
-    if (::getaddrinfo(host.c_str(), port_text.c_str(), &hints, &res) == 0) {
-      for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
-        int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) continue;
-        if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-          ::freeaddrinfo(res);
-          return fd;
-        }
-        ::close(fd);
-      }
-      ::freeaddrinfo(res);
-    }
-    if (Clock::now() > deadline) return Unavailable("cannot connect to ring peer " + host + ":" + port_text);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<Collective>> ConnectTcpRing(const std::vector<std::string>& addresses, int rank,
@@ -188,31 +116,7 @@ StatusOr<std::unique_ptr<Collective>> ConnectTcpRing(const std::vector<std::stri
   TFHOST_ASSIGN_OR_RETURN(auto self, SplitAddress(addresses[rank]));
   TFHOST_ASSIGN_OR_RETURN(auto next, SplitAddress(addresses[(rank + 1) % n]));
 
-  int listener = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  bool v6 = listener >= 0;
-  if (!v6) listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) return Unavailable("cannot create the ring's listening socket");
-  int one = 1, zero = 0;
-  ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  int bound;
-  if (v6) {
-    ::setsockopt(listener, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    sockaddr_in6 a{};
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_any;
-    a.sin6_port = htons(self.second);
-    bound = ::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  } else {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons(self.second);
-    bound = ::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  }
-  if (bound != 0 || ::listen(listener, 4) != 0) {
-    ::close(listener);
-    return Unavailable("cannot listen on port " + std::to_string(self.second) + ": " + std::strerror(errno));
-  }
+  TFHOST_ASSIGN_OR_RETURN(int listener, ListenOnPort(self.second, 4));
   // Accept the predecessor on a thread while connecting to the successor, so
   // that the ring forms in any start order.
   int prev_fd = -1;
@@ -223,16 +127,16 @@ StatusOr<std::unique_ptr<Collective>> ConnectTcpRing(const std::vector<std::stri
       int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
       int peer = -1;
-      if (ReadExact(fd, &peer, sizeof(peer)).ok() && peer == (rank + n - 1) % n) {
+      if (ReadExact(fd, &peer, sizeof(peer), "ring peer").ok() && peer == (rank + n - 1) % n) {
         prev_fd = fd;
         return;
       }
       ::close(fd);  // a stray connection (port scanner, a stale run): keep waiting
     }
   });
-  auto next_fd = ConnectWithRetry(next.first, next.second, deadline);
+  auto next_fd = ConnectWithRetry(next.first, next.second, deadline, "ring peer");
   if (next_fd.ok()) {
-    Status st = WriteExact(*next_fd, &rank, sizeof(rank));
+    Status st = WriteExact(*next_fd, &rank, sizeof(rank), "ring peer");
     if (!st.ok()) {
       ::close(*next_fd);
       next_fd = st;
@@ -246,7 +150,7 @@ StatusOr<std::unique_ptr<Collective>> ConnectTcpRing(const std::vector<std::stri
     return next_fd.ok() ? Status(StatusCode::kDeadlineExceeded, "ring predecessor never connected") : next_fd.status();
   }
   for (int fd : {*next_fd, prev_fd}) {
-    Tune(fd);
+    TuneSocket(fd);
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   }
   return std::unique_ptr<Collective>(new TcpRing(rank, n, *next_fd, prev_fd));

@@ -2,35 +2,52 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <thread>
 
+#include "host/launch/gloo_collective.h"
 #include "host/launch/launch_plan.h"
+#include "host/launch/mpi_collective.h"
 
 namespace tfhost::host::launch {
 namespace {
 
-// Runs `fn(rank, comm)` on `n` threads forming one TCP ring on localhost.
-void OnRing(int n, const std::function<void(int, Collective&)>& fn) {
-  auto ports = ProbeFreePorts(n);
-  ASSERT_TRUE(ports.ok());
-  std::vector<std::string> addrs;
-  for (int p : *ports) addrs.push_back("127.0.0.1:" + std::to_string(p));
-  std::vector<std::thread> threads;
-  std::vector<Status> statuses(n);
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      auto comm = ConnectTcpRing(addrs, r, 20);
-      statuses[r] = comm.status();
-      if (comm.ok()) fn(r, **comm);
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (int r = 0; r < n; ++r) EXPECT_TRUE(statuses[r].ok()) << r << ": " << statuses[r].ToString();
+using Connector = std::function<StatusOr<std::unique_ptr<Collective>>(const std::vector<std::string>&, int, double)>;
+
+Connector ConnectorFor(const std::string& backend) {
+  if (backend == "gloo") return ConnectGloo;
+  return ConnectTcpRing;
 }
 
-TEST(AllreduceTest, RingSumsCorrectlyFor2And4RanksAndOddSizes) {
+// The TCP ring and Gloo both take ranks and peers from a TF_CONFIG address
+// list; every behaviour below holds for both.
+class CollectiveBackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Runs `fn(rank, comm)` on `n` threads, the ranks of one collective on localhost.
+  void OnRanks(int n, const std::function<void(int, Collective&)>& fn) {
+    auto ports = ProbeFreePorts(n);
+    ASSERT_TRUE(ports.ok());
+    std::vector<std::string> addrs;
+    for (int p : *ports) addrs.push_back("127.0.0.1:" + std::to_string(p));
+    Connector connect = ConnectorFor(GetParam());
+    std::vector<std::thread> threads;
+    std::vector<Status> statuses(n);
+    for (int r = 0; r < n; ++r) {
+      threads.emplace_back([&, r] {
+        auto comm = connect(addrs, r, 20);
+        statuses[r] = comm.status();
+        if (comm.ok()) fn(r, **comm);
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < n; ++r) EXPECT_TRUE(statuses[r].ok()) << r << ": " << statuses[r].ToString();
+  }
+};
+
+TEST_P(CollectiveBackendTest, SumsCorrectlyFor2And4RanksAndOddSizes) {
   for (int n : {2, 4}) {
-    OnRing(n, [n](int rank, Collective& comm) {
+    OnRanks(n, [n](int rank, Collective& comm) {
       EXPECT_EQ(comm.rank(), rank);
       EXPECT_EQ(comm.size(), n);
       for (size_t count : {1u, 3u, 7u, 1000u, 100003u}) {
@@ -46,8 +63,8 @@ TEST(AllreduceTest, RingSumsCorrectlyFor2And4RanksAndOddSizes) {
   }
 }
 
-TEST(AllreduceTest, BenchReportsBandwidthAndNoWrongValues) {
-  OnRing(3, [](int rank, Collective& comm) {
+TEST_P(CollectiveBackendTest, BenchReportsBandwidthAndNoWrongValues) {
+  OnRanks(3, [](int rank, Collective& comm) {
     AllreduceBenchOptions o;
     o.min_bytes = 8;
     o.max_bytes = 1 << 20;
@@ -63,9 +80,38 @@ TEST(AllreduceTest, BenchReportsBandwidthAndNoWrongValues) {
     }
     if (rank == 0) {
       std::string table = FormatAllreduceTable(*rows, comm);
-      EXPECT_NE(table.find("over 3 ranks, backend tcp-ring"), std::string::npos) << table;
+      EXPECT_NE(table.find("over 3 ranks, backend " + comm.name()), std::string::npos) << table;
     }
   });
+}
+
+TEST_P(CollectiveBackendTest, RankWhosePeersNeverStartFailsWithinItsTimeout) {
+  auto ports = ProbeFreePorts(2);
+  ASSERT_TRUE(ports.ok());
+  std::vector<std::string> addrs = {"127.0.0.1:" + std::to_string((*ports)[0]), "127.0.0.1:" + std::to_string((*ports)[1])};
+  auto start = std::chrono::steady_clock::now();
+  auto comm = ConnectorFor(GetParam())(addrs, 1, 0.5);  // rank 0 never comes
+  EXPECT_FALSE(comm.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CollectiveBackendTest, ::testing::Values("tcp", "gloo"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(AllreduceTest, TcpRingNamesItselfInTheTable) {
+  auto comm = ConnectTcpRing({"127.0.0.1:1"}, 0, 1);
+  ASSERT_TRUE(comm.ok());
+  EXPECT_EQ((*comm)->name(), "tcp-ring");
+}
+
+TEST(AllreduceTest, MpiWithoutMpirunIsASingleRankWhoseSumIsItself) {
+  auto comm = ConnectMpi();
+  ASSERT_TRUE(comm.ok()) << comm.status().ToString();
+  EXPECT_EQ((*comm)->size(), 1);
+  std::vector<float> v = {1.5f, -2.0f, 3.0f};
+  ASSERT_TRUE((*comm)->AllreduceSum(v.data(), v.size()).ok());
+  EXPECT_EQ(v, std::vector<float>({1.5f, -2.0f, 3.0f}));
+  EXPECT_TRUE((*comm)->Barrier().ok());
 }
 
 TEST(AllreduceTest, RingMembershipFromTfConfig) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
 
 namespace tfhost::backends::simd {
@@ -69,9 +70,77 @@ Simplified Simplify(const std::vector<int64_t>& in_dims, const std::vector<int64
   return s;
 }
 
-// out[b][c][r] = in[b][r][c] for b in [0, batch), over tasks (b, c block).
+// dst[c][r] = src[r][c] for r in [r0, r1), c in [c0, c1): the scalar tile.
 template <typename T>
-void BlockedTranspose(const T* in, T* out, int64_t batch, int64_t rows, int64_t cols, ThreadPool* pool) {
+inline void ScalarTile(const T* src, T* dst, int64_t rows, int64_t cols, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) {
+    T* d = dst + c * rows;
+    for (int64_t r = r0; r < r1; ++r) d[r] = src[r * cols + c];
+  }
+}
+
+// An 8x8 block of 4-byte elements transposed in registers: unpack pairs,
+// then quads, then swap 128-bit halves (shuffles move bits, so any 4-byte
+// type goes through float vectors unchanged).
+TFHOST_SIMD_INLINE void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+  using F = VF<8>;
+  using I = VI<8>;
+  F r[8];
+  for (int k = 0; k < 8; ++k) std::memcpy(&r[k], src + k * src_stride, sizeof(F));
+  F t[8], u[8];
+  for (int k = 0; k < 4; ++k) {
+    t[2 * k] = __builtin_shuffle(r[2 * k], r[2 * k + 1], I{0, 8, 1, 9, 4, 12, 5, 13});
+    t[2 * k + 1] = __builtin_shuffle(r[2 * k], r[2 * k + 1], I{2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  for (int h = 0; h < 2; ++h) {
+    F* tt = t + 4 * h;
+    F* uu = u + 4 * h;
+    uu[0] = __builtin_shuffle(tt[0], tt[2], I{0, 1, 8, 9, 4, 5, 12, 13});
+    uu[1] = __builtin_shuffle(tt[0], tt[2], I{2, 3, 10, 11, 6, 7, 14, 15});
+    uu[2] = __builtin_shuffle(tt[1], tt[3], I{0, 1, 8, 9, 4, 5, 12, 13});
+    uu[3] = __builtin_shuffle(tt[1], tt[3], I{2, 3, 10, 11, 6, 7, 14, 15});
+  }
+  for (int k = 0; k < 4; ++k) {
+    const F lo = __builtin_shuffle(u[k], u[k + 4], I{0, 1, 2, 3, 8, 9, 10, 11});
+    const F hi = __builtin_shuffle(u[k], u[k + 4], I{4, 5, 6, 7, 12, 13, 14, 15});
+    std::memcpy(dst + k * dst_stride, &lo, sizeof(F));
+    std::memcpy(dst + (k + 4) * dst_stride, &hi, sizeof(F));
+  }
+}
+
+// The tile [r0, r1) x [c0, c1) of a 4-byte transpose: 8x8 register blocks,
+// scalar edges.
+TFHOST_SIMD_INLINE void VectorTile32(const uint32_t* src, uint32_t* dst, int64_t rows, int64_t cols, int64_t r0,
+                                     int64_t r1, int64_t c0, int64_t c1) {
+  int64_t r = r0;
+  for (; r + 8 <= r1; r += 8) {
+    int64_t c = c0;
+    for (; c + 8 <= c1; c += 8) Transpose8x8(src + r * cols + c, cols, dst + c * rows + r, rows);
+    ScalarTile(src, dst, rows, cols, r, r + 8, c, c1);
+  }
+  ScalarTile(src, dst, rows, cols, r, r1, c0, c1);
+}
+
+using Tile32Fn = void (*)(const uint32_t*, uint32_t*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+TFHOST_SIMD_TARGET_AVX512 void Tile32Avx512(const uint32_t* s, uint32_t* d, int64_t rows, int64_t cols, int64_t r0,
+                                            int64_t r1, int64_t c0, int64_t c1) {
+  VectorTile32(s, d, rows, cols, r0, r1, c0, c1);
+}
+TFHOST_SIMD_TARGET_AVX2 void Tile32Avx2(const uint32_t* s, uint32_t* d, int64_t rows, int64_t cols, int64_t r0,
+                                        int64_t r1, int64_t c0, int64_t c1) {
+  VectorTile32(s, d, rows, cols, r0, r1, c0, c1);
+}
+void Tile32Generic(const uint32_t* s, uint32_t* d, int64_t rows, int64_t cols, int64_t r0, int64_t r1, int64_t c0,
+                   int64_t c1) {
+  ScalarTile(s, d, rows, cols, r0, r1, c0, c1);
+}
+
+// out[b][c][r] = in[b][r][c] for b in [0, batch), over tasks (b, c block).
+// `tile32` (4-byte elements only) transposes one tile; null means scalar.
+template <typename T>
+void BlockedTranspose(const T* in, T* out, int64_t batch, int64_t rows, int64_t cols, ThreadPool* pool,
+                      Tile32Fn tile32) {
   const int64_t col_blocks = (cols + kTile - 1) / kTile;
   const int64_t tasks = batch * col_blocks;
   const int64_t min_tasks = std::max<int64_t>(1, (kMinChunkCheap / kTile) / std::max<int64_t>(1, rows));
@@ -84,10 +153,14 @@ void BlockedTranspose(const T* in, T* out, int64_t batch, int64_t rows, int64_t 
       T* dst = out + b * rows * cols;
       for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
         const int64_t r1 = std::min(rows, r0 + kTile);
-        for (int64_t c = c0; c < c1; ++c) {
-          T* d = dst + c * rows;
-          for (int64_t r = r0; r < r1; ++r) d[r] = src[r * cols + c];
+        if constexpr (sizeof(T) == 4) {
+          if (tile32 != nullptr) {
+            tile32(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), rows, cols, r0, r1, c0,
+                   c1);
+            continue;
+          }
         }
+        ScalarTile(src, dst, rows, cols, r0, r1, c0, c1);
       }
     }
   });
@@ -137,14 +210,14 @@ void GeneralTranspose(const T* in, T* out, const Simplified& s, ThreadPool* pool
 }
 
 template <typename T>
-void RunTranspose(const Tensor& input, Tensor& out, const Simplified& s, ThreadPool* pool) {
+void RunTranspose(const Tensor& input, Tensor& out, const Simplified& s, ThreadPool* pool, Tile32Fn tile32) {
   const T* in = static_cast<const T*>(input.raw_data());
   T* o = static_cast<T*>(out.raw_data());
   const size_t rank = s.dims.size();
   if (rank == 2 && s.perm[0] == 1) {
-    BlockedTranspose(in, o, 1, s.dims[0], s.dims[1], pool);
+    BlockedTranspose(in, o, 1, s.dims[0], s.dims[1], pool, tile32);
   } else if (rank == 3 && s.perm[0] == 0 && s.perm[1] == 2 && s.perm[2] == 1) {
-    BlockedTranspose(in, o, s.dims[0], s.dims[1], s.dims[2], pool);
+    BlockedTranspose(in, o, s.dims[0], s.dims[1], s.dims[2], pool, tile32);
   } else {
     GeneralTranspose(in, o, s, pool);
   }
@@ -170,7 +243,7 @@ bool MovableBySize(DType dtype) {
   return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
-Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference) {
+Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference, Tile32Fn tile32) {
   if (ctx.num_inputs() != 2) return reference(ctx);
   const Tensor& input = ctx.input(0);
   std::vector<int64_t> perm;
@@ -192,10 +265,10 @@ Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference) 
   }
   Tensor out(input.dtype(), out_shape);
   switch (DTypeSize(input.dtype())) {
-    case 1: RunTranspose<uint8_t>(input, out, s, ctx.intra_op()); break;
-    case 2: RunTranspose<uint16_t>(input, out, s, ctx.intra_op()); break;
-    case 4: RunTranspose<uint32_t>(input, out, s, ctx.intra_op()); break;
-    default: RunTranspose<uint64_t>(input, out, s, ctx.intra_op()); break;
+    case 1: RunTranspose<uint8_t>(input, out, s, ctx.intra_op(), tile32); break;
+    case 2: RunTranspose<uint16_t>(input, out, s, ctx.intra_op(), tile32); break;
+    case 4: RunTranspose<uint32_t>(input, out, s, ctx.intra_op(), tile32); break;
+    default: RunTranspose<uint64_t>(input, out, s, ctx.intra_op(), tile32); break;
   }
   ctx.set_output(0, std::move(out));
   return OkStatus();
@@ -205,7 +278,8 @@ Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference) 
 
 void RegisterTransposeKernels(FastKernelRegistry& registry) {
   registry.Register("Transpose", kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
-    return [reference](ops::KernelContext& ctx) { return TransposeKernel(ctx, reference); };
+    const Tile32Fn tile32 = IsaTable<Tile32Fn>{&Tile32Avx512, &Tile32Avx2, &Tile32Generic}.Pick();
+    return [reference, tile32](ops::KernelContext& ctx) { return TransposeKernel(ctx, reference, tile32); };
   });
 }
 
