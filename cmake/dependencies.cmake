@@ -48,3 +48,8 @@ target_include_directories(tfhost_dnnl INTERFACE ${DNNL_INCLUDE_DIR})
 # Only the runtime library: -fopenmp on every dependent target would change
 # (and recompile) the whole tree for no use.
 target_link_libraries(tfhost_dnnl INTERFACE ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+
+# CPU collectives for `tfhost bench allreduce`: Gloo (its TCP transport) and
+# OpenMPI. Only the C bindings of MPI are used.
+find_package(Gloo REQUIRED CONFIG)
+find_package(MPI REQUIRED COMPONENTS C)
