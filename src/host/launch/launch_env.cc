@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <map>
 
 extern char** environ;
 
@@ -25,13 +27,72 @@ bool IsIpv4MappedGid(const std::string& gid) {
 
 bool Active(const RdmaPort& p) { return p.state == "ACTIVE"; }
 
+bool IsSocketCandidate(const NetInterface& n) {
+  return !n.is_loopback && n.operstate == "up" && !n.ipv4.empty() && !IsContainerPlumbing(n.name);
+}
+
 }  // namespace
+
+std::vector<std::string> SocketInterfaceCandidates(const NetworkFacts& facts) {
+  std::vector<std::string> out;
+  for (const NetInterface& n : facts.interfaces) {
+    if (IsSocketCandidate(n)) out.push_back(n.name + ":" + std::to_string(std::max<int64_t>(n.speed_mbps, 0)));
+  }
+  return out;
+}
+
+void UseInterfaceCommonToHosts(const std::vector<std::vector<std::string>>& per_host, NetworkChoice* choice) {
+  if (per_host.size() < 2) return;
+  // name -> (hosts that have it, slowest speed among them)
+  std::map<std::string, std::pair<size_t, int64_t>> seen;
+  for (const auto& host : per_host) {
+    std::map<std::string, int64_t> mine;
+    for (const std::string& c : host) {
+      size_t colon = c.rfind(':');
+      if (colon == std::string::npos || colon == 0) continue;
+      mine[c.substr(0, colon)] = std::atoll(c.c_str() + colon + 1);
+    }
+    for (const auto& [name, speed] : mine) {
+      auto [it, fresh] = seen.emplace(name, std::make_pair(size_t{0}, speed));
+      ++it->second.first;
+      it->second.second = std::min(it->second.second, speed);
+    }
+  }
+  std::string best;
+  int64_t best_speed = -1;
+  for (const auto& [name, stat] : seen) {
+    if (stat.first != per_host.size()) continue;
+    if (stat.second > best_speed) {  // map order breaks ties by name
+      best = name;
+      best_speed = stat.second;
+    }
+  }
+  if (best.empty()) {
+    if (!choice->socket_ifname.empty()) {
+      choice->notes.push_back("the " + std::to_string(per_host.size()) +
+                              " hosts share no interface name; NCCL_SOCKET_IFNAME left unset so NCCL picks per "
+                              "host (this host would use " + choice->socket_ifname + ")");
+    }
+    choice->socket_ifname.clear();
+    return;
+  }
+  if (best != choice->socket_ifname) {
+    choice->notes.push_back("NCCL_SOCKET_IFNAME=" + best + ": the fastest interface all " +
+                            std::to_string(per_host.size()) + " hosts have" +
+                            (choice->socket_ifname.empty() ? std::string()
+                                                           : " (this host alone would use " + choice->socket_ifname + ")"));
+    choice->socket_ifname = best;
+  } else {
+    choice->notes.push_back("NCCL_SOCKET_IFNAME=" + best + " exists on all " + std::to_string(per_host.size()) +
+                            " hosts");
+  }
+}
 
 NetworkChoice ChooseNetwork(const NetworkFacts& facts) {
   NetworkChoice choice;
   const NetInterface* best = nullptr;
   for (const NetInterface& n : facts.interfaces) {
-    if (n.is_loopback || n.operstate != "up" || n.ipv4.empty() || IsContainerPlumbing(n.name)) continue;
+    if (!IsSocketCandidate(n)) continue;
     if (best == nullptr) {
       best = &n;
       continue;

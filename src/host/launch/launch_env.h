@@ -40,6 +40,17 @@ struct NetworkChoice {
 // (what NCCL's own documentation recommends for routable RoCE).
 NetworkChoice ChooseNetwork(const NetworkFacts& facts);
 
+// The interfaces ChooseNetwork would consider on this host, as
+// "name:speed_mbps" (0 = speed unknown), for exchange with the other hosts.
+std::vector<std::string> SocketInterfaceCandidates(const NetworkFacts& facts);
+
+// NCCL_SOCKET_IFNAME must name an interface every host has. Given each host's
+// candidates (SocketInterfaceCandidates, one list per host), replaces
+// choice->socket_ifname by the name all hosts share whose slowest host is
+// fastest (ties: the name), or clears it when they share none, so NCCL picks
+// per host rather than failing on a name some host lacks. A note says which.
+void UseInterfaceCommonToHosts(const std::vector<std::vector<std::string>>& per_host, NetworkChoice* choice);
+
 struct TuningOptions {
   bool tune = true;              // false: no recommended variables at all
   bool xla = false;              // TF_XLA_FLAGS=--tf_xla_auto_jit=2

@@ -179,3 +179,42 @@ TEST(ReadNetworkFactsTest, CpuOnlyHostHasNoRdma) {
 
 }  // namespace
 }  // namespace tfhost::host::launch
+
+namespace tfhost::host::launch {
+namespace {
+
+TEST(CommonInterfaceTest, PicksTheNameEveryHostHasWhoseSlowestHostIsFastest) {
+  NetworkChoice choice;
+  choice.socket_ifname = "eth0";  // this host's own pick
+  UseInterfaceCommonToHosts({{"eth0:100000", "ib0:100000"}, {"ib0:200000", "eth1:100000"}, {"ib0:40000", "eth0:10000"}},
+                            &choice);
+  EXPECT_EQ(choice.socket_ifname, "ib0");
+  ASSERT_FALSE(choice.notes.empty());
+  EXPECT_NE(choice.notes.back().find("this host alone would use eth0"), std::string::npos) << choice.notes.back();
+}
+
+TEST(CommonInterfaceTest, HostsSharingNoNameLeaveTheVariableUnset) {
+  NetworkChoice choice;
+  choice.socket_ifname = "eth0";
+  UseInterfaceCommonToHosts({{"eth0:10000"}, {"ens5:25000"}}, &choice);
+  EXPECT_EQ(choice.socket_ifname, "");
+  EXPECT_NE(choice.notes.back().find("share no interface name"), std::string::npos);
+}
+
+TEST(CommonInterfaceTest, OneHostKeepsItsOwnChoiceAndCandidatesFollowChooseNetworkRules) {
+  NetworkChoice choice;
+  choice.socket_ifname = "eth0";
+  UseInterfaceCommonToHosts({{"ens5:25000"}}, &choice);
+  EXPECT_EQ(choice.socket_ifname, "eth0");
+  NetworkFacts facts;
+  NetInterface up, down, lo, docker;
+  up.name = "eth0", up.operstate = "up", up.ipv4 = {"10.0.0.1"}, up.speed_mbps = 25000;
+  down = up, down.name = "eth1", down.operstate = "down";
+  lo = up, lo.name = "lo", lo.is_loopback = true;
+  docker = up, docker.name = "docker0";
+  facts.interfaces = {up, down, lo, docker};
+  EXPECT_EQ(SocketInterfaceCandidates(facts), std::vector<std::string>{"eth0:25000"});
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch

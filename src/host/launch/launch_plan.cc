@@ -74,6 +74,9 @@ struct Placement {
   std::vector<std::string> hosts;  // per task
   std::vector<int> ports;          // per task
   std::vector<int> instance;       // per task
+  // Per distinct host, its NCCL interface candidates, when the instances
+  // exchanged them (mpi rendezvous); empty otherwise.
+  std::vector<std::vector<std::string>> interfaces;
 };
 
 StatusOr<ClusterShape> ResolveShape(const LaunchOptions& o, int instances) {
@@ -230,6 +233,7 @@ StatusOr<Placement> PlaceMpi(const LaunchOptions& o, const std::map<std::string,
   int k = ids.size() / *instances;
   InstanceAddress self;
   self.host = !o.advertise_host.empty() ? o.advertise_host : hooks.hostname();
+  self.interfaces = SocketInterfaceCandidates(hooks.network);
   if (o.port_base > 0) {
     // Deterministic ports: the local rank picks its slot on the node.
     TFHOST_ASSIGN_OR_RETURN(int local, GetInt(env, {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"},
@@ -261,6 +265,10 @@ StatusOr<Placement> PlaceMpi(const LaunchOptions& o, const std::map<std::string,
     p.hosts.push_back(all[inst].host);
     p.ports.push_back(all[inst].ports[t % k]);
   }
+  // One list per host: instances sharing a node report the same interfaces.
+  std::map<std::string, std::vector<std::string>> by_host;
+  for (const InstanceAddress& a : all) by_host.emplace(a.host, a.interfaces);
+  for (auto& [host, interfaces] : by_host) p.interfaces.push_back(std::move(interfaces));
   return p;
 }
 
@@ -443,6 +451,11 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
   TFHOST_ASSIGN_OR_RETURN(plan.cluster, BuildClusterSpec(shape, p.hosts, p.ports));
 
   plan.network = ChooseNetwork(hooks.network);
+  // Instances on other hosts told us their interfaces: NCCL_SOCKET_IFNAME
+  // must name one they all have.
+  if (p.interfaces.size() > 1) {
+    UseInterfaceCommonToHosts(p.interfaces, &plan.network);
+  }
   std::vector<EnvVar> recommended = RecommendedEnv(plan.network, o.tuning);
   if (o.engine == Engine::kSsh) {
     // This host's interfaces say nothing about the remote ones.

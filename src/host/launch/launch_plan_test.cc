@@ -201,6 +201,47 @@ TEST(LaunchPlanTest, MpiRanksMeetInTheRendezvousDirectory) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(LaunchPlanTest, MpiRanksOnHostsWithDifferentInterfacesAgreeOnOneTheyAllHave) {
+  std::string dir = ::testing::TempDir() + "/rdv_if_" + std::to_string(::getpid());
+  LaunchOptions o = Options(Engine::kMpi);
+  o.rendezvous_dir = dir;
+  o.rendezvous_timeout = 20;
+  auto nic = [](const std::string& name, int64_t speed) {
+    NetInterface n;
+    n.name = name;
+    n.operstate = "up";
+    n.speed_mbps = speed;
+    n.ipv4 = {"10.0.0.1"};
+    return n;
+  };
+  // Alone, host0 and host2 would pick eth0 (fastest there) and host1 eth1:
+  // only ib0 exists on all three.
+  std::vector<std::vector<NetInterface>> nics = {{nic("eth0", 100000), nic("ib0", 56000)},
+                                                 {nic("eth1", 100000), nic("ib0", 56000)},
+                                                 {nic("eth0", 100000), nic("ib0", 56000)}};
+  std::vector<StatusOr<LaunchPlan>> plans(3, StatusOr<LaunchPlan>(Internal("not run")));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&, r] {
+      std::map<std::string, std::string> env = {{"OMPI_COMM_WORLD_RANK", std::to_string(r)},
+                                                {"OMPI_COMM_WORLD_SIZE", "3"},
+                                                {"OMPI_MCA_ess_base_jobid", "778"}};
+      PlanHooks h = FakeHooks("host" + std::to_string(r));
+      h.network.interfaces = nics[r];
+      h.free_ports = [r](int n) -> StatusOr<std::vector<int>> { return std::vector<int>{50000 + r}; };
+      plans[r] = PlanLaunch(o, env, h);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(plans[r].ok()) << plans[r].status().ToString();
+    ASSERT_EQ(plans[r]->tasks.size(), 1u);
+    EXPECT_EQ(EnvValue(plans[r]->tasks[0], "NCCL_SOCKET_IFNAME"), "ib0") << "rank " << r;
+  }
+  CleanupRendezvous(plans[0]->rendezvous_dir, 3, 5);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(LaunchPlanTest, MpiRendezvousTimesOutNamingMissingRanks) {
   std::string dir = ::testing::TempDir() + "/rdv_to_" + std::to_string(::getpid());
   LaunchOptions o = Options(Engine::kMpi);

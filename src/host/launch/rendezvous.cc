@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 
 StatusOr<InstanceAddress> ParseInstanceFile(const fs::path& path) {
   std::ifstream in(path);
-  std::string host, ports_line, extra;
+  std::string host, ports_line, interfaces_line;
   if (!std::getline(in, host) || !std::getline(in, ports_line)) {
     return DataLoss("rendezvous file " + path.string() + " is incomplete: expected a host line and a ports line");
   }
@@ -39,6 +39,16 @@ StatusOr<InstanceAddress> ParseInstanceFile(const fs::path& path) {
       return DataLoss("rendezvous file " + path.string() + ": bad port '" + tok.substr(0, 16) + "'");
     }
     a.ports.push_back(p);
+  }
+  if (std::getline(in, interfaces_line)) {
+    std::istringstream is(interfaces_line);
+    while (is >> tok) {
+      if (tok.size() > 64 || tok.find(':') == std::string::npos || a.interfaces.size() >= 256) {
+        return DataLoss("rendezvous file " + path.string() + ": bad interface entry '" + tok.substr(0, 64) +
+                        "' (expected NAME:SPEED_MBPS)");
+      }
+      a.interfaces.push_back(tok);
+    }
   }
   return a;
 }
@@ -70,7 +80,10 @@ StatusOr<std::vector<InstanceAddress>> DirectoryRendezvous(const std::string& di
   std::string ports;
   for (int p : self.ports) ports += (ports.empty() ? "" : " ") + std::to_string(p);
   fs::path base(dir);
-  TFHOST_RETURN_IF_ERROR(WriteAtomically(base / ("instance-" + std::to_string(index)), self.host + "\n" + ports + "\n"));
+  std::string interfaces;
+  for (const std::string& i : self.interfaces) interfaces += (interfaces.empty() ? "" : " ") + i;
+  TFHOST_RETURN_IF_ERROR(WriteAtomically(base / ("instance-" + std::to_string(index)),
+                                         self.host + "\n" + ports + "\n" + interfaces + "\n"));
 
   auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(timeout_seconds * 1000));
   std::vector<InstanceAddress> all(count);

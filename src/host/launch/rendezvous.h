@@ -24,6 +24,10 @@ namespace tfhost::host::launch {
 struct InstanceAddress {
   std::string host;
   std::vector<int> ports;  // one per task this instance runs
+  // Network interfaces NCCL could use on this host ("name:speed_mbps"), so
+  // that every instance can pick one that all hosts have. Optional in the
+  // file (a third line); empty when absent.
+  std::vector<std::string> interfaces;
 };
 
 // Publishes `self` as instance `index` of `count` and returns all `count`
