@@ -9,6 +9,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterStringConversionOps(registry);
   RegisterStringHashOps(registry);
   RegisterStringNGramsOp(registry);
+  RegisterBase64StripSplitOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -27,6 +27,8 @@ void RegisterStringConversionOps(OpRegistry& registry);
 void RegisterStringHashOps(OpRegistry& registry);
 // StringNGrams.
 void RegisterStringNGramsOp(OpRegistry& registry);
+// EncodeBase64, DecodeBase64, StringStrip, StringSplit (TF1), ReduceJoin.
+void RegisterBase64StripSplitOps(OpRegistry& registry);
 
 namespace string_internal {
 

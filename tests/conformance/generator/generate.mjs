@@ -440,6 +440,14 @@ add('parts', 'Real', { T: A.type('complex64'), Tout: A.type('float32') }, [cplx(
 add('parts', 'Imag', { T: A.type('complex64'), Tout: A.type('float32') }, [cplx([5])], (x) => tf.imag(x), { inDtypes: ['complex64'] });
 add('pairs', 'Complex', { T: A.type('float32'), Tout: A.type('complex64') }, [randn([4]), randn([4])], (a, b) => tf.complex(a, b), C64);
 
+// StringSplit (TF1 tf.string_split): any delimiter character splits.
+for (const [name, delim, skip] of [['space', ' ', true], ['two_delims_keep_empty', ',;', false], ['empty_delim_bytes', '', true]]) {
+  add(name, 'StringSplit', { skip_empty: A.b(skip) },
+    [tf.tensor(['hello world', 'a,,b;c d', '', 'xy'], [4], 'string'), tf.scalar(delim, 'string')],
+    (x, d) => { const r = tf.string.stringSplit(x, d, skip); return [r.indices, r.values, r.shape]; },
+    { outDtypes: ['int64', 'string', 'int64'] });
+}
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');

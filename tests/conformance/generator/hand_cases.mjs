@@ -262,6 +262,25 @@ export const handCases = [
   hand('int32_to_uint8', 'Bitcast', { T: A.type('int32'), type: A.type('uint8') }, [i32([258, -1])],
     [t('uint8', [2, 4], [2, 1, 0, 0, 255, 255, 255, 255])]),
 
+  // EncodeBase64 / DecodeBase64: RFC 4648 vectors in TensorFlow's web-safe
+  // alphabet ('-', '_'); "foob" -> "Zm9vYg" ("Zm9vYg==" with pad), bytes
+  // fb ff -> "-_8".
+  hand('rfc4648_unpadded', 'EncodeBase64', { pad: A.b(false) }, [str(['', 'f', 'foob', 'foobar', { hex: 'fbff' }])],
+    [str(['', 'Zg', 'Zm9vYg', 'Zm9vYmFy', '-_8'])]),
+  hand('rfc4648_padded', 'EncodeBase64', { pad: A.b(true) }, [str(['f', 'fo', 'foo'])], [str(['Zg==', 'Zm8=', 'Zm9v'])]),
+  hand('padded_or_not', 'DecodeBase64', {}, [str(['Zm9vYg==', 'Zm9vYg', '-_8'])], [str(['foob', 'foob', { hex: 'fbff' }])]),
+  // StringStrip: leading/trailing whitespace.
+  hand('whitespace', 'StringStrip', {}, [str([' \ta b\n', '', 'x'])], [str(['a b', '', 'x'])]),
+  // ReduceJoin (tf.strings.reduce_join docs): [['a','b'],['c','d']] over
+  // axis 0 -> ['ac', 'bd']; over [0, 1] -> 'acbd' (the first axis listed
+  // varies fastest); [1, 0] with separator '-' -> 'a-b-c-d'.
+  hand('axis_0', 'ReduceJoin', { keep_dims: A.b(false), separator: A.s('') }, [str(['a', 'b', 'c', 'd'], [2, 2]), i32([0], [])],
+    [str(['ac', 'bd'])]),
+  hand('axes_0_1', 'ReduceJoin', { keep_dims: A.b(false), separator: A.s('') }, [str(['a', 'b', 'c', 'd'], [2, 2]), i32([0, 1])],
+    [str(['acbd'], [])]),
+  hand('axes_1_0_keep_dims_sep', 'ReduceJoin', { keep_dims: A.b(true), separator: A.s('-') },
+    [str(['a', 'b', 'c', 'd'], [2, 2]), i32([1, 0])], [str(['a-b-c-d'], [1, 1])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
