@@ -88,6 +88,63 @@ void UseInterfaceCommonToHosts(const std::vector<std::vector<std::string>>& per_
   }
 }
 
+GpuPeerFacts GpuPeersFromTopology(const TopologyMatrix& topology, const std::string& virtualization) {
+  GpuPeerFacts f;
+  f.virtualization = virtualization;
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < topology.labels.size(); ++i) {
+    if (StartsWith(topology.labels[i], "GPU")) rows.push_back(i);
+  }
+  for (size_t r : rows) {
+    f.gpus.push_back(topology.labels[r]);
+    std::vector<std::string> cells;
+    for (size_t c : rows) {
+      cells.push_back(r < topology.cells.size() && c < topology.cells[r].size() ? topology.cells[r][c] : "");
+    }
+    f.links.push_back(std::move(cells));
+  }
+  return f;
+}
+
+std::vector<EnvVar> PeerToPeerHints(const GpuPeerFacts& f, std::vector<std::string>* notes) {
+  size_t n = f.gpus.size();
+  if (n < 2) return {};
+  std::vector<std::string> without_nvlink, across_sockets;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n && j < f.links[i].size(); ++j) {
+      const std::string& cell = f.links[i][j];
+      if (StartsWith(cell, "NV")) continue;
+      std::string pair = f.gpus[i] + "-" + f.gpus[j];
+      without_nvlink.push_back(pair + " (" + (cell.empty() ? "?" : cell) + ")");
+      if (cell == "SYS") across_sockets.push_back(pair);
+    }
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t k = 0; k < v.size() && k < 8; ++k) s += (k ? ", " : "") + v[k];
+    if (v.size() > 8) s += " and " + std::to_string(v.size() - 8) + " more";
+    return s;
+  };
+  if (without_nvlink.empty()) {
+    notes->push_back("all " + std::to_string(n) + " GPUs are NVLink-connected pairwise: NCCL uses NVLink "
+                     "peer-to-peer by default, nothing to set");
+    return {};
+  }
+  if (!f.virtualization.empty()) {
+    notes->push_back("virtual machine (" + f.virtualization + ") with GPU pairs that only meet over PCIe: " +
+                     join(without_nvlink) + "; NCCL_P2P_LEVEL=NVL keeps peer-to-peer on NVLink only");
+    return {EnvVar{"NCCL_P2P_LEVEL", "NVL",
+                   "PCIe peer-to-peer through a hypervisor's IOMMU often hangs or crawls; use it over NVLink only"}};
+  }
+  notes->push_back("GPU pairs without NVLink: " + join(without_nvlink) +
+                   "; NCCL moves their traffic over PCIe (no setting needed)");
+  if (!across_sockets.empty()) {
+    notes->push_back("GPU pairs across CPU sockets (SYS): " + join(across_sockets) +
+                     "; place the tasks that exchange the most on GPUs of one NUMA node (CUDA_VISIBLE_DEVICES order)");
+  }
+  return {};
+}
+
 NetworkChoice ChooseNetwork(const NetworkFacts& facts) {
   NetworkChoice choice;
   const NetInterface* best = nullptr;

@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "host/launch/net_facts.h"
+#include "host/probe/host_facts.h"
 
 namespace tfhost::host::launch {
 
@@ -50,6 +51,24 @@ std::vector<std::string> SocketInterfaceCandidates(const NetworkFacts& facts);
 // fastest (ties: the name), or clears it when they share none, so NCCL picks
 // per host rather than failing on a name some host lacks. A note says which.
 void UseInterfaceCommonToHosts(const std::vector<std::vector<std::string>>& per_host, NetworkChoice* choice);
+
+// How this host's GPUs reach each other, for NCCL's peer-to-peer settings.
+struct GpuPeerFacts {
+  std::vector<std::string> gpus;                // "GPU0", ...
+  std::vector<std::vector<std::string>> links;  // GPU x GPU cells: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS"
+  std::string virtualization;                   // "kvm", "vmware", ...; "" = bare metal or unknown
+};
+
+// The GPU rows and columns of the probe's `nvidia-smi topo -m` matrix.
+GpuPeerFacts GpuPeersFromTopology(const TopologyMatrix& topology, const std::string& virtualization);
+
+// NVLink/P2P hints. Every GPU pair on NVLink: nothing to set (NCCL uses it).
+// In a virtual machine with pairs that only meet over PCIe,
+// NCCL_P2P_LEVEL=NVL: PCIe peer-to-peer through a hypervisor's IOMMU is the
+// classic cause of NCCL hangs and crawling bandwidth, and NVLink (where some
+// pairs have it) stays in use. On bare metal nothing is set; `notes` say which
+// pairs lack NVLink or cross CPU sockets, so the user can place tasks.
+std::vector<EnvVar> PeerToPeerHints(const GpuPeerFacts& facts, std::vector<std::string>* notes);
 
 struct TuningOptions {
   bool tune = true;              // false: no recommended variables at all

@@ -1,10 +1,14 @@
 #include "host/launch/launch_env.h"
 
+#include "host/probe/nvml.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace tfhost::host::launch {
 namespace {
@@ -214,6 +218,62 @@ TEST(CommonInterfaceTest, OneHostKeepsItsOwnChoiceAndCandidatesFollowChooseNetwo
   docker = up, docker.name = "docker0";
   facts.interfaces = {up, down, lo, docker};
   EXPECT_EQ(SocketInterfaceCandidates(facts), std::vector<std::string>{"eth0:25000"});
+}
+
+}  // namespace
+}  // namespace tfhost::host::launch
+
+namespace tfhost::host::launch {
+namespace {
+
+TopologyMatrix MatrixOf(const std::vector<std::string>& gpus, const std::vector<std::vector<std::string>>& cells) {
+  TopologyMatrix m;
+  m.labels = gpus;
+  m.labels.push_back("mlx5_0");  // NIC rows and columns are not GPU pairs
+  m.cells = cells;
+  for (auto& row : m.cells) row.push_back("PXB");
+  m.cells.push_back(std::vector<std::string>(m.labels.size(), "PXB"));
+  return m;
+}
+
+TEST(PeerToPeerHintsTest, RecordedDgxWithNvlinkEverywhereNeedsNothing) {
+  const char* src = std::getenv("TFHOST_SOURCE_DIR");
+  std::ifstream in(std::string(src ? src : ".") + "/src/host/testdata/dgx_a100/nvidia-smi-topo.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto topology = ParseTopoMatrix(text.str());
+  ASSERT_TRUE(topology.ok()) << topology.status().ToString();
+  GpuPeerFacts facts = GpuPeersFromTopology(*topology, "");
+  ASSERT_EQ(facts.gpus.size(), 8u);
+  std::vector<std::string> notes;
+  EXPECT_TRUE(PeerToPeerHints(facts, &notes).empty());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("all 8 GPUs are NVLink-connected"), std::string::npos) << notes[0];
+}
+
+TEST(PeerToPeerHintsTest, BareMetalPcieGpusGetNotesNamingPairsButNoSetting) {
+  GpuPeerFacts facts = GpuPeersFromTopology(
+      MatrixOf({"GPU0", "GPU1", "GPU2"}, {{"X", "PIX", "SYS"}, {"PIX", "X", "SYS"}, {"SYS", "SYS", "X"}}), "");
+  std::vector<std::string> notes;
+  EXPECT_TRUE(PeerToPeerHints(facts, &notes).empty());
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("GPU0-GPU1 (PIX)"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("GPU0-GPU2, GPU1-GPU2"), std::string::npos) << notes[1];
+}
+
+TEST(PeerToPeerHintsTest, VirtualMachineWithPciePairsKeepsPeerToPeerOnNvlinkOnly) {
+  GpuPeerFacts facts =
+      GpuPeersFromTopology(MatrixOf({"GPU0", "GPU1"}, {{"X", "PHB"}, {"PHB", "X"}}), "kvm");
+  std::vector<std::string> notes;
+  std::vector<EnvVar> env = PeerToPeerHints(facts, &notes);
+  ASSERT_EQ(env.size(), 1u);
+  EXPECT_EQ(env[0].name, "NCCL_P2P_LEVEL");
+  EXPECT_EQ(env[0].value, "NVL");
+  EXPECT_NE(notes[0].find("kvm"), std::string::npos);
+  // One GPU, or none: nothing to say.
+  notes.clear();
+  EXPECT_TRUE(PeerToPeerHints(GpuPeersFromTopology(MatrixOf({"GPU0"}, {{"X"}}), "kvm"), &notes).empty());
+  EXPECT_TRUE(notes.empty());
 }
 
 }  // namespace

@@ -11,6 +11,9 @@
 
 #include "host/launch/hostlist.h"
 #include "host/launch/rendezvous.h"
+#include "host/probe/fs_reader.h"
+#include "host/probe/nvml.h"
+#include "host/probe/probe.h"
 
 namespace tfhost::host::launch {
 
@@ -373,6 +376,21 @@ StatusOr<std::string> RunAndCapture(const std::vector<std::string>& argv) {
   return out;
 }
 
+namespace {
+
+// The GPUs' topology through NVML (loaded with dlopen; absent = no GPUs).
+GpuPeerFacts LiveGpuPeers() {
+  auto fs = NewRootedFsReader("/");
+  std::unique_ptr<Nvml> nvml = LoadNvml();
+  Notes ignored;
+  NvidiaFacts gpus = ProbeGpus(*fs, nvml.get(), &ignored);
+  if (gpus.gpus.size() < 2) return {};
+  TopologyMatrix topology = ProbeTopology(*fs, nvml.get(), gpus, {}, {});
+  return GpuPeersFromTopology(topology, ProbeEnvironment(*fs, &ignored).virtualization);
+}
+
+}  // namespace
+
 PlanHooks LiveHooks() {
   PlanHooks h;
   h.free_ports = ProbeFreePorts;
@@ -382,6 +400,7 @@ PlanHooks LiveHooks() {
     return std::string(buf);
   };
   h.network = ReadNetworkFacts("/");
+  h.gpu_peers = LiveGpuPeers();
   h.run_command = RunAndCapture;
   return h;
 }
@@ -457,6 +476,9 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
     UseInterfaceCommonToHosts(p.interfaces, &plan.network);
   }
   std::vector<EnvVar> recommended = RecommendedEnv(plan.network, o.tuning);
+  if (o.tuning.tune && o.engine != Engine::kSsh) {  // remote hosts' GPUs are not this host's
+    for (EnvVar& v : PeerToPeerHints(hooks.gpu_peers, &plan.notes)) recommended.push_back(std::move(v));
+  }
   if (o.engine == Engine::kSsh) {
     // This host's interfaces say nothing about the remote ones.
     std::vector<EnvVar> kept;

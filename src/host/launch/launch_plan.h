@@ -92,6 +92,7 @@ struct PlanHooks {
   // Runs a command and returns its stdout (slurm: scontrol).
   std::function<StatusOr<std::string>(const std::vector<std::string>& argv)> run_command;
   NetworkFacts network;
+  GpuPeerFacts gpu_peers;  // this host's GPUs and how they connect (empty without GPUs)
 };
 PlanHooks LiveHooks();
 StatusOr<std::vector<int>> ProbeFreePorts(int n);

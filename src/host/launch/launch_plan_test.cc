@@ -242,6 +242,25 @@ TEST(LaunchPlanTest, MpiRanksOnHostsWithDifferentInterfacesAgreeOnOneTheyAllHave
   std::filesystem::remove_all(dir);
 }
 
+TEST(LaunchPlanTest, VirtualMachineGpusWithoutNvlinkGetTheP2pHintUnlessTheUserSetOne) {
+  PlanHooks h = FakeHooks();
+  h.gpu_peers.gpus = {"GPU0", "GPU1"};
+  h.gpu_peers.links = {{"X", "PHB"}, {"PHB", "X"}};
+  h.gpu_peers.virtualization = "kvm";
+  LaunchOptions o = Options(Engine::kLocal);
+  o.workers = 2;
+  auto plan = PlanLaunch(o, {}, h);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(EnvValue(plan->tasks[0], "NCCL_P2P_LEVEL"), "NVL");
+  auto mine = PlanLaunch(o, {{"NCCL_P2P_LEVEL", "SYS"}}, h);
+  ASSERT_TRUE(mine.ok());
+  EXPECT_EQ(EnvValue(mine->tasks[0], "NCCL_P2P_LEVEL"), "SYS");
+  o.tuning.tune = false;
+  auto untuned = PlanLaunch(o, {}, h);
+  ASSERT_TRUE(untuned.ok());
+  EXPECT_EQ(EnvValue(untuned->tasks[0], "NCCL_P2P_LEVEL"), "<unset>");
+}
+
 TEST(LaunchPlanTest, MpiRendezvousTimesOutNamingMissingRanks) {
   std::string dir = ::testing::TempDir() + "/rdv_to_" + std::to_string(::getpid());
   LaunchOptions o = Options(Engine::kMpi);
