@@ -10,6 +10,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterStringHashOps(registry);
   RegisterStringNGramsOp(registry);
   RegisterBase64StripSplitOps(registry);
+  RegisterPrintOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -22,7 +22,11 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry) {
                     UnchangedShape);
   registry.Register({"StringJoin", "Substr"}, BroadcastingShape);
   registry.Register({"StringSplitV2", "StringSplit"}, StringSplitShape);
-  registry.Register({"EncodeBase64", "DecodeBase64", "StringStrip"}, UnchangedShape);
+  registry.Register({"EncodeBase64", "DecodeBase64", "StringStrip", "Print"}, UnchangedShape);
+  registry.Register("StringFormat", [](ShapeContext& ctx) {
+    ctx.set_output(0, ir::PartialShape::Scalar());
+    return OkStatus();
+  });
   registry.Register("StringNGrams", [](ShapeContext& ctx) {
     ctx.set_output(0, ir::PartialShape::Known({-1}));
     ctx.set_output(1, ctx.input(1));  // one split per row, as data_splits

@@ -29,6 +29,11 @@ void RegisterStringHashOps(OpRegistry& registry);
 void RegisterStringNGramsOp(OpRegistry& registry);
 // EncodeBase64, DecodeBase64, StringStrip, StringSplit (TF1), ReduceJoin.
 void RegisterBase64StripSplitOps(OpRegistry& registry);
+// StringFormat, PrintV2, Print (print_ops.cc).
+void RegisterPrintOps(OpRegistry& registry);
+// A tensor rendered as tf.print does ("[1 2 3]", "..." past `summarize`
+// entries per dimension, strings quoted).
+std::string SummarizeTensor(const Tensor& t, int64_t summarize);
 
 namespace string_internal {
 

@@ -281,6 +281,15 @@ export const handCases = [
   hand('axes_1_0_keep_dims_sep', 'ReduceJoin', { keep_dims: A.b(true), separator: A.s('-') },
     [str(['a', 'b', 'c', 'd'], [2, 2]), i32([1, 0])], [str(['a-b-c-d'], [1, 1])]),
 
+  // StringFormat (tf.strings.format docs style): each placeholder replaced by
+  // the tensor rendered numpy-like, rows on new lines indented by one space,
+  // strings quoted: [[1, 2], [3, 4]] -> "[[1 2]\n [3 4]]".
+  hand('matrix_and_string', 'StringFormat', { T: A.lt(['int32', 'string']), template: A.s('x={} s={}'), placeholder: A.s('{}'),
+    summarize: A.i(3) }, [i32([1, 2, 3, 4], [2, 2]), str(['hi'], [])], [str(['x=[[1 2]\n [3 4]] s="hi"'], [])]),
+  // summarize 2 keeps the first and last 2 entries of a long dim.
+  hand('summarized', 'StringFormat', { T: A.lt(['int32']), template: A.s('%s'), placeholder: A.s('%s'), summarize: A.i(2) },
+    [i32([0, 1, 2, 3, 4, 5])], [str(['[0 1 ... 4 5]'], [])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
