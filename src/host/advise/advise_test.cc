@@ -4,7 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <set>
 
 #include "host/monitor/monitor.h"
@@ -201,6 +208,70 @@ TEST(AdviseTest, HtmlIsSelfContainedWithChartsAndEscapedText) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
   EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+int CountOf(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The report as a browser shows it: headless Chromium parses the page (its
+// DOM keeps every chart and finding) and paints it (a screenshot of the
+// requested size, with far more than a blank page's bytes). Set
+// TFHOST_ADVISE_SCREENSHOT=FILE.png to keep the screenshot (docs/images).
+TEST(AdviseTest, HtmlReportRendersInHeadlessChromium) {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "chromium is not installed (scripts/install_deps.sh installs it)";
+  }
+  Shape s;
+  s.gpu_util = 55;
+  s.cpu_busy = 95;
+  std::vector<MonitorSample> rec = Recording(s);
+  // Moving series, so that every chart draws a visible line.
+  for (size_t i = 0; i < rec.size(); ++i) {
+    rec[i].host.cpu_busy_pct = 85 + 10 * std::sin(i / 5.0);
+    rec[i].host.disks["nvme0n1"].busy_pct = 30 + 20 * std::cos(i / 7.0);
+    for (auto& g : rec[i].gpus) {
+      g.util_pct = static_cast<int>(55 + 30 * std::sin(i / 4.0 + g.index));
+      g.power_w = 300 + 150 * std::sin(i / 6.0 + g.index);
+    }
+  }
+  std::string html = AdviseHtml(rec, Advise(rec));
+  std::string dir = ::testing::TempDir() + "/advise_html_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::string page = dir + "/report.html", png = dir + "/report.png", dom = dir + "/dom.html";
+  std::ofstream(page) << html;
+  const char* kWidth = "1200";
+  const char* kHeight = "1800";
+  std::string chromium = std::string("timeout 120 chromium --headless --no-sandbox --disable-gpu ") +
+                         "--no-first-run --user-data-dir=" + dir + "/profile --window-size=" + kWidth + "," + kHeight;
+  ASSERT_EQ(std::system((chromium + " --dump-dom file://" + page + " >" + dom + " 2>/dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((chromium + " --screenshot=" + png + " file://" + page + " >/dev/null 2>&1").c_str()), 0);
+
+  std::stringstream parsed;
+  parsed << std::ifstream(dom).rdbuf();
+  EXPECT_EQ(CountOf(parsed.str(), "<svg"), CountOf(html, "<svg")) << "every chart survives parsing";
+  EXPECT_EQ(CountOf(parsed.str(), "<polyline"), CountOf(html, "<polyline"));
+  EXPECT_NE(parsed.str().find("input_bound"), std::string::npos);
+
+  std::ifstream in(png, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GE(bytes.size(), 24u) << "no screenshot written";
+  ASSERT_EQ(bytes.substr(1, 3), "PNG");
+  auto be32 = [&](size_t at) {
+    return (static_cast<uint32_t>(static_cast<uint8_t>(bytes[at])) << 24) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 1])) << 16) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 2])) << 8) | static_cast<uint8_t>(bytes[at + 3]);
+  };
+  EXPECT_EQ(be32(16), static_cast<uint32_t>(std::atoi(kWidth)));
+  EXPECT_EQ(be32(20), static_cast<uint32_t>(std::atoi(kHeight)));
+  // A blank page of this size compresses to a few KB; text and charts do not.
+  EXPECT_GT(bytes.size(), 40000u) << "the screenshot looks blank";
+  if (const char* keep = std::getenv("TFHOST_ADVISE_SCREENSHOT"); keep != nullptr && *keep != '\0') {
+    std::filesystem::copy_file(png, keep, std::filesystem::copy_options::overwrite_existing);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ std::string Chart(const std::string& title, const std::vector<Series>& series, d
   }
   o << "<text x=\"" << left + pw << "\" y=\"" << h - 8 << "\" class=\"a\" text-anchor=\"end\">" << F(t_max)
     << " s</text><text x=\"" << left << "\" y=\"" << h - 8 << "\" class=\"a\">0 s</text>"
-    << "<text x=\"8\" y=\"" << top + ph / 2 << "\" class=\"a\">" << Html(unit) << "</text>\n";
+    // The unit heads the value axis, clear of its tick labels.
+    << "<text x=\"" << left - 6 << "\" y=\"18\" class=\"a\" text-anchor=\"end\">" << Html(unit) << "</text>\n";
   for (size_t k = 0; k < series.size(); ++k) {
     const char* color = kColors[k % (sizeof(kColors) / sizeof(kColors[0]))];
     o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"1.6\" points=\"";
