@@ -26,7 +26,7 @@ inline Tolerance ToleranceFor(const std::string& op, DType dtype) {
   if (dtype != DType::kFloat && dtype != DType::kDouble && dtype != DType::kHalf && dtype != DType::kBFloat16) {
     return {0, 0};
   }
-  if (op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" || op == "Einsum" ||
+  if (op == "Conv2D" || op == "Conv3D" || op == "DepthwiseConv2dNative" || op == "Conv2DBackpropInput" || op == "Einsum" ||
       op == "Mfcc" || op == "AudioSpectrogram" || op == "SparseTensorDenseMatMul") {
     return {1e-4, 1e-4};
   }

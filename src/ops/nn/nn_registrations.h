@@ -16,5 +16,6 @@ void RegisterPoolingOps(OpRegistry& registry);           // pooling.cc
 void RegisterFusedBatchNormOps(OpRegistry& registry);    // fused_batch_norm.cc
 void RegisterImageResizeOps(OpRegistry& registry);       // image_resize.cc
 void RegisterLrnOps(OpRegistry& registry);               // lrn.cc
+void RegisterConv3DPool3DOps(OpRegistry& registry);      // conv3d_pool3d.cc
 
 }  // namespace tfhost::ops::nn

@@ -16,6 +16,7 @@ void RegisterNnOps(OpRegistry& registry) {
   nn::RegisterFusedBatchNormOps(registry);
   nn::RegisterImageResizeOps(registry);
   nn::RegisterLrnOps(registry);
+  nn::RegisterConv3DPool3DOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -227,12 +227,46 @@ Status ResizeShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// Conv3D / MaxPool3D / AvgPool3D (NDHWC): each spatial dim as SAME/VALID.
+Status Window3DShape(ShapeContext& ctx, bool conv) {
+  using ir::PartialShape;
+  const PartialShape& in = ctx.input(0);
+  auto strides = ctx.Attr<std::vector<int64_t>>("strides");
+  auto padding = ctx.Attr<std::string>("padding");
+  if (!in.rank_known() || in.rank() != 5 || !strides || strides->size() != 5 || !padding) return OkStatus();
+  std::vector<int64_t> k(3, -1), dil = {1, 1, 1};
+  int64_t out_c = in.dim(4);
+  if (conv) {
+    const PartialShape& f = ctx.input(1);
+    if (!f.rank_known() || f.rank() != 5) return OkStatus();
+    k = {f.dim(0), f.dim(1), f.dim(2)};
+    out_c = f.dim(4);
+    auto d = ctx.AttrOr<std::vector<int64_t>>("dilations", {1, 1, 1, 1, 1});
+    if (d && d->size() == 5) dil = {(*d)[1], (*d)[2], (*d)[3]};
+  } else {
+    auto ks = ctx.Attr<std::vector<int64_t>>("ksize");
+    if (!ks || ks->size() != 5) return OkStatus();
+    k = {(*ks)[1], (*ks)[2], (*ks)[3]};
+  }
+  std::vector<int64_t> dims = {in.dim(0), -1, -1, -1, out_c};
+  for (int d = 0; d < 3; ++d) {
+    const int64_t size = in.dim(d + 1), s = (*strides)[d + 1];
+    if (size < 0 || k[d] < 1 || s < 1 || dil[d] < 1) continue;
+    const int64_t eff = (k[d] - 1) * dil[d] + 1;
+    dims[d + 1] = *padding == "SAME" ? (size + s - 1) / s : (size >= eff ? (size - eff) / s + 1 : 0);
+  }
+  ctx.set_output(0, PartialShape::Known(dims));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Relu", "Relu6", "Elu", "Selu", "Softplus", "Softsign", "LeakyRelu", "Prelu", "LRN"},
                     UnchangedShape);
   registry.Register({"Conv2D", "_FusedConv2D"}, Conv2DShape);
+  registry.Register("Conv3D", [](ShapeContext& ctx) { return Window3DShape(ctx, true); });
+  registry.Register({"MaxPool3D", "AvgPool3D"}, [](ShapeContext& ctx) { return Window3DShape(ctx, false); });
   registry.Register({"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}, DepthwiseConv2DShape);
   registry.Register({"MaxPool", "AvgPool"}, [](ShapeContext& ctx) { return PoolShape(ctx, false); });
   registry.Register("MaxPoolV2", [](ShapeContext& ctx) { return PoolShape(ctx, true); });

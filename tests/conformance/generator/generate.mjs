@@ -448,6 +448,19 @@ for (const [name, delim, skip] of [['space', ' ', true], ['two_delims_keep_empty
     { outDtypes: ['int64', 'string', 'int64'] });
 }
 
+// Conv3D / MaxPool3D / AvgPool3D (NDHWC; Keras Conv3D and 3-D pooling).
+add('same_stride_2', 'Conv3D', { T: A.type('float32'), strides: A.li([1, 2, 2, 1, 1]), padding: A.s('SAME') },
+  [randn([1, 5, 4, 3, 2]), randn([3, 2, 2, 2, 3])], (x, f) => tf.conv3d(x, f, [2, 2, 1], 'same'));
+add('valid_dilated', 'Conv3D', { T: A.type('float32'), strides: A.li([1, 1, 1, 1, 1]), padding: A.s('VALID'),
+  dilations: A.li([1, 2, 1, 1, 1]) }, [randn([2, 5, 3, 3, 1]), randn([2, 2, 2, 1, 2])],
+  (x, f) => tf.conv3d(x, f, 1, 'valid', 'NDHWC', [2, 1, 1]));
+for (const [op, fn] of [['MaxPool3D', tf.maxPool3d], ['AvgPool3D', tf.avgPool3d]]) {
+  add('same_odd', op, { T: A.type('float32'), ksize: A.li([1, 3, 2, 3, 1]), strides: A.li([1, 2, 2, 2, 1]), padding: A.s('SAME') },
+    [randn([1, 5, 4, 5, 2])], (x) => fn(x, [3, 2, 3], [2, 2, 2], 'same'));
+  add('valid', op, { T: A.type('float32'), ksize: A.li([1, 2, 2, 2, 1]), strides: A.li([1, 1, 1, 1, 1]), padding: A.s('VALID') },
+    [randn([2, 3, 3, 3, 1])], (x) => fn(x, 2, 1, 'valid'));
+}
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');
