@@ -240,7 +240,8 @@ int Status_(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (auto [k, v] : {std::pair{"entries", s.entries}, {"bytes", s.bytes}, {"max_bytes", s.max_bytes},
                         {"hits", s.hits}, {"misses", s.misses}, {"downloads", s.downloads},
                         {"bytes_downloaded", s.bytes_downloaded}, {"evictions", s.evictions},
-                        {"integrity_failures", s.integrity_failures}, {"failed_fetches", s.failed_fetches}}) {
+                        {"integrity_failures", s.integrity_failures}, {"failed_fetches", s.failed_fetches},
+                        {"resumed_downloads", s.resumed_downloads}}) {
       w.Key(k);
       w.Uint64(v);
     }
@@ -271,7 +272,7 @@ int Status_(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   out << "hits " << s.hits << ", misses " << s.misses;
   if (lookups) out << " (" << std::fixed << std::setprecision(1) << 100.0 * s.hits / lookups << "% hit)";
   out << "; downloads " << s.downloads << " (" << FormatBytes(s.bytes_downloaded) << "), evictions " << s.evictions
-      << ", integrity failures " << s.integrity_failures << ", failed fetches " << s.failed_fetches << "\n";
+      << ", integrity failures " << s.integrity_failures << ", failed fetches " << s.failed_fetches << ", resumed downloads " << s.resumed_downloads << "\n";
   for (const CacheEntry& e : *entries) {
     out << "  " << std::setw(10) << FormatBytes(e.size) << "  " << std::setw(6) << e.hits << " hit(s)  " << e.uri
         << "\n";

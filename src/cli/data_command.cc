@@ -22,6 +22,7 @@
 #include "data/convert.h"
 #include "data/example.h"
 #include "data/example_json.h"
+#include "data/image_folder.h"
 #include "data/schema.h"
 #include "data/tfrecord_reader.h"
 #include "data/throughput.h"
@@ -422,7 +423,10 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "(SequenceExample for JSON lines with feature_lists); or TFRecords -> one JSON Lines / CSV file.\n"
       "The direction follows the inputs: .csv/.jsonl/.ndjson/.json files are text, anything else TFRecord.\n"
       "CSV: kinds inferred per column (int64, float, bytes) unless --schema names them; empty cells are\n"
-      "absent features. CSV output also writes FILE.schema.json for the way back.");
+      "absent features. CSV output also writes FILE.schema.json for the way back.\n"
+      "A directory input is an image folder (one subfolder per class) -> Examples with image/encoded,\n"
+      "image/format, image/class/label, image/class/text, image/filename, image/height, image/width;\n"
+      "--format images writes such TFRecords back into the folder --out.");
   std::string out_path, compression = "none", schema_path, format, in_compression;
   int shards = 1;
   bool quiet = false, json = false;
@@ -430,7 +434,8 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   flags.AddInt("shards", &shards, "N", "TFRecord shards to write (default 1)");
   flags.AddString("compression", &compression, "C", "TFRecord output compression: none (default), gzip or zlib");
   flags.AddString("schema", &schema_path, "FILE", "JSON kinds {\"name\": \"int64|float|bytes\"} or inspect --json output");
-  flags.AddString("format", &format, "F", "text output format: jsonl or csv (default: from --out's extension)");
+  flags.AddString("format", &format, "F",
+                  "output format from TFRecords: jsonl, csv or images (default: from --out's extension)");
   flags.AddString("input-compression", &in_compression, "C", "TFRecord input compression: auto (default), none, zlib, gzip");
   flags.AddBool("quiet", &quiet, "no progress line");
   flags.AddBool("json", &json, "print the result as JSON");
@@ -438,6 +443,59 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                           true, out, err);
   if (p.exit_code >= 0) return p.exit_code;
   if (out_path.empty()) return ReportUsage(err, cmd, "--out is required");
+  size_t dirs = 0;
+  for (const auto& f : p.files) dirs += data::IsDirectory(f);
+  if (dirs > 0) {
+    if (dirs != p.files.size() || dirs > 1) {
+      return ReportUsage(err, cmd, "an image folder is converted on its own: pass one directory and nothing else");
+    }
+    data::ImageFolderOptions options;
+    options.shards = shards;
+    auto c = data::ParseCompression(compression);
+    if (!c.ok()) return ReportUsage(err, cmd, c.status().message());
+    options.compression = *c;
+    auto stats = data::ImageFolderToTFRecords(p.files[0], out_path, options);
+    if (!stats.ok()) return ReportFailure(err, cmd, stats.status());
+    if (json) {
+      rapidjson::StringBuffer buf;
+      JsonWriter w(buf);
+      w.StartObject();
+      w.Key("records");
+      w.Int64(stats->records);
+      w.Key("classes");
+      w.StartArray();
+      for (const auto& c : stats->classes) JsonString(w, c);
+      w.EndArray();
+      w.Key("outputs");
+      w.StartArray();
+      for (const auto& o : stats->outputs) JsonString(w, o);
+      w.EndArray();
+      w.Key("skipped");
+      w.StartArray();
+      for (const auto& o : stats->skipped) JsonString(w, o);
+      w.EndArray();
+      w.EndObject();
+      out << buf.GetString() << "\n";
+    } else if (!quiet) {
+      out << "wrote " << stats->records << " images of " << stats->classes.size() << " classes to";
+      for (const auto& o : stats->outputs) out << " " << o;
+      out << "\n";
+      if (!stats->skipped.empty()) out << "skipped " << stats->skipped.size() << " entries that are not images\n";
+    }
+    return kExitOk;
+  }
+  if (format == "images") {
+    auto reader = ReaderOptions(in_compression);
+    if (!reader.ok()) return ReportUsage(err, cmd, reader.status().message());
+    auto n = data::TFRecordsToImageFolder(p.files, out_path, *reader);
+    if (!n.ok()) return ReportFailure(err, cmd, n.status());
+    if (json) {
+      out << "{\"records\":" << *n << "}\n";
+    } else if (!quiet) {
+      out << "wrote " << *n << " images under " << out_path << "\n";
+    }
+    return kExitOk;
+  }
   size_t text_inputs = 0;
   for (const auto& f : p.files) text_inputs += data::TextFormatForPath(f).has_value();
   if (text_inputs != 0 && text_inputs != p.files.size()) {
@@ -537,6 +595,7 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     results.push_back(*r);
   }
   double raw = results[0].file_mb_per_s();
+  double raw_cpu = results[0].cpu_file_mb_per_s();
   double fast = results[4].records_per_s(), proto = results[5].records_per_s();
   if (json) {
     rapidjson::StringBuffer buf;
@@ -562,6 +621,10 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
       w.Double(r.file_mb_per_s());
       w.Key("record_mb_per_s");
       w.Double(r.record_mb_per_s());
+      w.Key("cpu_seconds");
+      w.Double(r.cpu_seconds);
+      w.Key("cpu_file_mb_per_s");
+      w.Double(r.cpu_file_mb_per_s());
       w.EndObject();
     }
     w.EndArray();
@@ -569,6 +632,8 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     w.Double(raw > 0 ? results[1].file_mb_per_s() / raw : 0);
     w.Key("verify_mmap_vs_raw");
     w.Double(raw > 0 ? results[2].file_mb_per_s() / raw : 0);
+    w.Key("verify_vs_raw_cpu");
+    w.Double(raw_cpu > 0 ? results[1].cpu_file_mb_per_s() / raw_cpu : 0);
     w.Key("fast_decoder_vs_libprotobuf");
     w.Double(proto > 0 ? fast / proto : 0);
     w.EndObject();
@@ -580,8 +645,8 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
       << HumanBytes(static_cast<double>(results[1].record_bytes)) << " of records; threads " << threads
       << ", best of " << repeat << "\n";
   char line[256];
-  std::snprintf(line, sizeof(line), "%-32s %14s %12s %14s %10s\n", "mode", "records/s", "file MB/s", "record MB/s",
-                "vs raw");
+  std::snprintf(line, sizeof(line), "%-32s %14s %12s %14s %10s %14s %12s\n", "mode", "records/s", "file MB/s",
+                "record MB/s", "vs raw", "file MB/CPU-s", "vs raw CPU");
   out << line;
   for (const auto& r : results) {
     bool file_based = r.mode != data::BenchMode::kDecodeFast && r.mode != data::BenchMode::kDecodeProtobuf;
@@ -591,9 +656,16 @@ int Bench(const std::vector<std::string>& args, std::ostream& out, std::ostream&
       std::snprintf(b, sizeof(b), "%.0f%%", 100.0 * r.file_mb_per_s() / raw);
       ratio = b;
     }
+    std::string cpu_ratio = "";
+    if (file_based && raw_cpu > 0) {
+      char b[32];
+      std::snprintf(b, sizeof(b), "%.0f%%", 100.0 * r.cpu_file_mb_per_s() / raw_cpu);
+      cpu_ratio = b;
+    }
     std::string rps = r.mode == data::BenchMode::kRawRead ? "-" : std::to_string(static_cast<int64_t>(r.records_per_s()));
-    std::snprintf(line, sizeof(line), "%-32s %14s %12.1f %14.1f %10s\n", data::BenchModeName(r.mode), rps.c_str(),
-                  file_based ? r.file_mb_per_s() : 0.0, r.record_mb_per_s(), ratio.c_str());
+    std::snprintf(line, sizeof(line), "%-32s %14s %12.1f %14.1f %10s %14.1f %12s\n", data::BenchModeName(r.mode),
+                  rps.c_str(), file_based ? r.file_mb_per_s() : 0.0, r.record_mb_per_s(), ratio.c_str(),
+                  file_based ? r.cpu_file_mb_per_s() : 0.0, cpu_ratio.c_str());
     out << line;
   }
   std::snprintf(line, sizeof(line), "fast decoder vs libprotobuf: %.2fx\n", proto > 0 ? fast / proto : 0.0);

@@ -147,6 +147,34 @@ TEST(DataCommandTest, ConvertJsonLinesToTFRecordAndBack) {
   EXPECT_EQ(text, "{\"a\":1,\"b\":[0.5,2.0],\"s\":\"x\"}\n{\"a\":[2,3]}\n");
 }
 
+TEST(DataCommandTest, ConvertImageFolderToShardsAndBackIsLossless) {
+  TempDir dir;
+  fs::create_directories(dir.File("imgs/cat"));
+  fs::create_directories(dir.File("imgs/dog"));
+  std::string png = std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x02\0\0\0\x03", 24) + "pixels";
+  std::string gif = std::string("GIF89a\x04\0\x05\0", 10) + "more";
+  std::ofstream(dir.File("imgs/cat/c1.png"), std::ios::binary) << png;
+  std::ofstream(dir.File("imgs/dog/d1.gif"), std::ios::binary) << gif;
+  Result r = Data({"convert", dir.File("imgs"), "--out", dir.File("img"), "--shards", "2", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"records\":2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"classes\":[\"cat\",\"dog\"]"), std::string::npos) << r.out;
+  r = Data({"head", dir.File("img-00000-of-00002"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"image/class/text\":\"cat\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"image/width\":2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"image/height\":3"), std::string::npos) << r.out;
+  r = Data({"convert", dir.File("img-*"), "--out", dir.File("back"), "--format", "images", "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto read = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), {});
+  };
+  EXPECT_EQ(read(dir.File("back/cat/c1.png")), png);
+  EXPECT_EQ(read(dir.File("back/dog/d1.gif")), gif);
+  EXPECT_EQ(Data({"convert", dir.File("imgs"), dir.File("back"), "--out", dir.File("x")}).code, 2);
+}
+
 TEST(DataCommandTest, BenchReportsEveryModeWithRatios) {
   TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
   Result r = Data({"bench", SplitTrain(0), SplitTrain(1), "--repeat", "1", "--json"});
@@ -155,6 +183,8 @@ TEST(DataCommandTest, BenchReportsEveryModeWithRatios) {
     EXPECT_NE(r.out.find(mode), std::string::npos) << mode;
   }
   EXPECT_NE(r.out.find("\"fast_decoder_vs_libprotobuf\":"), std::string::npos);
+  EXPECT_NE(r.out.find("\"verify_vs_raw_cpu\":"), std::string::npos);
+  EXPECT_NE(r.out.find("\"cpu_file_mb_per_s\":"), std::string::npos);
 }
 
 TEST(DataCommandTest, UsageErrorsExitTwo) {

@@ -32,9 +32,15 @@ struct ThroughputResult {
   uint64_t file_bytes = 0;    // bytes on disk covered
   uint64_t record_bytes = 0;  // payload bytes (after decompression)
   double seconds = 0;         // best of the repetitions
+  // CPU time of the measuring threads (user + system) in their cheapest
+  // repetition. On a shared, loaded machine wall time includes waiting for a
+  // core; CPU time does not, so ratios of it compare the work itself.
+  double cpu_seconds = 0;
   double records_per_s() const { return seconds > 0 ? records / seconds : 0; }
   double file_mb_per_s() const { return seconds > 0 ? file_bytes / seconds / 1e6 : 0; }
   double record_mb_per_s() const { return seconds > 0 ? record_bytes / seconds / 1e6 : 0; }
+  // File bytes per CPU-second (MB).
+  double cpu_file_mb_per_s() const { return cpu_seconds > 0 ? file_bytes / cpu_seconds / 1e6 : 0; }
 };
 
 struct BenchOptions {
