@@ -1,6 +1,9 @@
 // Arithmetic element-wise binary ops with NumPy broadcasting: Add/AddV2 (also
 // string concatenation), Sub, Mul, the division family, Maximum/Minimum, Pow,
-// SquaredDifference, Atan2 and the NoNan/xlogy variants.
+// SquaredDifference, Atan2, the NoNan/xlogy variants, and the bitwise ops
+// BitwiseAnd/Or/Xor, LeftShift and RightShift (shift counts clamped to
+// [0, bits - 1] as TensorFlow's CPU kernels do; RightShift is arithmetic for
+// signed types).
 //
 // Integer semantics follow TensorFlow: +,-,* wrap; Div/RealDiv/TruncateDiv
 // truncate toward zero; FloorDiv floors; FloorMod's result takes the divisor's
@@ -9,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "ops/math/elementwise.h"
 #include "ops/math/math_ops.h"
@@ -207,6 +211,28 @@ struct XdivyOp : BinaryOpBase {
   }
 };
 
+template <int kOp>  // 0 and, 1 or, 2 xor
+struct BitwiseOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsInt<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    if constexpr (kOp == 0) return static_cast<T>(a & b);
+    else if constexpr (kOp == 1) return static_cast<T>(a | b);
+    else return static_cast<T>(a ^ b);
+  }
+};
+
+template <bool kLeft>
+struct ShiftOp : BinaryOpBase {
+  template <typename T> static constexpr bool kSupports = kIsInt<T>;
+  template <typename T> T operator()(const T& a, const T& b) const {
+    constexpr int bits = static_cast<int>(sizeof(T) * 8);
+    const int n = b < 0 ? 0 : (static_cast<int64_t>(b) >= bits ? bits - 1 : static_cast<int>(b));
+    using U = std::make_unsigned_t<T>;
+    if constexpr (kLeft) return static_cast<T>(static_cast<U>(static_cast<U>(a) << n));
+    else return static_cast<T>(a >> n);
+  }
+};
+
 void RegisterBinary(OpRegistry& registry, const char* name, const std::string& types, KernelFn fn,
                     const char* x = "x", const char* y = "y") {
   registry.Register(ir::OpDefBuilder(name)
@@ -244,6 +270,12 @@ void RegisterBinaryOps(OpRegistry& registry) {
   RegisterBinary(registry, "MulNoNan", floats, BinaryKernel<MulNoNanOp>);
   RegisterBinary(registry, "Xlogy", floats, BinaryKernel<XlogyOp>);
   RegisterBinary(registry, "Xdivy", floats, BinaryKernel<XdivyOp>);
+  const std::string ints = "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}";
+  RegisterBinary(registry, "BitwiseAnd", ints, BinaryKernel<BitwiseOp<0>>);
+  RegisterBinary(registry, "BitwiseOr", ints, BinaryKernel<BitwiseOp<1>>);
+  RegisterBinary(registry, "BitwiseXor", ints, BinaryKernel<BitwiseOp<2>>);
+  RegisterBinary(registry, "LeftShift", ints, BinaryKernel<ShiftOp<true>>);
+  RegisterBinary(registry, "RightShift", ints, BinaryKernel<ShiftOp<false>>);
 }
 
 }  // namespace tfhost::ops::math

@@ -169,5 +169,27 @@ TEST(BinaryOpsTest, LargeBroadcastMatchesOnThreadPool) {
   for (int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(v[i], x[i] + y[i % cols]) << i;
 }
 
+TEST(BitwiseOpsTest, AndOrXorAndClampedShifts) {
+  ir::AttrMap i32 = {{"T", MakeAttr(DType::kInt32)}};
+  Tensor a = Tensor::FromVector<int32_t>({12, -1, 5});
+  Tensor b = Tensor::FromVector<int32_t>({10, 6, 3});
+  auto run = [&](const char* op, const Tensor& x, const Tensor& y) {
+    auto out = RunSingleOp(op, {x, y}, i32);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out.ok() ? (*out)[0] : Tensor();
+  };
+  EXPECT_TRUE(TensorsEqual(run("BitwiseAnd", a, b), Tensor::FromVector<int32_t>({8, 6, 1})));
+  EXPECT_TRUE(TensorsEqual(run("BitwiseOr", a, b), Tensor::FromVector<int32_t>({14, -1, 7})));
+  EXPECT_TRUE(TensorsEqual(run("BitwiseXor", a, b), Tensor::FromVector<int32_t>({6, -7, 6})));
+  // Shift counts outside [0, 31] clamp; RightShift keeps the sign.
+  Tensor s = Tensor::FromVector<int32_t>({1, 40, -3});
+  EXPECT_TRUE(TensorsEqual(run("LeftShift", Tensor::FromVector<int32_t>({3, 1, 7}), s),
+                           Tensor::FromVector<int32_t>({6, std::numeric_limits<int32_t>::min(), 7})));
+  EXPECT_TRUE(TensorsEqual(run("RightShift", Tensor::FromVector<int32_t>({-8, -8, 9}), Tensor::FromVector<int32_t>({1, 99, 0})),
+                           Tensor::FromVector<int32_t>({-4, -1, 9})));
+  EXPECT_FALSE(RunSingleOp("BitwiseAnd", {Tensor::FromVector<float>({1}), Tensor::FromVector<float>({1})},
+                           {{"T", MakeAttr(DType::kFloat)}}).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops::math

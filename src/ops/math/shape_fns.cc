@@ -193,6 +193,7 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
                     UnchangedShape);
   registry.Register({"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "TruncateDiv", "FloorDiv", "FloorMod",
                      "TruncateMod", "Mod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Atan2", "DivNoNan",
+                     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
                      "MulNoNan", "Xlogy", "Xdivy", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
                      "GreaterEqual", "LogicalAnd", "LogicalOr", "SelectV2"},
                     BroadcastingShape);

@@ -461,6 +461,8 @@ for (const [op, fn] of [['MaxPool3D', tf.maxPool3d], ['AvgPool3D', tf.avgPool3d]
     [randn([2, 3, 3, 3, 1])], (x) => fn(x, 2, 1, 'valid'));
 }
 
+add('int32', 'BitwiseAnd', { T: A.type('int32') }, [randint([2, 4], -100, 100), randint([2, 4], -100, 100)], (a, b) => tf.bitwiseAnd(a, b));
+
 cases.push(...handCases);
 
 process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');

@@ -290,6 +290,15 @@ export const handCases = [
   hand('summarized', 'StringFormat', { T: A.lt(['int32']), template: A.s('%s'), placeholder: A.s('%s'), summarize: A.i(2) },
     [i32([0, 1, 2, 3, 4, 5])], [str(['[0 1 ... 4 5]'], [])]),
 
+  // Bitwise ops on two's complement int32: 12 | 10 = 14, -1 | 6 = -1, 5 | 3 = 7;
+  // 12 ^ 10 = 6, -1 ^ 6 = -7, 5 ^ 3 = 6. Shifts clamp the count to [0, 31]:
+  // 3 << 1 = 6, 1 << min(40, 31) = -2^31, 7 << max(-3, 0) = 7; -8 >> 1 = -4
+  // (arithmetic), -8 >> 31 = -1.
+  hand('int32', 'BitwiseOr', { T: A.type('int32') }, [i32([12, -1, 5]), i32([10, 6, 3])], [i32([14, -1, 7])]),
+  hand('int32', 'BitwiseXor', { T: A.type('int32') }, [i32([12, -1, 5]), i32([10, 6, 3])], [i32([6, -7, 6])]),
+  hand('clamped_counts', 'LeftShift', { T: A.type('int32') }, [i32([3, 1, 7]), i32([1, 40, -3])], [i32([6, -2147483648, 7])]),
+  hand('arithmetic', 'RightShift', { T: A.type('int32') }, [i32([-8, -8, 9]), i32([1, 99, 0])], [i32([-4, -1, 9])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
