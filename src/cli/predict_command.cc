@@ -209,6 +209,12 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
     w.Double(stats->engine_output_wait_seconds);
     w.Key("first_batch_wait_seconds");
     w.Double(stats->first_batch_wait_seconds);
+    w.Key("reader_cpu_seconds");
+    w.Double(stats->reader_cpu_seconds);
+    w.Key("parse_cpu_seconds");
+    w.Double(stats->parse_cpu_seconds);
+    w.Key("writer_cpu_seconds");
+    w.Double(stats->writer_cpu_seconds);
     w.Key("units_total");
     w.Int64(stats->total_units);
     w.Key("units_this_shard");
@@ -240,6 +246,8 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
         << " records/s; engine busy " << Percent(stats->engine_busy_share()) << ", waited for input "
         << Percent(stats->engine_input_wait_share()) << " (" << Fixed(stats->first_batch_wait_seconds, 3)
         << " s of it for the first batch), for output " << Fixed(stats->engine_output_wait_seconds, 3) << " s\n";
+    out << "CPU beside the engine: reading " << Fixed(stats->reader_cpu_seconds, 3) << " s, parsing "
+        << Fixed(stats->parse_cpu_seconds, 3) << " s, writing " << Fixed(stats->writer_cpu_seconds, 3) << " s\n";
   }
   return kExitOk;
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -288,6 +289,12 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+double ThreadCpuSeconds() {
+  timespec ts;
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // The shared state of one RunPredict call.
 class Job {
  public:
@@ -361,9 +368,12 @@ class Job {
 
   // Reads every pending unit's records, in order, into batches.
   void ReadLoop() {
+    double cpu = ThreadCpuSeconds();
     Status s = ReadAll();
     if (!s.ok()) SetError(std::move(s));  // what was read before still goes through
     raw_.Close();
+    std::lock_guard<std::mutex> l(mu_);
+    stats_.reader_cpu_seconds += ThreadCpuSeconds() - cpu;
   }
 
   Status ReadAll() {
@@ -409,6 +419,13 @@ class Job {
   }
 
   void ParseLoop() {
+    double cpu = ThreadCpuSeconds();
+    ParseBatches();
+    std::lock_guard<std::mutex> l(mu_);
+    stats_.parse_cpu_seconds += ThreadCpuSeconds() - cpu;
+  }
+
+  void ParseBatches() {
     while (true) {
       std::optional<RawBatch> raw = raw_.Pop();
       if (!raw) return;
@@ -483,7 +500,12 @@ class Job {
   }
 
   void WriteLoop() {
+    double cpu = ThreadCpuSeconds();
     Status s = WriteAll();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stats_.writer_cpu_seconds += ThreadCpuSeconds() - cpu;
+    }
     if (!s.ok()) {
       SetError(std::move(s));
       CancelUpstream();

@@ -81,6 +81,13 @@ struct PredictStats {
   // The part of the input wait spent on the very first batch (the pipeline
   // filling up: unavoidable, and included in the wait above).
   double first_batch_wait_seconds = 0;
+  // CPU time (user + system) of the threads around the engine: reading and
+  // batching records, turning them into tensors (all parse threads), and
+  // turning outputs into records and writing them. On a machine with few
+  // cores this is the CPU the engine's own threads do not get.
+  double reader_cpu_seconds = 0;
+  double parse_cpu_seconds = 0;
+  double writer_cpu_seconds = 0;
   std::vector<std::string> outputs_written;
   std::vector<std::string> outputs_skipped;
 

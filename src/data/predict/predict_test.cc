@@ -314,6 +314,13 @@ TEST(RunPredictTest, EngineTimeIsSplitIntoRunningAndWaiting) {
   EXPECT_GE(stats->engine_busy_seconds, 0.2);
   EXPECT_GT(stats->engine_busy_share(), 0.6);
   EXPECT_LE(stats->engine_busy_seconds + stats->engine_input_wait_seconds, stats->wall_seconds + 1e-3);
+  // The threads around the engine account for their CPU: they did work, and
+  // sleeping in the engine is nobody's CPU.
+  EXPECT_GT(stats->reader_cpu_seconds, 0);
+  EXPECT_GT(stats->parse_cpu_seconds, 0);
+  EXPECT_GT(stats->writer_cpu_seconds, 0);
+  EXPECT_LT(stats->reader_cpu_seconds + stats->parse_cpu_seconds + stats->writer_cpu_seconds,
+            stats->engine_busy_seconds);
   // A slow input (a pipe fed one line every 2 ms) against an instant
   // engine: now the engine mostly waits.
   const std::string fifo = dir / "slow.jsonl";
