@@ -7,7 +7,8 @@
 #   Builds an uncompressed data set from the fixture Examples (24,909 records,
 #   replicated COPIES times, default 20, ~260 MB in 4 shards) in a temporary
 #   folder, then runs `tfhost data bench` with 1 and 2 threads. The fixture
-#   gzip shards themselves are measured too.
+#   gzip shards themselves are measured too. Each table has wall-time and
+#   CPU-time columns; on a loaded machine quote the CPU-time ratio.
 set -euo pipefail
 TFHOST=${1:-build/tfhost}
 COPIES=${2:-20}
