@@ -34,6 +34,7 @@ void RegisterRaggedOps(OpRegistry& registry);
 void RegisterReorderOps(OpRegistry& registry);
 void RegisterCheckOps(OpRegistry& registry);
 void RegisterBitcastOp(OpRegistry& registry);
+void RegisterMatrixDiagOps(OpRegistry& registry);
 
 // Registers `kernel` behind a guard that checks, on every run, that the node
 // has as many inputs and outputs as the schema says, that each input's dtype

@@ -21,6 +21,7 @@ void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterReorderOps(registry);
   array::RegisterCheckOps(registry);
   array::RegisterBitcastOp(registry);
+  array::RegisterMatrixDiagOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -821,6 +821,25 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, PartialShape::Known(dims));
     return OkStatus();
   });
+  registry.Register({"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}, UnchangedShape);
+  // MatrixDiag (V1): [..., n] -> [..., n, n]; MatrixDiagPart (V1): [..., m, n] -> [..., min(m, n)].
+  registry.Register("MatrixDiag", [](ShapeContext& ctx) {
+    const PartialShape& d = ctx.input(0);
+    if (!d.rank_known() || d.rank() < 1) return OkStatus();
+    std::vector<int64_t> dims = d.dims;
+    dims.push_back(dims.back());
+    ctx.set_output(0, PartialShape::Known(dims));
+    return OkStatus();
+  });
+  registry.Register("MatrixDiagPart", [](ShapeContext& ctx) {
+    const PartialShape& m = ctx.input(0);
+    if (!m.rank_known() || m.rank() < 2) return OkStatus();
+    std::vector<int64_t> dims(m.dims.begin(), m.dims.end() - 2);
+    const int64_t r = m.dims[m.rank() - 2], c = m.dims[m.rank() - 1];
+    dims.push_back(r < 0 || c < 0 ? -1 : std::min(r, c));
+    ctx.set_output(0, PartialShape::Known(dims));
+    return OkStatus();
+  });
   // RaggedRange: n + 1 splits when the length of a vector input is known.
   registry.Register("RaggedRange", [](ShapeContext& ctx) {
     int64_t n = ctx.input(0).rank() == 0 && ctx.input(1).rank() == 0 && ctx.input(2).rank() == 0 ? 1 : -1;

@@ -299,6 +299,40 @@ export const handCases = [
   hand('clamped_counts', 'LeftShift', { T: A.type('int32') }, [i32([3, 1, 7]), i32([1, 40, -3])], [i32([6, -2147483648, 7])]),
   hand('arithmetic', 'RightShift', { T: A.type('int32') }, [i32([-8, -8, 9]), i32([1, 99, 0])], [i32([-4, -1, 9])]),
 
+  // Matrix diagonals: the examples of TensorFlow's MatrixDiagV3 /
+  // MatrixDiagPartV3 / MatrixSetDiagV3 documentation (default align
+  // RIGHT_LEFT: superdiagonals right-aligned, subdiagonals left-aligned).
+  hand('doc_main_diagonal', 'MatrixDiagV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2, 3, 4, 5, 6, 7, 8], [2, 4]), i32([0], []), i32([-1], []), i32([-1], []), i32([0], [])],
+    [i32([1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4, 5, 0, 0, 0, 0, 6, 0, 0, 0, 0, 7, 0, 0, 0, 0, 8], [2, 4, 4])]),
+  hand('doc_superdiagonal', 'MatrixDiagV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2, 3, 4, 5, 6], [2, 3]), i32([1], []), i32([-1], []), i32([-1], []), i32([0], [])],
+    [i32([0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 6, 0, 0, 0, 0], [2, 4, 4])]),
+  hand('doc_tridiagonal_band', 'MatrixDiagV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([0, 8, 9, 1, 2, 3, 4, 5, 0, 0, 2, 3, 6, 7, 9, 9, 1, 0], [2, 3, 3]), i32([-1, 1]), i32([-1], []), i32([-1], []), i32([0], [])],
+    [i32([1, 8, 0, 4, 2, 9, 0, 5, 3, 6, 2, 0, 9, 7, 3, 0, 1, 9], [2, 3, 3])]),
+  hand('doc_left_right_band', 'MatrixDiagV3', { T: A.type('int32'), align: A.s('LEFT_RIGHT') },
+    [i32([8, 9, 0, 1, 2, 3, 0, 4, 5, 2, 3, 0, 6, 7, 9, 0, 9, 1], [2, 3, 3]), i32([-1, 1]), i32([-1], []), i32([-1], []), i32([0], [])],
+    [i32([1, 8, 0, 4, 2, 9, 0, 5, 3, 6, 2, 0, 9, 7, 3, 0, 1, 9], [2, 3, 3])]),
+  hand('doc_rectangular_padded', 'MatrixDiagV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2]), i32([-1], []), i32([3], []), i32([4], []), i32([9], [])],
+    [i32([9, 9, 9, 9, 1, 9, 9, 9, 9, 2, 9, 9], [3, 4])]),
+  hand('doc_main', 'MatrixDiagPartV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2, 3, 4, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8], [2, 3, 4]), i32([0], []), i32([0], [])],
+    [i32([1, 6, 7, 5, 2, 7], [2, 3])]),
+  hand('doc_band_minus1_2', 'MatrixDiagPartV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2, 3, 4, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8], [2, 3, 4]), i32([-1, 2]), i32([0], [])],
+    [i32([0, 3, 8, 2, 7, 6, 1, 6, 7, 5, 8, 0, 0, 3, 4, 4, 3, 8, 5, 2, 7, 1, 6, 0], [2, 4, 3])]),
+  hand('doc_band_1_3_padded', 'MatrixDiagPartV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32([1, 2, 3, 4, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8], [2, 3, 4]), i32([1, 3]), i32([9], [])],
+    [i32([9, 9, 4, 9, 3, 8, 2, 7, 6, 9, 9, 2, 9, 3, 4, 4, 3, 8], [2, 3, 3])]),
+  hand('doc_main', 'MatrixSetDiagV3', { T: A.type('int32'), align: A.s('RIGHT_LEFT') },
+    [i32(Array(24).fill(7), [2, 3, 4]), i32([1, 2, 3, 4, 5, 6], [2, 3]), i32([0], [])],
+    [i32([1, 7, 7, 7, 7, 2, 7, 7, 7, 7, 3, 7, 4, 7, 7, 7, 7, 5, 7, 7, 7, 7, 6, 7], [2, 3, 4])]),
+  // V1 forms: main diagonal only.
+  hand('square', 'MatrixDiag', { T: A.type('float32') }, [f32([1, 2])], [f32([1, 0, 0, 2], [2, 2])]),
+  hand('rectangular', 'MatrixDiagPart', { T: A.type('float32') }, [f32([1, 2, 3, 4, 5, 6], [2, 3])], [f32([1, 5])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];

@@ -1,0 +1,34 @@
+#include <gtest/gtest.h>
+
+#include "ops/run_single_op.h"
+
+namespace tfhost::ops {
+namespace {
+
+TEST(MatrixDiagTest, EyeAndRoundTripThroughDiagPartAndSetDiag) {
+  // tf.eye(3) is MatrixDiagV3(ones(3), k=0, -1, -1, 0).
+  auto eye = RunSingleOp("MatrixDiagV3", {Tensor::FromVector<float>({1, 1, 1}), Tensor::Scalar<int32_t>(0),
+                                          Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(-1), Tensor::Scalar<float>(0)},
+                         {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(eye.ok()) << eye.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*eye)[0], Tensor::FromVector<float>({1, 0, 0, 0, 1, 0, 0, 0, 1}, Shape({3, 3}))));
+  Tensor m = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, Shape({2, 3}));
+  auto part = RunSingleOp("MatrixDiagPartV3", {m, Tensor::FromVector<int32_t>({0, 1}), Tensor::Scalar<int32_t>(-1)},
+                          {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  // Superdiagonal 1 = [2, 6], main = [1, 5]; both full length 2.
+  EXPECT_TRUE(TensorsEqual((*part)[0], Tensor::FromVector<int32_t>({2, 6, 1, 5}, Shape({2, 2}))));
+  auto set = RunSingleOp("MatrixSetDiagV3", {m, Tensor::FromVector<int32_t>({0, 0, 9, 9}, Shape({2, 2})),
+                                             Tensor::FromVector<int32_t>({0, 1})},
+                         {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*set)[0], Tensor::FromVector<int32_t>({9, 0, 3, 4, 9, 0}, Shape({2, 3}))));
+  // k outside the matrix, or a diagonal of the wrong shape, is an error.
+  EXPECT_FALSE(RunSingleOp("MatrixDiagPartV3", {m, Tensor::Scalar<int32_t>(3), Tensor::Scalar<int32_t>(0)},
+                           {{"T", MakeAttr(DType::kInt32)}}).ok());
+  EXPECT_FALSE(RunSingleOp("MatrixSetDiagV3", {m, Tensor::FromVector<int32_t>({1}), Tensor::Scalar<int32_t>(0)},
+                           {{"T", MakeAttr(DType::kInt32)}}).ok());
+}
+
+}  // namespace
+}  // namespace tfhost::ops
