@@ -2,9 +2,35 @@
 
 #include <glob.h>
 
+#include <set>
+
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
+
+namespace {
+
+const runtime::TensorSpec* FindSpec(const std::vector<runtime::TensorSpec>& specs, const std::string& key) {
+  for (const auto& s : specs) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+std::string KeyList(const std::vector<runtime::TensorSpec>& specs) {
+  std::string s;
+  for (const auto& t : specs) s += (s.empty() ? "" : ", ") + t.key;
+  return s.empty() ? "<none>" : s;
+}
+
+// "node" -> "node:0"; errors for control names and malformed ones.
+StatusOr<std::string> CanonicalTensorName(const std::string& name) {
+  TFHOST_ASSIGN_OR_RETURN(ir::ParsedTensorName parsed, ir::ParseTensorName(name));
+  if (parsed.is_control) return InvalidArgument("'" + name + "' names a control input, not a tensor");
+  return parsed.node + ":" + std::to_string(parsed.index);
+}
+
+}  // namespace
 
 std::vector<std::string> SplitTags(const std::string& tags) {
   std::vector<std::string> out;
@@ -20,11 +46,171 @@ std::vector<std::string> SplitTags(const std::string& tags) {
 }
 
 StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
-                                                          int intra_op_threads) {
+                                                          int intra_op_threads, backends::KernelChoice kernels) {
   loaders::LoadOptions options;
   options.tags = SplitTags(tags);
   options.session.intra_op_threads = intra_op_threads;
+  options.session.kernels = kernels;
   return loaders::LoadModel(path, options);
+}
+
+void AddKernelsFlag(FlagParser& flags, std::string* kernels) {
+  flags.AddString("kernels", kernels, "fast|reference",
+                  "fast kernels where a backend takes the node (default), or the reference kernels only");
+}
+
+StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text) {
+  auto choice = backends::ParseKernelChoice(text);
+  if (!choice.ok()) return InvalidArgument("--kernels: " + choice.status().message());
+  return choice;
+}
+
+StatusOr<std::vector<InputFlag>> ParseInputFlags(const std::vector<std::string>& flags) {
+  std::vector<InputFlag> inputs;
+  std::set<std::string> seen_keys;
+  for (const auto& f : flags) {
+    TFHOST_ASSIGN_OR_RETURN(InputFlag parsed, ParseInputFlag(f));
+    if (!seen_keys.insert(parsed.key).second) return InvalidArgument("input '" + parsed.key + "' is given twice");
+    inputs.push_back(std::move(parsed));
+  }
+  return inputs;
+}
+
+std::vector<std::pair<std::string, const Tensor*>> ResolvedRun::FedTensors() const {
+  std::vector<std::pair<std::string, const Tensor*>> fed;
+  if (direct) {
+    for (const auto& [name, value] : direct_feeds) fed.emplace_back(name, &value);
+    return fed;
+  }
+  for (const auto& [key, value] : signature_feeds) {
+    const runtime::TensorSpec* spec = signature ? FindSpec(signature->inputs, key) : nullptr;
+    if (spec != nullptr) fed.emplace_back(spec->tensor_name, &value);
+  }
+  return fed;
+}
+
+StatusOr<std::vector<std::pair<std::string, Tensor>>> ResolvedRun::Run(runtime::Model& model) const {
+  if (!direct) {
+    TFHOST_ASSIGN_OR_RETURN(auto results, model.RunSignature(signature_name, signature_feeds, output_filter));
+    return std::vector<std::pair<std::string, Tensor>>(results.begin(), results.end());
+  }
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, model.session().Run(direct_feeds, fetch_names));
+  std::vector<std::pair<std::string, Tensor>> outputs;
+  for (size_t i = 0; i < display_names.size() && i < results.size(); ++i) {
+    outputs.emplace_back(display_names[i], std::move(results[i]));
+  }
+  return outputs;
+}
+
+StatusOr<ResolvedRun> ResolveRun(runtime::Model& model, const std::string& signature_name,
+                                 const std::vector<InputFlag>& inputs, const std::vector<std::string>& fetches,
+                                 const InputFiller& fill) {
+  ResolvedRun run;
+  run.signature_name = signature_name;
+  auto sig_or = model.FindSignature(signature_name);
+  if (sig_or.ok()) run.signature = *sig_or;
+  for (const auto& in : inputs) {
+    if (run.signature == nullptr || FindSpec(run.signature->inputs, in.key) == nullptr) run.direct = true;
+  }
+  for (const auto& f : fetches) {
+    if (run.signature == nullptr || FindSpec(run.signature->outputs, f) == nullptr) run.direct = true;
+  }
+  if (!run.direct && run.signature == nullptr) return sig_or.status();
+
+  if (!run.direct) {
+    for (const auto& in : inputs) {
+      const runtime::TensorSpec* spec = FindSpec(run.signature->inputs, in.key);
+      TFHOST_ASSIGN_OR_RETURN(Tensor tensor, LoadInput(in, spec->dtype));
+      run.signature_feeds[in.key] = std::move(tensor);
+    }
+    if (fill) {
+      for (const auto& spec : run.signature->inputs) {
+        if (run.signature_feeds.count(spec.key) || run.signature->defaults.count(spec.key)) continue;
+        TFHOST_ASSIGN_OR_RETURN(Tensor tensor, fill(spec));
+        run.signature_feeds[spec.key] = std::move(tensor);
+        run.filled_keys.push_back(spec.key);
+      }
+    }
+    run.output_filter = fetches;
+    return run;
+  }
+
+  // Direct mode: signature keys still work and map to their tensors; other
+  // keys must be tensors of the graph.
+  const ir::Graph& graph = model.session().graph();
+  std::set<std::string> fed_names;
+  for (const auto& in : inputs) {
+    std::string tensor_name;
+    DType dtype = DType::kInvalid;
+    const runtime::TensorSpec* spec = run.signature ? FindSpec(run.signature->inputs, in.key) : nullptr;
+    if (spec != nullptr) {
+      tensor_name = spec->tensor_name;
+      dtype = spec->dtype;
+    } else {
+      auto canonical = CanonicalTensorName(in.key);
+      auto ref = canonical.ok() ? graph.ResolveTensor(*canonical) : StatusOr<ir::TensorRef>(canonical.status());
+      if (!ref.ok()) {
+        std::string expected = run.signature ? "an input of signature '" + signature_name + "' (" +
+                                                   KeyList(run.signature->inputs) + ")"
+                                             : "a signature input (signature '" + signature_name + "' not found)";
+        return InvalidArgument("input '" + in.key + "' is neither " + expected +
+                               " nor a tensor of the graph: " + ref.status().message());
+      }
+      tensor_name = *canonical;
+      const ir::Node& node = graph.node(ref->node);
+      if (ref->index < static_cast<int>(node.output_dtypes.size())) dtype = node.output_dtypes[ref->index];
+    }
+    TFHOST_ASSIGN_OR_RETURN(Tensor tensor, LoadInput(in, dtype));
+    if (dtype != DType::kInvalid && tensor.dtype() != dtype) {
+      return InvalidArgument("input '" + in.key + "' (" + tensor_name + ") must be " + DTypeShortName(dtype) +
+                             ", got " + DTypeShortName(tensor.dtype()));
+    }
+    if (spec != nullptr && !spec->shape.IsCompatibleWith(tensor.shape())) {
+      return InvalidArgument("input '" + in.key + "' must have shape " + spec->shape.ToString() + ", got " +
+                             tensor.shape().ToString());
+    }
+    if (!fed_names.insert(tensor_name).second) {
+      return InvalidArgument("input '" + in.key + "' feeds " + tensor_name + ", which another --input feeds too");
+    }
+    run.direct_feeds.emplace_back(tensor_name, std::move(tensor));
+  }
+  if (fill && run.signature != nullptr) {
+    for (const auto& spec : run.signature->inputs) {
+      if (fed_names.count(spec.tensor_name)) continue;
+      if (auto def = run.signature->defaults.find(spec.key); def != run.signature->defaults.end()) {
+        run.direct_feeds.emplace_back(spec.tensor_name, def->second);
+        continue;
+      }
+      TFHOST_ASSIGN_OR_RETURN(Tensor tensor, fill(spec));
+      run.direct_feeds.emplace_back(spec.tensor_name, std::move(tensor));
+      run.filled_keys.push_back(spec.key);
+    }
+  }
+  if (fetches.empty()) {
+    if (run.signature == nullptr) {
+      return InvalidArgument("no --fetch given and the model has no signature '" + signature_name +
+                             "' to take outputs from");
+    }
+    for (const auto& o : run.signature->outputs) {
+      run.fetch_names.push_back(o.tensor_name);
+      run.display_names.push_back(o.key);
+    }
+    return run;
+  }
+  for (const auto& f : fetches) {
+    const runtime::TensorSpec* spec = run.signature ? FindSpec(run.signature->outputs, f) : nullptr;
+    if (spec != nullptr) {
+      run.fetch_names.push_back(spec->tensor_name);
+    } else {
+      auto canonical = CanonicalTensorName(f);
+      if (!canonical.ok()) return canonical.status().WithContext("--fetch " + f);
+      auto ref = graph.ResolveTensor(*canonical);
+      if (!ref.ok()) return ref.status().WithContext("--fetch " + f);
+      run.fetch_names.push_back(*canonical);
+    }
+    run.display_names.push_back(f);
+  }
+  return run;
 }
 
 void AddModelPathFlag(FlagParser& flags, std::string* path) {

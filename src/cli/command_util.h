@@ -1,13 +1,19 @@
 // Pieces every tfhost subcommand shares: loading a model from command-line
-// options, and reporting errors with the right exit code.
+// options, resolving `--input`/`--fetch` against a model (run, bench), and
+// reporting errors with the right exit code.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "backends/fast_kernel_registry.h"
 #include "cli/flags.h"
+#include "cli/tensor_input.h"
 #include "runtime/model.h"
 
 namespace tfhost::cli {
@@ -15,10 +21,55 @@ namespace tfhost::cli {
 // "serve,gpu" -> {"serve", "gpu"}; empty items are dropped.
 std::vector<std::string> SplitTags(const std::string& tags);
 
-// Loads `path` (any format) with the given tag set and intra-op threads
-// (0 = one per hardware thread).
-StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
-                                                          int intra_op_threads);
+// Loads `path` (any format) with the given tag set, intra-op threads
+// (0 = one per hardware thread) and kernel set.
+StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(
+    const std::string& path, const std::string& tags, int intra_op_threads,
+    backends::KernelChoice kernels = backends::KernelChoice::kFast);
+
+// --kernels fast|reference, as run and bench take it; ParseKernelsFlag turns
+// the text into the choice (the error names the accepted values).
+void AddKernelsFlag(FlagParser& flags, std::string* kernels);
+StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text);
+
+// Parses every `--input KEY=VALUE` (tensor_input.h); a key given twice is an
+// error.
+StatusOr<std::vector<InputFlag>> ParseInputFlags(const std::vector<std::string>& flags);
+
+// A run of a model as `--input`/`--fetch` describe it, with every input read.
+// When every input key and fetch belongs to the signature it runs through
+// Model::RunSignature (dtype and shape checks, signature defaults); otherwise
+// directly on the session: signature keys map to their tensors, other keys
+// and fetches must be graph tensors ("node:i").
+struct ResolvedRun {
+  bool direct = false;
+  std::string signature_name;
+  const runtime::Signature* signature = nullptr;  // null only in direct mode without the signature
+  std::map<std::string, Tensor> signature_feeds;   // signature mode: key -> value
+  std::vector<std::string> output_filter;          // signature mode: output keys (empty = all)
+  runtime::NamedTensors direct_feeds;              // direct mode: tensor name -> value
+  std::vector<std::string> fetch_names;            // direct mode: tensors to fetch
+  std::vector<std::string> display_names;          // direct mode: how each fetch is named in the results
+  // Keys of the inputs that the InputFiller made (not given with --input).
+  std::vector<std::string> filled_keys;
+
+  // Graph tensor name and value of every feed (for FLOP counting); pointers
+  // into this object.
+  std::vector<std::pair<std::string, const Tensor*>> FedTensors() const;
+  // Runs once; results in fetch order (signature mode: sorted by key).
+  StatusOr<std::vector<std::pair<std::string, Tensor>>> Run(runtime::Model& model) const;
+};
+
+// Makes a value for a signature input that no --input gives (bench's random
+// inputs); returns an error when it cannot (unknown shape, string dtype).
+using InputFiller = std::function<StatusOr<Tensor>(const runtime::TensorSpec& spec)>;
+
+// Reads `inputs` and resolves them and `fetches` against `model`. With a
+// `fill`, every signature input that is neither given (by key or by its
+// tensor name) nor has a signature default is filled by it.
+StatusOr<ResolvedRun> ResolveRun(runtime::Model& model, const std::string& signature_name,
+                                 const std::vector<InputFlag>& inputs, const std::vector<std::string>& fetches,
+                                 const InputFiller& fill = nullptr);
 
 // The PATH positional of the commands that run a model (run, bench).
 void AddModelPathFlag(FlagParser& flags, std::string* path);

@@ -176,7 +176,15 @@ StatusOr<FlopCount> CountFlopsForFeeds(const ir::Graph& graph,
       }
     }
   }
-  TFHOST_RETURN_IF_ERROR(ops::InferShapes(copy));
+  // The graph passes introduce ops of their own; one without a shape
+  // function yet would leave every node after it unknown (nsfw's first node
+  // is a fused element-wise chain), so the count gives them the shape they
+  // are defined to have.
+  ops::ShapeFnRegistry registry = ops::ShapeFnRegistry::Global();
+  if (registry.Find("_TfhostFusedElementwise") == nullptr) {
+    registry.Register("_TfhostFusedElementwise", ops::BroadcastingShape);
+  }
+  TFHOST_RETURN_IF_ERROR(ops::InferShapes(copy, registry));
   return CountFlops(copy);
 }
 
