@@ -16,25 +16,25 @@ namespace tfhost::backends::simd {
 namespace {
 
 struct AddF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return a + b; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return a + b; }
 };
 struct SubF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return a - b; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return a - b; }
 };
 struct MulF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return a * b; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return a * b; }
 };
 struct DivF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return a / b; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return a / b; }
 };
 struct MaxF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return MaxNan<W>(a, b); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return MaxNan<W>(a, b); }
 };
 struct MinF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) { return MinNan<W>(a, b); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) { return MinNan<W>(a, b); }
 };
 struct SquaredDifferenceF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> a, VF<W> b) {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& a, const VF<W>& b) {
     const VF<W> d = a - b;
     return d * d;
   }

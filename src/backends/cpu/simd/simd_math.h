@@ -67,7 +67,7 @@ TFHOST_SIMD_INLINE VF<W> Load(const float* p) {
   return v;
 }
 template <int W>
-TFHOST_SIMD_INLINE void Store(float* p, VF<W> v) {
+TFHOST_SIMD_INLINE void Store(float* p, const VF<W>& v) {
   std::memcpy(p, &v, sizeof(v));
 }
 // The first n < W lanes from p; the rest are `fill`.
@@ -79,14 +79,14 @@ TFHOST_SIMD_INLINE VF<W> LoadPartial(const float* p, int64_t n, float fill = 0.0
   return Load<W>(buf);
 }
 template <int W>
-TFHOST_SIMD_INLINE void StorePartial(float* p, VF<W> v, int64_t n) {
+TFHOST_SIMD_INLINE void StorePartial(float* p, const VF<W>& v, int64_t n) {
   float buf[W];
   Store<W>(buf, v);
   std::memcpy(p, buf, static_cast<size_t>(n) * sizeof(float));
 }
 
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Select(VI<W> mask, VF<W> a, VF<W> b) {
+TFHOST_SIMD_INLINE VF<W> Select(VI<W> mask, const VF<W>& a, const VF<W>& b) {
   return mask ? a : b;
 }
 template <int W>
@@ -96,37 +96,37 @@ TFHOST_SIMD_INLINE VD<W> LoadD(const double* p) {
   return v;
 }
 template <int W>
-TFHOST_SIMD_INLINE void StoreD(double* p, VD<W> v) {
+TFHOST_SIMD_INLINE void StoreD(double* p, const VD<W>& v) {
   std::memcpy(p, &v, sizeof(v));
 }
 template <int W>
-TFHOST_SIMD_INLINE VD<W> ToDouble(VF<W> v) {
+TFHOST_SIMD_INLINE VD<W> ToDouble(const VF<W>& v) {
   return __builtin_convertvector(v, VD<W>);
 }
 
 template <int W>
-TFHOST_SIMD_INLINE VI<W> IsNan(VF<W> x) {
+TFHOST_SIMD_INLINE VI<W> IsNan(const VF<W>& x) {
   return x != x;
 }
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Abs(VF<W> x) {
+TFHOST_SIMD_INLINE VF<W> Abs(const VF<W>& x) {
   return (VF<W>)((VI<W>)x & 0x7fffffff);
 }
 // |magnitude| with the sign bit of `sign`.
 template <int W>
-TFHOST_SIMD_INLINE VF<W> CopySign(VF<W> magnitude, VF<W> sign) {
+TFHOST_SIMD_INLINE VF<W> CopySign(const VF<W>& magnitude, const VF<W>& sign) {
   return (VF<W>)(((VI<W>)magnitude & 0x7fffffff) | ((VI<W>)sign & static_cast<int32_t>(0x80000000u)));
 }
 // NaN-propagating maximum/minimum, as TensorFlow's Maximum/Minimum; for equal
 // operands (+0/-0) the second one wins, as in the reference's `a > b ? a : b`.
 template <int W>
-TFHOST_SIMD_INLINE VF<W> MaxNan(VF<W> a, VF<W> b) {
+TFHOST_SIMD_INLINE VF<W> MaxNan(const VF<W>& a, const VF<W>& b) {
   VF<W> r = a > b ? a : b;
   r = IsNan<W>(a) ? a : r;
   return IsNan<W>(b) ? b : r;
 }
 template <int W>
-TFHOST_SIMD_INLINE VF<W> MinNan(VF<W> a, VF<W> b) {
+TFHOST_SIMD_INLINE VF<W> MinNan(const VF<W>& a, const VF<W>& b) {
   VF<W> r = a < b ? a : b;
   r = IsNan<W>(a) ? a : r;
   return IsNan<W>(b) ? b : r;
@@ -175,7 +175,7 @@ TFHOST_SIMD_INLINE float HorizontalMax(const VF<W>& v) {
 // exponent-field scalings so that n = 128 (x near the overflow threshold) and
 // subnormal results both come out right.
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Exp(VF<W> x) {
+TFHOST_SIMD_INLINE VF<W> Exp(const VF<W>& x) {
   using F = VF<W>;
   using I = VI<W>;
   const F hi = Splat<W>(88.72283935546875f);  // largest x with a finite e^x
@@ -206,7 +206,7 @@ TFHOST_SIMD_INLINE VF<W> Exp(VF<W> x) {
 // tanh: an odd polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1) would
 // lose digits), 1 - 2/(e^{2|x|} + 1) with x's sign above; saturates to +-1.
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Tanh(VF<W> x) {
+TFHOST_SIMD_INLINE VF<W> Tanh(const VF<W>& x) {
   using F = VF<W>;
   const F ax = Abs<W>(x);
   const F z = x * x;
@@ -223,7 +223,7 @@ TFHOST_SIMD_INLINE VF<W> Tanh(VF<W> x) {
 
 // 1 / (1 + e^-x) without overflow: e = e^-|x| <= 1, then 1/(1+e) or e/(1+e).
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Sigmoid(VF<W> x) {
+TFHOST_SIMD_INLINE VF<W> Sigmoid(const VF<W>& x) {
   using F = VF<W>;
   const F e = Exp<W>(-Abs<W>(x));
   const F r = 1.0f / (e + 1.0f);

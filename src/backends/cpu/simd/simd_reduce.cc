@@ -38,7 +38,7 @@ constexpr float Identity() {
 
 // acc := acc op x, NaN-sticky (a NaN x makes acc NaN; a NaN acc stays).
 template <int W, Kind K>
-TFHOST_SIMD_INLINE VF<W> Extremum(VF<W> acc, VF<W> x) {
+TFHOST_SIMD_INLINE VF<W> Extremum(const VF<W>& acc, const VF<W>& x) {
   if constexpr (K == Kind::kMax) {
     return (x > acc) | IsNan<W>(x) ? x : acc;
   } else {

@@ -12,47 +12,47 @@ namespace {
 
 // `alpha` is LeakyRelu's slope; the other functors ignore it.
 struct ReluF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return x < 0.0f ? Splat<W>(0.0f) : x; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return x < 0.0f ? Splat<W>(0.0f) : x; }
 };
 // std::min(std::max(x, 0), 6) as the reference computes it (NaN stays NaN).
 struct Relu6F {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) {
     const VF<W> lo = x < 0.0f ? Splat<W>(0.0f) : x;
     return 6.0f < lo ? Splat<W>(6.0f) : lo;
   }
 };
 // expm1 as e^x - 1: the absolute error near 0 (~1e-7) is inside the tolerance.
 struct EluF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) {
     return x < 0.0f ? Exp<W>(x) - 1.0f : x;
   }
 };
 struct LeakyReluF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float alpha) { return x < 0.0f ? x * alpha : x; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float alpha) { return x < 0.0f ? x * alpha : x; }
 };
 struct SigmoidF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Sigmoid<W>(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Sigmoid<W>(x); }
 };
 struct TanhF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Tanh<W>(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Tanh<W>(x); }
 };
 struct ExpF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Exp<W>(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Exp<W>(x); }
 };
 struct NegF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return -x; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return -x; }
 };
 struct AbsF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return Abs<W>(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Abs<W>(x); }
 };
 struct SquareF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return x * x; }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return x * x; }
 };
 struct SqrtF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return SqrtV(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return SqrtV(x); }
 };
 struct RsqrtF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(VF<W> x, float) { return 1.0f / SqrtV(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return 1.0f / SqrtV(x); }
 };
 
 template <int W, typename Op>
