@@ -53,6 +53,24 @@ std::string CudaVersionText(int v) {
   return v < 0 ? "?" : std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
+// The PCI class names that matter on a GPU server; others print as hex.
+std::string PciClassName(int class_id) {
+  switch (class_id) {
+    case 0x0300: return "VGA";
+    case 0x0302: return "3D controller (GPU)";
+    case 0x0200: return "Ethernet";
+    case 0x0207: return "InfiniBand";
+    case 0x0108: return "NVMe";
+    case 0x0106: return "SATA";
+    case 0x0604: return "PCI bridge";
+    case 0x0680: return "bridge (NVSwitch/other)";
+    case -1: return "";
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "class %04x", class_id);
+  return buf;
+}
+
 std::string Limit(uint64_t v) { return v == kUnlimited ? "unlimited" : std::to_string(v); }
 
 }  // namespace
@@ -143,6 +161,25 @@ std::string FormatFactsText(const HostFacts& f) {
       }
       o << f.topology.cpu_affinity[i] << std::string(16 - std::min<size_t>(15, f.topology.cpu_affinity[i].size()), ' ')
         << f.topology.numa_affinity[i] << "\n";
+    }
+  }
+  if (!f.pcie.empty()) {
+    o << "PCIe (hwloc)\n";
+    for (const PcieNode& n : f.pcie) {
+      o << std::string(2 + 2 * n.depth, ' ');
+      if (n.kind == "host_bridge") {
+        o << "host bridge " << n.bus_id << (n.numa_node >= 0 ? ", NUMA node " + std::to_string(n.numa_node) : "");
+      } else {
+        o << n.bus_id << " " << (n.kind == "bridge" ? "switch port" : PciClassName(n.class_id));
+        if (!n.vendor_device.empty()) o << " [" << n.vendor_device << "]";
+        if (n.link_gbps > 0) {
+          char buf[32];
+          std::snprintf(buf, sizeof(buf), ", %.1f GB/s", n.link_gbps);
+          o << buf;
+        }
+        if (!n.os_devices.empty()) o << " (" << Join(n.os_devices, ", ") << ")";
+      }
+      o << "\n";
     }
   }
   const EnvironmentHints& e = f.env;
@@ -349,6 +386,22 @@ std::string FormatFactsJson(const HostFacts& f) {
     str("version", l.version);
     str("path", l.path);
     str("how", l.how);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("pcie");
+  w.StartArray();
+  for (const PcieNode& n : f.pcie) {
+    w.StartObject();
+    str("kind", n.kind);
+    str("bus_id", n.bus_id);
+    i64("depth", n.depth);
+    i64("class_id", n.class_id);
+    str("vendor_device", n.vendor_device);
+    w.Key("link_gbps");
+    w.Double(n.link_gbps);
+    i64("numa_node", n.numa_node);
+    strs("os_devices", n.os_devices);
     w.EndObject();
   }
   w.EndArray();

@@ -201,6 +201,19 @@ struct ProcessLimits {
   bool known = false;
 };
 
+// One node of the PCIe tree as hwloc sees it: host bridges, PCI-to-PCI
+// bridges (switch ports) and the devices under them.
+struct PcieNode {
+  std::string kind;        // "host_bridge", "bridge", "device"
+  std::string bus_id;      // "0000:17:00.0" (devices and PCI-PCI bridges); "0000:[16-1a]" bus range for host bridges
+  int depth = 0;           // 0 = host bridge
+  int class_id = -1;       // PCI class (0x0302 3D controller, 0x0200 Ethernet, 0x0108 NVMe, ...)
+  std::string vendor_device;  // "10de:20b0"
+  double link_gbps = 0;    // hwloc's link speed in GB/s (0 = unknown, as in VMs)
+  int numa_node = -1;      // the NUMA node the host bridge hangs off, -1 unknown
+  std::vector<std::string> os_devices;  // "eth0", "nvme0n1", "mlx5_0", "card0"
+};
+
 struct HostFacts {
   CpuFacts cpu;
   std::vector<NumaNode> numa;
@@ -213,6 +226,7 @@ struct HostFacts {
   NvidiaFacts nvidia;
   std::vector<LibraryFacts> libraries;
   TopologyMatrix topology;
+  std::vector<PcieNode> pcie;  // depth-first, parents before children
   EnvironmentHints env;
   ProcessLimits limits;
   // What could not be probed and why ("NVML: libnvidia-ml.so.1 not found").

@@ -76,6 +76,14 @@ HostFacts ProbeHost(const ProbeOptions& options) {
   std::string hwloc_xml = options.hwloc_xml;
   if (hwloc_xml.empty() && !live && fs->Exists("/hwloc.xml")) hwloc_xml = snap + "hwloc.xml";
   f.numa = ProbeNuma(*fs, hwloc_xml, &f.notes);
+  if (!hwloc_xml.empty() || live) {
+    StatusOr<std::vector<PcieNode>> pcie = PcieTreeFromHwloc(hwloc_xml);
+    if (pcie.ok()) {
+      f.pcie = std::move(*pcie);
+    } else {
+      f.notes.push_back("PCIe tree: " + pcie.status().message());
+    }
+  }
   f.memory = ProbeMemory(*fs, &f.notes);
   f.disks = ProbeDisks(*fs, &f.notes);
   f.mounts = ProbeMounts(*fs, &f.notes);

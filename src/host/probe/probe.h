@@ -29,6 +29,10 @@ CpuFacts ProbeCpu(const FsReader& fs, Notes* notes);
 std::vector<NumaNode> ProbeNuma(const FsReader& fs, const std::string& hwloc_xml, Notes* notes);
 // hwloc only (live when `xml_path` is empty); errors say why.
 StatusOr<std::vector<NumaNode>> NumaFromHwloc(const std::string& xml_path);
+// The PCIe tree through hwloc (live, or from an hwloc XML export): host
+// bridges, switch ports and the devices under them, depth-first. Errors say
+// why (no hwloc I/O discovery in this environment, unreadable XML).
+StatusOr<std::vector<PcieNode>> PcieTreeFromHwloc(const std::string& xml_path);
 MemoryFacts ProbeMemory(const FsReader& fs, Notes* notes);
 std::vector<DiskFacts> ProbeDisks(const FsReader& fs, Notes* notes);
 std::vector<MountFacts> ProbeMounts(const FsReader& fs, Notes* notes);

@@ -267,3 +267,65 @@ TEST(HwlocTest, XmlExportGivesNumaNodesCpusAndMemory) {
 
 }  // namespace
 }  // namespace tfhost::host
+
+namespace tfhost::host {
+namespace {
+
+TEST(PcieTreeTest, HwlocExportGivesSwitchPortsDevicesLinksAndNumaNodes) {
+  auto tree = PcieTreeFromHwloc(TestData("hwloc_pcie_2socket_gpu.xml"));
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  ASSERT_EQ(tree->size(), 10u);
+  const PcieNode& host0 = (*tree)[0];
+  EXPECT_EQ(host0.kind, "host_bridge");
+  EXPECT_EQ(host0.bus_id, "0000:[16-1b]");
+  EXPECT_EQ(host0.numa_node, 0);
+  EXPECT_EQ((*tree)[1].kind, "bridge");  // the switch's upstream port
+  EXPECT_EQ((*tree)[1].depth, 1);
+  const PcieNode& gpu0 = (*tree)[3];
+  EXPECT_EQ(gpu0.kind, "device");
+  EXPECT_EQ(gpu0.bus_id, "0000:18:00.0");
+  EXPECT_EQ(gpu0.class_id, 0x0302);
+  EXPECT_EQ(gpu0.vendor_device, "10de:20b0");
+  EXPECT_EQ(gpu0.depth, 3);
+  EXPECT_NEAR(gpu0.link_gbps, 31.5, 0.1);
+  EXPECT_EQ(gpu0.os_devices, std::vector<std::string>{"card1"});
+  const PcieNode& hca = (*tree)[7];
+  EXPECT_EQ(hca.os_devices, std::vector<std::string>({"ib0", "mlx5_0"}));
+  const PcieNode& nvme = (*tree)[9];
+  EXPECT_EQ(nvme.class_id, 0x0108);
+  EXPECT_EQ(nvme.depth, 1);
+  EXPECT_EQ((*tree)[8].numa_node, 1);
+  EXPECT_EQ(nvme.numa_node, 1);
+
+  HostFacts f;
+  f.pcie = *tree;
+  std::string text = FormatFactsText(f);
+  EXPECT_NE(text.find("host bridge 0000:[16-1b], NUMA node 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("      0000:18:00.0 3D controller (GPU) [10de:20b0], 31.5 GB/s (card1)"), std::string::npos) << text;
+  EXPECT_NE(FormatFactsJson(f).find("\"vendor_device\": \"15b3:101b\""), std::string::npos);
+}
+
+TEST(PcieTreeTest, UnreadableExportIsAnErrorNamingTheFile) {
+  auto tree = PcieTreeFromHwloc(TestData("no_such_export.xml"));
+  ASSERT_FALSE(tree.ok());
+  EXPECT_NE(tree.status().message().find("no_such_export.xml"), std::string::npos);
+}
+
+TEST(PcieTreeTest, ThisMachineProbesWithoutFailing) {
+  // Live: a VM may show virtio devices or none; either way no crash and a reason.
+  auto tree = PcieTreeFromHwloc("");
+  if (!tree.ok()) {
+    EXPECT_FALSE(tree.status().message().empty());
+    return;
+  }
+  int previous_depth = -1;
+  for (const PcieNode& n : *tree) {
+    EXPECT_TRUE(n.kind == "host_bridge" || n.kind == "bridge" || n.kind == "device") << n.kind;
+    EXPECT_FALSE(n.bus_id.empty());
+    EXPECT_LE(n.depth, previous_depth + 1) << n.bus_id << ": a child appears right after its parent";
+    previous_depth = n.depth;
+  }
+}
+
+}  // namespace
+}  // namespace tfhost::host
