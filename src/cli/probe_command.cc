@@ -23,7 +23,7 @@ int ProbeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   flags.AddString("root", &options.root, "DIR", "probe a snapshot folder (sys/, proc/, recordings) instead of /");
   flags.AddString("nvml-xml", &options.nvml_xml, "FILE", "use an `nvidia-smi -q -x` recording instead of NVML");
   flags.AddString("nvml-topo", &options.nvml_topo, "FILE", "with --nvml-xml: an `nvidia-smi topo -m` recording");
-  flags.AddString("hwloc-xml", &options.hwloc_xml, "FILE", "use an hwloc XML export for NUMA");
+  flags.AddString("hwloc-xml", &options.hwloc_xml, "FILE", "use an hwloc XML export for NUMA and the PCIe tree");
   flags.AddRepeated("lib-dir", &lib_dirs, "DIR", "search DIR for CUDA libraries instead of the usual places");
   flags.AddBool("no-gpu", &no_gpu, "skip GPU probing");
   if (int code = ParseOrExit(flags, args, "probe", out, err); code >= 0) return code;
