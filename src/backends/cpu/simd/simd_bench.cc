@@ -92,10 +92,6 @@ int Main(int argc, char** argv) {
       {"ConcatV2 2x 1x28x28x64 axis 3", "ConcatV2",
        {Random(Shape({1, 28, 28, 64}), -1, 1), Random(Shape({1, 28, 28, 64}), -1, 1), Tensor::Scalar<int32_t>(3)},
        with(f, "N", ops::MakeAttr(2))},
-      {"Pad 1x112x112x32 by 1", "Pad",
-       {Random(Shape({1, 112, 112, 32}), -1, 1),
-        Tensor::FromVector<int32_t>({0, 0, 1, 1, 1, 1, 0, 0}, Shape({4, 2}))},
-       f},
   };
   ThreadPool pool(1);  // 1 worker + the caller = 2 threads
   std::printf("isa: %s   rounds: %d   load average before: %s\n", IsaLevelName(ActiveIsaLevel()), rounds,

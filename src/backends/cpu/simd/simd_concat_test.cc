@@ -62,36 +62,5 @@ TEST(SimdConcatTest, MismatchedShapesGiveAnError) {
   EXPECT_FALSE(got.ok());
 }
 
-TEST(SimdPadTest, ZeroPaddingMatchesReference) {
-  struct Case {
-    Shape shape;
-    std::vector<int32_t> pads;
-  };
-  const std::vector<Case> cases = {
-      {Shape({5}), {2, 3}},
-      {Shape({3, 4}), {0, 1, 2, 0}},
-      {Shape({1, 7, 9, 3}), {0, 0, 1, 1, 2, 2, 0, 0}},
-      {Shape({2, 3, 4}), {1, 0, 0, 2, 3, 1}},
-      {Shape({2, 0, 4}), {1, 1, 1, 1, 1, 1}},
-      {Shape({1, 112, 112, 32}), {0, 0, 1, 1, 1, 1, 0, 0}},
-  };
-  for (DType dtype : {DType::kFloat, DType::kInt32, DType::kUInt8}) {
-    for (const Case& c : cases) {
-      SCOPED_TRACE(DTypeName(dtype) + " " + c.shape.ToString());
-      const int64_t rank = c.shape.rank();
-      ExpectSimdMatchesReference("Pad", {Iota(dtype, c.shape, 3), Tensor::FromVector<int32_t>(c.pads, Shape({rank, 2}))},
-                                 {{"T", ops::MakeAttr(dtype)}, {"Tpaddings", ops::MakeAttr(DType::kInt32)}}, 0, 0);
-    }
-  }
-}
-
-TEST(SimdPadTest, NegativePaddingGivesAnError) {
-  auto node = ops::MakeSingleOpNode("Pad", {{"T", ops::MakeAttr(DType::kFloat)}});
-  ASSERT_TRUE(node.ok());
-  auto got = ops::RunKernelOnNode(*node, testing::MakeSimdKernel(*node),
-                                  {Iota(DType::kFloat, Shape({2}), 0), Tensor::FromVector<int32_t>({-1, 0}, Shape({1, 2}))});
-  EXPECT_FALSE(got.ok());
-}
-
 }  // namespace
 }  // namespace tfhost::backends::simd
