@@ -1,12 +1,14 @@
 // Ops that compute positions from values: Where (coordinates of non-zero
-// elements), OneHot, Unique (and UniqueWithCounts), TopKV2 and MatrixBandPart (keeps a diagonal
-// band by position).
+// elements), OneHot, Unique (and UniqueWithCounts), TopKV2, MatrixBandPart (keeps a diagonal
+// band by position) and ListDiff (setdiff1d: entries and positions of x not in y).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <type_traits>
 #include <unordered_map>
+
+#include <set>
 
 #include "ops/array/array_util.h"
 
@@ -287,9 +289,56 @@ Status MatrixBandPartKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+// ListDiff (tf.setdiff1d): the entries of x not in y, in x's order, and
+// their positions in x.
+Status ListDiffKernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  if (x.rank() != 1 || y.rank() != 1) {
+    return ctx.Error("x and y must be vectors, got " + x.shape().ToString() + " and " + y.shape().ToString());
+  }
+  if (x.dtype() != y.dtype()) return ctx.Error("x and y must have the same dtype");
+  TFHOST_RETURN_IF_ERROR(CheckMovable(ctx, x.dtype()));
+  TFHOST_ASSIGN_OR_RETURN(DType idx_type, ctx.AttrOr<DType>("out_idx", DType::kInt32));
+  std::vector<int64_t> keep;
+  if (IsStringLike(x.dtype())) {
+    std::set<std::string> ys(y.strings(), y.strings() + y.NumElements());
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (!ys.count(x.strings()[i])) keep.push_back(i);
+    }
+  } else {
+    const size_t size = DTypeSize(x.dtype());
+    std::set<std::string> ys;
+    const char* yb = static_cast<const char*>(y.raw_data());
+    for (int64_t i = 0; i < y.NumElements(); ++i) ys.insert(std::string(yb + i * size, size));
+    const char* xb = static_cast<const char*>(x.raw_data());
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (!ys.count(std::string(xb + i * size, size))) keep.push_back(i);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(keep.size());
+  Tensor out(x.dtype(), Shape({n}));
+  Tensor idx(idx_type, Shape({n}));
+  for (int64_t k = 0; k < n; ++k) {
+    CopyElements(x, keep[k], out, k, 1);
+    if (idx_type == DType::kInt64) {
+      idx.data<int64_t>()[k] = keep[k];
+    } else {
+      idx.data<int32_t>()[k] = static_cast<int32_t>(keep[k]);
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  ctx.set_output(1, std::move(idx));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& registry) {
+  RegisterChecked(registry, ir::OpDefBuilder("ListDiff")
+                        .Input("x: T").Input("y: T").Output("out: T").Output("idx: out_idx")
+                        .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
+                  ListDiffKernel);
   RegisterChecked(registry, ir::OpDefBuilder("Where").Input("input: T").Output("index: int64")
                         .Attr("T: type = DT_BOOL"),
                     WhereKernel);

@@ -101,5 +101,24 @@ TEST(MatrixBandPartTest, KeepsBand) {
                    .ok());
 }
 
+TEST(ListDiffTest, KeepsEntriesOfXNotInYWithTheirPositions) {
+  // tf.setdiff1d docs: x = [1, 2, 3, 4, 5, 6], y = [1, 3, 5] -> out [2, 4, 6], idx [1, 3, 5].
+  auto out = RunSingleOp("ListDiff", {Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}), Tensor::FromVector<int32_t>({1, 3, 5})},
+                         {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int32_t>({2, 4, 6})));
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<int32_t>({1, 3, 5})));
+  Tensor words(DType::kString, Shape({3}));
+  words.strings()[0] = "a";
+  words.strings()[1] = "b";
+  words.strings()[2] = "a";
+  Tensor drop(DType::kString, Shape({1}));
+  drop.strings()[0] = "a";
+  auto s = RunSingleOp("ListDiff", {words, drop}, {{"T", MakeAttr(DType::kString)}, {"out_idx", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)[0].strings()[0], "b");
+  EXPECT_TRUE(TensorsEqual((*s)[1], Tensor::FromVector<int64_t>({1})));
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

@@ -758,7 +758,7 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
   registry.Register("BatchToSpaceND", [](ShapeContext& ctx) { return SpaceBatchShape(ctx, false); });
   registry.Register("DepthToSpace", [](ShapeContext& ctx) { return DepthSpaceShape(ctx, true); });
   registry.Register("SpaceToDepth", [](ShapeContext& ctx) { return DepthSpaceShape(ctx, false); });
-  registry.Register({"ReverseV2", "InvertPermutation", "MatrixBandPart"}, UnchangedShape);
+  registry.Register({"ReverseV2", "Reverse", "InvertPermutation", "MatrixBandPart"}, UnchangedShape);
   registry.Register("Where", WhereShape);
   registry.Register({"Unique", "UniqueWithCounts"}, UniqueShape);
   registry.Register("Range", RangeShape);
@@ -819,6 +819,11 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
       dims.pop_back();
     }
     ctx.set_output(0, PartialShape::Known(dims));
+    return OkStatus();
+  });
+  registry.Register("ListDiff", [](ShapeContext& ctx) {
+    ctx.set_output(0, PartialShape::Known({-1}));
+    ctx.set_output(1, PartialShape::Known({-1}));
     return OkStatus();
   });
   registry.Register({"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}, UnchangedShape);

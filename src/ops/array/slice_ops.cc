@@ -45,6 +45,8 @@ Status SliceKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+Status ReverseDims(KernelContext& ctx, const std::vector<bool>& reverse);
+
 Status ReverseV2Kernel(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   TFHOST_RETURN_IF_ERROR(CheckMovable(ctx, input.dtype()));
@@ -61,6 +63,25 @@ Status ReverseV2Kernel(KernelContext& ctx) {
     }
     reverse[axis] = true;
   }
+  return ReverseDims(ctx, reverse);
+}
+
+// Reverse (TF1): a bool per dim says whether to reverse it.
+Status ReverseV1Kernel(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  TFHOST_RETURN_IF_ERROR(CheckMovable(ctx, input.dtype()));
+  const Tensor& dims = ctx.input(1);
+  if (dims.dtype() != DType::kBool || dims.rank() != 1 || dims.dim(0) != input.rank()) {
+    return ctx.Error("dims must be a bool vector with one entry per dim of " + input.shape().ToString() + ", got " +
+                     DTypeShortName(dims.dtype()) + dims.shape().ToString());
+  }
+  std::vector<bool> reverse(dims.data<bool>(), dims.data<bool>() + dims.NumElements());
+  return ReverseDims(ctx, reverse);
+}
+
+Status ReverseDims(KernelContext& ctx, const std::vector<bool>& reverse) {
+  const Tensor& input = ctx.input(0);
+  const int rank = input.rank();
   StridedLayout src = DenseLayout(input.shape());
   for (int d = 0; d < rank; ++d) {
     if (!reverse[d] || input.dim(d) == 0) continue;
@@ -155,6 +176,11 @@ void RegisterSliceOps(OpRegistry& registry) {
                         .Input("tensor: T").Input("axis: Tidx").Output("output: T")
                         .Attr("Tidx: {int32, int64} = DT_INT32").Attr("T: type"),
                     ReverseV2Kernel);
+  RegisterChecked(registry, ir::OpDefBuilder("Reverse")
+                        .Input("tensor: T").Input("dims: bool").Output("output: T")
+                        .Attr("T: {uint8, int8, uint16, int16, uint32, int32, uint64, int64, bool, bfloat16, half, "
+                              "float, double, complex64, complex128, string}"),
+                    ReverseV1Kernel);
   RegisterChecked(registry, ir::OpDefBuilder("Tile")
                         .Input("input: T").Input("multiples: Tmultiples").Output("output: T")
                         .Attr("T: type").Attr("Tmultiples: {int32, int64} = DT_INT32"),

@@ -70,5 +70,14 @@ TEST(BroadcastToTest, ExpandsUnitAndMissingDims) {
   EXPECT_NE(st.message().find("[3]"), std::string::npos) << st.message();
 }
 
+TEST(ReverseTest, TensorFlow1BoolDimsReverseTheMarkedAxes) {
+  // [[0, 1, 2], [3, 4, 5]] with dims [false, true] -> [[2, 1, 0], [5, 4, 3]].
+  Tensor x = Tensor::FromVector<int32_t>({0, 1, 2, 3, 4, 5}, Shape({2, 3}));
+  auto out = RunSingleOp("Reverse", {x, Tensor::FromVector<bool>({false, true})}, {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int32_t>({2, 1, 0, 5, 4, 3}, Shape({2, 3}))));
+  EXPECT_FALSE(RunSingleOp("Reverse", {x, Tensor::FromVector<bool>({true})}, {{"T", MakeAttr(DType::kInt32)}}).ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

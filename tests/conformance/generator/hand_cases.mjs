@@ -333,6 +333,15 @@ export const handCases = [
   hand('square', 'MatrixDiag', { T: A.type('float32') }, [f32([1, 2])], [f32([1, 0, 0, 2], [2, 2])]),
   hand('rectangular', 'MatrixDiagPart', { T: A.type('float32') }, [f32([1, 2, 3, 4, 5, 6], [2, 3])], [f32([1, 5])]),
 
+  // ListDiff (tf.setdiff1d documentation): x = [1, 2, 3, 4, 5, 6],
+  // y = [1, 3, 5] -> out [2, 4, 6], idx [1, 3, 5].
+  hand('doc_example', 'ListDiff', { T: A.type('int32'), out_idx: A.type('int32') }, [i32([1, 2, 3, 4, 5, 6]), i32([1, 3, 5])],
+    [i32([2, 4, 6]), i32([1, 3, 5])]),
+  // Reverse (TF1, bool dims): [[0, 1, 2], [3, 4, 5]] with [false, true] ->
+  // [[2, 1, 0], [5, 4, 3]].
+  hand('bool_dims', 'Reverse', { T: A.type('float32') }, [f32([0, 1, 2, 3, 4, 5], [2, 3]), t('bool', [2], [false, true])],
+    [f32([2, 1, 0, 5, 4, 3], [2, 3])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
