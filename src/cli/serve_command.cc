@@ -52,7 +52,11 @@ struct ServeFlags {
   int target_latency_ms = 0;
   std::string monitoring_config_file;
   bool enable_model_warmup = true;
+  int num_request_iterations_for_warmup = 0;
+  bool allow_version_labels_for_unavailable_models = false;
+  bool force_allow_any_version_labels_for_unavailable_models = false;
   int rest_api_num_threads = 0;
+  int rest_api_worker_threads = 0;
   int rest_api_timeout_in_ms = 30000;
   int tensorflow_intra_op_parallelism = 0;
   int tensorflow_inter_op_parallelism = 0;
@@ -98,8 +102,19 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                   "MonitoringConfig in protobuf text format (prometheus_config { enable path })");
   flags.AddBool("enable_model_warmup", &f.enable_model_warmup,
                 "replay assets.extra/tf_serving_warmup_requests before a version is served (default true)");
+  flags.AddInt("num_request_iterations_for_warmup", &f.num_request_iterations_for_warmup, "N",
+               "replay each warm-up record N times (TF Serving's flag; used when > 0, default 1)");
+  flags.AddBool("allow_version_labels_for_unavailable_models", &f.allow_version_labels_for_unavailable_models,
+                "let a new version label name a version that is not AVAILABLE yet (TF Serving's flag; default: "
+                "labels may only name AVAILABLE versions)");
+  flags.AddBool("force_allow_any_version_labels_for_unavailable_models",
+                &f.force_allow_any_version_labels_for_unavailable_models,
+                "let any version label, also one in use, name a version that is not AVAILABLE (TF Serving's flag)");
   flags.AddInt("rest_api_num_threads", &f.rest_api_num_threads, "N",
                "threads serving HTTP requests (default: 4 per CPU, at least 8)");
+  flags.AddInt("rest_api_worker_threads", &f.rest_api_worker_threads, "N",
+               "threads that run REST model requests batching does not take (and classify/regress), so HTTP "
+               "threads never wait on a model (default: 4 per CPU, at least 8)");
   flags.AddInt("rest_api_timeout_in_ms", &f.rest_api_timeout_in_ms, "MS",
                "answer 504 when a REST request takes longer (default 30000; 0 = no limit)");
   flags.AddInt("tensorflow_intra_op_parallelism", &f.tensorflow_intra_op_parallelism, "N",
@@ -131,6 +146,8 @@ Status CheckRanges(const ServeFlags& f) {
                                "model_config_file_poll_wait_seconds"));
   TFHOST_RETURN_IF_ERROR(check(f.file_system_poll_wait_seconds, 0, 86400 * 365, "file_system_poll_wait_seconds"));
   TFHOST_RETURN_IF_ERROR(check(f.rest_api_num_threads, 0, 4096, "rest_api_num_threads"));
+  TFHOST_RETURN_IF_ERROR(check(f.rest_api_worker_threads, 0, 4096, "rest_api_worker_threads"));
+  TFHOST_RETURN_IF_ERROR(check(f.num_request_iterations_for_warmup, 0, 1000000, "num_request_iterations_for_warmup"));
   TFHOST_RETURN_IF_ERROR(check(f.rest_api_timeout_in_ms, 0, 1 << 30, "rest_api_timeout_in_ms"));
   TFHOST_RETURN_IF_ERROR(check(f.tensorflow_intra_op_parallelism, 0, 4096, "tensorflow_intra_op_parallelism"));
   TFHOST_RETURN_IF_ERROR(check(f.tensorflow_inter_op_parallelism, 0, 4096, "tensorflow_inter_op_parallelism"));
@@ -316,6 +333,13 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     options.manager.load_options.session.inter_op_threads = f.tensorflow_inter_op_parallelism;
   }
   options.enable_model_warmup = f.enable_model_warmup;
+  options.worker_threads = f.rest_api_worker_threads;
+  if (f.num_request_iterations_for_warmup > 0) options.warmup_num_request_iterations = f.num_request_iterations_for_warmup;
+  options.version_label_policy = f.force_allow_any_version_labels_for_unavailable_models
+                                     ? serving::VersionLabelPolicy::kAllowAny
+                                 : f.allow_version_labels_for_unavailable_models
+                                     ? serving::VersionLabelPolicy::kAllowNewUnavailable
+                                     : serving::VersionLabelPolicy::kRequireAvailable;
 
   // Before any thread starts, so that every thread inherits the mask and the
   // signals reach only Wait() below.
@@ -351,14 +375,20 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   http.max_body_bytes = static_cast<size_t>(f.rest_api_max_body_mb) << 20;
   std::unique_ptr<serving::HttpServer> server;
   if (f.rest_api_port != 0) {
-    auto started = serving::HttpServer::Start(http, [&rest](const serving::HttpRequest& request) {
-      serving::RestResponse r = rest.Handle(request.method, request.target, request.body);
-      serving::HttpResponse response;
-      response.status = r.status;
-      response.body = std::move(r.body);
-      response.content_type = std::move(r.content_type);
-      return response;
-    });
+    // Asynchronous: a model run never holds an HTTP thread (batch threads
+    // or the core's worker pool answer), so health checks and other models
+    // stay responsive with few HTTP threads.
+    auto started = serving::HttpServer::StartAsync(
+        http, [&rest](std::shared_ptr<serving::HttpRequest> request, serving::HttpResponder respond) {
+          rest.HandleAsync(request->method, request->target, std::move(request->body),
+                           [respond = std::move(respond)](serving::RestResponse r) {
+                             serving::HttpResponse response;
+                             response.status = r.status;
+                             response.body = std::move(r.body);
+                             response.content_type = std::move(r.content_type);
+                             respond(std::move(response));
+                           });
+        });
     if (!started.ok()) return ReportFailure(err, "serve", started.status());
     server = std::move(*started);
   }
@@ -380,7 +410,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   if (server) {
     err << "tfhost serve: REST API listening on " << f.rest_api_address << ":" << server->port() << " ("
-        << http.num_threads << " threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
+        << http.num_threads << " threads, " << (*core)->workers().num_threads() << " worker threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
     if (!metrics_path->empty()) err << "tfhost serve: Prometheus metrics at " << *metrics_path << "\n";
   } else {
     err << "tfhost serve: REST is not served (--rest_api_port=0)\n";

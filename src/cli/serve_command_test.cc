@@ -52,7 +52,8 @@ TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
         "--model_config_file_poll_wait_seconds", "--file_system_poll_wait_seconds", "--enable_batching",
         "--batching_parameters_file", "--monitoring_config_file", "--enable_model_warmup", "--rest_api_num_threads",
         "--rest_api_timeout_in_ms", "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
-        "--max_num_load_retries", "--load_retry_interval_micros"}) {
+        "--max_num_load_retries", "--load_retry_interval_micros", "--num_request_iterations_for_warmup",
+        "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models"}) {
     EXPECT_NE(out.str().find(std::string(flag) + " "), std::string::npos) << flag;
   }
 }

@@ -74,6 +74,10 @@ ServerCore::ServerCore(ServerCoreOptions options) : options_(std::move(options))
     mopts.warmer = [this](const ServableHandle& servable) { return Warmup(servable); };
   }
   manager_ = std::make_unique<ModelManager>(std::move(mopts));
+  const int cpus = std::max(1u, std::thread::hardware_concurrency());
+  const int threads = options_.worker_threads > 0 ? options_.worker_threads : std::max(8, 4 * cpus);
+  const size_t queue = options_.worker_queue_limit > 0 ? options_.worker_queue_limit : size_t{64} * threads;
+  workers_ = std::make_unique<WorkerPool>(threads, queue);
 }
 
 ServerCore::~ServerCore() {
@@ -83,6 +87,18 @@ ServerCore::~ServerCore() {
   }
   poll_cv_.notify_all();
   if (config_poller_.joinable()) config_poller_.join();
+  workers_.reset();
+  // Batching runners cancel what they still hold while everything their
+  // callbacks touch (metrics, manager) is alive.
+  std::shared_ptr<SignatureRunner> default_runner;
+  std::map<std::string, std::shared_ptr<SignatureRunner>> runners;
+  {
+    std::unique_lock lock(runners_mu_);
+    default_runner.swap(default_runner_);
+    runners.swap(runners_);
+  }
+  default_runner.reset();
+  runners.clear();
   manager_.reset();
 }
 
@@ -109,6 +125,7 @@ StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions optio
     }
     return Unavailable("no servable version available: " + errors);
   }
+  TFHOST_RETURN_IF_ERROR(core->manager_->UpdateVersionLabels(core->options_.version_label_policy));
   if (!core->options_.model_config_file.empty() && core->options_.model_config_file_poll_wait_seconds > 0) {
     std::ifstream in(core->options_.model_config_file, std::ios::binary);
     std::ostringstream buf;
@@ -136,10 +153,17 @@ void ServerCore::ConfigPollLoop() {
       auto config = ParseModelServerConfig(text, options_.model_config_file);
       Status s = config.ok() ? ValidateModelServerConfig(*config) : config.status();
       if (s.ok()) s = manager_->ReloadConfig(*config);
+      if (!s.ok()) s = Status(s.code(), "config ignored: " + s.message());
+      if (s.ok() && !manager_->WaitUntilSettled(options_.load_timeout)) {
+        s = Status(StatusCode::kDeadlineExceeded, "models did not finish loading within " +
+                                                      std::to_string(options_.load_timeout.count()) +
+                                                      " ms; version labels not updated");
+      }
+      if (s.ok()) s = manager_->UpdateVersionLabels(options_.version_label_policy);
       std::string line = "{\"event\":\"config_file_reload\",\"file\":\"" +
                          LogJsonEscape(options_.model_config_file) + "\",\"status\":\"" +
                          StatusCodeName(s.code()) + "\"" +
-                         (s.ok() ? "" : ",\"error\":\"config ignored: " + LogJsonEscape(s.message()) + "\"") + "}";
+                         (s.ok() ? "" : ",\"error\":\"" + LogJsonEscape(s.message()) + "\"") + "}";
       manager_->LogLine(line);
     }
     lock.lock();
@@ -149,7 +173,7 @@ void ServerCore::ConfigPollLoop() {
 Status ServerCore::Warmup(const ServableHandle& servable) {
   auto start = Clock::now();
   auto runner = RunnerFor(servable->name);
-  auto result = RunWarmup(servable, *runner, options_.inference);
+  auto result = RunWarmup(servable, *runner, options_.inference, options_.warmup_num_request_iterations);
   if (!result.ok()) return result.status();
   if (result->file_found) {
     int64_t micros = MicrosSince(start);
@@ -157,6 +181,8 @@ Status ServerCore::Warmup(const ServableHandle& servable) {
     std::string line = "{\"event\":\"model_warmup\",\"model\":\"" + LogJsonEscape(servable->name) +
                        "\",\"version\":" + std::to_string(servable->version) +
                        ",\"records\":" + std::to_string(result->records_replayed) +
+                       ",\"iterations\":" + std::to_string(std::max(1, options_.warmup_num_request_iterations)) +
+                       ",\"requests\":" + std::to_string(result->requests_run) +
                        ",\"micros\":" + std::to_string(micros) + "}";
     manager_->LogLine(line);
   }
@@ -258,6 +284,75 @@ StatusOr<PredictResult> ServerCore::PredictTensors(const ResolvedSignature& reso
   Record(resolved.servable ? resolved.servable->name : "", "predict", context, start, result.status());
   return result;
 }
+
+// One asynchronous predict: what its completion needs, shared by the
+// callbacks that may finish it.
+struct ServerCore::AsyncPredict {
+  ServerCore* core;
+  ResolvedSignature resolved;
+  std::vector<std::string> output_filter;
+  RequestContext context;
+  Clock::time_point start;
+  Clock::time_point run_start;
+  PredictDone done;
+
+  void Finish(StatusOr<PredictResult> result) {
+    core->Record(resolved.servable ? resolved.servable->name : "", "predict", context, start, result.status());
+    done(std::move(result));
+  }
+  void Ran(StatusOr<TensorMap> outputs) {
+    const ServableHandle& servable = resolved.servable;
+    core->metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"})
+        ->Observe(static_cast<double>(MicrosSince(run_start)));
+    if (!outputs.ok()) return Finish(WithRunContext(outputs.status(), *servable, *resolved.signature));
+    PredictResult result;
+    result.model_name = servable->name;
+    result.version = servable->version;
+    result.signature_name = resolved.signature_name;
+    result.outputs = std::move(*outputs);
+    Finish(std::move(result));
+  }
+};
+
+void ServerCore::PredictTensorsAsync(ResolvedSignature resolved, TensorMap inputs,
+                                     std::vector<std::string> output_filter, const RequestContext& context,
+                                     PredictDone done) {
+  auto call = std::make_shared<AsyncPredict>();
+  call->core = this;
+  call->resolved = std::move(resolved);
+  call->output_filter = std::move(output_filter);
+  call->context = context;
+  call->start = Clock::now();
+  call->done = std::move(done);
+  const ResolvedSignature& r = call->resolved;
+  if (!r.servable || !r.signature) {
+    return call->Finish(InvalidArgument("PredictTensorsAsync needs a signature resolved by ResolveSignature"));
+  }
+  if (Status st = CheckPredictTensors(*r.servable, *r.signature, inputs, call->output_filter); !st.ok()) {
+    return call->Finish(st);
+  }
+  std::shared_ptr<SignatureRunner> runner = RunnerFor(r.servable->name);
+  if (runner->CanRunAsync(*r.signature, inputs)) {
+    call->run_start = Clock::now();
+    runner->RunAsync(r.servable, *r.signature, std::move(inputs), call->output_filter,
+                     [call](StatusOr<TensorMap> outputs) { call->Ran(std::move(outputs)); });
+    return;
+  }
+  // The inputs move into a shared holder so that a refused task (dropped by
+  // the pool unrun) leaves `call` usable here.
+  auto held = std::make_shared<TensorMap>(std::move(inputs));
+  bool queued = workers_->TrySchedule([call, runner, held] {
+    call->run_start = Clock::now();
+    call->Ran(runner->Run(call->resolved.servable, *call->resolved.signature, std::move(*held), call->output_filter));
+  });
+  if (!queued) {
+    call->Finish(Unavailable("the server is overloaded: " + std::to_string(workers_->max_queued()) +
+                             " requests already wait for a worker thread (" +
+                             std::to_string(workers_->num_threads()) + " threads); retry later"));
+  }
+}
+
+bool ServerCore::ScheduleBlocking(std::function<void()> work) { return workers_->TrySchedule(std::move(work)); }
 
 Status ServerCore::RunInference(const ts::ModelSpec* spec, const char* api, const RequestContext& context,
                                 const InferenceBody& body) {
@@ -397,7 +492,7 @@ Status ServerCore::ReloadConfig(const ModelServerConfig& config) {
       return Status(error.code(), "model \"" + m.name + "\" failed to load: " + error.message());
     }
   }
-  return OkStatus();
+  return manager_->UpdateVersionLabels(options_.version_label_policy);
 }
 
 Status ServerCore::HandleReloadConfigRequest(const ts::ReloadConfigRequest& request,

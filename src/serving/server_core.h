@@ -34,6 +34,7 @@
 #include "serving/model_manager/model_manager.h"
 #include "serving/servable/inference.h"
 #include "serving/servable/servable.h"
+#include "serving/worker_pool.h"
 #include "tensorflow_serving/apis/classification.pb.h"
 #include "tensorflow_serving/apis/get_model_metadata.pb.h"
 #include "tensorflow_serving/apis/get_model_status.pb.h"
@@ -66,6 +67,13 @@ struct ServerCoreOptions {
   ModelManagerOptions manager;
   // --enable_model_warmup: replay assets.extra/tf_serving_warmup_requests.
   bool enable_model_warmup = true;
+  // Times each warm-up record is replayed (--num_request_iterations_for_warmup;
+  // TF Serving's ModelWarmupOptions.num_request_iterations, default 1).
+  int warmup_num_request_iterations = 1;
+  // Which versions version_labels may name when a config is applied
+  // (--allow_version_labels_for_unavailable_models: new labels may name a
+  // version that is not AVAILABLE; --force_allow_any_...: any label may).
+  VersionLabelPolicy version_label_policy = VersionLabelPolicy::kRequireAvailable;
   InferenceOptions inference;
   // nullptr: ServerCore owns a registry (metrics_registry() exposes it).
   MetricsRegistry* metrics_registry = nullptr;
@@ -74,6 +82,12 @@ struct ServerCoreOptions {
   bool fail_if_initial_load_fails = true;
   // Bound on waiting for the initial load and for ReloadConfig to settle.
   std::chrono::milliseconds load_timeout = std::chrono::minutes(10);
+  // The worker pool that runs blocking work for asynchronous front ends
+  // (PredictTensorsAsync when the runner cannot take the request
+  // asynchronously, ScheduleBlocking): threads (0 = 4 per CPU, at least 8)
+  // and most tasks waiting (0 = 64 per thread); past it, UNAVAILABLE.
+  int worker_threads = 0;
+  size_t worker_queue_limit = 0;
 };
 
 // What a model spec resolves to, for front ends that need the signature
@@ -125,7 +139,9 @@ class ServerCore {
   // Validates and applies a config, then waits (load_timeout) until models
   // it adds have settled; a model it adds that has no AVAILABLE version is
   // reported with its load error (the rest of the config still applies). An
-  // invalid config changes nothing.
+  // invalid config changes nothing. Then the config's version labels take
+  // effect if version_label_policy allows each (FAILED_PRECONDITION
+  // otherwise, the labels in force stay, the models still apply).
   Status ReloadConfig(const ModelServerConfig& config);
 
   // ---- helpers for front ends ----
@@ -140,6 +156,19 @@ class ServerCore {
   StatusOr<PredictResult> PredictTensors(const ResolvedSignature& resolved, TensorMap inputs,
                                          const std::vector<std::string>& output_filter,
                                          const RequestContext& context = {});
+  // PredictTensors without blocking the caller: `done` gets the result
+  // exactly once, later, on a batch thread (when the model's runner takes the
+  // request asynchronously, i.e. batching) or on a worker-pool thread; at
+  // once on this thread for a request refused before running (bad inputs, a
+  // full worker queue: UNAVAILABLE). Same checks and metrics.
+  using PredictDone = std::function<void(StatusOr<PredictResult>)>;
+  void PredictTensorsAsync(ResolvedSignature resolved, TensorMap inputs, std::vector<std::string> output_filter,
+                           const RequestContext& context, PredictDone done);
+  // Runs blocking `work` on the worker pool; false (work not run) when its
+  // queue is full or the core is stopping.
+  bool ScheduleBlocking(std::function<void()> work);
+  const WorkerPool& workers() const { return *workers_; }
+
   std::vector<ModelSummary> ListModels() const;  // GET /v1/models
   bool AllModelsAvailable() const;               // GET /readyz
   std::string MetricsText() const;               // Prometheus exposition
@@ -156,6 +185,7 @@ class ServerCore {
   ServingMetrics& metrics() { return *metrics_; }
 
  private:
+  struct AsyncPredict;
   explicit ServerCore(ServerCoreOptions options);
   Status Warmup(const ServableHandle& servable);
   void ConfigPollLoop();
@@ -177,6 +207,9 @@ class ServerCore {
   std::shared_ptr<SignatureRunner> default_runner_;
   std::map<std::string, std::shared_ptr<SignatureRunner>> runners_;
   std::unique_ptr<ModelManager> manager_;
+  // After manager_: destroyed first, its tasks (which hold servables) run
+  // to the end before models unload.
+  std::unique_ptr<WorkerPool> workers_;
 
   std::mutex poll_mu_;
   std::condition_variable poll_cv_;

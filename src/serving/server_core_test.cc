@@ -492,6 +492,17 @@ TEST(ServerCoreTest, MetadataRequestValidation) {
   EXPECT_NE(s.message().find("graph_def"), std::string::npos);
 }
 
+// A runner that counts calls, standing in for the batching scheduler.
+class CountingRunner : public SignatureRunner {
+ public:
+  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                          const std::vector<std::string>& output_filter) override {
+    ++calls;
+    return DirectRunner().Run(servable, signature, std::move(inputs), output_filter);
+  }
+  std::atomic<int> calls{0};
+};
+
 std::string WarmupRecord(const std::string& signature) {
   ts::PredictionLog log;
   ts::PredictRequest* req = log.mutable_predict_log()->mutable_request();
@@ -518,6 +529,33 @@ TEST(ServerCoreTest, WarmupRequestsReplayBeforeAvailableAndAreLogged) {
   ASSERT_NE(core, nullptr);
   EXPECT_TRUE(logs.Contains("\"event\":\"model_warmup\",\"model\":\"warm\",\"version\":1,\"records\":3"));
   EXPECT_NE(core->MetricsText().find(":tensorflow:serving:model_warmup_latency_count"), std::string::npos);
+}
+
+TEST(ServerCoreTest, WarmupReplaysEachRecordNumRequestIterationsTimes) {
+  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
+  TFHOST_REQUIRE_FIXTURE(src);
+  TempDir base;
+  fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
+  fs::create_directories(base.Sub("1/assets.extra"));
+  ASSERT_TRUE(WriteTfRecordFile(base.Sub("1/assets.extra/tf_serving_warmup_requests"),
+                                {WarmupRecord(""), WarmupRecord("serving_default")})
+                  .ok());
+  // Counted where the replays run: the runner RunWarmup is given.
+  auto servable = LoadServable("warm", 1, base.Sub("1"), loaders::LoadOptions());
+  ASSERT_TRUE(servable.ok()) << servable.status().ToString();
+  CountingRunner runner;
+  auto result = RunWarmup(*servable, runner, InferenceOptions(), 3);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->records_replayed, 2);
+  EXPECT_EQ(result->requests_run, 6);
+  EXPECT_EQ(runner.calls.load(), 6);
+  // Through ServerCore the option reaches the replay and the log line.
+  Logs logs;
+  auto options = Options(SingleModelConfig("warm", base.path()), &logs);
+  options.warmup_num_request_iterations = 4;
+  auto core = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  EXPECT_TRUE(logs.Contains("\"records\":2,\"iterations\":4,\"requests\":8"));
 }
 
 TEST(ServerCoreTest, FailingWarmupFailsTheLoadWithTheRecordNamed) {
@@ -731,17 +769,6 @@ TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
             std::string::npos);
 }
 
-// A runner that counts calls, standing in for the batching scheduler.
-class CountingRunner : public SignatureRunner {
- public:
-  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                          const std::vector<std::string>& output_filter) override {
-    ++calls;
-    return DirectRunner().Run(servable, signature, std::move(inputs), output_filter);
-  }
-  std::atomic<int> calls{0};
-};
-
 TEST(ServerCoreTest, PerModelRunnerReceivesRequests) {
   std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
   TFHOST_REQUIRE_FIXTURE(model);
@@ -800,6 +827,84 @@ TEST(ServerCoreTest, PolledConfigFileAddsAModelAndIgnoresABrokenEdit) {
   EXPECT_TRUE((*core)->GetServable(Spec("two")).ok());
   EXPECT_TRUE((*core)->GetServable(Spec("three")).ok());
 }
+
+
+namespace labels {
+
+// hp2 from the two-version fixture (123 and 124) with a policy and labels.
+ModelServerConfig TwoVersions(const std::vector<int64_t>& specific, const std::map<std::string, int64_t>& labels) {
+  ModelServerConfig config = SingleModelConfig("hp2", ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  ModelConfig* m = config.mutable_model_config_list()->mutable_config(0);
+  for (int64_t v : specific) m->mutable_model_version_policy()->mutable_specific()->add_versions(v);
+  for (const auto& [label, version] : labels) (*m->mutable_version_labels())[label] = version;
+  return config;
+}
+
+StatusOr<int64_t> LabelVersion(ServerCore& core, const std::string& label) {
+  ts::ModelSpec spec = Spec("hp2");
+  spec.set_version_label(label);
+  TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, core.GetServable(spec));
+  return servable->version;
+}
+
+int64_t VersionOf(const StatusOr<int64_t>& version) { return version.ok() ? *version : -1; }
+
+TEST(ServerCoreLabelTest, LabelOnVersionNotAvailableIsRefusedByDefault) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  // Only 124 is served (latest), so 123 is not AVAILABLE: startup fails as TF Serving's does.
+  ModelServerConfig bad = TwoVersions({}, {{"stable", 123}});
+  auto refused = ServerCore::Create(Options(bad));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find(
+                "Request to assign label to version 123 of model hp2, which is not currently available for inference"),
+            std::string::npos)
+      << refused.status().message();
+
+  // A running server refuses it on reload; the labels in force stay.
+  auto core = ServerCore::Create(Options(TwoVersions({}, {{"canary", 124}})));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "canary")), 124);
+  Status reload = (*core)->ReloadConfig(TwoVersions({}, {{"canary", 124}, {"stable", 123}}));
+  EXPECT_EQ(reload.code(), StatusCode::kFailedPrecondition) << reload.ToString();
+  EXPECT_EQ(LabelVersion(**core, "stable").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "canary")), 124);
+  // Once 123 is served, the same label is accepted.
+  ASSERT_TRUE((*core)->ReloadConfig(TwoVersions({123, 124}, {{"canary", 124}, {"stable", 123}})).ok());
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "stable")), 123);
+}
+
+TEST(ServerCoreLabelTest, AllowFlagLetsNewLabelsNameUnavailableVersionsOnly) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  ServerCoreOptions options = Options(TwoVersions({}, {{"stable", 123}, {"canary", 124}}));
+  options.version_label_policy = VersionLabelPolicy::kAllowNewUnavailable;
+  auto core = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  // The label exists; its version is not served yet.
+  auto stable = LabelVersion(**core, "stable");
+  EXPECT_EQ(stable.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(stable.status().message(), "Servable not found for request: Specific(hp2, 123)");
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "canary")), 124);
+  // Moving a label in use onto a version that is not available stays refused.
+  Status moved = (*core)->ReloadConfig(TwoVersions({}, {{"stable", 123}, {"canary", 125}}));
+  EXPECT_EQ(moved.code(), StatusCode::kFailedPrecondition) << moved.ToString();
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "canary")), 124);
+  // When 123 loads, "stable" serves it.
+  ASSERT_TRUE((*core)->ReloadConfig(TwoVersions({123, 124}, {{"stable", 123}, {"canary", 124}})).ok());
+  EXPECT_EQ(VersionOf(LabelVersion(**core, "stable")), 123);
+}
+
+TEST(ServerCoreLabelTest, ForceAllowLetsAnyLabelMove) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  ServerCoreOptions options = Options(TwoVersions({}, {{"canary", 124}}));
+  options.version_label_policy = VersionLabelPolicy::kAllowAny;
+  auto core = ServerCore::Create(std::move(options));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  ASSERT_TRUE((*core)->ReloadConfig(TwoVersions({}, {{"canary", 125}})).ok());
+  EXPECT_EQ(LabelVersion(**core, "canary").status().message(), "Servable not found for request: Specific(hp2, 125)");
+}
+
+}  // namespace labels
 
 }  // namespace
 }  // namespace tfhost::serving

@@ -226,6 +226,10 @@ void BatchingRunner::RunAsync(const ServableHandle& servable, const runtime::Sig
   if (!scheduled.ok()) (*shared_done)(scheduled);
 }
 
+bool BatchingRunner::CanRunAsync(const runtime::Signature& signature, const TensorMap& inputs) const {
+  return CanBatch(signature, inputs, options_.config.pad_variable_length_inputs);
+}
+
 void BatchingRunner::Shutdown(std::chrono::milliseconds drain) { scheduler_->Shutdown(drain); }
 
 void BatchingRunner::Prune() {

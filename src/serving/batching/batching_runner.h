@@ -68,7 +68,9 @@ class BatchingRunner : public SignatureRunner {
   // refused). For front ends that answer asynchronously, so the number of
   // requests that can share a batch is not capped by their thread count.
   void RunAsync(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                const std::vector<std::string>& output_filter, DoneCallback done);
+                const std::vector<std::string>& output_filter, DoneCallback done) override;
+  // True when the request would be queued for a batch (CanBatch).
+  bool CanRunAsync(const runtime::Signature& signature, const TensorMap& inputs) const override;
 
   // Graceful stop: no new requests (UNAVAILABLE), queued ones run until
   // `drain` passes, the rest get CANCELLED.

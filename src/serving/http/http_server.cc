@@ -17,6 +17,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -41,7 +42,7 @@ class Connection;
 
 class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
  public:
-  Impl(const HttpServerOptions& options, HttpHandler handler)
+  Impl(const HttpServerOptions& options, AsyncHttpHandler handler)
       : options_(options), handler_(std::move(handler)),
         ioc_(std::make_unique<net::io_context>(std::max(1, options.num_threads))),
         acceptor_(std::make_unique<tcp::acceptor>(net::make_strand(*ioc_))) {}
@@ -51,7 +52,16 @@ class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
   bool Stop(std::chrono::milliseconds deadline);
 
   const HttpServerOptions& options() const { return options_; }
-  const HttpHandler& handler() const { return handler_; }
+  const AsyncHttpHandler& handler() const { return handler_; }
+
+  // Runs `fn` (which posts to the io_context) unless the io_context is gone:
+  // asynchronous answers may arrive from other threads at any time, also
+  // after Stop() destroyed it.
+  template <typename Fn>
+  void IfRunning(Fn&& fn) {
+    std::shared_lock<std::shared_mutex> lock(alive_mu_);
+    if (alive_) fn();
+  }
   net::io_context& ioc() { return *ioc_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   int port() const { return port_; }
@@ -76,7 +86,9 @@ class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
   void Accept();
 
   HttpServerOptions options_;
-  HttpHandler handler_;
+  AsyncHttpHandler handler_;
+  std::shared_mutex alive_mu_;
+  bool alive_ = true;  // ioc_ exists
   // Declared before ioc_: connections (destroyed with ioc_) unregister here.
   std::mutex connections_mu_;
   std::unordered_map<uint64_t, std::weak_ptr<Connection>> connections_;
@@ -122,6 +134,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Called when the stop deadline passes.
   void ForceClose() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
+  }
+
+  // The handler's answer to request `generation`, from any thread; dropped
+  // when that request already timed out or the connection closed.
+  void Deliver(uint64_t generation, HttpResponse response) {
+    server_->IfRunning([&] {
+      net::dispatch(stream_.get_executor(),
+                    [self = shared_from_this(), generation, response = std::move(response)]() mutable {
+                      if (generation != self->generation_ || self->state_ != State::kHandling) return;
+                      self->timer_.cancel();
+                      self->WriteResponse(std::move(response), /*counted=*/true);
+                    });
+    });
   }
 
  private:
@@ -269,27 +294,45 @@ class Connection : public std::enable_shared_from_this<Connection> {
       });
     }
     // The handler runs outside the strand so that the timeout above can
-    // fire while it works.
+    // fire while it works (and, when it answers asynchronously, while the
+    // work it started runs elsewhere).
     net::post(server_->ioc(), [self = shared_from_this(), request, generation] {
-      HttpResponse response;
+      auto state = std::make_shared<Answer>(self, generation);
+      HttpResponder respond = [state](HttpResponse response) { state->Give(std::move(response)); };
       try {
-        response = self->server_->handler()(*request);
+        self->server_->handler()(request, std::move(respond));
       } catch (const std::exception& e) {
-        response = HttpResponse();
-        response.status = 500;
-        response.body = JsonErrorBody(std::string("internal error: ") + e.what());
+        state->Give(InternalError(std::string("internal error: ") + e.what()));
       } catch (...) {
-        response = HttpResponse();
-        response.status = 500;
-        response.body = JsonErrorBody("internal error");
+        state->Give(InternalError("internal error"));
       }
-      net::dispatch(self->stream_.get_executor(), [self, generation, response = std::move(response)]() mutable {
-        if (generation != self->generation_ || self->state_ != State::kHandling) return;  // timed out
-        self->timer_.cancel();
-        self->WriteResponse(std::move(response), /*counted=*/true);
-      });
     });
   }
+
+  static HttpResponse InternalError(const std::string& message) {
+    HttpResponse response;
+    response.status = 500;
+    response.body = JsonErrorBody(message);
+    return response;
+  }
+
+  // Shared by the copies of one request's HttpResponder: the first answer
+  // wins, and a request nobody answered gets 500 when the last copy goes.
+  class Answer {
+   public:
+    Answer(std::shared_ptr<Connection> connection, uint64_t generation)
+        : connection_(std::move(connection)), generation_(generation) {}
+    ~Answer() { Give(InternalError("internal error: the request was dropped without an answer")); }
+    void Give(HttpResponse response) {
+      if (given_.exchange(true)) return;
+      connection_->Deliver(generation_, std::move(response));
+    }
+
+   private:
+    std::shared_ptr<Connection> connection_;
+    uint64_t generation_;
+    std::atomic<bool> given_{false};
+  };
 
   void SendErrorAndClose(int status, const std::string& message) {
     keep_alive_ = false;
@@ -497,6 +540,10 @@ bool HttpServer::Impl::Stop(std::chrono::milliseconds deadline) {
   }
   threads_.clear();
   if (threads_done) {
+    {
+      std::unique_lock<std::shared_mutex> lock(alive_mu_);
+      alive_ = false;
+    }
     acceptor_.reset();
     ioc_.reset();
   }
@@ -506,6 +553,13 @@ bool HttpServer::Impl::Stop(std::chrono::milliseconds deadline) {
 HttpServer::HttpServer(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, HttpHandler handler) {
+  if (!handler) return InvalidArgument("HTTP server: no handler");
+  return StartAsync(options, [handler = std::move(handler)](std::shared_ptr<HttpRequest> request,
+                                                            HttpResponder respond) { respond(handler(*request)); });
+}
+
+StatusOr<std::unique_ptr<HttpServer>> HttpServer::StartAsync(const HttpServerOptions& options,
+                                                             AsyncHttpHandler handler) {
   if (!handler) return InvalidArgument("HTTP server: no handler");
   if (options.port < 0 || options.port > 65535) {
     return InvalidArgument("HTTP server: port must be in [0, 65535], got " + std::to_string(options.port));

@@ -4,7 +4,8 @@
 // One io_context runs on `num_threads` threads. Each connection reads one
 // request at a time (so pipelined requests are answered in order), runs the
 // handler on one of those threads outside the connection's strand (so its
-// timeout can fire meanwhile), and writes the response; keep-alive follows
+// timeout can fire meanwhile) — an asynchronous handler may answer later from
+// any thread, freeing the I/O thread at once — and writes the response; keep-alive follows
 // HTTP/1.1 rules. Limits: header and body sizes (413 with a JSON
 // error, then close), idle time between requests, the time a started
 // request may take to arrive (slow clients get 408), the time a response may
@@ -50,6 +51,17 @@ struct HttpResponse {
 // Must be thread-safe; must not throw (exceptions are answered with 500).
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
+// Answers one request; call it once, from any thread, at any time (a handler
+// may return first and answer later from another thread). Dropping every
+// copy without calling it answers 500. An answer that arrives after the
+// request timed out or the connection closed is discarded.
+using HttpResponder = std::function<void(HttpResponse)>;
+// An asynchronous handler: called on an I/O thread, it should return quickly
+// and answer through the responder (possibly later); the request may be
+// moved from. Must be thread-safe; exceptions thrown before answering are
+// answered with 500.
+using AsyncHttpHandler = std::function<void(std::shared_ptr<HttpRequest>, HttpResponder)>;
+
 struct HttpServerOptions {
   std::string address = "0.0.0.0";
   int port = 8501;  // 0 = pick a free port (see HttpServer::port())
@@ -73,6 +85,10 @@ class HttpServer {
  public:
   // Binds, listens and starts the threads. Errors name the address and port.
   static StatusOr<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options, HttpHandler handler);
+  // The same with an asynchronous handler, so that slow work (a model run)
+  // does not hold one of the `num_threads` I/O threads.
+  static StatusOr<std::unique_ptr<HttpServer>> StartAsync(const HttpServerOptions& options,
+                                                          AsyncHttpHandler handler);
   ~HttpServer();  // Stop(0) if still running
 
   // The bound port (the real one when options.port was 0).

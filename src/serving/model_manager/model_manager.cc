@@ -80,6 +80,7 @@ struct ModelManager::VersionEntry {
 
 struct ModelManager::ModelEntry {
   ModelConfig config;
+  std::map<std::string, int64_t> labels;  // in force (UpdateVersionLabels)
   std::map<int64_t, std::shared_ptr<VersionEntry>> versions;
   std::set<int64_t> aspired;  // from the last successful scan
   std::string last_scan_error;
@@ -285,6 +286,50 @@ Status ModelManager::ReloadConfig(const ModelServerConfig& config) {
 ModelServerConfig ModelManager::config() const {
   std::shared_lock lock(mu_);
   return config_;
+}
+
+Status ModelManager::UpdateVersionLabels(VersionLabelPolicy policy) {
+  std::unique_lock lock(mu_);
+  std::map<std::string, std::map<std::string, int64_t>> next;
+  for (const auto& [name, model] : models_) {
+    std::map<std::string, int64_t>& labels = next[name];
+    // Sorted, so that the error names the same label every time.
+    std::map<std::string, int64_t> wanted(model->config.version_labels().begin(), model->config.version_labels().end());
+    for (const auto& [label, version] : wanted) {
+      auto v = model->versions.find(version);
+      bool available = v != model->versions.end() && v->second->state == VersionState::kAvailable;
+      auto current = model->labels.find(label);
+      bool unchanged = current != model->labels.end() && current->second == version;
+      bool in_use = current != model->labels.end();
+      // Re-stating a label's current version does not move it, so the
+      // "new labels only" rule lets it stand.
+      bool allowed = available || policy == VersionLabelPolicy::kAllowAny ||
+                     (policy == VersionLabelPolicy::kAllowNewUnavailable && (!in_use || unchanged));
+      if (!allowed) {
+        std::string text = "Request to assign label to version " + std::to_string(version) + " of model " + name +
+                           ", which is not currently available for inference (label \"" + label + "\"";
+        text += in_use && policy == VersionLabelPolicy::kAllowNewUnavailable
+                    ? "; it already points at version " + std::to_string(current->second) +
+                          ", and only a label not yet in use may name an unavailable version)"
+                    : "; --allow_version_labels_for_unavailable_models lets a new label name it)";
+        return FailedPrecondition(text);
+      }
+      labels[label] = version;
+    }
+  }
+  for (auto& [name, model] : models_) {
+    std::map<std::string, int64_t>& labels = next[name];
+    if (labels != model->labels) {
+      std::string list;
+      for (const auto& [label, version] : labels) {
+        list += (list.empty() ? "" : ",") + std::string("\"") + JsonEscape(label) + "\":" + std::to_string(version);
+      }
+      Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"version_labels\",\"model\":\"" + JsonEscape(name) +
+          "\",\"labels\":{" + list + "}}");
+    }
+    model->labels = std::move(labels);
+  }
+  return OkStatus();
 }
 
 void ModelManager::PollFileSystem() {
@@ -539,8 +584,8 @@ StatusOr<ServableHandle> ModelManager::GetServable(const ServableRequest& reques
   const ModelEntry& model = *it->second;
   std::optional<int64_t> version = request.version;
   if (!version && request.label) {
-    auto label = model.config.version_labels().find(*request.label);
-    if (label == model.config.version_labels().end()) {
+    auto label = model.labels.find(*request.label);
+    if (label == model.labels.end()) {
       return InvalidArgument("Unrecognized servable version label: " + *request.label);
     }
     version = label->second;
@@ -563,8 +608,8 @@ StatusOr<int64_t> ModelManager::ResolveLabel(const std::string& name, const std:
   std::shared_lock lock(mu_);
   auto it = models_.find(name);
   if (it == models_.end()) return NotFound("Could not find any versions of model " + name);
-  auto l = it->second->config.version_labels().find(label);
-  if (l == it->second->config.version_labels().end()) {
+  auto l = it->second->labels.find(label);
+  if (l == it->second->labels.end()) {
     return InvalidArgument("Unrecognized servable version label: " + label);
   }
   return l->second;
@@ -596,7 +641,7 @@ std::vector<ModelSummary> ModelManager::ListModels() const {
     s.name = name;
     s.base_path = model->config.base_path();
     for (const auto& [v, entry] : model->versions) s.versions.push_back(VersionStatus{v, entry->state, entry->status});
-    for (const auto& [label, v] : model->config.version_labels()) s.labels[label] = v;
+    s.labels = model->labels;
     s.scan_error = model->last_scan_error;
     out.push_back(std::move(s));
   }

@@ -108,6 +108,15 @@ struct ModelManagerOptions {
   ServingMetrics* metrics = nullptr;
 };
 
+// Which versions a config's version_labels may point at (TF Serving's
+// --allow_version_labels_for_unavailable_models and
+// --force_allow_any_version_labels_for_unavailable_models).
+enum class VersionLabelPolicy {
+  kRequireAvailable,     // every label names an AVAILABLE version (TF Serving's default)
+  kAllowNewUnavailable,  // a label not yet in use may name any version; moving one in use still needs AVAILABLE
+  kAllowAny,             // any label may name any version
+};
+
 class ModelManager {
  public:
   explicit ModelManager(ModelManagerOptions options);
@@ -118,12 +127,21 @@ class ModelManager {
   ModelManager& operator=(const ModelManager&) = delete;
 
   // Validates and applies a config: new models start loading, removed models
-  // unload, policy/label changes take effect, and the file system is scanned.
+  // unload, policy changes take effect, and the file system is scanned. The
+  // labels in force do not change here (a new model starts with none): as in
+  // TF Serving they change with UpdateVersionLabels, once loads settled.
   // Returns once the changes are scheduled (see WaitUntilSettled). An invalid
   // config, or one that changes the base_path of a served model
   // (INVALID_ARGUMENT: remove it, then add it back), changes nothing.
   Status ReloadConfig(const ModelServerConfig& config);
   ModelServerConfig config() const;
+
+  // Puts the version_labels of the current config in force, for every model
+  // at once, if each label passes `policy`; otherwise nothing changes and
+  // the error is FAILED_PRECONDITION "Request to assign label to version V of
+  // model M, which is not currently available for inference" (TF Serving's
+  // text).
+  Status UpdateVersionLabels(VersionLabelPolicy policy);
 
   // One file-system scan of every model now (the poller calls this).
   void PollFileSystem();

@@ -130,6 +130,7 @@ TEST(ModelManagerTest, NotFoundTextsMatchTfServing) {
   (*config.mutable_model_config_list()->mutable_config(0)->mutable_version_labels())["stable"] = 5;
   ASSERT_TRUE(m.ReloadConfig(config).ok());
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  ASSERT_TRUE(m.UpdateVersionLabels(VersionLabelPolicy::kRequireAvailable).ok());
   auto r = m.GetServable({"half", std::nullopt, std::nullopt});
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), "Servable not found for request: Latest(half)");

@@ -142,7 +142,14 @@ RestResponse HandleMetadata(ServerCore& core, const ModelSpec& spec) {
   return Json(200, std::move(body));
 }
 
-RestResponse HandlePredict(ServerCore& core, const ModelSpec& path_spec, std::string_view body) {
+// A predict body turned into tensors for the signature it names.
+struct ParsedPredict {
+  ResolvedSignature resolved;
+  TensorMap inputs;
+  JsonPredictFormat format = JsonPredictFormat::kRow;
+};
+
+StatusOr<ParsedPredict> ParsePredict(ServerCore& core, const ModelSpec& path_spec, std::string_view body) {
   tensorflow::serving::PredictRequest request;
   JsonPredictFormat format = JsonPredictFormat::kRow;
   // The codec asks for the signature's input dtypes once it has read the
@@ -158,19 +165,32 @@ RestResponse HandlePredict(ServerCore& core, const ModelSpec& path_spec, std::st
     resolved = std::move(r);
     return OkStatus();
   };
-  if (Status st = FillPredictRequestFromJson(body, get_inputs, &request, &format); !st.ok()) return Error(st);
-  if (!resolved) return Error(Internal("predict request parsed without resolving its signature"));
-  TensorMap inputs;
+  TFHOST_RETURN_IF_ERROR(FillPredictRequestFromJson(body, get_inputs, &request, &format));
+  if (!resolved) return Internal("predict request parsed without resolving its signature");
+  ParsedPredict parsed;
+  parsed.format = format;
+  parsed.resolved = std::move(*resolved);
   for (const auto& [alias, proto] : request.inputs()) {
     auto t = ir::TensorFromProto(proto);
-    if (!t.ok()) return Error(t.status().WithContext("input '" + alias + "'"));
-    inputs.emplace(alias, std::move(*t));
+    if (!t.ok()) return t.status().WithContext("input '" + alias + "'");
+    parsed.inputs.emplace(alias, std::move(*t));
   }
-  auto result = core.PredictTensors(*resolved, std::move(inputs), {}, RequestContext{Entrypoint::kRest});
+  return parsed;
+}
+
+RestResponse PredictAnswer(const StatusOr<PredictResult>& result, JsonPredictFormat format) {
   if (!result.ok()) return Error(result.status());
   auto json = MakeJsonFromTensorMap(result->outputs, format);
   if (!json.ok()) return Error(json.status());
   return Json(200, std::move(*json));
+}
+
+RestResponse HandlePredict(ServerCore& core, const ModelSpec& path_spec, std::string_view body) {
+  auto parsed = ParsePredict(core, path_spec, body);
+  if (!parsed.ok()) return Error(parsed.status());
+  auto result =
+      core.PredictTensors(parsed->resolved, std::move(parsed->inputs), {}, RequestContext{Entrypoint::kRest});
+  return PredictAnswer(result, parsed->format);
 }
 
 RestResponse HandleClassify(ServerCore& core, const ModelSpec& path_spec, std::string_view body) {
@@ -289,6 +309,43 @@ RestResponse RestApiHandler::Handle(std::string_view method, std::string_view ta
   if (ConsumePrefix(&rest, "/v1/")) return HandleModelsApi(method, path, body);
   return Json(404, MakeJsonError("Not found: " + std::string(method) + " " + std::string(path) +
                                  " (the REST API lives under /v1/models)"));
+}
+
+void RestApiHandler::HandleAsync(std::string_view method, std::string_view target, std::string body,
+                                 Respond respond) const {
+  std::string_view path = target.substr(0, target.find('?'));
+  std::string_view rest = path;
+  std::optional<ModelRoute> route;
+  if (method == "POST" && ConsumePrefix(&rest, "/v1/models/")) route = ParseModelRoute(rest);
+  if (!route || (route->verb != "predict" && route->verb != "classify" && route->verb != "regress")) {
+    respond(Handle(method, target, body));
+    return;
+  }
+  ServerCore& core = *core_;
+  if (route->verb == "predict") {
+    // JSON parsing stays on this thread (it is bounded by the body size);
+    // only the model run leaves it.
+    auto parsed = ParsePredict(core, route->spec, body);
+    if (!parsed.ok()) return respond(Error(parsed.status()));
+    JsonPredictFormat format = parsed->format;
+    core.PredictTensorsAsync(std::move(parsed->resolved), std::move(parsed->inputs), {},
+                             RequestContext{Entrypoint::kRest},
+                             [format, respond](StatusOr<PredictResult> result) { respond(PredictAnswer(result, format)); });
+    return;
+  }
+  // Classify and regress block on their run (they go through the runner's
+  // blocking Run), so they move to the worker pool whole.
+  auto shared_body = std::make_shared<std::string>(std::move(body));
+  auto shared_respond = std::make_shared<Respond>(std::move(respond));
+  ModelSpec spec = route->spec;
+  bool classify = route->verb == "classify";
+  bool queued = core.ScheduleBlocking([&core, spec, classify, shared_body, shared_respond] {
+    (*shared_respond)(classify ? HandleClassify(core, spec, *shared_body) : HandleRegress(core, spec, *shared_body));
+  });
+  if (!queued) {
+    (*shared_respond)(Error(Unavailable("the server is overloaded: the queue of requests waiting for a worker thread "
+                                        "is full; retry later")));
+  }
 }
 
 RestResponse RestApiHandler::HandleModelsApi(std::string_view method, std::string_view path,

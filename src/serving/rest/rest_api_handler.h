@@ -15,10 +15,12 @@
 // mapping (HttpStatusForCode). Model names from paths are only ever looked
 // up in the model manager's map; they never reach the file system.
 //
-// Thread-safety: Handle() may be called from many threads at once.
+// Thread-safety: Handle() and HandleAsync() may be called from many threads
+// at once.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -44,8 +46,19 @@ class RestApiHandler {
   // `core` must outlive the handler.
   RestApiHandler(ServerCore* core, RestApiOptions options);
 
-  // `path` may carry a query string (ignored).
+  // `path` may carry a query string (ignored). Runs models on the calling
+  // thread (blocks until they answer).
   RestResponse Handle(std::string_view method, std::string_view path, std::string_view body) const;
+
+  // The same answers without blocking the calling thread on a model run:
+  // :predict is parsed here and run with ServerCore::PredictTensorsAsync (a
+  // batch thread answers when batching takes it, a worker-pool thread
+  // otherwise); :classify and :regress run on the worker pool; everything
+  // else (status, metadata, health, metrics) is answered here at once.
+  // `respond` is called exactly once, possibly later on another thread; a
+  // full worker queue answers 503.
+  using Respond = std::function<void(RestResponse)>;
+  void HandleAsync(std::string_view method, std::string_view path, std::string body, Respond respond) const;
 
   // While draining (shutdown has begun) /readyz answers 503 so that load
   // balancers stop sending traffic; everything else keeps working.

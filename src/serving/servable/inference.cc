@@ -286,10 +286,9 @@ void FillModelSpec(const Servable& servable, const std::string& signature_name, 
   spec->set_signature_name(signature_name);
 }
 
-StatusOr<TensorMap> PredictTensors(const ServableHandle& servable, SignatureRunner& runner,
-                                   const runtime::Signature& sig, TensorMap inputs,
-                                   const std::vector<std::string>& output_filter) {
-  const std::string where = Where(*servable, sig.name);
+Status CheckPredictTensors(const Servable& servable, const runtime::Signature& sig, const TensorMap& inputs,
+                           const std::vector<std::string>& output_filter) {
+  const std::string where = Where(servable, sig.name);
   std::vector<std::string> expected;
   for (const auto& s : sig.inputs) expected.push_back(s.key);
   if (sig.defaults.empty() && inputs.size() != sig.inputs.size()) {
@@ -336,10 +335,20 @@ StatusOr<TensorMap> PredictTensors(const ServableHandle& servable, SignatureRunn
       return InvalidArgument("duplicate output tensor alias: " + alias + " (" + where + ")");
     }
   }
+  return OkStatus();
+}
+
+Status WithRunContext(const Status& status, const Servable& servable, const runtime::Signature& signature) {
+  if (status.ok()) return status;
+  return Status(status.code(), status.message() + " (" + Where(servable, signature.name) + ")");
+}
+
+StatusOr<TensorMap> PredictTensors(const ServableHandle& servable, SignatureRunner& runner,
+                                   const runtime::Signature& sig, TensorMap inputs,
+                                   const std::vector<std::string>& output_filter) {
+  TFHOST_RETURN_IF_ERROR(CheckPredictTensors(*servable, sig, inputs, output_filter));
   auto result = runner.Run(servable, sig, std::move(inputs), output_filter);
-  if (!result.ok()) {
-    return Status(result.status().code(), result.status().message() + " (" + where + ")");
-  }
+  if (!result.ok()) return WithRunContext(result.status(), *servable, sig);
   return result;
 }
 

@@ -51,6 +51,12 @@ StatusOr<TensorMap> PredictTensors(const ServableHandle& servable, SignatureRunn
                                    const runtime::Signature& signature, TensorMap inputs,
                                    const std::vector<std::string>& output_filter);
 
+// PredictTensors' checks alone (for callers that run the request themselves,
+// e.g. asynchronously), and the context it adds to a run's error.
+Status CheckPredictTensors(const Servable& servable, const runtime::Signature& signature, const TensorMap& inputs,
+                           const std::vector<std::string>& output_filter);
+Status WithRunContext(const Status& status, const Servable& servable, const runtime::Signature& signature);
+
 Status RunPredict(const ServableHandle& servable, SignatureRunner& runner, const InferenceOptions& options,
                   const tensorflow::serving::PredictRequest& request, tensorflow::serving::PredictResponse* response);
 Status RunClassify(const ServableHandle& servable, SignatureRunner& runner, const InferenceOptions& options,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,9 +54,25 @@ StatusOr<std::shared_ptr<Servable>> LoadServable(const std::string& name, int64_
 // against the signature (keys, dtypes); defaults are not yet filled in.
 class SignatureRunner {
  public:
+  using DoneCallback = std::function<void(StatusOr<TensorMap>)>;
+
   virtual ~SignatureRunner() = default;
   virtual StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature,
                                   TensorMap inputs, const std::vector<std::string>& output_filter) = 0;
+
+  // Whether RunAsync would take this request without blocking the caller
+  // (a batching runner queues it and answers from a batch thread). Front
+  // ends that must not block their own threads (REST's I/O threads) use
+  // RunAsync when this is true and run Run on a worker thread otherwise.
+  virtual bool CanRunAsync(const runtime::Signature& /*signature*/, const TensorMap& /*inputs*/) const {
+    return false;
+  }
+  // Calls `done` exactly once with the outputs, possibly later and on
+  // another thread. The default runs Run on the caller's thread.
+  virtual void RunAsync(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                        const std::vector<std::string>& output_filter, DoneCallback done) {
+    done(Run(servable, signature, std::move(inputs), output_filter));
+  }
 };
 
 // Calls servable->model->RunSignature(signature.name, inputs, output_filter)

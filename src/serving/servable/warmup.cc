@@ -1,5 +1,6 @@
 #include "serving/servable/warmup.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -99,7 +100,8 @@ Status WriteTfRecordFile(const std::string& path, const std::vector<std::string>
 }
 
 StatusOr<WarmupResult> RunWarmup(const ServableHandle& servable, SignatureRunner& runner,
-                                 const InferenceOptions& options) {
+                                 const InferenceOptions& options, int num_request_iterations) {
+  const int iterations = std::max(1, num_request_iterations);
   WarmupResult result;
   const std::string path = (fs::path(servable->path) / kWarmupFileRelativePath).string();
   std::error_code ec;
@@ -111,48 +113,55 @@ StatusOr<WarmupResult> RunWarmup(const ServableHandle& servable, SignatureRunner
                                                std::to_string(servable->version) + ": " + records.status().message());
   }
   for (size_t i = 0; i < records->size(); ++i) {
+    int iteration = 0;
     auto fail = [&](const Status& s, const char* kind) {
+      std::string at = iterations > 1 ? " (iteration " + std::to_string(iteration + 1) + " of " +
+                                            std::to_string(iterations) + ")"
+                                      : "";
       return Status(s.code(), "warm-up of model \"" + servable->name + "\" version " +
-                                  std::to_string(servable->version) + " failed at record " + std::to_string(i) +
+                                  std::to_string(servable->version) + " failed at record " + std::to_string(i) + at +
                                   " of " + path + " (" + kind + "): " + s.message());
     };
     ts::PredictionLog log;
     if (!log.ParseFromString((*records)[i])) {
       return fail(DataLoss("not a tensorflow.serving.PredictionLog"), "parse");
     }
-    Status s;
-    const char* kind = "";
-    switch (log.log_type_case()) {
-      case ts::PredictionLog::kPredictLog: {
-        kind = "predict_log";
-        ts::PredictResponse response;
-        s = RunPredict(servable, runner, options, log.predict_log().request(), &response);
-        break;
+    for (; iteration < iterations; ++iteration) {
+      Status s;
+      const char* kind = "";
+      switch (log.log_type_case()) {
+        case ts::PredictionLog::kPredictLog: {
+          kind = "predict_log";
+          ts::PredictResponse response;
+          s = RunPredict(servable, runner, options, log.predict_log().request(), &response);
+          break;
+        }
+        case ts::PredictionLog::kClassifyLog: {
+          kind = "classify_log";
+          ts::ClassificationResponse response;
+          s = RunClassify(servable, runner, options, log.classify_log().request(), &response);
+          break;
+        }
+        case ts::PredictionLog::kRegressLog: {
+          kind = "regress_log";
+          ts::RegressionResponse response;
+          s = RunRegress(servable, runner, options, log.regress_log().request(), &response);
+          break;
+        }
+        case ts::PredictionLog::kMultiInferenceLog: {
+          kind = "multi_inference_log";
+          ts::MultiInferenceResponse response;
+          s = RunMultiInference(servable, runner, options, log.multi_inference_log().request(), &response);
+          break;
+        }
+        default:
+          return fail(Unimplemented("Unsupported log_type for warmup: " + std::to_string(log.log_type_case()) +
+                                    "; expected predict_log, classify_log, regress_log or multi_inference_log"),
+                      "log_type");
       }
-      case ts::PredictionLog::kClassifyLog: {
-        kind = "classify_log";
-        ts::ClassificationResponse response;
-        s = RunClassify(servable, runner, options, log.classify_log().request(), &response);
-        break;
-      }
-      case ts::PredictionLog::kRegressLog: {
-        kind = "regress_log";
-        ts::RegressionResponse response;
-        s = RunRegress(servable, runner, options, log.regress_log().request(), &response);
-        break;
-      }
-      case ts::PredictionLog::kMultiInferenceLog: {
-        kind = "multi_inference_log";
-        ts::MultiInferenceResponse response;
-        s = RunMultiInference(servable, runner, options, log.multi_inference_log().request(), &response);
-        break;
-      }
-      default:
-        return fail(Unimplemented("Unsupported log_type for warmup: " + std::to_string(log.log_type_case()) +
-                                  "; expected predict_log, classify_log, regress_log or multi_inference_log"),
-                    "log_type");
+      if (!s.ok()) return fail(s, kind);
+      ++result.requests_run;
     }
-    if (!s.ok()) return fail(s, kind);
     ++result.records_replayed;
   }
   return result;

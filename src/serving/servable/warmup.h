@@ -34,11 +34,15 @@ Status WriteTfRecordFile(const std::string& path, const std::vector<std::string>
 struct WarmupResult {
   bool file_found = false;
   int records_replayed = 0;
+  int64_t requests_run = 0;  // records_replayed x iterations
 };
 
-// Replays the servable's warm-up file if it has one. Any failing record fails
-// the warm-up with an error naming the record index and the request.
+// Replays the servable's warm-up file if it has one, each record
+// `num_request_iterations` times in a row before the next (TF Serving's
+// ModelWarmupOptions.num_request_iterations, --num_request_iterations_for_warmup;
+// < 1 counts as 1). Any failing request fails the warm-up with an error naming
+// the record index, the iteration and the request.
 StatusOr<WarmupResult> RunWarmup(const ServableHandle& servable, SignatureRunner& runner,
-                                 const InferenceOptions& options);
+                                 const InferenceOptions& options, int num_request_iterations = 1);
 
 }  // namespace tfhost::serving
