@@ -44,6 +44,21 @@ struct BatchingConfig {
   bool enable_large_batch_splitting = false;
   int64_t max_execution_batch_size = 0;  // 0: max_batch_size
 
+  // Newer TF Serving fields. TF Serving's REST and gRPC APIs carry no request
+  // priority, so every request is high priority there and here: the
+  // low-priority queue these configure is never used. They are accepted,
+  // validated as TF Serving validates them, and shown by DebugString, so
+  // that a TF Serving parameters file works unchanged. 0 / empty = unset.
+  int64_t low_priority_max_batch_size = 0;
+  int64_t low_priority_batch_timeout_micros = 0;
+  int64_t low_priority_max_enqueued_batches = 0;
+  std::vector<int64_t> low_priority_allowed_batch_sizes;
+  std::string mixed_priority_batching_policy = "LOW_PRIORITY_PADDING_WITH_MAX_BATCH_SIZE";
+  // What a batch whose size is not in allowed_batch_sizes becomes: only
+  // "PAD_UP" (padded to the next allowed size, TF Serving's default) is
+  // honoured; see ValidateBatchingConfig for the others.
+  std::string batch_padding_policy = "PAD_UP";
+
   BatchingMode mode = BatchingMode::kFixed;
   double target_latency_ms = 0;  // adaptive mode only; must be > 0 there
 
@@ -65,6 +80,12 @@ Status ValidateBatchingConfig(const BatchingConfig& config, const std::string& s
 
 // Parses BatchingParameters text (comments allowed) over the defaults and
 // validates it. Unknown fields and syntax errors report line and column.
+// Besides the fields of our session_bundle_config.proto it reads TF Serving's
+// newer ones: low_priority_max_batch_size, low_priority_batch_timeout_micros,
+// low_priority_max_enqueued_batches (Int64Value), low_priority_allowed_batch_sizes
+// (repeated int64), mixed_priority_batching_policy (enum
+// LOW_PRIORITY_PADDING_WITH_MAX_BATCH_SIZE, LOW_PRIORITY_PADDING_WITH_NEXT_ALLOWED_BATCH_SIZE,
+// PRIORITY_ISOLATION, PRIORITY_MERGE) and batch_padding_policy (StringValue).
 StatusOr<BatchingConfig> ParseBatchingParameters(const std::string& text, const std::string& source);
 StatusOr<BatchingConfig> LoadBatchingParametersFile(const std::string& path);
 

@@ -117,6 +117,64 @@ TEST(BatchingParametersTest, UnknownFieldAndSyntaxErrorsNameLineAndColumn) {
   EXPECT_FALSE(garbage.ok());
 }
 
+TEST(BatchingParametersTest, AcceptsTfServingsNewerPriorityAndPaddingFields) {
+  auto config = ParseBatchingParameters(R"pb(
+    max_batch_size { value: 64 }
+    allowed_batch_sizes: 16
+    allowed_batch_sizes: 64
+    low_priority_max_batch_size { value: 32 }
+    low_priority_batch_timeout_micros { value: 5000 }
+    low_priority_max_enqueued_batches { value: 7 }
+    low_priority_allowed_batch_sizes: 8
+    low_priority_allowed_batch_sizes: 32
+    mixed_priority_batching_policy: PRIORITY_ISOLATION
+    batch_padding_policy { value: "PAD_UP" }
+  )pb",
+                                        "new.config");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->max_batch_size, 64);
+  EXPECT_EQ(config->allowed_batch_sizes, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(config->low_priority_max_batch_size, 32);
+  EXPECT_EQ(config->low_priority_batch_timeout_micros, 5000);
+  EXPECT_EQ(config->low_priority_max_enqueued_batches, 7);
+  EXPECT_EQ(config->low_priority_allowed_batch_sizes, (std::vector<int64_t>{8, 32}));
+  EXPECT_EQ(config->mixed_priority_batching_policy, "PRIORITY_ISOLATION");
+  EXPECT_EQ(config->batch_padding_policy, "PAD_UP");
+  EXPECT_NE(config->DebugString().find("low_priority_max_batch_size=32"), std::string::npos);
+}
+
+TEST(BatchingParametersTest, NewerFieldsAreValidatedNamingTheField) {
+  auto bad_sizes = ParseBatchingParameters(
+      "low_priority_max_batch_size { value: 32 } low_priority_allowed_batch_sizes: 8 "
+      "low_priority_allowed_batch_sizes: 16",
+      "f");
+  ASSERT_FALSE(bad_sizes.ok());
+  EXPECT_NE(bad_sizes.status().message().find("f: BatchingParameters.low_priority_allowed_batch_sizes must end with "
+                                              "low_priority_max_batch_size (32); got [8, 16]"),
+            std::string::npos)
+      << bad_sizes.status().message();
+  auto zero = ParseBatchingParameters("low_priority_max_batch_size { value: 0 }", "f");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("low_priority_max_batch_size must be positive"), std::string::npos);
+  auto bad_enum = ParseBatchingParameters("mixed_priority_batching_policy: SOMETIMES", "f");
+  ASSERT_FALSE(bad_enum.ok());
+  EXPECT_NE(bad_enum.status().message().find("line 1"), std::string::npos) << bad_enum.status().message();
+}
+
+TEST(BatchingParametersTest, PaddingPoliciesOtherThanPadUpAreRefusedWithTheReason) {
+  auto down = ParseBatchingParameters(R"(batch_padding_policy { value: "BATCH_DOWN" })", "f");
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.status().message().find("BatchingParameters.batch_padding_policy \"BATCH_DOWN\" is not supported"),
+            std::string::npos)
+      << down.status().message();
+  auto tpu = ParseBatchingParameters(R"(batch_padding_policy { value: "MINIMIZE_TPU_COST_PER_REQUEST" })", "f");
+  ASSERT_FALSE(tpu.ok());
+  EXPECT_NE(tpu.status().message().find("TPU cost"), std::string::npos) << tpu.status().message();
+  auto typo = ParseBatchingParameters(R"(batch_padding_policy { value: "PADUP" })", "f");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("got \"PADUP\""), std::string::npos) << typo.status().message();
+}
+
 TEST(BatchingParametersTest, MissingFileIsNotFound) {
   auto config = LoadBatchingParametersFile("/nonexistent/batching.txt");
   ASSERT_FALSE(config.ok());

@@ -112,6 +112,30 @@ INSTANTIATE_TEST_SUITE_P(FixedAndAdaptive, BatchingRunnerModeTest,
                            return std::string(BatchingModeName(info.param));
                          });
 
+TEST(BatchingRunnerTest, BatchFillRatioIsRealRowsOverPaddedRowsAndItsHelpSaysSo) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  ServableHandle servable = LoadHalfPlusTwo();
+  ASSERT_TRUE(servable);
+  const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
+  MetricsRegistry registry;
+  ServingMetrics metrics(&registry);
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 8;
+  options.config.allowed_batch_sizes = {4, 8};
+  options.config.num_batch_threads = 1;
+  options.metrics = &metrics;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  // 3 real rows run padded to 4: the ratio is 0.75 (3 / max_batch_size would be 0.375).
+  auto result = (*runner)->Run(servable, signature, Column({1, 2, 3}), {});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const std::string text = registry.ToPrometheusText();
+  EXPECT_NE(text.find(":tfhost:serving:batch_fill_ratio{model_name=\"half_plus_two\"} 0.75"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# HELP :tfhost:serving:batch_fill_ratio Real rows divided by padded rows"), std::string::npos)
+      << text;
+}
+
 TEST(BatchingRunnerTest, ConcurrentRequestsShareOnePaddedBatchOfTheRealModel) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();

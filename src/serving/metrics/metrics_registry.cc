@@ -280,13 +280,16 @@ ServingMetrics::ServingMetrics(MetricsRegistry* r) : registry(r) {
                                     "Distribution of wall time (in microseconds) for Tensorflow Serving request.",
                                     {"model_name", "API", "entrypoint"}, latency);
   runtime_latency = r->AddHistogram(":tensorflow:serving:runtime_latency",
-                                    "Distribution of wall time (in microseconds) for Tensorflow runtime.",
+                                    "Distribution of wall time (in microseconds) for Tensorflow runtime (with batching, "
+                                    "the wait for the batch included).",
                                     {"model_name", "API", "runtime"}, latency);
   load_attempt_count = r->AddCounter(":tensorflow:cc:saved_model:load_attempt_count",
-                                     "The number of times a SavedModel was successfully loaded.",
+                                     "The number of times a SavedModel load (with its warm-up) was attempted, by outcome "
+                                     "(status: success or failure).",
                                      {"model_path", "status"});
   load_latency = r->AddCounter(":tensorflow:cc:saved_model:load_latency",
-                               "Latency in microseconds for SavedModels that were successfully loaded.",
+                               "Total microseconds spent loading (and warming up) SavedModels that loaded "
+                               "successfully.",
                                {"model_path"});
   model_load_latency = r->AddHistogram(":tensorflow:serving:model_load_latency",
                                        "Distribution of wall time (in microseconds) to load and warm up a model "
@@ -296,26 +299,29 @@ ServingMetrics::ServingMetrics(MetricsRegistry* r) : registry(r) {
                                          "Distribution of wall time (in microseconds) for warming up the model.",
                                          {"model_path"}, latency);
   processed_batch_size = r->AddHistogram(":tensorflow:serving:batching:processed_batch_size",
-                                         "Tracks the batch size distribution on processing.",
+                                         "Tracks the batch size distribution on processing (rows the model ran, padding "
+                                         "included).",
                                          {"model_name", "op_name"}, batch);
   input_batch_size = r->AddHistogram(":tensorflow:serving:batching:input_batch_size",
-                                     "Tracks the batch size distribution on the inputs.", {"model_name", "op_name"},
+                                     "Tracks the batch size distribution on the inputs (real rows, before padding).", {"model_name", "op_name"},
                                      batch);
   padding_size = r->AddHistogram(":tensorflow:serving:batching:padding_size",
-                                 "Tracks the padding size distribution on batches.", {"model_name", "op_name"},
+                                 "Tracks the padding size distribution on batches (rows added to reach an allowed batch size).", {"model_name", "op_name"},
                                  batch);
   queuing_latency = r->AddHistogram(":tensorflow:serving:batching:queuing_latency",
                                     "Tracks the latency (in microseconds) of a task spent in the batching queue.",
                                     {"model_name", "op_name"}, latency);
-  queue_depth = r->AddGauge(":tfhost:serving:batch_queue_depth", "Tasks waiting in the batching queue.",
+  queue_depth = r->AddGauge(":tfhost:serving:batch_queue_depth", "Requests waiting in the model's batching queues (not yet running), summed over its versions "
+                            "and signatures.",
                             {"model_name"});
   batch_fill_ratio = r->AddGauge(":tfhost:serving:batch_fill_ratio",
-                                 "Size of the last processed batch divided by the maximum batch size.",
+                                 "Real rows divided by padded rows (the batch size the model ran) of the model's "
+                                 "last batch; below 1 when allowed_batch_sizes pads.",
                                  {"model_name"});
   version_state = r->AddGauge(":tfhost:serving:model_version_state",
                               "State of each model version: 10 START, 20 LOADING, 30 AVAILABLE, 40 UNLOADING, 50 END.",
                               {"model_name", "version"});
-  load_failures = r->AddCounter(":tfhost:serving:model_load_failures", "Failed load attempts per model version.",
+  load_failures = r->AddCounter(":tfhost:serving:model_load_failures", "Failed load (or warm-up) attempts per model version, retries included.",
                                 {"model_name", "version"});
 }
 

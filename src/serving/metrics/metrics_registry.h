@@ -160,7 +160,7 @@ struct ServingMetrics {
   // :tensorflow:cc:saved_model:load_attempt_count {model_path, status}
   Counter* load_attempt_count;
   // :tensorflow:cc:saved_model:load_latency {model_path}: total microseconds of
-  // successful loads (a counter, as TensorFlow defines it).
+  // successful loads, warm-up included (a counter, as TensorFlow defines it).
   Counter* load_latency;
   // :tensorflow:serving:model_load_latency {model_name, version}: histogram of
   // load (+ warm-up) time of each version (tfhost addition, same units).
@@ -179,7 +179,8 @@ struct ServingMetrics {
   // ---- tfhost additions ----
   // :tfhost:serving:batch_queue_depth {model_name} (tasks waiting)
   Gauge* queue_depth;
-  // :tfhost:serving:batch_fill_ratio {model_name}: last batch size / max batch size
+  // :tfhost:serving:batch_fill_ratio {model_name}: real rows / padded rows of
+  // the model's last batch
   Gauge* batch_fill_ratio;
   // :tfhost:serving:model_version_state {model_name, version}: the
   // ModelVersionStatus.State number (10 START ... 30 AVAILABLE ... 50 END).
