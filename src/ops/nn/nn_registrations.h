@@ -17,5 +17,6 @@ void RegisterFusedBatchNormOps(OpRegistry& registry);    // fused_batch_norm.cc
 void RegisterImageResizeOps(OpRegistry& registry);       // image_resize.cc
 void RegisterLrnOps(OpRegistry& registry);               // lrn.cc
 void RegisterConv3DPool3DOps(OpRegistry& registry);      // conv3d_pool3d.cc
+void RegisterFakeQuantOps(OpRegistry& registry);         // fake_quant.cc
 
 }  // namespace tfhost::ops::nn

@@ -17,6 +17,7 @@ void RegisterNnOps(OpRegistry& registry) {
   nn::RegisterImageResizeOps(registry);
   nn::RegisterLrnOps(registry);
   nn::RegisterConv3DPool3DOps(registry);
+  nn::RegisterFakeQuantOps(registry);
 }
 
 }  // namespace tfhost::ops

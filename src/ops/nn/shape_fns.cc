@@ -265,6 +265,8 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Relu", "Relu6", "Elu", "Selu", "Softplus", "Softsign", "LeakyRelu", "Prelu", "LRN"},
                     UnchangedShape);
   registry.Register({"Conv2D", "_FusedConv2D"}, Conv2DShape);
+  registry.Register({"FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel"},
+                    UnchangedShape);
   registry.Register("Conv3D", [](ShapeContext& ctx) { return Window3DShape(ctx, true); });
   registry.Register({"MaxPool3D", "AvgPool3D"}, [](ShapeContext& ctx) { return Window3DShape(ctx, false); });
   registry.Register({"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}, DepthwiseConv2DShape);

@@ -342,6 +342,17 @@ export const handCases = [
   hand('bool_dims', 'Reverse', { T: A.type('float32') }, [f32([0, 1, 2, 3, 4, 5], [2, 3]), t('bool', [2], [false, true])],
     [f32([2, 1, 0, 5, 4, 3], [2, 3])]),
 
+  // FakeQuant (TensorFlow's nudging, computed in float32): narrow_range on
+  // [-1, 1] with 8 bits has levels 1..255, scale 2/254, zero point 128, so the
+  // range stays [-1, 1]: -3 -> -1, 1 -> 1, 0.003 (0.38 step) -> 0, 0.5 (63.5
+  // steps) -> 64 * 2/254. Per channel [0, 1] and [0, 10] (zero point 0,
+  // scales 1/255 and 10/255): 5 -> 1 and level floor(127.5 + 0.5) = 128 ->
+  // 1280/255.
+  hand('narrow_range', 'FakeQuantWithMinMaxArgs', { min: A.f(-1), max: A.f(1), num_bits: A.i(8), narrow_range: A.b(true) },
+    [f32([-3, 1, 0.003, 0.5])], [f32([-1, 1, 0, 64 * 2 / 254])]),
+  hand('per_channel', 'FakeQuantWithMinMaxVarsPerChannel', { num_bits: A.i(8), narrow_range: A.b(false) },
+    [f32([5, 5], [1, 2]), f32([0, 0]), f32([1, 10])], [f32([1, 1280 / 255], [1, 2])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
