@@ -6,6 +6,9 @@
 //
 //   serving_grpc_load --target=127.0.0.1:8500 [--model=half_plus_two]
 //                     [--streams=64] [--duration_s=30] [--warmup_s=2] [--batch=1]
+//                     [--input=x] [--row_shape=1]
+// Each request is a float tensor `input` of shape [batch, row_shape...]
+// (row_shape a comma list, e.g. 224,224,3 for an image model), all 0.5.
 //
 // Exit status 0 when the run had no errors, 1 otherwise, 2 on bad flags.
 #include <grpcpp/grpcpp.h>
@@ -34,7 +37,28 @@ struct Flags {
   double duration_s = 30;
   double warmup_s = 2;
   int batch = 1;
+  std::string input = "x";
+  std::vector<int64_t> row_shape = {1};
 };
+
+bool ParseShape(const std::string& text, std::vector<int64_t>* out) {
+  out->clear();
+  size_t pos = 0;
+  int64_t elements = 1;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long long v = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || v < 1 || v > (1 << 24)) return false;
+    elements *= v;
+    if (elements > (int64_t{1} << 28)) return false;
+    out->push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
 
 bool ParseFlags(int argc, char** argv, Flags* f) {
   for (int i = 1; i < argc; ++i) {
@@ -55,6 +79,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->warmup_s = std::strtod(value.c_str(), &end);
     } else if (key == "batch") {
       f->batch = static_cast<int>(std::strtol(value.c_str(), &end, 10));
+    } else if (key == "input") {
+      f->input = value;
+    } else if (key == "row_shape") {
+      if (!ParseShape(value, &f->row_shape)) return false;
     } else {
       return false;
     }
@@ -86,7 +114,7 @@ int main(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) {
     std::fprintf(stderr,
                  "usage: %s --target=HOST:PORT [--model=NAME] [--streams=64] [--duration_s=30] [--warmup_s=2] "
-                 "[--batch=1]\n",
+                 "[--batch=1] [--input=x] [--row_shape=1]\n",
                  argv[0]);
     return 2;
   }
@@ -101,11 +129,20 @@ int main(int argc, char** argv) {
 
   ts::PredictRequest request;
   request.mutable_model_spec()->set_name(f.model);
-  tensorflow::TensorProto& x = (*request.mutable_inputs())["x"];
+  tensorflow::TensorProto& x = (*request.mutable_inputs())[f.input];
   x.set_dtype(tensorflow::DT_FLOAT);
   x.mutable_tensor_shape()->add_dim()->set_size(f.batch);
-  x.mutable_tensor_shape()->add_dim()->set_size(1);
-  for (int i = 0; i < f.batch; ++i) x.add_float_val(1.0f);
+  int64_t elements = f.batch;
+  for (int64_t d : f.row_shape) {
+    x.mutable_tensor_shape()->add_dim()->set_size(d);
+    elements *= d;
+  }
+  if (elements == f.batch) {
+    for (int i = 0; i < f.batch; ++i) x.add_float_val(1.0f);  // the half_plus_two default, as before
+  } else {
+    std::vector<float> values(static_cast<size_t>(elements), 0.5f);
+    x.set_tensor_content(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  }
 
   grpc::CompletionQueue cq;
   auto start_call = [&](Slot* slot) {
@@ -156,7 +193,7 @@ int main(int argc, char** argv) {
   double seconds = f.duration_s;
   std::printf(
       "{\"target\": \"%s\", \"model\": \"%s\", \"streams\": %d, \"batch\": %d, \"seconds\": %.1f, \"requests\": %zu, "
-      "\"errors\": %lld, \"req_per_s\": %.0f, \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, "
+      "\"errors\": %lld, \"req_per_s\": %.1f, \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, "
       "\"max_ms\": %.3f}\n",
       f.target.c_str(), f.model.c_str(), f.streams, f.batch, seconds, latencies_ms.size(),
       static_cast<long long>(errors), static_cast<double>(latencies_ms.size()) / seconds,
