@@ -1,59 +1,145 @@
 #include "base/tensor.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <sstream>
 
+#include "base/buffer_pool.h"
+
 namespace tfhost {
 
-// Owns the element storage of one or more Tensors.
+// Owns the element storage of one or more Tensors. Fixed-size elements live
+// in the same block as this header (kHeaderBytes before the data), which
+// comes from a BufferPool or the system; strings and variants are arrays
+// owned through an ordinary heap header.
 class TensorBuffer {
  public:
-  TensorBuffer(DType dtype, int64_t n) : dtype_(dtype), n_(n) {
+  static constexpr size_t kHeaderBytes = 64;  // keeps the data 64-byte aligned
+
+  static TensorBuffer* Create(DType dtype, int64_t n, bool zero_fill) {
+    if (IsStringLike(dtype) || dtype == DType::kVariant) return new TensorBuffer(dtype, n);
+    const size_t bytes = static_cast<size_t>(n) * DTypeSize(dtype);
+    const size_t block_bytes = kHeaderBytes + bytes;
+    BufferPool* pool = BufferPool::Current();
+    void* block;
+    size_t capacity = 0;
+    std::shared_ptr<BufferPool> owner;
+    if (pool != nullptr) {
+      block = pool->Allocate(block_bytes, &capacity);
+      owner = pool->shared_from_this();
+    } else {
+      block = std::aligned_alloc(64, (block_bytes + 63) / 64 * 64);
+      if (block == nullptr) throw std::bad_alloc();
+    }
+    auto* header = new (block) TensorBuffer();
+    header->data_ = static_cast<char*>(block) + kHeaderBytes;
+    header->bytes_ = bytes;
+    header->capacity_ = capacity;
+    header->pool_ = std::move(owner);
+    header->in_block_ = true;
+    if (zero_fill && bytes > 0) std::memset(header->data_, 0, bytes);
+    return header;
+  }
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (!in_block_) {
+      delete this;
+      return;
+    }
+    std::shared_ptr<BufferPool> pool = std::move(pool_);
+    const size_t block_bytes = kHeaderBytes + bytes_;
+    const size_t capacity = capacity_;
+    this->~TensorBuffer();
+    void* block = this;
+    if (pool) {
+      pool->Release(block, block_bytes, capacity);
+    } else {
+      std::free(block);
+    }
+  }
+  bool RefCountIsOne() const { return refs_.load(std::memory_order_acquire) == 1; }
+  bool FromPool() const { return pool_ != nullptr; }
+  void* data() { return data_; }
+
+ private:
+  TensorBuffer() = default;
+  TensorBuffer(DType dtype, int64_t n) {
     if (IsStringLike(dtype)) {
       strings_ = new std::string[n > 0 ? n : 1];
       data_ = strings_;
-    } else if (dtype == DType::kVariant) {
+    } else {
       variants_ = new VariantPtr[n > 0 ? n : 1];
       data_ = variants_;
-    } else {
-      bytes_ = static_cast<size_t>(n) * DTypeSize(dtype);
-      size_t alloc = ((bytes_ + 63) / 64) * 64;
-      if (alloc == 0) alloc = 64;
-      data_ = std::aligned_alloc(64, alloc);
-      if (data_ == nullptr) throw std::bad_alloc();
-      std::memset(data_, 0, alloc);
     }
   }
   ~TensorBuffer() {
-    if (strings_) {
-      delete[] strings_;
-    } else if (variants_) {
-      delete[] variants_;
-    } else {
-      std::free(data_);
-    }
+    delete[] strings_;
+    delete[] variants_;
   }
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
 
-  void* data() { return data_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  DType dtype_;
-  int64_t n_;
+  std::atomic<int> refs_{1};
+  bool in_block_ = false;
   void* data_ = nullptr;
+  size_t bytes_ = 0;
+  size_t capacity_ = 0;  // of the pool block
   std::string* strings_ = nullptr;
   VariantPtr* variants_ = nullptr;
-  size_t bytes_ = 0;
+  std::shared_ptr<BufferPool> pool_;
 };
+static_assert(sizeof(TensorBuffer) <= TensorBuffer::kHeaderBytes, "the header must fit before the data");
 
-Tensor::Tensor(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)),
-      buffer_(std::make_shared<TensorBuffer>(dtype, shape_.num_elements())) {}
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+
+Tensor::Tensor(DType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_(std::move(shape)) {
+  buffer_ = TensorBuffer::Create(dtype, shape_.num_elements(), zero_fill);
+}
+
+Tensor Tensor::Uninitialized(DType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) {
+    if (other.buffer_ != nullptr) other.buffer_->Ref();
+    Unref();
+    dtype_ = other.dtype_;
+    shape_ = other.shape_;
+    buffer_ = other.buffer_;
+  }
+  return *this;
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this != &other) {
+    Unref();
+    dtype_ = other.dtype_;
+    shape_ = std::move(other.shape_);
+    buffer_ = other.buffer_;
+    other.buffer_ = nullptr;
+  }
+  return *this;
+}
+
+void Tensor::Ref() const {
+  if (buffer_ != nullptr) buffer_->Ref();
+}
+
+void Tensor::Unref() {
+  if (buffer_ != nullptr) {
+    TensorBuffer* b = buffer_;
+    buffer_ = nullptr;
+    b->Unref();
+  }
+}
+
+bool Tensor::RefCountIsOne() const { return buffer_ != nullptr && buffer_->RefCountIsOne(); }
+
+bool Tensor::FromPool() const { return buffer_ != nullptr && buffer_->FromPool(); }
 
 Tensor Tensor::StringScalar(std::string value) {
   Tensor t(DType::kString, Shape());
@@ -86,7 +172,8 @@ StatusOr<Tensor> Tensor::Reshaped(const Shape& shape) const {
 
 Tensor Tensor::Clone() const {
   if (!valid()) return Tensor();
-  Tensor t(dtype_, shape_);
+  Tensor t = IsStringLike(dtype_) || dtype_ == DType::kVariant ? Tensor(dtype_, shape_)
+                                                                : Tensor::Uninitialized(dtype_, shape_);
   if (IsStringLike(dtype_)) {
     for (int64_t i = 0; i < NumElements(); ++i) t.strings()[i] = strings()[i];
   } else if (dtype_ == DType::kVariant) {

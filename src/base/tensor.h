@@ -3,8 +3,17 @@
 // row-major, little-endian, 64-byte aligned; strings (and resource handles) as
 // an array of std::string.
 //
+// Memory: a fixed-size tensor's buffer is one block (a small header followed by
+// the data) taken from the BufferPool current on the allocating thread
+// (base/buffer_pool.h; a Session makes its pool current during runs), else
+// from the system allocator; it goes back where it came from when the last
+// Tensor sharing it is destroyed. The reference count is kept in the block
+// (no separate control block), so creating a tensor inside a warm run
+// allocates nothing from the system.
+//
 // Thread-safety: a Tensor is a value; sharing one buffer across threads is safe
-// for reads. Kernels write only into tensors they allocated themselves.
+// for reads. Kernels write only into tensors they allocated themselves, or into
+// an input they took (KernelContext::TakeInput) while RefCountIsOne().
 #pragma once
 
 #include <cstdint>
@@ -35,6 +44,18 @@ class Tensor {
   Tensor() = default;  // an invalid (empty) tensor; valid() is false
   // Allocates a zero-filled tensor (empty strings for string types).
   Tensor(DType dtype, Shape shape);
+  // Like Tensor(dtype, shape) but leaves fixed-size elements unset, for
+  // kernels that write every element (saves a pass over memory). Strings and
+  // variants are still default-constructed.
+  static Tensor Uninitialized(DType dtype, Shape shape);
+  ~Tensor() { Unref(); }
+  Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_) { Ref(); }
+  Tensor(Tensor&& other) noexcept
+      : dtype_(other.dtype_), shape_(std::move(other.shape_)), buffer_(other.buffer_) {
+    other.buffer_ = nullptr;
+  }
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
 
   template <typename T>
   static Tensor Scalar(T value) {
@@ -83,7 +104,9 @@ class Tensor {
   // Whether two tensors share one buffer.
   bool SharesBufferWith(const Tensor& other) const { return buffer_ == other.buffer_; }
   // Whether this tensor is the only owner of its buffer (so it may be reused).
-  bool RefCountIsOne() const { return buffer_.use_count() == 1; }
+  bool RefCountIsOne() const;
+  // Whether the buffer came from a BufferPool (tests and statistics).
+  bool FromPool() const;
 
   // Elements as double / int64 regardless of the numeric dtype (for
   // shape-like inputs and tests). Fails for strings.
@@ -93,9 +116,13 @@ class Tensor {
   std::string DebugString(int max_values = 8) const;
 
  private:
+  Tensor(DType dtype, Shape shape, bool zero_fill);
+  void Ref() const;
+  void Unref();
+
   DType dtype_ = DType::kInvalid;
   Shape shape_;
-  std::shared_ptr<TensorBuffer> buffer_;
+  TensorBuffer* buffer_ = nullptr;  // intrusively reference-counted
 };
 
 // Element-wise equality of dtype, shape and values (bitwise for floats except

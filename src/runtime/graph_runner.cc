@@ -9,6 +9,7 @@
 #include "runtime/execution_plan.h"
 #include "runtime/frame_executor.h"
 #include "runtime/function_runtime.h"
+#include "runtime/memory_plan.h"
 
 namespace tfhost::runtime {
 
@@ -54,6 +55,12 @@ Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::Kern
     }
   }
   return OkStatus();
+}
+
+bool StrippedConstant(const Tensor& value) {
+  const DType d = value.dtype();
+  return value.valid() && !IsStringLike(d) && d != DType::kVariant && d != DType::kResource &&
+         d != DType::kInt32 && d != DType::kInt64 && value.ByteSize() >= kStrippedConstantBytes;
 }
 
 StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std::string context,
@@ -144,14 +151,25 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     }
   }
   // Constants are decoded once here, so a corrupt weight fails the load and
-  // runs only share the buffers.
+  // runs only share the buffers. The serialized copy of each large value is
+  // dropped from the graph as soon as it is decoded (node by node, so the
+  // load never holds two copies of all weights): see StrippedConstant.
   r->constants_.resize(g.num_nodes());
+  r->stripped_.assign(g.num_nodes(), false);
   for (int i = 0; i < g.num_nodes(); ++i) {
-    const ir::Node& n = g.node(i);
+    ir::Node& n = r->graph_.mutable_node(i);
     if (n.op != "Const") continue;
     auto value = ir::GetAttr<Tensor>(n, "value");
     if (!value.ok()) return value.status().WithContext(r->context_);
     r->constants_[i] = std::move(*value);
+    if (StrippedConstant(r->constants_[i])) {
+      auto it = n.attrs.find("value");
+      tensorflow::TensorProto stub;
+      stub.set_dtype(it->second.tensor().dtype());
+      *stub.mutable_tensor_shape() = it->second.tensor().tensor_shape();
+      it->second.mutable_tensor()->Swap(&stub);
+      r->stripped_[i] = true;
+    }
   }
   return r;
 }
@@ -184,9 +202,24 @@ StatusOr<std::shared_ptr<const ExecutionPlan>> GraphRunner::GetPlan(const NamedT
     }
   }
   auto shared = std::make_shared<const ExecutionPlan>(std::move(*plan));
+  auto observed = std::make_shared<ObservedSizes>();
+  int total = 0;
+  for (const auto& p : shared->nodes) {
+    observed->offset.push_back(total);
+    total += static_cast<int>(std::max(graph_.node(p.node).output_dtypes.size(), p.output_use_counts.size()));
+  }
+  observed->bytes.reset(new std::atomic<int64_t>[std::max(total, 1)]);
+  for (int i = 0; i < total; ++i) observed->bytes[i].store(-1);
   std::lock_guard<std::mutex> lock(plans_mu_);
-  plans_.emplace(key, shared);
-  return shared;
+  auto [it, inserted] = plans_.emplace(key, shared);
+  if (inserted) observed_.emplace(shared.get(), std::move(observed));
+  return it->second;
+}
+
+std::shared_ptr<GraphRunner::ObservedSizes> GraphRunner::ObservedFor(const ExecutionPlan* plan) {
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  auto it = observed_.find(plan);
+  return it == observed_.end() ? nullptr : it->second;
 }
 
 namespace {
@@ -203,6 +236,9 @@ struct RunState {
   std::unique_ptr<std::atomic<int>[]> pending;   // inputs still awaited
   std::unique_ptr<std::atomic<int>[]> uses_left; // flattened per (node, output)
   std::vector<int> uses_offset;
+  // Where to record output sizes for memory plans (see GraphRunner).
+  const std::vector<int>* observed_offset = nullptr;
+  std::atomic<int64_t>* observed_bytes = nullptr;
 
   std::mutex mu;
   std::condition_variable done_cv;
@@ -253,6 +289,18 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     st = RunKernel(node, *reg, ctx, env);
     state.output_dead[id] = ctx.output_dead();
     state.outputs[id] = std::move(ctx.outputs());
+    // Outputs that nothing reads (and no fetch) are released now rather than
+    // at the end of the run; a dead flag stays for the dead-branch logic.
+    const size_t recorded = std::min(state.outputs[id].size(), num_outputs);
+    for (size_t k = 0; k < state.outputs[id].size(); ++k) {
+      const Tensor& t = state.outputs[id][k];
+      if (state.observed_bytes != nullptr && k < recorded && t.valid() && !IsStringLike(t.dtype()) &&
+          t.dtype() != DType::kVariant) {
+        state.observed_bytes[(*state.observed_offset)[id] + k].store(static_cast<int64_t>(t.ByteSize()),
+                                                                      std::memory_order_relaxed);
+      }
+      if (k >= p.output_use_counts.size() || p.output_use_counts[k] == 0) state.outputs[id][k] = Tensor();
+    }
     bool all_dead = num_outputs > 0;
     for (bool d : state.output_dead[id]) all_dead &= d;
     state.node_dead[id] = all_dead ? 1 : 0;
@@ -280,6 +328,11 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const 
   RunState state;
   state.plan = plan.get();
   state.feeds = &feeds;
+  std::shared_ptr<ObservedSizes> observed = ObservedFor(plan.get());
+  if (observed != nullptr) {
+    state.observed_offset = &observed->offset;
+    state.observed_bytes = observed->bytes.get();
+  }
   size_t n = plan->nodes.size();
   state.outputs.resize(n);
   state.output_dead.resize(n);
@@ -365,6 +418,33 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const 
     results.push_back(state.outputs[src.node][src.index]);
   }
   return results;
+}
+
+StatusOr<MemoryPlan> GraphRunner::PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                             const std::vector<std::string>& targets) {
+  TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+  std::vector<std::vector<int64_t>> observed_bytes(plan->nodes.size());
+  if (std::shared_ptr<ObservedSizes> observed = ObservedFor(plan.get())) {
+    for (size_t id = 0; id < plan->nodes.size(); ++id) {
+      const int begin = observed->offset[id];
+      const int end = id + 1 < plan->nodes.size() ? observed->offset[id + 1] : begin + static_cast<int>(
+          std::max(graph_.node(plan->nodes[id].node).output_dtypes.size(), plan->nodes[id].output_use_counts.size()));
+      for (int k = begin; k < end; ++k) observed_bytes[id].push_back(observed->bytes[k].load());
+    }
+  }
+  if (feeds.empty()) return runtime::PlanMemory(*plan, graph_, constants_, &observed_bytes);
+  auto shaped = GraphWithFedShapes(graph_, feeds);
+  if (!shaped.ok()) return shaped.status().WithContext(context_ + ": planning memory for the fed shapes");
+  return runtime::PlanMemory(*plan, *shaped, constants_, &observed_bytes);
+}
+
+ir::Graph GraphRunner::GraphWithConstants() const {
+  ir::Graph copy = graph_;
+  for (int i = 0; i < copy.num_nodes(); ++i) {
+    if (!stripped_[i]) continue;
+    ir::TensorToProto(constants_[i], copy.mutable_node(i).attrs["value"].mutable_tensor());
+  }
+  return copy;
 }
 
 }  // namespace tfhost::runtime

@@ -11,6 +11,7 @@
 // Thread-safety: Run() may be called from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "ops/op_registry.h"
 #include "ops/resource_manager.h"
 #include "ops/tensor_array/step_container.h"
+#include "runtime/memory_plan.h"
 
 namespace tfhost::runtime {
 
@@ -57,7 +59,16 @@ class GraphRunner {
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets, const ExecEnv& env);
 
+  // The graph as run. Const nodes whose value is StrippedConstant keep only
+  // dtype and shape in their "value" attr: the decoded tensor lives in the
+  // runner (one copy of the weights, not two). GraphWithConstants() puts the
+  // values back, for re-running graph passes or writing the graph out.
   const ir::Graph& graph() const { return graph_; }
+  ir::Graph GraphWithConstants() const;
+  // The liveness plan of a run with these feeds (their shapes), fetches and
+  // targets (runtime/memory_plan.h).
+  StatusOr<MemoryPlan> PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                  const std::vector<std::string>& targets);
   const std::string& context() const { return context_; }
   // Whether any node the runner may execute is stateful (for loop checks).
   bool HasStatefulNodes() const { return has_stateful_; }
@@ -78,10 +89,25 @@ class GraphRunner {
   std::vector<std::unique_ptr<ops::OpRegistration>> fast_registrations_;
   std::vector<std::string> kernel_backends_;         // per node; "" = reference
   std::vector<Tensor> constants_;                    // decoded value of each Const node
+  std::vector<bool> stripped_;                       // per node: value attr holds dtype and shape only
   bool has_stateful_ = false;
+  // The sizes of each planned node's outputs in the latest run of a plan
+  // (bytes; -1 = not seen), for memory plans where static shapes are unknown.
+  struct ObservedSizes {
+    std::vector<int> offset;  // planned id -> first output's index in `bytes`
+    std::unique_ptr<std::atomic<int64_t>[]> bytes;
+  };
+  std::shared_ptr<ObservedSizes> ObservedFor(const ExecutionPlan* plan);
+
   std::mutex plans_mu_;
   std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans_;
+  std::map<const ExecutionPlan*, std::shared_ptr<ObservedSizes>> observed_;
 };
+
+// Const values of at least this many bytes (float-like; not int32/int64,
+// which shape inference reads, nor strings) are kept only as decoded tensors.
+inline constexpr size_t kStrippedConstantBytes = 1024;
+bool StrippedConstant(const Tensor& value);
 
 // Whether the runtime itself executes this op by running library functions.
 bool IsFunctionalOp(const std::string& op);

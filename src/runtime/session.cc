@@ -1,5 +1,8 @@
 #include "runtime/session.h"
 
+#include <condition_variable>
+#include <mutex>
+
 #include "ir/tensor_proto.h"
 #include "runtime/function_runtime.h"
 
@@ -13,11 +16,41 @@ std::string ModelContext(const SessionOptions& options) {
 
 int ResolveThreads(int requested) { return requested <= 0 ? HardwareConcurrency() : requested; }
 
+// Makes `pool` current on every worker of `threads` for the workers' lives:
+// one task per worker, each waiting until all have started, so no worker can
+// take two of them.
+void BindPoolToWorkers(ThreadPool& threads, const std::shared_ptr<BufferPool>& pool) {
+  const int n = threads.num_threads();
+  if (n == 0) return;
+  std::mutex mu;
+  std::condition_variable cv;
+  int arrived = 0;
+  for (int i = 0; i < n; ++i) {
+    threads.Schedule([&, pool] {
+      BufferPool::BindToThisThread(pool);
+      std::unique_lock<std::mutex> lock(mu);
+      if (++arrived == n) cv.notify_all();
+      cv.wait(lock, [&] { return arrived >= n; });
+    });
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return arrived >= n; });
+}
+
 }  // namespace
 
 Session::Session(const SessionOptions& options) : options_(options) {}
 
-Session::~Session() = default;
+Session::~Session() {
+  // Workers first (they hold the pool), then the runner (its constants never
+  // came from the pool); blocks still held by fetched tensors go back to the
+  // system when those tensors die.
+  inter_op_pool_.reset();
+  intra_op_pool_.reset();
+  functions_.reset();
+  runner_.reset();
+  if (buffer_pool_) buffer_pool_->Close();
+}
 
 StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const SessionOptions& options,
                                                    const std::vector<std::string>& roots) {
@@ -28,8 +61,13 @@ StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const Sessio
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);
   // The caller's thread takes part in both, so a pool of N-1 workers gives N.
+  s->buffer_pool_ = BufferPool::Create(options.buffer_pool_bytes);
   s->intra_op_pool_ = std::make_unique<ThreadPool>(intra - 1);
-  if (inter > 1) s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
+  BindPoolToWorkers(*s->intra_op_pool_, s->buffer_pool_);
+  if (inter > 1) {
+    s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
+    BindPoolToWorkers(*s->inter_op_pool_, s->buffer_pool_);
+  }
   return s;
 }
 
@@ -55,7 +93,13 @@ StatusOr<std::vector<Tensor>> Session::Run(const NamedTensors& feeds, const std:
   env.inter_op = inter_op_pool_.get();
   env.functions = functions_.get();
   env.step = &step;
+  BufferPool::ScopedCurrent pool(buffer_pool_.get());
   return runner_->Run(feeds, fetches, targets, env);
+}
+
+StatusOr<MemoryPlan> Session::PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                         const std::vector<std::string>& targets) {
+  return runner_->PlanMemory(feeds, fetches, targets);
 }
 
 }  // namespace tfhost::runtime

@@ -9,6 +9,14 @@
 // (runtime/function_runtime.h). Per-run objects (TensorArrays) live in a step
 // container that dies with the run.
 //
+// Memory: tensors a run creates come from the session's BufferPool (see
+// base/buffer_pool.h for why the pool is per session) and go back to it when
+// released, so warm runs allocate no tensor buffers from the system.
+// Constants and fed tensors never come from the pool and are never written:
+// the runtime keeps a reference to each for the whole run, so an element-wise
+// kernel's in-place reuse (KernelContext::TakeInput + RefCountIsOne) only ever
+// applies to intermediate tensors.
+//
 // Thread-safety: Run() may be called from many threads at once; state shared
 // between runs lives in the ResourceManager (each variable has its own lock).
 #pragma once
@@ -21,6 +29,7 @@
 #include <vector>
 
 #include "backends/fast_kernel_registry.h"
+#include "base/buffer_pool.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
@@ -41,6 +50,9 @@ struct SessionOptions {
   std::string model_name;
   // Fast kernels (src/backends) where one applies, or reference kernels only.
   backends::KernelChoice kernels = backends::KernelChoice::kFast;
+  // Bound on the free tensor buffers the session's BufferPool keeps for reuse
+  // between runs (base/buffer_pool.h); 0 keeps none (every run allocates).
+  int64_t buffer_pool_bytes = BufferPool::kDefaultMaxRetainedBytes;
 };
 
 class FunctionRuntime;
@@ -59,7 +71,24 @@ class Session {
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets = {});
 
+  // The graph as run; large Const values are held decoded by the runner and
+  // only their dtype and shape stay in the graph (GraphRunner::graph()).
   const ir::Graph& graph() const { return runner_->graph(); }
+  // A copy of graph() with every Const value in place (for graph passes or
+  // writing the graph out).
+  ir::Graph GraphWithConstants() const { return runner_->GraphWithConstants(); }
+
+  // The liveness plan of one run with these feeds (their shapes count, not
+  // their values), fetches and targets: the peak bytes of tensors the run
+  // allocates, i.e. the arena the buffer pool settles at once warm
+  // (runtime/memory_plan.h).
+  StatusOr<MemoryPlan> PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                  const std::vector<std::string>& targets = {});
+  // Statistics of the session's buffer pool (system allocations, reuses,
+  // bytes in use and their high-water mark, retained bytes).
+  BufferPoolStats buffer_pool_stats() const { return buffer_pool_->stats(); }
+  // Starts a new high-water mark (e.g. after warm-up).
+  void ResetBufferPoolPeak() { buffer_pool_->ResetPeak(); }
   ops::ResourceManager* resources() { return &resources_; }
   const SessionOptions& options() const { return options_; }
   // The top-level graph's runner: GraphRunner::KernelBackend(i) says which
@@ -74,6 +103,9 @@ class Session {
   // Runs If/While/Case bodies and calls from the graph's function library.
   std::unique_ptr<FunctionRuntime> functions_;
   ops::ResourceManager resources_;
+  // Tensor buffers of this session's runs: current on the caller's thread
+  // during Run() and bound to the worker threads of the pools below.
+  std::shared_ptr<BufferPool> buffer_pool_;
   std::unique_ptr<ThreadPool> intra_op_pool_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
 };

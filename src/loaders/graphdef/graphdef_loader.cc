@@ -97,6 +97,9 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadGraphDefModel(const std::string& p
       }
     }
   }
+  // The file's bytes are not needed once parsed (a frozen graph's weights
+  // would otherwise be held three times: file, GraphDef, ir::Graph).
+  std::string().swap(bytes);
   if (graph_def.node_size() == 0) {
     return InvalidArgument(path + " holds a GraphDef with no nodes (or is not a GraphDef at all)");
   }
@@ -110,9 +113,14 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadGraphDefModel(const std::string& p
     parts.info.metadata["producer"] = std::to_string(graph_def.versions().producer());
   }
   CountConstants(graph_def, &parts.info);
-  auto graph = ir::Graph::FromGraphDef(graph_def);
-  if (!graph.ok()) return graph.status().WithContext(path);
-  parts.graph = std::move(*graph);
+  {
+    auto graph = ir::Graph::FromGraphDef(graph_def);
+    if (!graph.ok()) return graph.status().WithContext(path);
+    parts.graph = std::move(*graph);
+  }
+  // The ir::Graph holds its own copy; the GraphDef goes before the session
+  // decodes the constants.
+  tensorflow::GraphDef().Swap(&graph_def);
   return FinishGraphModel(std::move(parts), options);
 }
 

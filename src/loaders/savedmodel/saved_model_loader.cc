@@ -258,6 +258,12 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   auto graph_or = ir::Graph::FromGraphDef(mg->graph_def());
   if (!graph_or.ok()) return graph_or.status().WithContext("model '" + model_name + "'");
   ir::Graph graph = std::move(*graph_or);
+  // Nothing below reads the GraphDef again (the ir::Graph has its own copy
+  // of every node and the library): free it before the session decodes the
+  // constants, so large Const values are never held three times.
+  for (auto& m : *saved_model.mutable_meta_graphs()) {
+    if (&m == mg) tensorflow::GraphDef().Swap(m.mutable_graph_def());
+  }
   Status st = ir::InlineFunctionCalls(graph, lookup);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   auto rewritten = RewriteRefVariables(graph, lookup);

@@ -139,10 +139,12 @@ StatusOr<Tensor> ToNodeDType(const Tensor& weight, DType target, const std::stri
 }
 
 // A Const whose value still carries data (the converter left it in the
-// topology, or it is empty) needs no weight.
-bool HasInlineValue(const tensorflow::NodeDef& node) {
-  auto it = node.attr().find("value");
-  if (it == node.attr().end() || !it->second.has_tensor()) return false;
+// topology, or it is empty) needs no weight. `Attrs` is a NodeDef's or an
+// ir::Node's attr map.
+template <typename Attrs>
+bool HasInlineValue(const Attrs& attrs) {
+  auto it = attrs.find("value");
+  if (it == attrs.end() || !it->second.has_tensor()) return false;
   const auto& t = it->second.tensor();
   if (!t.tensor_content().empty() || t.float_val_size() || t.double_val_size() || t.int_val_size() ||
       t.string_val_size() || t.scomplex_val_size() || t.int64_val_size() || t.bool_val_size() ||
@@ -155,10 +157,10 @@ bool HasInlineValue(const tensorflow::NodeDef& node) {
   return false;
 }
 
-Status FillConst(tensorflow::NodeDef* node, const Tensor& weight) {
-  const std::string where = "Const node '" + node->name() + "'";
+template <typename Attrs>
+Status FillConst(const std::string& name, Attrs& attrs, const Tensor& weight) {
+  const std::string where = "Const node '" + name + "'";
   DType target = weight.dtype();
-  const auto& attrs = node->attr();
   if (auto it = attrs.find("dtype"); it != attrs.end() && it->second.value_case() == tensorflow::AttrValue::kType) {
     target = BaseType(it->second.type());
   } else if (auto v = attrs.find("value"); v != attrs.end() && v->second.has_tensor() &&
@@ -176,8 +178,8 @@ Status FillConst(tensorflow::NodeDef* node, const Tensor& weight) {
   TFHOST_ASSIGN_OR_RETURN(Tensor value, ToNodeDType(weight, target, where));
   tensorflow::AttrValue attr;
   ir::TensorToProto(value, attr.mutable_tensor());
-  (*node->mutable_attr())["value"] = std::move(attr);
-  (*node->mutable_attr())["dtype"].set_type(static_cast<tensorflow::DataType>(target));
+  attrs["value"] = std::move(attr);
+  attrs["dtype"].set_type(static_cast<tensorflow::DataType>(target));
   return OkStatus();
 }
 
@@ -189,8 +191,11 @@ int64_t WeightBytes(const Tensor& t) {
 }
 
 // Reads the weightsManifest, decodes every weight and fills the Const nodes
-// of `graph_def` (and of its function bodies) that they name.
-Status ApplyWeights(const rapidjson::Value& doc, const std::string& dir, tensorflow::GraphDef* graph_def,
+// of `graph` (and of its function bodies) that they name. Each weight goes
+// straight from the shards into its node's value and is dropped before the
+// next is decoded, so the load holds the shards plus one copy of the
+// weights, never a second.
+Status ApplyWeights(const rapidjson::Value& doc, const std::string& dir, ir::Graph* graph,
                     runtime::ModelInfo* info) {
   std::vector<WeightSpec> specs;
   std::vector<std::string> paths;
@@ -215,37 +220,59 @@ Status ApplyWeights(const rapidjson::Value& doc, const std::string& dir, tensorf
       }
     }
   }
-  TFHOST_ASSIGN_OR_RETURN(tfjs::WeightShards shards, tfjs::ReadWeightShards(dir, paths));
-  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> values, tfjs::DecodeWeights(specs, shards));
 
   // Const nodes by name: top level first, then function bodies under both
   // "node" and "function/node" (the converter extracts those too).
-  std::map<std::string, tensorflow::NodeDef*> nodes;
-  for (auto& node : *graph_def->mutable_node()) nodes.emplace(node.name(), &node);
-  for (auto& function : *graph_def->mutable_library()->mutable_function()) {
+  struct Target {
+    ir::Node* node = nullptr;                // a top-level node, or
+    tensorflow::NodeDef* node_def = nullptr;  // a node of a function body
+    const std::string& name() const { return node ? node->name : node_def->name(); }
+    const std::string& op() const { return node ? node->op : node_def->op(); }
+  };
+  std::map<std::string, Target> nodes;
+  for (int i = 0; i < graph->num_nodes(); ++i) {
+    Target t;
+    t.node = &graph->mutable_node(i);
+    nodes.emplace(t.node->name, t);
+  }
+  for (auto& function : *graph->mutable_library().mutable_function()) {
     for (auto& node : *function.mutable_node_def()) {
-      nodes.emplace(function.signature().name() + "/" + node.name(), &node);
-      nodes.emplace(node.name(), &node);
+      Target t;
+      t.node_def = &node;
+      nodes.emplace(function.signature().name() + "/" + node.name(), t);
+      nodes.emplace(node.name(), t);
     }
   }
-  std::set<const tensorflow::NodeDef*> filled;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    auto it = nodes.find(specs[i].name);
-    // TF.js ignores weights that no node uses; so do we.
-    if (it == nodes.end()) continue;
-    tensorflow::NodeDef* node = it->second;
-    if (node->op() != "Const") {
-      return InvalidArgument("weight '" + specs[i].name + "' names node '" + node->name() + "' (" + node->op() +
-                             "); weights can only fill Const nodes");
-    }
-    TFHOST_RETURN_IF_ERROR(FillConst(node, values[i]));
-    filled.insert(node);
-    ++info->variable_count;
-    info->variable_bytes += WeightBytes(values[i]);
+  std::set<const void*> filled;
+  {
+    TFHOST_ASSIGN_OR_RETURN(tfjs::WeightShards shards, tfjs::ReadWeightShards(dir, paths));
+    TFHOST_RETURN_IF_ERROR(tfjs::ForEachDecodedWeight(specs, shards, [&](size_t i, Tensor value) -> Status {
+      auto it = nodes.find(specs[i].name);
+      // TF.js ignores weights that no node uses; so do we.
+      if (it == nodes.end()) return OkStatus();
+      Target& target = it->second;
+      if (target.op() != "Const") {
+        return InvalidArgument("weight '" + specs[i].name + "' names node '" + target.name() + "' (" + target.op() +
+                               "); weights can only fill Const nodes");
+      }
+      if (target.node != nullptr) {
+        TFHOST_RETURN_IF_ERROR(FillConst(target.node->name, target.node->attrs, value));
+        filled.insert(target.node);
+      } else {
+        TFHOST_RETURN_IF_ERROR(FillConst(target.node_def->name(), *target.node_def->mutable_attr(), value));
+        filled.insert(target.node_def);
+      }
+      ++info->variable_count;
+      info->variable_bytes += WeightBytes(value);
+      return OkStatus();
+    }));
   }
-  for (const auto& [name, node] : nodes) {
-    if (node->op() == "Const" && !filled.count(node) && !HasInlineValue(*node)) {
-      return InvalidArgument("Const node '" + node->name() + "' has no weight in the weightsManifest and no "
+  for (const auto& [name, target] : nodes) {
+    if (target.op() != "Const") continue;
+    const void* key = target.node ? static_cast<const void*>(target.node) : target.node_def;
+    const bool inline_value = target.node ? HasInlineValue(target.node->attrs) : HasInlineValue(target.node_def->attr());
+    if (!filled.count(key) && !inline_value) {
+      return InvalidArgument("Const node '" + target.name() + "' has no weight in the weightsManifest and no "
                              "value in modelTopology; model.json and its weights do not match");
     }
   }
@@ -379,12 +406,18 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfjsModel(const std::string& model
 
   st = MergeInitializer(doc, &graph_def, parts.signature ? &*parts.signature : nullptr, &parts.init_targets);
   if (!st.ok()) return st.WithContext(model_json_path);
-  st = ApplyWeights(doc, path.parent_path().string(), &graph_def, &parts.info);
-  if (!st.ok()) return st.WithContext(model_json_path);
 
-  auto graph = ir::Graph::FromGraphDef(graph_def);
-  if (!graph.ok()) return graph.status().WithContext(model_json_path);
-  parts.graph = std::move(*graph);
+  // The graph is built before the weights exist, and the GraphDef is freed
+  // at once: weights are decoded straight into the graph's Const nodes, so
+  // they never sit in a GraphDef and an ir::Graph at the same time.
+  {
+    auto graph = ir::Graph::FromGraphDef(graph_def);
+    if (!graph.ok()) return graph.status().WithContext(model_json_path);
+    parts.graph = std::move(*graph);
+    tensorflow::GraphDef().Swap(&graph_def);
+  }
+  st = ApplyWeights(doc, path.parent_path().string(), &parts.graph, &parts.info);
+  if (!st.ok()) return st.WithContext(model_json_path);
   return FinishGraphModel(std::move(parts), options);
 }
 

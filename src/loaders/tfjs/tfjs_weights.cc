@@ -1,6 +1,7 @@
 #include "loaders/tfjs/tfjs_weights.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -51,7 +52,7 @@ StatusOr<Tensor> Dequantize(const WeightSpec& spec, DType dtype, const Shape& sh
     }
     const size_t bytes = static_cast<size_t>(n) * 2;
     if (data.size() < bytes) return ShortData(spec, bytes, data.size());
-    Tensor t(DType::kFloat, shape);
+    Tensor t = Tensor::Uninitialized(DType::kFloat, shape);
     float* out = t.data<float>();
     for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(LoadU16(data.data() + 2 * i));
     *consumed = bytes;
@@ -75,7 +76,17 @@ StatusOr<Tensor> Dequantize(const WeightSpec& spec, DType dtype, const Shape& sh
   const size_t bytes = static_cast<size_t>(n) * width;
   if (data.size() < bytes) return ShortData(spec, bytes, data.size());
   const double scale = *q.scale, min = *q.min;
-  Tensor t(dtype, shape);
+  Tensor t = Tensor::Uninitialized(dtype, shape);
+  if (width == 1 && dtype == DType::kFloat) {
+    // 256 possible codes: compute each value once, exactly as below.
+    float table[256];
+    for (int c = 0; c < 256; ++c) table[c] = static_cast<float>(c * scale + min);
+    const auto* in = reinterpret_cast<const unsigned char*>(data.data());
+    float* out = t.data<float>();
+    for (int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
+    *consumed = bytes;
+    return t;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const char* p = data.data() + width * i;
     const double quantized = width == 1 ? static_cast<unsigned char>(*p) : LoadU16(p);
@@ -124,9 +135,19 @@ StatusOr<WeightShards> ReadWeightShards(const std::string& dir, const std::vecto
     if (!fs::is_regular_file(full, ec)) {
       return NotFound("weight shard '" + relative + "' listed in the weightsManifest is missing (" + full + ")");
     }
-    auto bytes = ReadFileToString(full);
-    if (!bytes.ok()) return bytes.status().WithContext("weight shard '" + relative + "'");
-    shards.bytes += *bytes;
+    // Read straight into the concatenated stream: no per-shard copy.
+    const uintmax_t size = fs::file_size(full, ec);
+    std::FILE* f = ec ? nullptr : std::fopen(full.c_str(), "rb");
+    if (f == nullptr) return NotFound("cannot open weight shard '" + relative + "' (" + full + ")");
+    const size_t offset = shards.bytes.size();
+    shards.bytes.resize(offset + static_cast<size_t>(size));
+    const size_t got = size > 0 ? std::fread(shards.bytes.data() + offset, 1, static_cast<size_t>(size), f) : 0;
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed || got != size) {
+      return DataLoss("error reading weight shard '" + relative + "' (" + full + "): got " + std::to_string(got) +
+                      " of " + std::to_string(size) + " bytes");
+    }
     shards.paths.push_back(relative);
     shards.ends.push_back(shards.bytes.size());
   }
@@ -168,7 +189,7 @@ StatusOr<Tensor> DecodeWeight(const WeightSpec& spec, std::string_view data, siz
   }
   const size_t bytes = static_cast<size_t>(n) * DTypeSize(dtype);
   if (data.size() < bytes) return ShortData(spec, bytes, data.size());
-  Tensor t(dtype, shape);
+  Tensor t = Tensor::Uninitialized(dtype, shape);
   if (dtype == DType::kBool) {
     // Normalize to 0/1: a bool byte other than 0 is true.
     for (int64_t i = 0; i < n; ++i) t.data<bool>()[i] = data[i] != 0;
@@ -182,9 +203,19 @@ StatusOr<Tensor> DecodeWeight(const WeightSpec& spec, std::string_view data, siz
 StatusOr<std::vector<Tensor>> DecodeWeights(const std::vector<WeightSpec>& specs, const WeightShards& shards) {
   std::vector<Tensor> out;
   out.reserve(specs.size());
+  TFHOST_RETURN_IF_ERROR(ForEachDecodedWeight(specs, shards, [&](size_t, Tensor t) {
+    out.push_back(std::move(t));
+    return OkStatus();
+  }));
+  return out;
+}
+
+Status ForEachDecodedWeight(const std::vector<WeightSpec>& specs, const WeightShards& shards,
+                            const std::function<Status(size_t, Tensor)>& use) {
   std::string_view all(shards.bytes);
   size_t offset = 0;
-  for (const WeightSpec& spec : specs) {
+  for (size_t index = 0; index < specs.size(); ++index) {
+    const WeightSpec& spec = specs[index];
     size_t used = 0;
     auto tensor = DecodeWeight(spec, all.substr(offset), &used);
     if (!tensor.ok()) {
@@ -197,7 +228,7 @@ StatusOr<std::vector<Tensor>> DecodeWeights(const std::vector<WeightSpec>& specs
       return tensor.status();
     }
     offset += used;
-    out.push_back(std::move(*tensor));
+    TFHOST_RETURN_IF_ERROR(use(index, std::move(*tensor)));
   }
   if (offset != all.size()) {
     return DataLoss("the weight shards hold " + std::to_string(all.size()) + " bytes but the weightsManifest "
@@ -205,7 +236,7 @@ StatusOr<std::vector<Tensor>> DecodeWeights(const std::vector<WeightSpec>& specs
                     " extra bytes at the end of shard '" + shards.ShardAt(offset) +
                     "' (shards and model.json do not match)");
   }
-  return out;
+  return OkStatus();
 }
 
 }  // namespace tfhost::loaders::tfjs

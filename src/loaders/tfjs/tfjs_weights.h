@@ -5,6 +5,7 @@
 // tested on handmade buffers.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,5 +54,11 @@ StatusOr<Tensor> DecodeWeight(const WeightSpec& spec, std::string_view data, siz
 // stream names the weight and the shard it ran off; leftover bytes are an
 // error too (the manifest does not describe the shards).
 StatusOr<std::vector<Tensor>> DecodeWeights(const std::vector<WeightSpec>& specs, const WeightShards& shards);
+
+// The same, handing each weight to `use(index, tensor)` as soon as it is
+// decoded, so a loader can store it in its final place and drop it before
+// the next is decoded (the decoded weights never all exist twice).
+Status ForEachDecodedWeight(const std::vector<WeightSpec>& specs, const WeightShards& shards,
+                            const std::function<Status(size_t, Tensor)>& use);
 
 }  // namespace tfhost::loaders::tfjs
