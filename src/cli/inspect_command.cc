@@ -1,4 +1,4 @@
-// `tfhost inspect PATH [--json] [--tag T] [--check]`: what
+// `tfhost inspect PATH [--json] [--tag T] [--check] [--optimized]`: what
 // `saved_model_cli show --all` prints (format, tag sets, every signature with
 // its tensors), plus the op histogram of the graph tfhost will run, the
 // variables' count and size, and, per signature, the ops on its path that
@@ -9,6 +9,7 @@
 // synthesized from their placeholders and unconsumed outputs is shown. An
 // output whose recorded shape has unknown rank shows what static shape
 // inference found instead, marked "(inferred)" ("inferred_shape" in JSON).
+// `--optimized` adds what the graph passes did (PrintPassStats).
 #include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -414,7 +415,8 @@ std::string ToJson(runtime::Model& model, const MissingOps& missing) {
 }  // namespace
 
 // --optimized: the node count before and after each graph pass (src/passes),
-// replayed on the graph as loaded without passes.
+// replayed on the graph as loaded without passes, the optimized graph's op
+// histogram, and what its fused nodes fuse.
 Status PrintPassStats(const std::string& path, const std::string& tags, const runtime::Model& model,
                       std::ostream& out) {
   loaders::LoadOptions options;
@@ -437,8 +439,23 @@ Status PrintPassStats(const std::string& path, const std::string& tags, const ru
   for (const auto& row : stats) {
     out << "  " << row.pass << ": " << row.nodes_before << " -> " << row.nodes_after << "\n";
   }
-  out << "Optimized op histogram:\n";
+  out << "Optimized op histogram (" << graph.num_nodes() << " nodes):\n";
   for (const auto& [op, count] : OpHistogram(graph)) out << "  " << op << ": " << count << "\n";
+  // What each fused node does: fused_ops of the conv/matmul fusions, the
+  // program of the element-wise fusion; identical ones counted together.
+  std::map<std::string, int> fused;
+  for (const auto& n : graph.nodes()) {
+    const char* key = n.op == passes::kFusedElementwiseOp ? "ops" : "fused_ops";
+    const tensorflow::AttrValue* attr = n.FindAttr(key);
+    if (attr == nullptr || !attr->has_list()) continue;
+    std::string line = n.op + " [";
+    for (int i = 0; i < attr->list().s_size(); ++i) line += (i ? ", " : "") + attr->list().s(i);
+    ++fused[line + "]"];
+  }
+  if (!fused.empty()) {
+    out << "Fused nodes (op [fused ops]: count):\n";
+    for (const auto& [line, count] : fused) out << "  " << line << ": " << count << "\n";
+  }
   return OkStatus();
 }
 
@@ -453,7 +470,8 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddBool("json", &json, "print JSON instead of text");
   flags.AddString("tag", &tags, "T", "SavedModel tag set to load, comma-separated (default: serve)");
   flags.AddBool("check", &check, "exit 1 when any signature needs an op tfhost lacks");
-  flags.AddBool("optimized", &optimized, "also show node counts before/after each graph pass (text output)");
+  flags.AddBool("optimized", &optimized,
+                "also show the graph after the passes: node counts per pass, op histogram, fused ops (text)");
   if (int code = ParseOrExit(flags, args, "inspect", out, err); code >= 0) return code;
 
   auto model = LoadModelForCli(path, tags, 1);

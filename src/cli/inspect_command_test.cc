@@ -85,5 +85,33 @@ TEST_F(InspectCommandTest, TfjsModelWithUnknownOpsListsThem) {
   EXPECT_NE(out_.str().find("GhostOp, WarpDriveV2"), std::string::npos) << out_.str() << err_.str();
 }
 
+// x -> Conv2D(const filter) -> BiasAdd -> Relu: the passes fuse the three.
+constexpr char kConvBiasRelu[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 1 } dim { size: 2 } dim { size: 2 } dim { size: 1 } } } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 1 }
+              dim { size: 1 } dim { size: 1 } } float_val: 2 } } } }
+node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: "padding" value { s: "SAME" } } }
+node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } } float_val: -1 } } } }
+node { name: "bias" op: "BiasAdd" input: "conv" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Relu" input: "bias" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+TEST_F(InspectCommandTest, OptimizedShowsPerPassCountsHistogramAndFusedOps) {
+  std::string path = Write("conv.pbtxt", kConvBiasRelu);
+  EXPECT_EQ(Inspect({path, "--optimized"}), kExitOk) << err_.str();
+  const std::string text = out_.str();
+  EXPECT_NE(text.find("conv_bias_activation_fusion: 6 -> 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("Optimized op histogram (4 nodes):"), std::string::npos) << text;
+  EXPECT_NE(text.find("  _FusedConv2D: 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("_FusedConv2D [BiasAdd, Relu]: 1"), std::string::npos) << text;
+  // Without the flag none of it is printed.
+  EXPECT_EQ(Inspect({path}), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().find("Graph passes"), std::string::npos) << out_.str();
+}
+
 }  // namespace
 }  // namespace tfhost::cli

@@ -13,8 +13,8 @@
 // Not merged: kept names (a fetch of the duplicate's name must still
 // resolve; the representative may itself be kept), protected nodes (stateful
 // ops such as RandomUniform give different values per node), string Consts
-// (asset paths may be fed by name), and nodes with no inputs other than
-// Consts (nothing to share).
+// (asset paths may be fed by name), Consts whose value proto carries no
+// values (see IsValueStub), and non-Const nodes without inputs.
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
@@ -65,6 +65,26 @@ std::string ConstKey(const ir::Node& node, const Tensor& t) {
   return key;
 }
 
+// A TensorProto with a shape and no values reads as zeros, but it is also
+// what the graph runner leaves in a session's graph once it has taken a large
+// constant's bytes out (runtime/graph_runner.cc): comparing such stubs would
+// merge different weights when passes are replayed on a session's graph
+// (tfhost inspect --optimized). A real all-zero constant only misses a merge.
+bool IsValueStub(const ir::Node& node) {
+  const tensorflow::AttrValue* attr = node.FindAttr("value");
+  if (attr == nullptr || !attr->has_tensor()) return false;
+  const tensorflow::TensorProto& t = attr->tensor();
+  if (!t.tensor_content().empty() || t.float_val_size() || t.double_val_size() || t.int_val_size() ||
+      t.string_val_size() || t.int64_val_size() || t.bool_val_size() || t.half_val_size() ||
+      t.uint32_val_size() || t.uint64_val_size() || t.scomplex_val_size() || t.dcomplex_val_size()) {
+    return false;
+  }
+  for (const auto& d : t.tensor_shape().dim()) {
+    if (d.size() == 0) return false;  // empty tensor: nothing missing
+  }
+  return true;
+}
+
 class CommonSubexpressionElimination : public GraphPass {
  public:
   std::string name() const override { return "common_subexpression_elimination"; }
@@ -81,6 +101,7 @@ class CommonSubexpressionElimination : public GraphPass {
       if (IsProtected(*graph, node)) continue;
       std::string key;
       if (node.op == "Const") {
+        if (IsValueStub(node)) continue;
         auto value = ir::GetAttr<Tensor>(node, "value");
         if (!value.ok() || value->dtype() == DType::kString || value->dtype() == DType::kVariant ||
             value->dtype() == DType::kResource || value->ByteSize() > kMaxMergedConstBytes) {

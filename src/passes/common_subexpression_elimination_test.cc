@@ -55,6 +55,28 @@ TEST(CommonSubexpressionEliminationTest, MergesEqualConstsWhateverTheirSpelling)
   testing::ExpectSameTensors(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}));
 }
 
+// What the graph runner leaves of a large constant in a session's graph:
+// dtype and shape only. Two such stubs are different weights.
+TEST(CommonSubexpressionEliminationTest, NeverMergesValueStubs) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {3})
+      .Const("w1", Tensor::FromVector<float>({1, 2, 3}))
+      .Const("w2", Tensor::FromVector<float>({4, 5, 6}))
+      .Add("a", "Mul", {"x", "w1"})
+      .Add("b", "Mul", {"x", "w2"})
+      .Add("out", "AddV2", {"a", "b"});
+  ir::Graph g = b.Build();
+  for (const char* name : {"w1", "w2"}) {
+    tensorflow::AttrValue stub;
+    stub.mutable_tensor()->set_dtype(tensorflow::DT_FLOAT);
+    stub.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(3);
+    g.mutable_node(g.FindNode(name)).attrs["value"] = stub;
+  }
+  ASSERT_TRUE(MakeCommonSubexpressionElimination()->Run(&g, PassContext::FromRoots(g, {"out"})).ok());
+  EXPECT_EQ(CountOp(g, "Const"), 2);
+  EXPECT_EQ(CountOp(g, "Mul"), 2);
+}
+
 TEST(CommonSubexpressionEliminationTest, KeepsNodesThatDifferInAttrsControlInputsOrKeptNames) {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {4})

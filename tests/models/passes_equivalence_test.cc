@@ -4,12 +4,21 @@
 // every signature gives the same outputs on the same deterministic inputs
 // (or fails in both). Unknown dims take 1 (batch) or 32, so models with
 // coupled shapes may fail both ways; at least some runs must succeed.
+// The TF.js models also run on their recorded reference inputs (every
+// frame, rvm's recurrent state included), where the passes must fuse
+// something (all but emotion) and outputs must agree within 1e-5 of the
+// output's magnitude.
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 
 #include "base/test_fixtures.h"
 #include "loaders/model_loader.h"
@@ -103,6 +112,114 @@ TEST(PassesEquivalenceTest, EveryFixtureModelGivesTheSameOutputsWithAndWithoutPa
   }
   EXPECT_GT(compared, 0) << "no fixture signature could be run";
 }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Tensor ReadFloatTensor(const fs::path& path, const rapidjson::Value& shape_json) {
+  std::vector<int64_t> dims;
+  for (const auto& d : shape_json.GetArray()) dims.push_back(d.GetInt64());
+  Tensor t(DType::kFloat, Shape(dims));
+  const std::string bytes = ReadFile(path);
+  EXPECT_EQ(bytes.size(), t.ByteSize()) << path;
+  std::memcpy(t.raw_data(), bytes.data(), std::min(bytes.size(), t.ByteSize()));
+  return t;
+}
+
+std::map<std::string, int> Histogram(const ir::Graph& graph) {
+  std::map<std::string, int> counts;
+  for (const auto& n : graph.nodes()) ++counts[n.op];
+  return counts;
+}
+
+class TfjsPassesTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TfjsPassesTest, ReferenceInputsGiveTheSameOutputsWithFewerNodes) {
+  const fs::path dir = fs::path(testing::FixturePath("models/tfjs")) / GetParam();
+  TFHOST_REQUIRE_FIXTURE((dir / "reference" / "reference.json").string());
+  rapidjson::Document ref;
+  ref.Parse(ReadFile(dir / "reference" / "reference.json").c_str());
+  ASSERT_FALSE(ref.HasParseError());
+  loaders::LoadOptions plain_options;
+  plain_options.optimize_graph = false;
+  auto plain = loaders::LoadModel(dir.string(), plain_options);
+  auto optimized = loaders::LoadModel(dir.string());
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_TRUE(optimized.ok()) << optimized.status().ToString();
+
+  const ir::Graph& before = (*plain)->session().graph();
+  const ir::Graph& after = (*optimized)->session().graph();
+  // emotion is already fully fused by the TF.js converter: its residual
+  // AddV2s are read twice and its depthwise convs have no bias.
+  if (GetParam() == "emotion") {
+    EXPECT_LE(after.num_nodes(), before.num_nodes());
+  } else {
+    EXPECT_LT(after.num_nodes(), before.num_nodes());
+  }
+  std::printf("%s: %d -> %d nodes\n", GetParam().c_str(), before.num_nodes(), after.num_nodes());
+  const auto hb = Histogram(before), ha = Histogram(after);
+  std::set<std::string> ops;
+  for (const auto& [op, n] : hb) ops.insert(op);
+  for (const auto& [op, n] : ha) ops.insert(op);
+  for (const auto& op : ops) {
+    const int b = hb.count(op) ? hb.at(op) : 0, a = ha.count(op) ? ha.at(op) : 0;
+    if (a != b) std::printf("  %-28s %4d -> %4d\n", op.c_str(), b, a);
+  }
+
+  const auto& sig = (*plain)->signatures().at("serving_default");
+  std::map<std::string, Tensor> previous;
+  const auto& frames = ref["frames"];
+  for (rapidjson::SizeType f = 0; f < frames.Size(); ++f) {
+    SCOPED_TRACE("frame " + std::to_string(f));
+    std::map<std::string, Tensor> inputs;
+    for (const auto& in : frames[f]["inputs"].GetArray()) {
+      const std::string tensor = in["graphTensor"].GetString();
+      std::string key;
+      for (const auto& spec : sig.inputs) {
+        if (spec.tensor_name == tensor) key = spec.key;
+      }
+      ASSERT_FALSE(key.empty()) << tensor;
+      const auto& gen = in["generator"];
+      if (std::string(gen["kind"].GetString()) == "previous_frame_output") {
+        ASSERT_TRUE(previous.count(gen["of"].GetString()));
+        inputs[key] = previous[gen["of"].GetString()];
+      } else {
+        inputs[key] = ReadFloatTensor(dir / "reference" / in["file"].GetString(), in["shape"]);
+      }
+    }
+    auto a = (*plain)->RunSignature("serving_default", inputs);
+    auto b = (*optimized)->RunSignature("serving_default", inputs);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    previous.clear();
+    for (const auto& out : frames[f]["outputs"].GetArray()) {
+      const std::string tensor = out["graphTensor"].GetString();
+      for (const auto& spec : sig.outputs) {
+        if (spec.tensor_name != tensor) continue;
+        const Tensor& ta = a->at(spec.key);
+        const Tensor& tb = b->at(spec.key);
+        ASSERT_EQ(ta.shape().dims(), tb.shape().dims()) << tensor;
+        auto va = ta.ToDoubleVector(), vb = tb.ToDoubleVector();
+        double max_mag = 0, max_diff = 0;
+        for (size_t i = 0; i < va.size(); ++i) {
+          max_mag = std::max(max_mag, std::abs(va[i]));
+          const double d = std::abs(va[i] - vb[i]);
+          max_diff = std::isnan(d) ? INFINITY : std::max(max_diff, d);
+        }
+        EXPECT_LE(max_diff, 1e-5 * std::max(1.0, max_mag)) << GetParam() << " " << tensor;
+        previous[out["name"].GetString()] = tb;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TfjsPassesTest,
+                         ::testing::Values("blazeface", "emotion", "nsfw_mobilenet_v2", "rvm"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace tfhost

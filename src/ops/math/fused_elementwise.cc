@@ -171,7 +171,11 @@ inline float SigmoidOf(float x) {
   return e / (1.f + e);
 }
 
-// One instruction over `len` values; y may alias x or z.
+// One instruction over `len` values; y may alias x or z. Cloned per ISA and
+// picked at load time (ifunc), so the plain loops vectorize with AVX2 or
+// AVX-512 where the CPU has them; each loop body is one operation, so no
+// multiply-add contraction can change a result.
+__attribute__((target_clones("avx512f", "avx2", "default")))
 void Execute(const Instruction& ins, const float* x, const float* z, float* y, int64_t len) {
   switch (ins.code) {
     case Code::kAdd: for (int64_t i = 0; i < len; ++i) y[i] = x[i] + z[i]; break;
