@@ -16,10 +16,11 @@
 // are left alone.
 //
 // Fusable: float Add, AddV2, Sub, Mul, Div, RealDiv, Maximum, Minimum,
-// SquaredDifference, Neg, Abs, Square, Sqrt, Rsqrt, Exp, Log, Reciprocal,
+// SquaredDifference, Pow, Neg, Abs, Square, Sqrt, Rsqrt, Exp, Log, Reciprocal,
 // Inv, Floor, Ceil, Erf, Tanh, Sigmoid, Relu, Relu6, Elu, Selu, Softplus,
 // Softsign, LeakyRelu. The kernel evaluates each with the standalone op's
-// expression, so outputs are bit-identical.
+// expression, so outputs are bit-identical. Gelu written out as ops (erf or
+// tanh form) is such a cluster and fuses whole.
 #include <algorithm>
 #include <map>
 
@@ -33,7 +34,7 @@ constexpr int kMaxClusterOps = 32;
 int Arity(const std::string& op) {
   static const std::map<std::string, int> kOps = {
       {"Add", 2},     {"AddV2", 2},      {"Sub", 2},       {"Mul", 2},     {"Div", 2},      {"RealDiv", 2},
-      {"Maximum", 2}, {"Minimum", 2},    {"SquaredDifference", 2},
+      {"Maximum", 2}, {"Minimum", 2},    {"SquaredDifference", 2}, {"Pow", 2},
       {"Neg", 1},     {"Abs", 1},        {"Square", 1},    {"Sqrt", 1},    {"Rsqrt", 1},    {"Exp", 1},
       {"Log", 1},     {"Reciprocal", 1}, {"Inv", 1},       {"Floor", 1},   {"Ceil", 1},     {"Erf", 1},
       {"Tanh", 1},    {"Sigmoid", 1},    {"Relu", 1},      {"Relu6", 1},   {"Elu", 1},      {"Selu", 1},

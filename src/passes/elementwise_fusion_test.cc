@@ -95,11 +95,15 @@ TEST(ElementwiseFusionTest, ClustersStopAtSharedKeptAndSmallerTensors) {
 // The pass's list of fusable ops and the kernel's must agree: each op,
 // followed by Neg, fuses and computes what the two separate ops compute.
 TEST(ElementwiseFusionTest, EveryFusableOpRunsInTheFusedKernel) {
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "SquaredDifference"}) {
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "SquaredDifference", "Pow"}) {
     SCOPED_TRACE(op);
     GraphBuilder b;
-    b.Placeholder("x", DType::kFloat, {64}).Placeholder("y", DType::kFloat, {64}).Add("o", op, {"x", "y"}).Add(
-        "out", "Neg", {"o"});
+    // |x| keeps Pow real.
+    b.Placeholder("x", DType::kFloat, {64})
+        .Placeholder("y", DType::kFloat, {64})
+        .Add("a", "Abs", {"x"})
+        .Add("o", op, {"a", "y"})
+        .Add("out", "Neg", {"o"});
     std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({64}), 2.f, 0.f)}, {"y", Ramp(Shape({64}), 3.f, 0.5f)}};
     ir::Graph g = FuseAndCompare(b.Build(), {"out"}, feeds);
     EXPECT_EQ(CountOp(g, kFusedElementwiseOp), 1);
@@ -115,6 +119,30 @@ TEST(ElementwiseFusionTest, EveryFusableOpRunsInTheFusedKernel) {
     EXPECT_EQ(CountOp(g, kFusedElementwiseOp), 1);
     EXPECT_EQ(g.num_nodes(), 2);
   }
+}
+
+// tf.nn.gelu(approximate=True) as TensorFlow writes it out:
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+TEST(ElementwiseFusionTest, FusesGeluTanhFormIntoOneNode) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {2, 16})
+      .Const("three", Tensor::Scalar<float>(3.f))
+      .Const("c", Tensor::Scalar<float>(0.044715f))
+      .Const("k", Tensor::Scalar<float>(0.7978845608f))
+      .Const("one", Tensor::Scalar<float>(1.f))
+      .Const("half", Tensor::Scalar<float>(0.5f))
+      .Add("cube", "Pow", {"x", "three"})
+      .Add("ccube", "Mul", {"c", "cube"})
+      .Add("inner", "AddV2", {"x", "ccube"})
+      .Add("scaled", "Mul", {"k", "inner"})
+      .Add("t", "Tanh", {"scaled"})
+      .Add("onep", "AddV2", {"one", "t"})
+      .Add("hx", "Mul", {"half", "x"})
+      .Add("gelu", "Mul", {"hx", "onep"});
+  std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({2, 16}), 3.f, 0.f)}};
+  ir::Graph g = FuseAndCompare(b.Build(), {"gelu"}, feeds);
+  EXPECT_EQ(CountOp(g, kFusedElementwiseOp), 1);
+  EXPECT_EQ(ir::GetAttr<std::vector<std::string>>(g.node(g.FindNode("gelu")), "ops").value().size(), 8u);
 }
 
 TEST(ElementwiseFusionTest, LeavesIntegerOpsAlone) {

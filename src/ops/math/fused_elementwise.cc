@@ -5,7 +5,7 @@
 // The program is in the attrs:
 //   ops:      one op name per instruction, TensorFlow spelling: binary Add,
 //             AddV2, Sub, Mul, Div, RealDiv, Maximum, Minimum,
-//             SquaredDifference; unary Neg, Abs, Square, Sqrt, Rsqrt, Exp,
+//             SquaredDifference, Pow; unary Neg, Abs, Square, Sqrt, Rsqrt, Exp,
 //             Log, Reciprocal, Inv, Floor, Ceil, Erf, Tanh, Sigmoid, Relu,
 //             Relu6, Elu, Selu, Softplus, Softsign, LeakyRelu.
 //   operands: two slots per instruction (the second -1 for unary ops). Slot
@@ -41,7 +41,7 @@ constexpr int64_t kBlock = 512;         // 2 KiB of floats per buffer
 constexpr int kMaxInstructions = 256;   // bounds scratch per worker
 
 enum class Code {
-  kAdd, kSub, kMul, kDiv, kMax, kMin, kSquaredDiff,  // binary
+  kAdd, kSub, kMul, kDiv, kMax, kMin, kSquaredDiff, kPow,  // binary
   kNeg, kAbs, kSquare, kSqrt, kRsqrt, kExp, kLog, kReciprocal, kFloor, kCeil, kErf, kSigmoid,
   kActivation,  // nn::ApplyActivation
 };
@@ -61,7 +61,7 @@ std::optional<std::pair<Code, nn::Activation>> Decode(const std::string& op, int
       {"Sub", {Code::kSub, A::kNone}},       {"Mul", {Code::kMul, A::kNone}},
       {"Div", {Code::kDiv, A::kNone}},       {"RealDiv", {Code::kDiv, A::kNone}},
       {"Maximum", {Code::kMax, A::kNone}},   {"Minimum", {Code::kMin, A::kNone}},
-      {"SquaredDifference", {Code::kSquaredDiff, A::kNone}}};
+      {"SquaredDifference", {Code::kSquaredDiff, A::kNone}}, {"Pow", {Code::kPow, A::kNone}}};
   static const std::map<std::string, std::pair<Code, A>> kUnary = {
       {"Neg", {Code::kNeg, A::kNone}},         {"Abs", {Code::kAbs, A::kNone}},
       {"Square", {Code::kSquare, A::kNone}},   {"Sqrt", {Code::kSqrt, A::kNone}},
@@ -190,6 +190,7 @@ void Execute(const Instruction& ins, const float* x, const float* z, float* y, i
         y[i] = d * d;
       }
       break;
+    case Code::kPow: for (int64_t i = 0; i < len; ++i) y[i] = std::pow(x[i], z[i]); break;
     case Code::kNeg: for (int64_t i = 0; i < len; ++i) y[i] = -x[i]; break;
     case Code::kAbs: for (int64_t i = 0; i < len; ++i) y[i] = std::fabs(x[i]); break;
     case Code::kSquare: for (int64_t i = 0; i < len; ++i) y[i] = x[i] * x[i]; break;
