@@ -25,5 +25,7 @@ namespace tfhost::ops {
 void RegisterParseExampleOps(OpRegistry& registry);
 // DecodeCSV (decode_csv.cc).
 void RegisterDecodeCsvOp(OpRegistry& registry);
+// DecodeRaw (decode_raw.cc).
+void RegisterDecodeRawOp(OpRegistry& registry);
 
 }  // namespace tfhost::ops

@@ -6,6 +6,7 @@ namespace tfhost::ops {
 void RegisterParsingOps(OpRegistry& registry) {
   RegisterParseExampleOps(registry);  // ParseExample, ParseExampleV2, ParseSingleExample
   RegisterDecodeCsvOp(registry);
+  RegisterDecodeRawOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -75,6 +75,15 @@ void RegisterParsingShapeFns(ShapeFnRegistry& registry) {
   registry.Register("ParseExampleV2", ParseExampleV2Shape);
   registry.Register("ParseSingleExample", ParseSingleExampleShape);
   registry.Register("DecodeCSV", DecodeCsvShape);
+  // DecodeRaw: bytes.shape + [unknown].
+  registry.Register("DecodeRaw", [](ShapeContext& ctx) {
+    const ir::PartialShape& in = ctx.input(0);
+    if (!in.rank_known()) return OkStatus();
+    std::vector<int64_t> dims = in.dims;
+    dims.push_back(-1);
+    ctx.set_output(0, ir::PartialShape::Known(dims));
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

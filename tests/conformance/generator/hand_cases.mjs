@@ -353,6 +353,14 @@ export const handCases = [
   hand('per_channel', 'FakeQuantWithMinMaxVarsPerChannel', { num_bits: A.i(8), narrow_range: A.b(false) },
     [f32([5, 5], [1, 2]), f32([0, 0]), f32([1, 10])], [f32([1, 1280 / 255], [1, 2])]),
 
+  // DecodeRaw (tf.io.decode_raw): bytes 01 00 02 01 / ff ff 00 80 as
+  // little-endian int16 -> [1, 258] / [-1, -32768]; as big-endian ->
+  // [256, 513] / [-1, 128].
+  hand('int16_little_endian', 'DecodeRaw', { out_type: A.type('int16'), little_endian: A.b(true) },
+    [str([{ hex: '01000201' }, { hex: 'ffff0080' }])], [t('int16', [2, 2], [1, 258, -1, -32768])]),
+  hand('int16_big_endian', 'DecodeRaw', { out_type: A.type('int16'), little_endian: A.b(false) },
+    [str([{ hex: '01000201' }, { hex: 'ffff0080' }])], [t('int16', [2, 2], [256, 513, -1, 128])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
