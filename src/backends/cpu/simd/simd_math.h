@@ -203,6 +203,48 @@ TFHOST_SIMD_INLINE VF<W> Exp(const VF<W>& x) {
   return IsNan<W>(x) ? x : y;
 }
 
+// Natural log for finite x > 0 (callers guarantee the range): x = m 2^e
+// with m in [sqrt(1/2), sqrt(2)), then a degree-9 polynomial in m - 1
+// (Cephes' logf), ln2 split in two parts as in Exp.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> LogPositive(const VF<W>& x) {
+  using F = VF<W>;
+  using I = VI<W>;
+  const I bits = (I)x;
+  I e = ((bits >> 23) & 0xff) - 126;
+  F m = (F)((bits & static_cast<int32_t>(0x807fffffu)) | 0x3f000000);  // in [0.5, 1)
+  const I small = m < 0.707106781186547524f;
+  e = e + small;  // small lanes are -1 (true), so this subtracts 1 there
+  m = small ? m + m - 1.0f : m - 1.0f;
+  const F fe = __builtin_convertvector(e, F);
+  const F z = m * m;
+  F p = Splat<W>(7.0376836292e-2f);
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  F y = p * m * z;
+  y = y + fe * -2.12194440e-4f;
+  y = y - 0.5f * z;
+  return m + y + fe * 0.693359375f;
+}
+
+// log(1 + e^x) = max(x, 0) + log(1 + e^-|x|), as the reference's two
+// branches; the log's argument lies in (1, 2], so LogPositive applies. Near
+// e^-|x| -> 0 the absolute error (~1e-7) is inside the tolerance.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Softplus(const VF<W>& x) {
+  using F = VF<W>;
+  const F e = Exp<W>(-Abs<W>(x));
+  const F pos = x > 0.0f ? x : Splat<W>(0.0f);
+  const F y = pos + LogPositive<W>(e + 1.0f);
+  return IsNan<W>(x) ? x : y;
+}
+
 // tanh: an odd polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1) would
 // lose digits), 1 - 2/(e^{2|x|} + 1) with x's sign above; saturates to +-1.
 template <int W>

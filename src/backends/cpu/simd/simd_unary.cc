@@ -1,5 +1,5 @@
 // Element-wise unary float32 kernels: the activations (Relu, Relu6, Elu,
-// LeakyRelu, Sigmoid, Tanh) and Exp, Neg, Abs, Square, Sqrt, Rsqrt. The
+// LeakyRelu, Sigmoid, Tanh, Softplus) and Exp, Neg, Abs, Square, Sqrt, Rsqrt. The
 // input buffer is reused for the output when nothing else holds it. NaN and
 // infinities follow the reference kernels (see simd_math.h for the
 // transcendental approximations and their error).
@@ -38,6 +38,9 @@ struct TanhF {
 };
 struct ExpF {
   template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Exp<W>(x); }
+};
+struct SoftplusF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return Softplus<W>(x); }
 };
 struct NegF {
   template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return -x; }
@@ -120,6 +123,7 @@ void RegisterUnaryKernels(FastKernelRegistry& registry) {
   RegisterUnary<SigmoidF>(registry, "Sigmoid", true);
   RegisterUnary<TanhF>(registry, "Tanh", true);
   RegisterUnary<ExpF>(registry, "Exp", true);
+  RegisterUnary<SoftplusF>(registry, "Softplus", true);
   RegisterUnary<NegF>(registry, "Neg", false);
   RegisterUnary<AbsF>(registry, "Abs", false);
   RegisterUnary<SquareF>(registry, "Square", false);

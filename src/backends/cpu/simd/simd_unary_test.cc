@@ -11,7 +11,7 @@ using testing::RandomFloats;
 ir::AttrMap FloatT() { return {{"T", ops::MakeAttr(DType::kFloat)}}; }
 
 const char* const kCheapOps[] = {"Relu", "Relu6", "LeakyRelu", "Neg", "Abs", "Square", "Sqrt", "Rsqrt"};
-const char* const kTranscendentalOps[] = {"Elu", "Sigmoid", "Tanh", "Exp"};
+const char* const kTranscendentalOps[] = {"Elu", "Sigmoid", "Tanh", "Exp", "Softplus"};
 
 TEST(SimdUnaryTest, CheapOpsMatchReferenceOnEverySizeWithSpecialValues) {
   for (const char* op : kCheapOps) {
