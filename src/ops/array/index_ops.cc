@@ -1,6 +1,7 @@
 // Ops that compute positions from values: Where (coordinates of non-zero
 // elements), OneHot, Unique (and UniqueWithCounts), TopKV2, MatrixBandPart (keeps a diagonal
-// band by position) and ListDiff (setdiff1d: entries and positions of x not in y).
+// band by position), ListDiff (setdiff1d: entries and positions of x not in
+// y) and InTopK/InTopKV2.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -332,9 +333,52 @@ Status ListDiffKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+// InTopK / InTopKV2: whether each row's target class is among its k largest
+// predictions. Ties at the boundary count as in (TensorFlow: fewer than k
+// classes strictly above the target's value); a non-finite target value or
+// an out-of-range target is false.
+Status InTopKKernel(KernelContext& ctx) {
+  const Tensor& pred = ctx.input(0);
+  const Tensor& targets = ctx.input(1);
+  if (pred.dtype() != DType::kFloat) return ctx.Error("predictions must be float32");
+  if (pred.rank() != 2) return ctx.Error("predictions must be 2-D, got " + pred.shape().ToString());
+  if (targets.rank() != 1 || targets.dim(0) != pred.dim(0)) {
+    return ctx.Error("targets must be a vector of " + std::to_string(pred.dim(0)) + ", got " + targets.shape().ToString());
+  }
+  int64_t k = 0;
+  if (ctx.num_inputs() > 2) {
+    TFHOST_ASSIGN_OR_RETURN(k, ReadIndexScalar(ctx, 2, "k"));
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(k, ctx.Attr<int64_t>("k"));
+  }
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> t, targets.ToInt64Vector());
+  const int64_t classes = pred.dim(1);
+  Tensor out(DType::kBool, Shape({pred.dim(0)}));
+  for (int64_t b = 0; b < pred.dim(0); ++b) {
+    const float* row = pred.data<float>() + b * classes;
+    bool in = false;
+    if (t[b] >= 0 && t[b] < classes && std::isfinite(row[t[b]])) {
+      int64_t above = 0;
+      for (int64_t c = 0; c < classes; ++c) above += row[c] > row[t[b]] ? 1 : 0;
+      in = above < k;
+    }
+    out.data<bool>()[b] = in;
+  }
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& registry) {
+  RegisterChecked(registry, ir::OpDefBuilder("InTopKV2")
+                        .Input("predictions: float").Input("targets: T").Input("k: T").Output("precision: bool")
+                        .Attr("T: {int32, int64} = DT_INT32"),
+                  InTopKKernel);
+  RegisterChecked(registry, ir::OpDefBuilder("InTopK")
+                        .Input("predictions: float").Input("targets: T").Output("precision: bool")
+                        .Attr("k: int").Attr("T: {int32, int64} = DT_INT32"),
+                  InTopKKernel);
   RegisterChecked(registry, ir::OpDefBuilder("ListDiff")
                         .Input("x: T").Input("y: T").Output("out: T").Output("idx: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),

@@ -120,5 +120,19 @@ TEST(ListDiffTest, KeepsEntriesOfXNotInYWithTheirPositions) {
   EXPECT_TRUE(TensorsEqual((*s)[1], Tensor::FromVector<int64_t>({1})));
 }
 
+TEST(InTopKTest, TiesAtTheBoundaryCountAndNonFiniteIsFalse) {
+  // Row 0: target 1 (0.8) is the top -> true for k 1. Row 1: target 2 (0.3)
+  // ties class 0 for second place: fewer than 1 strictly above? no (0.6) ->
+  // false for k 1. Row 2: target out of range -> false.
+  Tensor pred = Tensor::FromVector<float>({0.1f, 0.8f, 0.1f, 0.3f, 0.6f, 0.3f, 0.5f, 0.5f, 0.0f}, Shape({3, 3}));
+  auto k1 = RunSingleOp("InTopKV2", {pred, Tensor::FromVector<int32_t>({1, 2, 7}), Tensor::Scalar<int32_t>(1)});
+  ASSERT_TRUE(k1.ok()) << k1.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*k1)[0], Tensor::FromVector<bool>({true, false, false})));
+  // k 2: row 1's target ties with class 0 below 0.6 -> true (ties count).
+  auto k2 = RunSingleOp("InTopK", {pred, Tensor::FromVector<int32_t>({0, 2, 1})}, {{"k", MakeAttr(2)}});
+  ASSERT_TRUE(k2.ok()) << k2.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*k2)[0], Tensor::FromVector<bool>({true, true, true})));
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array

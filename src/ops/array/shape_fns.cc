@@ -821,6 +821,10 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, PartialShape::Known(dims));
     return OkStatus();
   });
+  registry.Register({"InTopK", "InTopKV2"}, [](ShapeContext& ctx) {
+    ctx.set_output(0, ctx.input(1));
+    return OkStatus();
+  });
   registry.Register("ListDiff", [](ShapeContext& ctx) {
     ctx.set_output(0, PartialShape::Known({-1}));
     ctx.set_output(1, PartialShape::Known({-1}));

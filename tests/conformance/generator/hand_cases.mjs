@@ -361,6 +361,16 @@ export const handCases = [
   hand('int16_big_endian', 'DecodeRaw', { out_type: A.type('int16'), little_endian: A.b(false) },
     [str([{ hex: '01000201' }, { hex: 'ffff0080' }])], [t('int16', [2, 2], [256, 513, -1, 128])]),
 
+  // InTopKV2 (tf.math.in_top_k docs: ties at the boundary count as in; a
+  // target is in the top k when fewer than k classes score strictly higher):
+  // rows [0.1, 0.8, 0.1], [0.3, 0.6, 0.3], [0.5, 0.5, 0] with targets
+  // [0, 2, 1], k = 2 -> 1, 1 and 0 classes above -> all true; k = 1 -> false,
+  // false, true.
+  hand('ties_k2', 'InTopKV2', { T: A.type('int32') },
+    [f32([0.1, 0.8, 0.1, 0.3, 0.6, 0.3, 0.5, 0.5, 0], [3, 3]), i32([0, 2, 1]), i32([2], [])], [t('bool', [3], [true, true, true])]),
+  hand('ties_k1', 'InTopKV2', { T: A.type('int32') },
+    [f32([0.1, 0.8, 0.1, 0.3, 0.6, 0.3, 0.5, 0.5, 0], [3, 3]), i32([0, 2, 1]), i32([1], [])], [t('bool', [3], [false, false, true])]),
+
   // AudioSpectrogram of a constant 1 signal, window 4, stride 3, 10 samples:
   // periodic Hann(4) = [0, 0.5, 1, 0.5]; FFT length 4; X[0] = 2,
   // X[1] = -0.5i - 1 + 0.5i = -1, X[2] = -0.5 + 1 - 0.5 = 0 -> |X| = [2, 1, 0];
