@@ -427,7 +427,9 @@ Status PrintPassStats(const std::string& path, const std::string& tags, const ru
     if (!t.empty()) options.tags.push_back(t);
   }
   TFHOST_ASSIGN_OR_RETURN(auto plain, loaders::LoadModel(path, options));
-  ir::Graph graph = plain->session().graph();
+  // With the weights: the session's own graph holds only their dtype and
+  // shape (one copy of the weights), and CSE must compare values.
+  ir::Graph graph = plain->session().GraphWithConstants();
   std::vector<std::string> roots;
   for (const auto& [name, sig] : model.signatures()) {
     for (const auto& t : sig.inputs) roots.push_back(t.tensor_name);

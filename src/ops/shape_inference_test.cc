@@ -103,6 +103,19 @@ TEST(ShapeInferenceTest, BroadcastingKeepsKnownDimsAgainstUnknownOnes) {
   EXPECT_EQ(b.Shape(w), "<unknown>");
 }
 
+TEST(ShapeInferenceTest, FusedElementwiseChainBroadcastsAllItsInputs) {
+  // What elementwise_fusion leaves behind: its output keeps a static shape,
+  // so consumers (and the memory plan) still know their shapes.
+  GraphBuilder b;
+  int x = b.Placeholder("x", {-1, 8, 8, 16});
+  int bias = b.Placeholder("bias", {16});
+  int f = b.Add("f", "_TfhostFusedElementwise", {Out(x), Out(bias)});
+  int r = b.Add("r", "Relu", {Out(f)});
+  ASSERT_TRUE(InferShapes(b.graph).ok());
+  EXPECT_EQ(b.Shape(f), "[?,8,8,16]");
+  EXPECT_EQ(b.Shape(r), "[?,8,8,16]");
+}
+
 TEST(ShapeInferenceTest, ReshapeWildcardWithUnknownBatch) {
   GraphBuilder b;
   int x = b.Placeholder("x", {-1, 7, 7, 32});

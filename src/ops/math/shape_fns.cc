@@ -199,6 +199,9 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
                     BroadcastingShape);
   registry.Register("Select", SelectShape);
   registry.Register("AddN", AddNShape);
+  // The graph passes' fused element-wise chains broadcast all their inputs
+  // together, as the ops they replace did one pair at a time.
+  registry.Register("_TfhostFusedElementwise", BroadcastingShape);
   registry.Register({"Sum", "Mean", "Prod", "Max", "Min", "EuclideanNorm", "Any", "All"}, ReductionShape);
   registry.Register({"ArgMax", "ArgMin"}, ArgReductionShape);
   registry.Register({"MatMul", "_FusedMatMul"}, MatMulShape);
