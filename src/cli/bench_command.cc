@@ -379,7 +379,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return BenchAllreduceCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   std::string path, tags = "serve", signature_name = "serving_default", batch_flag = "1", threads_flag = "1";
-  std::string kernels_flag = "fast", peak_flag;
+  std::string kernels_flag = "fast", peak_flag, precision = "fp32";
   std::vector<std::string> shape_flags, input_flags, fetches;
   int runs = 100, warmup = 10, seed = 1;
   bool json = false, cold = false;
@@ -398,6 +398,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   flags.AddRepeated("shape", &shape_flags, "KEY=d1,d2", "shape of an input whose signature shape is not enough");
   AddSignatureAndTagFlags(flags, &signature_name, &tags);
   AddKernelsFlag(flags, &kernels_flag);
+  AddPrecisionFlag(flags, &precision);
   flags.AddInt("seed", &seed, "N", "random seed for the synthesized inputs (default: 1)");
   flags.AddString("peak-gflops", &peak_flag, "X",
                    "peak GFLOP/s of one core (bench/fma_peak): adds % of X x the row's threads");
@@ -414,6 +415,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!shapes.ok()) return ReportUsage(err, "bench", shapes.status().message());
   auto kernels = ParseKernelsFlag(kernels_flag);
   if (!kernels.ok()) return ReportUsage(err, "bench", kernels.status().message());
+  if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "bench", st.message());
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "bench", inputs.status().message());
   Report rep;
@@ -433,7 +435,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     rep.rss_reset = ResetPeakRss();
     const bool timing_cold = cold && !rep.cold.has_value();
     auto t_load = Clock::now();
-    auto model_or = LoadModelForCli(path, tags, threads, *kernels);
+    auto model_or = LoadModelForCli(path, tags, threads, *kernels, precision);
     double load_ms = MsSince(t_load, Clock::now());
     if (!model_or.ok()) return ReportFailure(err, "bench", model_or.status());
     runtime::Model& model = **model_or;

@@ -46,8 +46,10 @@ std::vector<std::string> SplitTags(const std::string& tags) {
 }
 
 StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
-                                                          int intra_op_threads, backends::KernelChoice kernels) {
+                                                          int intra_op_threads, backends::KernelChoice kernels,
+                                                          const std::string& precision) {
   loaders::LoadOptions options;
+  options.precision = precision;
   options.tags = SplitTags(tags);
   options.session.intra_op_threads = intra_op_threads;
   options.session.kernels = kernels;
@@ -57,6 +59,17 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
 void AddKernelsFlag(FlagParser& flags, std::string* kernels) {
   flags.AddString("kernels", kernels, "fast|reference",
                   "fast kernels where a backend takes the node (default), or the reference kernels only");
+}
+
+void AddPrecisionFlag(FlagParser& flags, std::string* precision) {
+  flags.AddString("precision", precision, "fp32|bf16",
+                  "bf16: convolutions and matrix products in bf16 with float32 accumulation where the CPU has "
+                  "avx512_bf16/AMX (float32 elsewhere); default fp32");
+}
+
+Status CheckPrecisionFlag(const std::string& text) {
+  if (text == "fp32" || text == "bf16") return OkStatus();
+  return InvalidArgument("--precision must be fp32 or bf16, not '" + text + "'");
 }
 
 StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text) {

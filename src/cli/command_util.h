@@ -25,7 +25,12 @@ std::vector<std::string> SplitTags(const std::string& tags);
 // (0 = one per hardware thread) and kernel set.
 StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(
     const std::string& path, const std::string& tags, int intra_op_threads,
-    backends::KernelChoice kernels = backends::KernelChoice::kFast);
+    backends::KernelChoice kernels = backends::KernelChoice::kFast, const std::string& precision = "fp32");
+
+// --precision fp32|bf16, as run and bench take it (LoadOptions::precision);
+// CheckPrecisionFlag's error names the accepted values.
+void AddPrecisionFlag(FlagParser& flags, std::string* precision);
+Status CheckPrecisionFlag(const std::string& text);
 
 // --kernels fast|reference, as run and bench take it; ParseKernelsFlag turns
 // the text into the choice (the error names the accepted values).

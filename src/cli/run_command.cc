@@ -40,6 +40,7 @@ int EmitOutputs(const std::vector<std::pair<std::string, Tensor>>& outputs, cons
 
 int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, tags = "serve", signature_name = "serving_default", output_dir, kernels_flag = "fast";
+  std::string precision = "fp32";
   std::vector<std::string> input_flags, fetches;
   int threads = 0;
   FlagParser flags(
@@ -55,14 +56,16 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   flags.AddString("output-dir", &output_dir, "DIR", "write each output to DIR/<key>.npy instead of printing");
   flags.AddInt("threads", &threads, "N", "intra-op threads (default 0: one per hardware thread)");
   AddKernelsFlag(flags, &kernels_flag);
+  AddPrecisionFlag(flags, &precision);
   if (int code = ParseOrExit(flags, args, "run", out, err); code >= 0) return code;
   if (threads < 0) return ReportUsage(err, "run", "--threads must be 0 or more");
   auto kernels = ParseKernelsFlag(kernels_flag);
   if (!kernels.ok()) return ReportUsage(err, "run", kernels.status().message());
+  if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "run", st.message());
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
 
-  auto model_or = LoadModelForCli(path, tags, threads, *kernels);
+  auto model_or = LoadModelForCli(path, tags, threads, *kernels, precision);
   if (!model_or.ok()) return ReportFailure(err, "run", model_or.status());
   auto run = ResolveRun(**model_or, signature_name, *inputs, fetches);
   if (!run.ok()) return ReportFailure(err, "run", run.status());

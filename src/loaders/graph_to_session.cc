@@ -53,6 +53,12 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   }
+  if (options.precision == "bf16") {
+    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, passes::PassContext::FromRoots(graph, roots));
+    if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  } else if (options.precision != "fp32") {
+    return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");
+  }
   runtime::SessionOptions session_options = options.session;
   session_options.model_name = model_name;
   return runtime::Session::Create(std::move(graph), session_options, roots);

@@ -21,6 +21,11 @@ struct LoadOptions {
   // folding) at load time. false loads the graph exactly as written, for
   // comparing outputs and debugging a pass.
   bool optimize_graph = true;
+  // "fp32" or "bf16": bf16 marks float32 convolutions and matrix products so
+  // fast kernels compute them in bf16 with float32 accumulation (where the
+  // CPU has native bf16; passes/precision.cc, docs/backends.md). Runs even
+  // when optimize_graph is false. Anything else fails the load.
+  std::string precision = "fp32";
 };
 
 enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };

@@ -87,6 +87,12 @@ std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
+// Not in Default(): the loader adds it for LoadOptions::precision "bf16". It
+// marks float32 convolutions and matrix products with the string attr
+// `_tfhost_precision` = "bf16" (fast kernels then compute in bf16; reference
+// kernels ignore it); kFp32 leaves the graph alone. precision.cc.
+enum class Precision { kFp32, kBf16 };
+std::unique_ptr<GraphPass> MakePrecisionPass(Precision precision);
 
 // The internal op elementwise_fusion emits (ops/math/fused_elementwise.cc).
 inline constexpr char kFusedElementwiseOp[] = "_TfhostFusedElementwise";

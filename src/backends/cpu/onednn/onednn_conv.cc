@@ -3,6 +3,11 @@
 // Activations stay in the graph's NHWC/NCHW layout (src and dst descriptors
 // are plain), so only the weights are ever reordered, and only when the
 // filter tensor changes: a Const filter is the same buffer on every run.
+//
+// bf16 nodes (NodeWantsBf16, on a CPU with native bf16) convert the filter to
+// bf16 once in the same reorder, and the input activations to bf16 on every
+// call (in whatever layout the primitive picks); bias, post-ops and the
+// output stay float32, so accumulation is float32 too.
 #include "backends/cpu/onednn/onednn_conv.h"
 
 #include "backends/cpu/onednn/onednn_engine.h"
@@ -19,6 +24,7 @@ using ops::nn::Window2D;
 struct ConvConfig {
   bool depthwise = false;
   bool fused = false;
+  bool bf16 = false;  // node marked bf16 and the CPU has it
   Window2D window;
   Epilogue epilogue;
 };
@@ -27,6 +33,11 @@ struct ConvEntry {
   bool ok = false;  // false: oneDNN had no primitive for this shape
   dnnl::convolution_forward prim;
   memory::desc src_md, dst_md, weights_user_md, weights_md, bias_md, scratchpad_md;
+  // bf16: src_md is the primitive's bf16 source; src_user_md the float32
+  // activations as the graph holds them.
+  bool bf16 = false;
+  bool src_dense_copy = false;  // the bf16 source has the activations' own layout
+  memory::desc src_user_md;
   bool reorder_weights = false;
   Shape out_shape;  // in the node's data_format
   int64_t out_c = 0;
@@ -42,7 +53,7 @@ memory::format_tag ActivationTag(DataFormat f) {
 
 // Builds the primitive for one shape; entry->ok stays false when oneDNN (or
 // the geometry) rejects it, so the reference kernel handles that shape.
-std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, const Tensor& f) {
+std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, const Tensor& f, bool bf16) {
   auto entry = std::make_shared<ConvEntry>();
   const Window2D& w = cfg.window;
   const bool nhwc = w.format == DataFormat::kNhwc;
@@ -73,6 +84,12 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
   entry->out_c = oc;
   entry->out_shape = nhwc ? Shape({n, dh->out, dw->out, oc}) : Shape({n, oc, dh->out, dw->out});
   entry->src_md = memory::desc({n, c, h, wd}, memory::data_type::f32, ActivationTag(w.format));
+  entry->src_user_md = entry->src_md;
+  entry->bf16 = bf16;
+  const memory::data_type compute = bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+  // bf16 activations are converted anyway, so the primitive may pick their layout.
+  const memory::desc src_arg =
+      bf16 ? memory::desc({n, c, h, wd}, compute, memory::format_tag::any) : entry->src_md;
   entry->dst_md = memory::desc({n, oc, dh->out, dw->out}, memory::data_type::f32, ActivationTag(w.format));
   // The HWIO filter [kh, kw, group_in, oc] (output channel = g * group_out + o)
   // described in oneDNN's (g, o, i, h, w) order by strides.
@@ -85,7 +102,7 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
     wstrides = {group_out, 1, oc, kw * group_in * oc, group_in * oc};
   }
   entry->weights_user_md = memory::desc(wdims, memory::data_type::f32, wstrides);
-  const memory::desc weights_any(wdims, memory::data_type::f32, memory::format_tag::any);
+  const memory::desc weights_any(wdims, compute, memory::format_tag::any);
   const memory::dims strides = {w.stride_h, w.stride_w};
   const memory::dims dilates = {w.dilation_h - 1, w.dilation_w - 1};
   const memory::dims pad_l = {dh->pad_before, dw->pad_before};
@@ -99,17 +116,24 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
     if (e.affine == Epilogue::Affine::kBias) {
       entry->bias_md = PlainDesc({oc});
       desc = std::make_unique<dnnl::convolution_forward::desc>(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_arg,
           weights_any, entry->bias_md, entry->dst_md, strides, dilates, pad_l, pad_r);
     } else {
       desc = std::make_unique<dnnl::convolution_forward::desc>(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_arg,
           weights_any, entry->dst_md, strides, dilates, pad_l, pad_r);
     }
     dnnl::convolution_forward::primitive_desc pd(*desc, attr, Engine());
     // The primitive must take activations as they are: a plain layout it
     // cannot use would need reorders of its own (let the reference run).
-    if (pd.src_desc() != entry->src_md || pd.dst_desc() != entry->dst_md) return entry;
+    if (pd.dst_desc() != entry->dst_md) return entry;
+    if (bf16) {
+      entry->src_md = pd.src_desc();
+      entry->src_dense_copy =
+          entry->src_md == memory::desc({n, c, h, wd}, memory::data_type::bf16, ActivationTag(w.format));
+    } else if (pd.src_desc() != entry->src_md) {
+      return entry;
+    }
     entry->weights_md = pd.weights_desc();
     entry->scratchpad_md = pd.scratchpad_desc();
     entry->reorder_weights = entry->weights_md != entry->weights_user_md;
@@ -161,7 +185,9 @@ class ConvKernel {
     key.insert(key.end(), f.shape().dims().begin(), f.shape().dims().end());
     std::shared_ptr<ConvEntry> entry = cache_->Find(key);
     if (entry == nullptr) {
-      entry = BuildEntry(cfg_, x, f);
+      entry = BuildEntry(cfg_, x, f, cfg_.bf16);
+      // No bf16 primitive for this shape: float32 rather than the reference.
+      if (!entry->ok && cfg_.bf16) entry = BuildEntry(cfg_, x, f, false);
       cache_->Insert(key, entry);
     }
     if (!entry->ok) return reference_(ctx);
@@ -184,7 +210,12 @@ class ConvKernel {
     SetThreadsFor(ctx);
     Tensor y(DType::kFloat, entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
-    args.emplace(DNNL_ARG_SRC, Wrap(entry->src_md, x));
+    if (entry->bf16) {
+      args.emplace(DNNL_ARG_SRC, entry->src_dense_copy ? ConvertToBf16(x, entry->src_md, ctx)
+                                                        : ReorderToBf16(entry->src_user_md, x, entry->src_md));
+    } else {
+      args.emplace(DNNL_ARG_SRC, Wrap(entry->src_md, x));
+    }
     args.emplace(DNNL_ARG_WEIGHTS, *weights);
     args.emplace(DNNL_ARG_DST, Wrap(entry->dst_md, y));
     Execute(entry->prim, entry->scratchpad_md, std::move(args));
@@ -214,6 +245,10 @@ ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& referenc
                                       /*allow_explicit=*/true);
   if (!window.ok()) return {};
   cfg.window = *window;
+  // Depthwise convolutions stay float32: they are bound by memory traffic,
+  // and converting their activations cost more than bf16 saved (measured on
+  // nsfw_mobilenet_v2, docs/backends.md "bf16").
+  cfg.bf16 = NodeWantsBf16(node) && CpuHasBf16() && !cfg.depthwise;
   if (cfg.fused) {
     auto filter_format = ir::GetAttrOr<std::string>(node, "filter_format", "HWIO");
     if (!filter_format.ok() || *filter_format != "HWIO") return {};

@@ -1,5 +1,6 @@
 #include "backends/cpu/onednn/onednn_engine.h"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <cmath>
@@ -43,6 +44,77 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
 
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t) {
   return dnnl::memory(desc, Engine(), const_cast<void*>(t.raw_data()));
+}
+
+bool NodeWantsBf16(const ir::Node& node) {
+  auto p = ir::GetAttrOr<std::string>(node, kPrecisionAttr, "");
+  return p.ok() && *p == "bf16";
+}
+
+bool CpuHasBf16() {
+  static const bool has = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    // ISA values are supersets of each other's bits (AMX includes bf16).
+    return (isa & bf16) == bf16 && __builtin_cpu_supports("avx512bf16");
+  }();
+  return has;
+}
+
+dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md) {
+  dnnl::memory user = Wrap(from, t);
+  dnnl::memory out(to_md, Engine());
+  Execute(dnnl::reorder(user, out), dnnl::memory::desc(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, out}});
+  return out;
+}
+
+namespace {
+
+// float -> bf16, round to nearest even (NaN stays NaN).
+uint16_t ToBf16Scalar(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+__attribute__((target("avx512f,avx512bf16"))) void ConvertRangeBf16(const float* src, uint16_t* dst,
+                                                                       int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 lo = _mm512_loadu_ps(src + i);
+    const __m512 hi = _mm512_loadu_ps(src + i + 16);
+    _mm512_storeu_si512(dst + i, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+  }
+  for (; i < n; ++i) dst[i] = ToBf16Scalar(src[i]);
+}
+
+void ConvertRangeScalar(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = ToBf16Scalar(src[i]);
+}
+
+}  // namespace
+
+dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, const ops::KernelContext& ctx) {
+  dnnl::memory out(to_md, Engine());
+  const float* src = t.data<float>();
+  auto* dst = static_cast<uint16_t*>(out.get_data_handle());
+  const int64_t n = t.NumElements();
+  static const bool vector = CpuHasBf16();
+  auto convert = [&](int64_t begin, int64_t end) {
+    if (vector) {
+      ConvertRangeBf16(src + begin, dst + begin, end - begin);
+    } else {
+      ConvertRangeScalar(src + begin, dst + begin, end - begin);
+    }
+  };
+  if (ctx.intra_op() != nullptr && n >= (1 << 16)) {
+    ctx.intra_op()->ParallelFor(n, 1 << 15, convert);
+  } else {
+    convert(0, n);
+  }
+  return out;
 }
 
 bool AttrIsFloat(const ir::Node& node, const std::string& key) {

@@ -44,6 +44,24 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
 // tensor must outlive the memory).
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
 
+// bf16 compute (--precision bf16, passes/precision.cc): the node carries the
+// string attr `_tfhost_precision` = "bf16". Convolutions and matrix products
+// then take bf16 activations and weights and accumulate into float32 outputs.
+inline constexpr char kPrecisionAttr[] = "_tfhost_precision";
+// Whether the node asks for bf16 compute.
+bool NodeWantsBf16(const ir::Node& node);
+// Whether this CPU runs bf16 natively (avx512_bf16 or AMX, as oneDNN sees
+// it). Without it a bf16-marked node runs in float32: oneDNN would emulate
+// bf16, which is slower than float32 and no more exact.
+bool CpuHasBf16();
+// A bf16 copy of the float32 tensor `t` (described by `from`) in `to_md`'s
+// layout (a new buffer).
+dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md);
+// The same when `to_md` has `t`'s own element order (a dense bf16 copy):
+// a vectorized round-to-nearest-even conversion split over the intra-op
+// pool, several times faster than oneDNN 2.6's generic reorder for it.
+dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, const ops::KernelContext& ctx);
+
 // Attr helpers for the nodes' factories: absent or malformed attrs yield the
 // default / false so the factory can decline.
 bool AttrIsFloat(const ir::Node& node, const std::string& key);

@@ -1,6 +1,11 @@
 // Operands are described to oneDNN in place (transposes and batch
 // broadcasting are strides and size-1 dims), so no operand is copied. One
 // primitive per (x shape, y shape) is cached per node.
+//
+// bf16 nodes (NodeWantsBf16, on a CPU with native bf16) convert both operands
+// to bf16 (row-major) and write a float32 product: the second operand (the
+// weights of a MatMul) is converted once per buffer and kept, the first on
+// every call. Bias and post-ops stay float32.
 #include "backends/cpu/onednn/onednn_matmul.h"
 
 #include <algorithm>
@@ -17,6 +22,7 @@ struct MatMulConfig {
   bool batch = false;      // BatchMatMul*: adj_x/adj_y, rank >= 2
   bool broadcast = false;  // V2/V3: batch dims broadcast
   bool transpose_a = false, transpose_b = false;
+  bool bf16 = false;  // node marked bf16 and the CPU has it
   Epilogue epilogue;       // _FusedMatMul only
 };
 
@@ -26,6 +32,13 @@ struct MatMulEntry {
   memory::desc a_md, b_md, c_md, bias_md, scratchpad_md;
   Shape out_shape;
   int64_t n = 0;
+  // bf16: a_md/b_md are the primitive's bf16 operands; the user descriptors
+  // the float32 tensors as stored.
+  bool bf16 = false;
+  memory::desc a_user_md, b_user_md;
+  std::mutex b_mu;
+  Tensor b_source;                 // operand the cached bf16 copy came from
+  std::shared_ptr<memory> b_bf16;
 };
 
 // Strides of the logical (untransposed) operand over a row-major tensor of
@@ -41,7 +54,7 @@ memory::dims OperandStrides(const memory::dims& stored, bool transposed) {
 
 constexpr int kMaxRank = 12;  // DNNL_MAX_NDIMS
 
-std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a, const Tensor& b) {
+std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a, const Tensor& b, bool bf16) {
   auto entry = std::make_shared<MatMulEntry>();
   const int ar = a.rank(), br = b.rank();
   if (ar < 2 || br < 2 || (!cfg.batch && (ar != 2 || br != 2))) return entry;
@@ -80,6 +93,13 @@ std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a
   entry->a_md = memory::desc(a_logical, memory::data_type::f32, a_strides);
   entry->b_md = memory::desc(b_logical, memory::data_type::f32, b_strides);
   entry->c_md = PlainDesc(cd);
+  entry->bf16 = bf16;
+  if (bf16) {
+    entry->a_user_md = entry->a_md;
+    entry->b_user_md = entry->b_md;
+    entry->a_md = memory::desc(a_logical, memory::data_type::bf16, OperandStrides(a_logical, false));
+    entry->b_md = memory::desc(b_logical, memory::data_type::bf16, OperandStrides(b_logical, false));
+  }
   entry->n = n;
   // Output shape: the broadcast batch dims at the larger operand's rank.
   entry->out_shape = Shape(std::vector<int64_t>(cd.begin(), cd.end()));
@@ -107,6 +127,18 @@ std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a
   return entry;
 }
 
+// The second operand in bf16: converted once per buffer (a Const weight is the
+// same buffer on every run; holding b_source keeps it alive, so an equal
+// buffer means the same values).
+std::shared_ptr<memory> Bf16Operand(MatMulEntry& entry, const Tensor& b) {
+  std::lock_guard<std::mutex> lock(entry.b_mu);
+  if (entry.b_bf16 && entry.b_source.SharesBufferWith(b)) return entry.b_bf16;
+  auto converted = std::make_shared<memory>(ReorderToBf16(entry.b_user_md, b, entry.b_md));
+  entry.b_source = b;
+  entry.b_bf16 = converted;
+  return converted;
+}
+
 class MatMulKernel {
  public:
   MatMulKernel(MatMulConfig cfg, ops::KernelFn reference)
@@ -131,7 +163,9 @@ class MatMulKernel {
     key.insert(key.end(), b.shape().dims().begin(), b.shape().dims().end());
     std::shared_ptr<MatMulEntry> entry = cache_->Find(key);
     if (entry == nullptr) {
-      entry = BuildEntry(cfg_, a, b);
+      entry = BuildEntry(cfg_, a, b, cfg_.bf16);
+      // No bf16 primitive for these shapes: float32 rather than the reference.
+      if (!entry->ok && cfg_.bf16) entry = BuildEntry(cfg_, a, b, false);
       cache_->Insert(key, entry);
     }
     if (!entry->ok) return reference_(ctx);
@@ -143,8 +177,15 @@ class MatMulKernel {
     }
     SetThreadsFor(ctx);
     Tensor c(DType::kFloat, entry->out_shape);
-    args.emplace(DNNL_ARG_SRC, Wrap(entry->a_md, a));
-    args.emplace(DNNL_ARG_WEIGHTS, Wrap(entry->b_md, b));
+    if (entry->bf16) {
+      // Untransposed, the row-major bf16 operand is a dense copy of a.
+      args.emplace(DNNL_ARG_SRC, cfg_.transpose_a ? ReorderToBf16(entry->a_user_md, a, entry->a_md)
+                                                  : ConvertToBf16(a, entry->a_md, ctx));
+      args.emplace(DNNL_ARG_WEIGHTS, *Bf16Operand(*entry, b));
+    } else {
+      args.emplace(DNNL_ARG_SRC, Wrap(entry->a_md, a));
+      args.emplace(DNNL_ARG_WEIGHTS, Wrap(entry->b_md, b));
+    }
     args.emplace(DNNL_ARG_DST, Wrap(entry->c_md, c));
     Execute(entry->prim, entry->scratchpad_md, std::move(args));
     ctx.set_output(0, std::move(c));
@@ -182,6 +223,7 @@ ops::KernelFn MakeMatMulKernel(const ir::Node& node, const ops::KernelFn& refere
     cfg.transpose_a = *adj_x;
     cfg.transpose_b = *adj_y;
   }
+  cfg.bf16 = NodeWantsBf16(node) && CpuHasBf16();
   return MatMulKernel(std::move(cfg), reference);
 }
 

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "passes/test_graph_util.h"
+
+namespace tfhost::passes {
+namespace {
+
+using testing::GraphBuilder;
+
+// Whether `name` carries _tfhost_precision = "bf16".
+bool MarkedBf16(const ir::Graph& g, const std::string& name) {
+  const ir::Node& n = g.node(g.FindNode(name));
+  const tensorflow::AttrValue* v = n.FindAttr("_tfhost_precision");
+  return v != nullptr && v->s() == "bf16";
+}
+
+ir::Graph MixedGraph() {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {1, 4, 4, 2})
+      .Const("w", *Tensor::FromVector<float>({1, -1, 0.5f, 2}).Reshaped(Shape({1, 1, 2, 2})))
+      .Add("conv", "Conv2D", {"x", "w"},
+           {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr(std::string("SAME"))}})
+      .Const("dw", *Tensor::FromVector<float>({0.5f, -2}).Reshaped(Shape({1, 1, 2, 1})))
+      .Add("depthwise", "DepthwiseConv2dNative", {"conv", "dw"},
+           {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr(std::string("SAME"))}})
+      .Add("relu", "Relu", {"depthwise"})
+      .Placeholder("m", DType::kFloat, {3, 2})
+      .Placeholder("n", DType::kFloat, {2, 3})
+      .Add("mm", "MatMul", {"m", "n"})
+      .Add("bmm", "BatchMatMulV2", {"m", "n"})
+      .Placeholder("i", DType::kInt32, {2, 2})
+      .Add("imm", "MatMul", {"i", "i"}, {{"T", ops::MakeAttr(DType::kInt32)}});
+  return b.Build();
+}
+
+TEST(PrecisionPassTest, Bf16MarksOnlyFloatConvolutionsAndMatrixProducts) {
+  ir::Graph g = MixedGraph();
+  const int nodes_before = g.num_nodes();
+  ASSERT_TRUE(MakePrecisionPass(Precision::kBf16)->Run(&g, PassContext::FromRoots(g, {})).ok());
+  EXPECT_EQ(g.num_nodes(), nodes_before);
+  EXPECT_TRUE(MarkedBf16(g, "conv"));
+  EXPECT_TRUE(MarkedBf16(g, "depthwise"));
+  EXPECT_TRUE(MarkedBf16(g, "mm"));
+  EXPECT_TRUE(MarkedBf16(g, "bmm"));
+  EXPECT_FALSE(MarkedBf16(g, "imm"));  // int32 MatMul
+  for (const char* other : {"x", "w", "dw", "relu", "m", "n", "i"}) {
+    EXPECT_EQ(g.node(g.FindNode(other)).FindAttr("_tfhost_precision"), nullptr) << other;
+  }
+}
+
+TEST(PrecisionPassTest, Fp32LeavesEveryNodeUnmarked) {
+  ir::Graph g = MixedGraph();
+  ASSERT_TRUE(MakePrecisionPass(Precision::kFp32)->Run(&g, PassContext::FromRoots(g, {})).ok());
+  for (int i = 0; i < g.num_nodes(); ++i) EXPECT_EQ(g.node(i).FindAttr("_tfhost_precision"), nullptr);
+}
+
+TEST(PrecisionPassTest, MarkedGraphStillRunsOnTheReferenceKernels) {
+  ir::Graph before = MixedGraph();
+  ir::Graph after = before;
+  ASSERT_TRUE(MakePrecisionPass(Precision::kBf16)->Run(&after, PassContext::FromRoots(after, {})).ok());
+  std::vector<float> xs(32);
+  for (int i = 0; i < 32; ++i) xs[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+  std::map<std::string, Tensor> feeds{
+      {"x", *Tensor::FromVector<float>(xs).Reshaped(Shape({1, 4, 4, 2}))},
+      {"m", *Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}).Reshaped(Shape({3, 2}))},
+      {"n", *Tensor::FromVector<float>({1, 0, 2, 0, 1, 3}).Reshaped(Shape({2, 3}))},
+      {"i", *Tensor::FromVector<int32_t>({1, 2, 3, 4}).Reshaped(Shape({2, 2}))}};
+  testing::ExpectSameTensors(testing::Evaluate(before, feeds, {"relu", "mm", "bmm", "imm"}),
+                             testing::Evaluate(after, feeds, {"relu", "mm", "bmm", "imm"}));
+}
+
+}  // namespace
+}  // namespace tfhost::passes
