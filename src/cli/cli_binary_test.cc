@@ -76,3 +76,30 @@ TEST(CliBinaryTest, RunWithBadInputsExitsOneWithMessage) {
 }
 
 }  // namespace
+
+namespace tfhost {
+namespace {
+
+// tfhost runs its OpenMP threads (oneDNN) with the passive wait policy
+// unless the user chose one, and does not pass that choice on to the
+// processes it starts. The launched shell reads its parent's (tfhost's)
+// start-up environment from /proc and its own.
+TEST(CliBinaryTest, OpenMpThreadsWaitPassivelyWithoutLeakingThePolicyToChildren) {
+  const std::string probe =
+      "tr '\\0' '\\n' < /proc/$PPID/environ | grep '^OMP_WAIT_POLICY=' || echo parent=unset; "
+      "echo child=${OMP_WAIT_POLICY:-unset}";
+  Result r = Tfhost({"launch", "--engine", "local", "--workers", "1", "--", "sh", "-c", probe});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("OMP_WAIT_POLICY=passive"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("child=unset"), std::string::npos) << r.output;
+
+  ::setenv("OMP_WAIT_POLICY", "active", 1);
+  Result user = Tfhost({"launch", "--engine", "local", "--workers", "1", "--", "sh", "-c", probe});
+  ::unsetenv("OMP_WAIT_POLICY");
+  ASSERT_EQ(user.code, 0) << user.output;
+  EXPECT_NE(user.output.find("OMP_WAIT_POLICY=active"), std::string::npos) << user.output;
+  EXPECT_NE(user.output.find("child=active"), std::string::npos) << user.output;
+}
+
+}  // namespace
+}  // namespace tfhost
