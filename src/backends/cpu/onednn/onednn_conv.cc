@@ -174,6 +174,9 @@ class ConvKernel {
 
  private:
   Status Run(ops::KernelContext& ctx) const {
+    // Before any primitive is created: some oneDNN implementations (the
+    // gemm-based MatMul) fix their thread split when they are built.
+    SetThreadsFor(ctx);
     const Epilogue& e = cfg_.epilogue;
     if (ctx.num_inputs() < 2 + e.num_args) return reference_(ctx);
     const Tensor& x = ctx.input(0);
@@ -207,7 +210,6 @@ class ConvKernel {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(md, bn_scale));
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, Wrap(md, bn_shift));
     }
-    SetThreadsFor(ctx);
     Tensor y(DType::kFloat, entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
     if (entry->bf16) {

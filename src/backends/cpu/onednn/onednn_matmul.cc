@@ -153,6 +153,9 @@ class MatMulKernel {
 
  private:
   Status Run(ops::KernelContext& ctx) const {
+    // Before any primitive is created: some oneDNN implementations (the
+    // gemm-based MatMul) fix their thread split when they are built.
+    SetThreadsFor(ctx);
     const Epilogue& e = cfg_.epilogue;
     if (ctx.num_inputs() < 2 + e.num_args) return reference_(ctx);
     const Tensor& a = ctx.input(0);
@@ -175,7 +178,6 @@ class MatMulKernel {
       if (!IsFloatVector(bias, entry->n)) return reference_(ctx);
       args.emplace(DNNL_ARG_BIAS, Wrap(entry->bias_md, bias));
     }
-    SetThreadsFor(ctx);
     Tensor c(DType::kFloat, entry->out_shape);
     if (entry->bf16) {
       // Untransposed, the row-major bf16 operand is a dense copy of a.

@@ -81,6 +81,9 @@ class PoolKernel {
 
  private:
   Status Run(ops::KernelContext& ctx) const {
+    // Before any primitive is created: some oneDNN implementations (the
+    // gemm-based MatMul) fix their thread split when they are built.
+    SetThreadsFor(ctx);
     if (ctx.num_inputs() < 1) return reference_(ctx);
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::kFloat || x.rank() != 4) return reference_(ctx);
@@ -90,7 +93,6 @@ class PoolKernel {
       cache_->Insert(x.shape().dims(), entry);
     }
     if (!entry->ok) return reference_(ctx);
-    SetThreadsFor(ctx);
     Tensor y(DType::kFloat, entry->out_shape);
     Execute(entry->prim, entry->scratchpad_md,
             {{DNNL_ARG_SRC, Wrap(entry->src_md, x)}, {DNNL_ARG_DST, Wrap(entry->dst_md, y)}});
