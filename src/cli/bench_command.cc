@@ -435,7 +435,13 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     rep.rss_reset = ResetPeakRss();
     const bool timing_cold = cold && !rep.cold.has_value();
     auto t_load = Clock::now();
-    auto model_or = LoadModelForCli(path, tags, threads, *kernels, precision);
+    CliLoad load;
+    load.tags = tags;
+    load.intra_op_threads = threads;
+    load.kernels = *kernels;
+    load.precision = precision;
+    load.keep = NamesUsedDirectly(*inputs, fetches);
+    auto model_or = LoadModelForCli(path, load);
     double load_ms = MsSince(t_load, Clock::now());
     if (!model_or.ok()) return ReportFailure(err, "bench", model_or.status());
     runtime::Model& model = **model_or;

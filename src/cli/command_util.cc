@@ -45,14 +45,23 @@ std::vector<std::string> SplitTags(const std::string& tags) {
   return out;
 }
 
-StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const std::string& tags,
-                                                          int intra_op_threads, backends::KernelChoice kernels,
-                                                          const std::string& precision) {
+std::vector<std::string> NamesUsedDirectly(const std::vector<InputFlag>& inputs,
+                                           const std::vector<std::string>& fetches) {
+  // Signature keys may be listed too: keeping a node that happens to share
+  // a key's name costs at most one missed fusion.
+  std::vector<std::string> names = fetches;
+  for (const InputFlag& in : inputs) names.push_back(in.key);
+  return names;
+}
+
+StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const CliLoad& load) {
   loaders::LoadOptions options;
-  options.precision = precision;
-  options.tags = SplitTags(tags);
-  options.session.intra_op_threads = intra_op_threads;
-  options.session.kernels = kernels;
+  options.precision = load.precision;
+  options.tags = SplitTags(load.tags);
+  options.session.intra_op_threads = load.intra_op_threads;
+  options.session.kernels = load.kernels;
+  options.optimize_graph = load.optimize_graph;
+  options.keep = load.keep;
   return loaders::LoadModel(path, options);
 }
 

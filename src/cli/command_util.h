@@ -21,11 +21,24 @@ namespace tfhost::cli {
 // "serve,gpu" -> {"serve", "gpu"}; empty items are dropped.
 std::vector<std::string> SplitTags(const std::string& tags);
 
-// Loads `path` (any format) with the given tag set, intra-op threads
-// (0 = one per hardware thread) and kernel set.
-StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(
-    const std::string& path, const std::string& tags, int intra_op_threads,
-    backends::KernelChoice kernels = backends::KernelChoice::kFast, const std::string& precision = "fp32");
+// How a subcommand loads its model.
+struct CliLoad {
+  std::string tags = "serve";  // SavedModel tag set, comma-separated
+  int intra_op_threads = 0;    // 0 = one per hardware thread
+  backends::KernelChoice kernels = backends::KernelChoice::kFast;
+  std::string precision = "fp32";
+  bool optimize_graph = true;  // false: the graph as written (inspect)
+  // Names fed or fetched directly (--input x:0, --fetch Mul:0): kept by the
+  // graph passes (LoadOptions::keep).
+  std::vector<std::string> keep;
+};
+
+// The names `--input`/`--fetch` use, for CliLoad::keep.
+std::vector<std::string> NamesUsedDirectly(const std::vector<InputFlag>& inputs,
+                                           const std::vector<std::string>& fetches);
+
+// Loads `path` (any format).
+StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& path, const CliLoad& load);
 
 // --precision fp32|bf16, as run and bench take it (LoadOptions::precision);
 // CheckPrecisionFlag's error names the accepted values.

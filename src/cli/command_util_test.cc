@@ -32,7 +32,10 @@ std::string WriteDoubler(const std::string& name) {
 
 std::unique_ptr<runtime::Model> Load(const std::string& path,
                                      backends::KernelChoice kernels = backends::KernelChoice::kFast) {
-  auto model = LoadModelForCli(path, "serve", 1, kernels);
+  CliLoad load;
+  load.intra_op_threads = 1;
+  load.kernels = kernels;
+  auto model = LoadModelForCli(path, load);
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   return model.ok() ? std::move(*model) : nullptr;
 }

@@ -476,7 +476,12 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
                 "also show the graph after the passes: node counts per pass, op histogram, fused ops (text)");
   if (int code = ParseOrExit(flags, args, "inspect", out, err); code >= 0) return code;
 
-  auto model = LoadModelForCli(path, tags, 1);
+  // The model as written; --optimized adds the view after the passes.
+  CliLoad load;
+  load.tags = tags;
+  load.intra_op_threads = 1;
+  load.optimize_graph = false;
+  auto model = LoadModelForCli(path, load);
   if (!model.ok()) {
     // A missing kernel fails the load; name every missing op, per signature,
     // rather than only the first one the loader met.

@@ -152,7 +152,10 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   o.overwrite = overwrite;
   o.sync = !no_sync;
 
-  auto model_or = LoadModelForCli(path, tags, threads);
+  CliLoad load;
+  load.tags = tags;
+  load.intra_op_threads = threads;
+  auto model_or = LoadModelForCli(path, load);
   if (!model_or.ok()) return ReportFailure(err, cmd, model_or.status());
   runtime::Model& model = **model_or;
   auto sig = model.FindSignature(signature);

@@ -65,7 +65,13 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
 
-  auto model_or = LoadModelForCli(path, tags, threads, *kernels, precision);
+  CliLoad load;
+  load.tags = tags;
+  load.intra_op_threads = threads;
+  load.kernels = *kernels;
+  load.precision = precision;
+  load.keep = NamesUsedDirectly(*inputs, fetches);
+  auto model_or = LoadModelForCli(path, load);
   if (!model_or.ok()) return ReportFailure(err, "run", model_or.status());
   auto run = ResolveRun(**model_or, signature_name, *inputs, fetches);
   if (!run.ok()) return ReportFailure(err, "run", run.status());

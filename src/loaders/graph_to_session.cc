@@ -49,12 +49,15 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   // load naming the node; everything unknown stays for the kernels to check.
   st = ops::InferShapes(graph);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  // Empty roots already keep every node.
+  std::vector<std::string> pass_roots = roots;
+  if (!pass_roots.empty()) pass_roots.insert(pass_roots.end(), options.keep.begin(), options.keep.end());
   if (options.optimize_graph) {
-    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots));
+    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   }
   if (options.precision == "bf16") {
-    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, passes::PassContext::FromRoots(graph, roots));
+    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   } else if (options.precision != "fp32") {
     return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");

@@ -26,6 +26,10 @@ struct LoadOptions {
   // CPU has native bf16; passes/precision.cc, docs/backends.md). Runs even
   // when optimize_graph is false. Anything else fails the load.
   std::string precision = "fp32";
+  // Tensor or node names ("Mul:0", "Mul") a caller will feed or fetch
+  // directly, beyond the signatures (`tfhost run --fetch Mul:0`): the graph
+  // passes keep them under their own names instead of fusing them away.
+  std::vector<std::string> keep;
 };
 
 enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };
