@@ -76,6 +76,15 @@ make_seeds() {
 '{"name":"w","shape":[2],"dtype":"float32","quantization":{"dtype":"uint8","scale":0.5,"min":-1}},'\
 '{"name":"s","shape":[1],"dtype":"string"}]}]}'
         printf '%s\x01\x02\x02\x00\x00\x00hi' "$split_marker"; } > "$corpus/tiny" ;;
+    rest_request_fuzz)
+      # One request of each kind the REST API answers (see rest_request_fuzz.cc).
+      printf 'POST /v1/models/half_plus_two:predict\n{"instances": [[1.0], [2.0]]}' > "$corpus/predict-rows"
+      printf 'POST /v1/models/half_plus_two/versions/1:predict\n{"inputs": {"x": [[1.0]]}}' > "$corpus/predict-columns"
+      printf 'POST /v1/models/half_plus_two:regress\n{"examples": [{"x": 1.0}], "context": {"x": 2.0}}' > "$corpus/regress"
+      printf 'POST /v1/models/mlp:classify\n{"signature_name": "classify", "examples": [{"x": [1, 2]}]}' > "$corpus/classify"
+      printf 'GET /v1/models/half_plus_two/metadata\n' > "$corpus/metadata"
+      printf 'GET /v1/models/half_plus_two/labels/stable\n' > "$corpus/status-label"
+      printf '{"instances": [{"b64": "AAAA"}, NaN, Infinity]}' > "$corpus/body-only" ;;
     npy_fuzz)
       npy_seed "$corpus/f4" '<f4' '(2, 1)' '\x00\x00\x80\x3f\x00\x00\x00\x40'
       npy_seed "$corpus/i8" '<i8' '(1,)' '\x07\x00\x00\x00\x00\x00\x00\x00'
