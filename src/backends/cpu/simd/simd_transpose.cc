@@ -84,26 +84,26 @@ inline void ScalarTile(const T* src, T* dst, int64_t rows, int64_t cols, int64_t
 // then quads, then swap 128-bit halves (shuffles move bits, so any 4-byte
 // type goes through float vectors unchanged).
 TFHOST_SIMD_INLINE void Transpose8x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+  // __builtin_shufflevector: GCC (12+) and clang both have it.
   using F = VF<8>;
-  using I = VI<8>;
   F r[8];
   for (int k = 0; k < 8; ++k) std::memcpy(&r[k], src + k * src_stride, sizeof(F));
   F t[8], u[8];
   for (int k = 0; k < 4; ++k) {
-    t[2 * k] = __builtin_shuffle(r[2 * k], r[2 * k + 1], I{0, 8, 1, 9, 4, 12, 5, 13});
-    t[2 * k + 1] = __builtin_shuffle(r[2 * k], r[2 * k + 1], I{2, 10, 3, 11, 6, 14, 7, 15});
+    t[2 * k] = __builtin_shufflevector(r[2 * k], r[2 * k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[2 * k + 1] = __builtin_shufflevector(r[2 * k], r[2 * k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
   for (int h = 0; h < 2; ++h) {
     F* tt = t + 4 * h;
     F* uu = u + 4 * h;
-    uu[0] = __builtin_shuffle(tt[0], tt[2], I{0, 1, 8, 9, 4, 5, 12, 13});
-    uu[1] = __builtin_shuffle(tt[0], tt[2], I{2, 3, 10, 11, 6, 7, 14, 15});
-    uu[2] = __builtin_shuffle(tt[1], tt[3], I{0, 1, 8, 9, 4, 5, 12, 13});
-    uu[3] = __builtin_shuffle(tt[1], tt[3], I{2, 3, 10, 11, 6, 7, 14, 15});
+    uu[0] = __builtin_shufflevector(tt[0], tt[2], 0, 1, 8, 9, 4, 5, 12, 13);
+    uu[1] = __builtin_shufflevector(tt[0], tt[2], 2, 3, 10, 11, 6, 7, 14, 15);
+    uu[2] = __builtin_shufflevector(tt[1], tt[3], 0, 1, 8, 9, 4, 5, 12, 13);
+    uu[3] = __builtin_shufflevector(tt[1], tt[3], 2, 3, 10, 11, 6, 7, 14, 15);
   }
   for (int k = 0; k < 4; ++k) {
-    const F lo = __builtin_shuffle(u[k], u[k + 4], I{0, 1, 2, 3, 8, 9, 10, 11});
-    const F hi = __builtin_shuffle(u[k], u[k + 4], I{4, 5, 6, 7, 12, 13, 14, 15});
+    const F lo = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    const F hi = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     std::memcpy(dst + k * dst_stride, &lo, sizeof(F));
     std::memcpy(dst + (k + 4) * dst_stride, &hi, sizeof(F));
   }
