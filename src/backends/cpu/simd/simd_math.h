@@ -134,20 +134,26 @@ TFHOST_SIMD_INLINE VF<W> MinNan(const VF<W>& a, const VF<W>& b) {
 
 // Correctly rounded square root (the hardware instruction).
 #ifdef TFHOST_SIMD_X86
-TFHOST_SIMD_TARGET_AVX512 inline VF<16> SqrtV(VF<16> x) { return _mm512_mask_sqrt_ps(x, 0xFFFF, x); }
-TFHOST_SIMD_TARGET_AVX2 inline VF<8> SqrtV(VF<8> x) { return _mm256_sqrt_ps(x); }
-inline VF<4> SqrtV(VF<4> x) { return _mm_sqrt_ps(x); }
+// The wide forms are real calls taking pointers: a vector passed by value
+// to a function compiled for other ISA extensions than its caller changes
+// the ABI (clang refuses it), and these run only on the dispatched paths.
+// (The masked AVX-512 form: GCC 12 warns that the unmasked one reads an
+// uninitialised pass-through.)
+TFHOST_SIMD_TARGET_AVX512 inline void SqrtLanes(const VF<16>* x, VF<16>* y) { *y = _mm512_mask_sqrt_ps(*x, 0xFFFF, *x); }
+TFHOST_SIMD_TARGET_AVX2 inline void SqrtLanes(const VF<8>* x, VF<8>* y) { *y = _mm256_sqrt_ps(*x); }
+inline void SqrtLanes(const VF<4>* x, VF<4>* y) { *y = _mm_sqrt_ps(*x); }
 #else
-#define TFHOST_SIMD_LANEWISE_SQRT(W)                           \
-  inline VF<W> SqrtV(VF<W> x) {                                \
-    for (int i = 0; i < W; ++i) x[i] = std::sqrt(x[i]);        \
-    return x;                                                  \
-  }
-TFHOST_SIMD_LANEWISE_SQRT(16)
-TFHOST_SIMD_LANEWISE_SQRT(8)
-TFHOST_SIMD_LANEWISE_SQRT(4)
-#undef TFHOST_SIMD_LANEWISE_SQRT
+template <int W>
+inline void SqrtLanes(const VF<W>* x, VF<W>* y) {
+  for (int i = 0; i < W; ++i) (*y)[i] = std::sqrt((*x)[i]);
+}
 #endif
+template <int W>
+TFHOST_SIMD_INLINE VF<W> SqrtV(const VF<W>& x) {
+  VF<W> y;
+  SqrtLanes(&x, &y);
+  return y;
+}
 
 // Sum of the lanes.
 template <int W>

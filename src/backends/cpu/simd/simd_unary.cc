@@ -52,10 +52,10 @@ struct SquareF {
   template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return x * x; }
 };
 struct SqrtF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return SqrtV(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return SqrtV<W>(x); }
 };
 struct RsqrtF {
-  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return 1.0f / SqrtV(x); }
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return 1.0f / SqrtV<W>(x); }
 };
 
 template <int W, typename Op>
