@@ -344,6 +344,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void WriteResponse(HttpResponse response, bool counted) {
+    // The body's share of the budget goes back as soon as the answer exists:
+    // a client that has read its answer may upload again at once, before
+    // this write's completion handler has run.
+    ReleaseBodyBytes();
     state_ = State::kWriting;
     DisarmReadTimer();
     counted_ = counted;
@@ -369,7 +373,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void OnWrite(beast::error_code ec) {
-    ReleaseBodyBytes();
     if (counted_) {
       server_->in_flight.fetch_sub(1, std::memory_order_relaxed);
       counted_ = false;
