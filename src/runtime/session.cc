@@ -22,19 +22,24 @@ int ResolveThreads(int requested) { return requested <= 0 ? HardwareConcurrency(
 void BindPoolToWorkers(ThreadPool& threads, const std::shared_ptr<BufferPool>& pool) {
   const int n = threads.num_threads();
   if (n == 0) return;
-  std::mutex mu;
-  std::condition_variable cv;
-  int arrived = 0;
+  // On the heap, shared with the tasks: the caller returns as soon as the
+  // last worker has arrived, while the others may still be leaving wait().
+  struct Arrivals {
+    std::mutex mu;
+    std::condition_variable cv;
+    int arrived = 0;
+  };
+  auto arrivals = std::make_shared<Arrivals>();
   for (int i = 0; i < n; ++i) {
-    threads.Schedule([&, pool] {
+    threads.Schedule([arrivals, pool, n] {
       BufferPool::BindToThisThread(pool);
-      std::unique_lock<std::mutex> lock(mu);
-      if (++arrived == n) cv.notify_all();
-      cv.wait(lock, [&] { return arrived >= n; });
+      std::unique_lock<std::mutex> lock(arrivals->mu);
+      if (++arrivals->arrived == n) arrivals->cv.notify_all();
+      arrivals->cv.wait(lock, [&] { return arrivals->arrived >= n; });
     });
   }
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return arrived >= n; });
+  std::unique_lock<std::mutex> lock(arrivals->mu);
+  arrivals->cv.wait(lock, [&] { return arrivals->arrived >= n; });
 }
 
 }  // namespace
