@@ -167,9 +167,7 @@ class ConvKernel {
       : cfg_(std::move(cfg)), reference_(std::move(reference)), cache_(std::make_shared<ShapeCache<ConvEntry>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
-    // Kernels never throw: a oneDNN failure (out of memory while creating a
-    // primitive, say) becomes a Status naming the node.
-    return Run(ctx);
+    return RunGuarded(ctx, [&] { return Run(ctx); });
   }
 
  private:

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +32,20 @@ const dnnl::engine& Engine();
 // intra-op pool's workers plus the caller, or 1 without a pool (a session
 // with intra_op_threads = 1 stays single-threaded).
 void SetThreadsFor(const ops::KernelContext& ctx);
+
+// Runs one call of a kernel. Kernels never throw: oneDNN reports failures
+// (out of memory for a scratchpad or a reorder, say) with exceptions, which
+// become a Status naming the node here.
+template <typename Body>
+Status RunGuarded(const ops::KernelContext& ctx, Body&& body) {
+  try {
+    return body();
+  } catch (const dnnl::error& e) {
+    return Internal(ir::NodeContext(ctx.node()) + ": oneDNN failed: " + e.what());
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted(ir::NodeContext(ctx.node()) + ": out of memory in a oneDNN kernel");
+  }
+}
 
 // Executes `prim` on this thread's stream and waits. `scratchpad` is the
 // primitive's scratchpad descriptor (the primitives are made with a

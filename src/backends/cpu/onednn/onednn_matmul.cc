@@ -146,9 +146,7 @@ class MatMulKernel {
         cache_(std::make_shared<ShapeCache<MatMulEntry>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
-    // Kernels never throw: a oneDNN failure (out of memory while creating a
-    // primitive, say) becomes a Status naming the node.
-    return Run(ctx);
+    return RunGuarded(ctx, [&] { return Run(ctx); });
   }
 
  private:

@@ -74,9 +74,7 @@ class PoolKernel {
         cache_(std::make_shared<ShapeCache<PoolEntry>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
-    // Kernels never throw: a oneDNN failure (out of memory while creating a
-    // primitive, say) becomes a Status naming the node.
-    return Run(ctx);
+    return RunGuarded(ctx, [&] { return Run(ctx); });
   }
 
  private:
