@@ -19,5 +19,7 @@ void RegisterSelectOps(OpRegistry& registry);
 void RegisterNaryOps(OpRegistry& registry);
 void RegisterEinsumOp(OpRegistry& registry);
 void RegisterBincountOps(OpRegistry& registry);
+// _TfhostFusedElementwise, the graph passes' fused element-wise chains.
+void RegisterFusedElementwiseOp(OpRegistry& registry);
 
 }  // namespace tfhost::ops::math

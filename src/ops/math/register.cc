@@ -2,7 +2,6 @@
 #include "ops/op_registry.h"
 
 namespace tfhost::ops {
-namespace math { void RegisterFusedElementwiseOp(OpRegistry& registry); }  // fused_elementwise.cc (internal op)
 
 void RegisterMathOps(OpRegistry& registry) {
   math::RegisterBinaryOps(registry);
