@@ -415,21 +415,12 @@ std::string ToJson(runtime::Model& model, const MissingOps& missing) {
 }  // namespace
 
 // --optimized: the node count before and after each graph pass (src/passes),
-// replayed on the graph as loaded without passes, the optimized graph's op
-// histogram, and what its fused nodes fuse.
-Status PrintPassStats(const std::string& path, const std::string& tags, const runtime::Model& model,
-                      std::ostream& out) {
-  loaders::LoadOptions options;
-  options.optimize_graph = false;
-  options.tags.clear();
-  std::stringstream ss(tags);
-  for (std::string t; std::getline(ss, t, ',');) {
-    if (!t.empty()) options.tags.push_back(t);
-  }
-  TFHOST_ASSIGN_OR_RETURN(auto plain, loaders::LoadModel(path, options));
+// replayed on `model` (inspect loads it without passes), the optimized
+// graph's op histogram, and what its fused nodes fuse.
+Status PrintPassStats(runtime::Model& model, std::ostream& out) {
   // With the weights: the session's own graph holds only their dtype and
   // shape (one copy of the weights), and CSE must compare values.
-  ir::Graph graph = plain->session().GraphWithConstants();
+  ir::Graph graph = model.session().GraphWithConstants();
   std::vector<std::string> roots;
   for (const auto& [name, sig] : model.signatures()) {
     for (const auto& t : sig.inputs) roots.push_back(t.tensor_name);
@@ -512,7 +503,7 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   } else {
     PrintText(**model, tags, missing, out);
     if (optimized) {
-      Status st = PrintPassStats(path, tags, **model, out);
+      Status st = PrintPassStats(**model, out);
       if (!st.ok()) return ReportFailure(err, "inspect", st);
     }
   }
