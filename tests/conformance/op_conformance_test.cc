@@ -2,10 +2,14 @@
 // by TensorFlow.js's CPU kernels (an implementation written by others; see
 // generator/generate.mjs) and, for ops TensorFlow.js lacks, cases derived by
 // hand from TensorFlow's documented semantics (generator/hand_cases.mjs, with
-// each derivation in a comment). One test per case, named "<Op>/<case>".
-// Tolerances come from tolerances.h only.
+// each derivation in a comment). Every *.json under cases/ is read (the core
+// set and one file per op family's generator). One test per case, named
+// "<Op>/<case>". Tolerances come from tolerances.h only.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -125,18 +129,25 @@ tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
   return a;
 }
 
-std::vector<Case> LoadCases() {
-  std::ifstream in(TFHOST_CONFORMANCE_CASES);
+// Appends the cases of one file; a file that does not parse, or a case that
+// repeats another's name, is an error naming the file (never silently fewer
+// tests).
+Status LoadCaseFile(const std::filesystem::path& path, std::set<std::string>& names, std::vector<Case>& cases) {
+  std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   rapidjson::Document doc;
   doc.Parse(ss.str().c_str());
-  std::vector<Case> cases;
-  if (doc.HasParseError() || !doc.HasMember("cases")) return cases;
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("cases") || !doc["cases"].IsArray()) {
+    return InvalidArgument("conformance case file " + path.string() + " is not a JSON object with a \"cases\" array");
+  }
   for (const auto& c : doc["cases"].GetArray()) {
     Case k;
     k.name = c["name"].GetString();
     k.op = c["op"].GetString();
+    if (!names.insert(k.name).second) {
+      return InvalidArgument("conformance case " + k.name + " in " + path.string() + " repeats an earlier case's name");
+    }
     for (auto it = c["attrs"].MemberBegin(); it != c["attrs"].MemberEnd(); ++it) {
       k.attrs[it->name.GetString()] = JsonAttr(it->value);
     }
@@ -147,13 +158,37 @@ std::vector<Case> LoadCases() {
     }
     cases.push_back(std::move(k));
   }
-  return cases;
+  return Status::Ok();
 }
 
-const std::vector<Case>& AllCases() {
-  static const std::vector<Case>* cases = new std::vector<Case>(LoadCases());
-  return *cases;
+struct CaseSet {
+  std::vector<Case> cases;
+  Status load_status;
+};
+
+CaseSet LoadCases() {
+  CaseSet set;
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(TFHOST_CONFORMANCE_CASES, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  if (ec) set.load_status = NotFound("conformance cases directory " + std::string(TFHOST_CONFORMANCE_CASES) + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::set<std::string> names;
+  for (const auto& file : files) {
+    Status s = LoadCaseFile(file, names, set.cases);
+    if (!s.ok() && set.load_status.ok()) set.load_status = s;
+  }
+  return set;
 }
+
+const CaseSet& AllCaseSet() {
+  static const CaseSet* set = new CaseSet(LoadCases());
+  return *set;
+}
+
+const std::vector<Case>& AllCases() { return AllCaseSet().cases; }
 
 class OpConformanceTest : public ::testing::TestWithParam<int> {};
 
@@ -233,7 +268,10 @@ std::string CaseName(const ::testing::TestParamInfo<int>& info) {
 INSTANTIATE_TEST_SUITE_P(TfjsReference, OpConformanceTest,
                          ::testing::Range(0, static_cast<int>(AllCases().size())), CaseName);
 
-TEST(OpConformanceSuiteTest, CaseFileLoads) { EXPECT_GT(AllCases().size(), 100u); }
+TEST(OpConformanceSuiteTest, EveryCaseFileLoadsWithUniqueCaseNames) {
+  EXPECT_TRUE(AllCaseSet().load_status.ok()) << AllCaseSet().load_status.ToString();
+  EXPECT_GT(AllCases().size(), 100u);
+}
 
 }  // namespace
 }  // namespace tfhost

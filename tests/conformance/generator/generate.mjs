@@ -8,61 +8,10 @@
 // and the outputs TensorFlow.js computed for the equivalent tfjs call. Cases
 // for ops TensorFlow.js lacks are derived by hand in hand_cases.mjs and
 // appended. Tolerances are not stated here: ../tolerances.h holds them all.
-import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-cpu';
+import { tf, A, T, caseBuilder, writeCases, TFJS_REFERENCE } from './case_builder.mjs';
 import { handCases } from './hand_cases.mjs';
 
-await tf.setBackend('cpu');
-
-// Deterministic inputs: xorshift32, as the fixture references use.
-let seed = 12345;
-function rand() {
-  seed ^= seed << 13; seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
-  return seed / 4294967296;
-}
-function randn(shape, lo = -1, hi = 1) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; i++) data[i] = lo + (hi - lo) * rand();
-  return tf.tensor(data, shape, 'float32');
-}
-function randint(shape, lo, hi) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Int32Array(n);
-  for (let i = 0; i < n; i++) data[i] = lo + Math.floor((hi - lo) * rand());
-  return tf.tensor(data, shape, 'int32');
-}
-const i32 = (values, shape) => tf.tensor(values, shape ?? [values.length], 'int32');
-
-const TF_DTYPE = { float32: 'float32', int32: 'int32', bool: 'bool', string: 'string' };
-function encode(t, dtypeOverride) {
-  const data = Array.from(t.dataSync(), (v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
-  return { dtype: dtypeOverride ?? TF_DTYPE[t.dtype], shape: t.shape, data };
-}
-
-// Attr helpers in the JSON shape the C++ harness reads.
-const A = {
-  i: (v) => ({ i: v }), f: (v) => ({ f: v }), s: (v) => ({ s: v }), b: (v) => ({ b: v }),
-  type: (v) => ({ type: v }), li: (v) => ({ list_i: v }), ls: (v) => ({ list_s: v }),
-  lf: (v) => ({ list_f: v }), lt: (v) => ({ list_type: v }),
-};
-
-const cases = [];
-// name, TF op, attrs, inputs (tf tensors), fn computing tfjs outputs (array),
-// options: {outDtypes: [...TF dtypes], inDtypes: [...TF dtypes]} where
-// TensorFlow's dtype differs from the one tfjs computes in (int64 indices).
-function add(name, op, attrs, inputs, fn, options = {}) {
-  let outs = fn(...inputs);
-  if (!Array.isArray(outs)) outs = [outs];
-  cases.push({
-    name: `${op}/${name}`, op, attrs,
-    inputs: inputs.map((t, k) => encode(t, options.inDtypes?.[k])),
-    outputs: outs.map((t, k) => encode(t, options.outDtypes?.[k])),
-  });
-}
-const T = (dtype = 'float32') => ({ T: A.type(dtype) });
+const { cases, rand, randn, randint, i32, add } = caseBuilder();
 
 // ---- element-wise binary with broadcasting
 const binary = [
@@ -465,4 +414,4 @@ add('int32', 'BitwiseAnd', { T: A.type('int32') }, [randint([2, 4], -100, 100), 
 
 cases.push(...handCases);
 
-process.stdout.write(JSON.stringify({ generator: 'tests/conformance/generator/generate.mjs', reference: 'tfjs-core + tfjs-backend-cpu 4.22.0', cases }, null, 0) + '\n');
+writeCases('generate.mjs', TFJS_REFERENCE, cases);

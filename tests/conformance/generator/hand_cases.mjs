@@ -4,18 +4,12 @@
 // its own unit tests quote values, the source is named. generate.mjs appends
 // these to the TensorFlow.js cases; tolerances live in ../tolerances.h.
 
-const t = (dtype, shape, data) => ({ dtype, shape, data });
+import { A, lit as t, hand } from './case_builder.mjs';
+
 const f32 = (data, shape) => t('float32', shape ?? [data.length], data);
 const i32 = (data, shape) => t('int32', shape ?? [data.length], data);
 const i64 = (data, shape) => t('int64', shape ?? [data.length], data);
 const str = (data, shape) => t('string', shape ?? [data.length], data);
-const A = {
-  i: (v) => ({ i: v }), f: (v) => ({ f: v }), s: (v) => ({ s: v }), b: (v) => ({ b: v }),
-  type: (v) => ({ type: v }), li: (v) => ({ list_i: v }), lf: (v) => ({ list_f: v }), lt: (v) => ({ list_type: v }),
-};
-A.lshape = (v) => ({ list_shape: v });
-A.ls = (v) => ({ list_s: v });
-const hand = (name, op, attrs, inputs, outputs) => ({ name: `${op}/${name}`, op, attrs, inputs, outputs, reference: 'hand-derived' });
 
 // 16-bit little-endian PCM WAV bytes as hex.
 function wavHex(samples, channels, rate) {
