@@ -221,9 +221,81 @@ __attribute__((target("avx512f,vpclmulqdq,sse4.2"))) uint64_t FoldAvx512(const u
   return _mm_crc32_u64(out, static_cast<uint64_t>(_mm_extract_epi64(folded, 1)));
 }
 
+// Folding constants for one 512-bit accumulator, 64 bytes per step: the
+// main step moves the accumulator forward by 64 bytes; at the end lanes 0-2
+// move forward by 48, 32 and 16 bytes onto lane 3.
+struct Fold64Constants {
+  uint64_t main_lo, main_hi;
+  uint64_t tail[8];  // lo, hi per lane; lane 3's are zero (added as it is)
+  Fold64Constants() {
+    main_lo = XPowMod(8 * 64 + 64 - 33);
+    main_hi = XPowMod(8 * 64 - 33);
+    for (int j = 0; j < 3; ++j) {
+      uint64_t d = 48 - 16 * static_cast<uint64_t>(j);
+      tail[2 * j] = XPowMod(8 * d + 64 - 33);
+      tail[2 * j + 1] = XPowMod(8 * d - 33);
+    }
+    tail[6] = tail[7] = 0;
+  }
+};
+
+const Fold64Constants& GetFold64Constants() {
+  static const Fold64Constants* k = new Fold64Constants();
+  return *k;
+}
+
+// kInitPattern[64, 68) are 0xff: loaded from kInitPattern + 64 - z it marks
+// bytes [z, z + 4) of a 64-byte block, where the initial CRC state goes.
+alignas(64) constexpr uint8_t kInitPattern[192] = {
+    0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xff, 0xff, 0xff, 0xff};
+
+// Raw state after data[0, n) continued from raw state `crc`; n >= 64. Records
+// of a few hundred bytes are what this is for. The input is seen as
+// z = (-n mod 64) zero bytes followed by the data, so it is whole 64-byte
+// blocks: zero bytes in front do not change a CRC whose state is zero, and
+// the state `crc` is XORed into the data's first four bytes instead (its
+// bytes rotated so that a broadcast lines them up at byte z). The partial
+// first block is a masked load, which does not touch (or fault on) the
+// masked-off bytes before `p`. One accumulator keeps setup and the final
+// reduction to a handful of instructions; the chain (one multiply and one
+// XOR per 64 bytes) is short enough that the out-of-order core overlaps
+// consecutive records, which are independent.
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,sse4.2"))) inline uint64_t Fold64(const uint8_t* p, size_t n,
+                                                                                       uint64_t crc) {
+  const Fold64Constants& k = GetFold64Constants();
+  const size_t z = (64 - n % 64) % 64;
+  const uint32_t s = static_cast<uint32_t>(crc);
+  const uint32_t rot = (z & 3) == 0 ? s : (s << (8 * (z & 3))) | (s >> (32 - 8 * (z & 3)));
+  const __m512i state = _mm512_set1_epi32(static_cast<int>(rot));
+  const __m512i init0 = _mm512_and_si512(_mm512_loadu_si512(kInitPattern + 64 - z), state);
+  const __m512i init1 = _mm512_and_si512(_mm512_loadu_si512(kInitPattern + 128 - z), state);
+  __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~uint64_t{0} << z, p - z), init0);
+  p += 64 - z;
+  size_t blocks = (n - (64 - z)) / 64;  // full blocks after the first
+  const __m512i kmain = _mm512_broadcast_i32x4(
+      _mm_set_epi64x(static_cast<long long>(k.main_hi), static_cast<long long>(k.main_lo)));
+  if (blocks > 0) {
+    // init1 is non-zero only when the state straddles into this block.
+    a = _mm512_xor_si512(FoldStep(a, kmain, p), init1);
+    for (size_t b = 1; b < blocks; ++b) a = FoldStep(a, kmain, p + 64 * b);
+  }
+  const __m512i ktail = _mm512_loadu_si512(k.tail);
+  __m512i lo = _mm512_clmulepi64_epi128(a, ktail, 0x00);
+  __m512i hi = _mm512_clmulepi64_epi128(a, ktail, 0x11);
+  // Lane 3 is multiplied by zero above; add it back as it is.
+  __m512i sum = _mm512_ternarylogic_epi64(lo, hi, _mm512_maskz_mov_epi64(0xC0, a), 0x96);
+  __m256i half = _mm256_xor_si256(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
+  __m128i folded = _mm_xor_si128(_mm256_castsi256_si128(half), _mm256_extracti128_si256(half, 1));
+  uint64_t out = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(folded)));
+  return _mm_crc32_u64(out, static_cast<uint64_t>(_mm_extract_epi64(folded, 1)));
+}
+
 bool DetectFold() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq") &&
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("vpclmulqdq") &&
          __builtin_cpu_supports("sse4.2");
 }
 const bool kHaveFold = DetectFold();
@@ -231,6 +303,8 @@ const bool kHaveFold = DetectFold();
 // Below this, folding's setup and final lane reduction cost more than the
 // crc32 chains.
 constexpr size_t kFoldMinBytes = 2048;
+// Below this, the crc32 chains win over the one-accumulator fold.
+constexpr size_t kFold64MinBytes = 128;
 #pragma GCC diagnostic pop
 
 // The last 0..7 bytes in at most three instructions.
@@ -255,11 +329,14 @@ __attribute__((target("sse4.2"))) inline uint32_t FinishTail(uint64_t crc, const
 __attribute__((target("sse4.2"))) uint32_t ExtendHardware(uint32_t init_crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   uint64_t crc = init_crc ^ 0xFFFFFFFFu;
-  if (kHaveFold && n >= kFoldMinBytes) {
-    size_t windows = n / 256;
-    crc = FoldAvx512(p, windows, crc);
-    p += 256 * windows;
-    n -= 256 * windows;
+  if (kHaveFold && n >= kFold64MinBytes) {
+    if (n >= kFoldMinBytes) {
+      size_t windows = n / 256;
+      crc = FoldAvx512(p, windows, crc);
+      p += 256 * windows;
+      n -= 256 * windows;
+    }
+    if (n >= 64) return static_cast<uint32_t>(Fold64(p, n, crc)) ^ 0xFFFFFFFFu;
   }
   if (n >= 3 * 128) {
     const ShiftTables& tables = GetShiftTables();

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace tfhost::crc32c {
 namespace {
@@ -97,6 +99,38 @@ TEST(Crc32cTest, EveryLengthUpTo4096AtEveryAlignmentMatchesPortable) {
           << "start " << start << " n " << n << " hardware " << UsingHardware();
     }
   }
+}
+
+TEST(Crc32cTest, RecordSizedInputsMatchPortableFromAnyInitialCrc) {
+  // Records of a few hundred bytes take the one-accumulator fold, which
+  // places the initial state at byte (-n mod 64) of its first block; every
+  // residue mod 64 (the state straddling two blocks when it is 1..3) and
+  // states whose bytes all differ are covered.
+  std::vector<uint8_t> buf = RandomBytes(700 + 16, 777);
+  for (uint32_t init : {0x00000000u, 0xffffffffu, 0x01234567u, 0x89abcdefu, 0xdeadbeefu}) {
+    for (size_t start : {0, 3, 13}) {
+      for (size_t n = 60; n <= 700; ++n) {
+        ASSERT_EQ(Extend(init, buf.data() + start, n), ExtendPortable(init, buf.data() + start, n))
+            << "init " << init << " start " << start << " n " << n;
+      }
+    }
+  }
+}
+
+TEST(Crc32cTest, InputRightAfterAnUnreadablePageIsReadWithoutFaulting) {
+  // The fold's first block is a masked load that starts before the input;
+  // the masked-off bytes must not be touched, or this would crash.
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  void* m = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* second = static_cast<uint8_t*>(m) + page;
+  std::vector<uint8_t> bytes = RandomBytes(page, 99);
+  std::memcpy(second, bytes.data(), page);
+  ASSERT_EQ(::mprotect(m, page, PROT_NONE), 0);
+  for (size_t n : {64, 65, 67, 127, 500, 1000, 4095}) {
+    EXPECT_EQ(Value(second, n), ExtendPortable(0, bytes.data(), n)) << "n " << n;
+  }
+  ::munmap(m, 2 * page);
 }
 
 TEST(Crc32cTest, LongRunOfZerosMatchesRfc3720Pattern) {
