@@ -162,6 +162,8 @@ std::string FormatFactsText(const HostFacts& f) {
       o << f.topology.cpu_affinity[i] << std::string(16 - std::min<size_t>(15, f.topology.cpu_affinity[i].size()), ' ')
         << f.topology.numa_affinity[i] << "\n";
     }
+    if (!f.topology.pcie_source.empty()) o << "  PCIe relations from " << f.topology.pcie_source << "\n";
+    for (const std::string& note : f.topology.notes) o << "  note: " << note << "\n";
   }
   if (!f.pcie.empty()) {
     o << "PCIe (hwloc)\n";
@@ -414,6 +416,8 @@ std::string FormatFactsJson(const HostFacts& f) {
   w.EndArray();
   strs("cpu_affinity", f.topology.cpu_affinity);
   strs("numa_affinity", f.topology.numa_affinity);
+  str("pcie_source", f.topology.pcie_source);
+  strs("notes", f.topology.notes);
   w.EndObject();
   w.Key("environment");
   w.StartObject();

@@ -177,6 +177,8 @@ struct TopologyMatrix {
   std::vector<std::vector<std::string>> cells;  // labels.size() squared
   std::vector<std::string> cpu_affinity;        // per label, may be empty
   std::vector<std::string> numa_affinity;       // per label, may be empty
+  std::string pcie_source;                      // "hwloc", "sysfs", "hwloc+sysfs"; "" when recorded
+  std::vector<std::string> notes;               // where hwloc and sysfs disagree
   bool empty() const { return labels.empty(); }
 };
 

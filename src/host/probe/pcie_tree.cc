@@ -96,4 +96,60 @@ StatusOr<std::vector<PcieNode>> PcieTreeFromHwloc(const std::string& xml_path) {
   return nodes;
 }
 
+namespace {
+
+// Index of each node's parent in a depth-first list (-1 for roots).
+std::vector<int> Parents(const std::vector<PcieNode>& tree) {
+  std::vector<int> parent(tree.size(), -1);
+  std::vector<int> open;  // the chain of ancestors of the node being visited
+  for (size_t i = 0; i < tree.size(); ++i) {
+    const int depth = tree[i].depth;
+    while (static_cast<int>(open.size()) > depth) open.pop_back();
+    parent[i] = open.empty() ? -1 : open.back();
+    if (static_cast<int>(open.size()) == depth) open.push_back(static_cast<int>(i));
+  }
+  return parent;
+}
+
+// Root first, the node itself last.
+std::vector<int> Chain(const std::vector<int>& parent, int i) {
+  std::vector<int> chain;
+  for (int at = i; at >= 0 && chain.size() <= parent.size(); at = parent[static_cast<size_t>(at)]) chain.push_back(at);
+  return {chain.rbegin(), chain.rend()};
+}
+
+int FindBusId(const std::vector<PcieNode>& tree, const std::string& bus_id) {
+  for (size_t i = 0; i < tree.size(); ++i) {
+    if (tree[i].kind == "device" && tree[i].bus_id == bus_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string PcieRelationInTree(const std::vector<PcieNode>& tree, const std::string& bus_a, int numa_a,
+                               const std::string& bus_b, int numa_b) {
+  const int a = FindBusId(tree, bus_a), b = FindBusId(tree, bus_b);
+  if (a < 0 || b < 0) return "";
+  const std::vector<int> parent = Parents(tree);
+  const std::vector<int> ca = Chain(parent, a), cb = Chain(parent, b);
+  if (ca.front() != cb.front()) {
+    // Different host bridges: one NUMA node, or across the SMP interconnect.
+    // The tree knows each host bridge's node; the caller's NUMA ids (NVML,
+    // sysfs) stand in where hwloc does not say.
+    const int na = tree[static_cast<size_t>(ca.front())].numa_node >= 0 ? tree[static_cast<size_t>(ca.front())].numa_node : numa_a;
+    const int nb = tree[static_cast<size_t>(cb.front())].numa_node >= 0 ? tree[static_cast<size_t>(cb.front())].numa_node : numa_b;
+    return na >= 0 && na == nb ? "NODE" : "SYS";
+  }
+  size_t k = 0;  // length of the shared ancestry
+  while (k < ca.size() && k < cb.size() && ca[k] == cb[k]) ++k;
+  const PcieNode& common = tree[static_cast<size_t>(ca[k - 1])];
+  if (common.kind == "host_bridge") return "PHB";
+  // PCI-PCI bridges strictly between the common bridge and each device; a
+  // switch's upstream port is the common bridge, its downstream port the one
+  // bridge between (nvidia-smi's "at most a single PCIe bridge").
+  const size_t da = ca.size() - k - 1, db = cb.size() - k - 1;
+  return da <= 1 && db <= 1 ? "PIX" : "PXB";
+}
+
 }  // namespace tfhost::host

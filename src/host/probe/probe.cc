@@ -126,7 +126,7 @@ HostFacts ProbeHost(const ProbeOptions& options) {
     f.nvidia = ProbeGpus(*fs, nvml.get(), &f.notes);
   }
   f.libraries = ProbeLibraries(*fs, options.library_dirs, options.ld_library_path, &f.notes);
-  f.topology = ProbeTopology(*fs, nvml.get(), f.nvidia, f.rdma, f.net);
+  f.topology = ProbeTopology(*fs, nvml.get(), f.nvidia, f.rdma, f.net, f.pcie);
   f.env = ProbeEnvironment(*fs, &f.notes);
   f.limits = ProbeLimits(*fs, &f.notes);
   return f;

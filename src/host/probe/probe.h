@@ -33,6 +33,11 @@ StatusOr<std::vector<NumaNode>> NumaFromHwloc(const std::string& xml_path);
 // bridges, switch ports and the devices under them, depth-first. Errors say
 // why (no hwloc I/O discovery in this environment, unreadable XML).
 StatusOr<std::vector<PcieNode>> PcieTreeFromHwloc(const std::string& xml_path);
+// How two PCI devices (bus ids "0000:34:00.0") connect in `tree`, in
+// `nvidia-smi topo -m` terms (PIX, PXB, PHB, NODE, SYS); "" when either is
+// not in the tree. NUMA ids stand in where hwloc gives none for a host bridge.
+std::string PcieRelationInTree(const std::vector<PcieNode>& tree, const std::string& bus_a, int numa_a,
+                               const std::string& bus_b, int numa_b);
 MemoryFacts ProbeMemory(const FsReader& fs, Notes* notes);
 std::vector<DiskFacts> ProbeDisks(const FsReader& fs, Notes* notes);
 std::vector<MountFacts> ProbeMounts(const FsReader& fs, Notes* notes);
@@ -52,9 +57,12 @@ NvidiaFacts ProbeGpus(const FsReader& fs, Nvml* nvml, Notes* notes);
 std::vector<LibraryFacts> ProbeLibraries(const FsReader& fs, const std::vector<std::string>& dirs,
                                          const std::string& ld_library_path, Notes* notes);
 // The GPU/NIC matrix: the recorded one when `nvml` has it, else computed
-// from PCIe paths in sysfs and NVLink peers.
+// from NVLink peers and the PCIe tree: hwloc's (`pcie`) where it holds both
+// devices, sysfs paths otherwise. Where both exist and disagree, hwloc's
+// answer is used and the matrix's notes say so.
 TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaFacts& gpus,
-                             const std::vector<RdmaDevice>& rdma, const std::vector<NetInterface>& net);
+                             const std::vector<RdmaDevice>& rdma, const std::vector<NetInterface>& net,
+                             const std::vector<PcieNode>& pcie = {});
 // The pip-installed TensorFlow (name "tensorflow", version from its
 // dist-info folder) in site-packages under VIRTUAL_ENV, CONDA_PREFIX,
 // ~/.local, PYTHONPATH and the system prefixes; empty name when none.

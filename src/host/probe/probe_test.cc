@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 
 #include "host/probe/mini_xml.h"
 
@@ -325,6 +326,128 @@ TEST(PcieTreeTest, ThisMachineProbesWithoutFailing) {
     EXPECT_LE(n.depth, previous_depth + 1) << n.bus_id << ": a child appears right after its parent";
     previous_depth = n.depth;
   }
+}
+
+}  // namespace
+}  // namespace tfhost::host
+
+namespace tfhost::host {
+namespace {
+
+// An NVIDIA DGX-2's GPUs and first four HCAs as `nvidia-smi --query-gpu`
+// lists them in NVIDIA's GPUDirect Storage configuration guide, with the
+// PCIe trees of that guide's `lspci -tv` (testdata/hwloc_dgx2_pcie.xml).
+struct Dgx2 {
+  NvidiaFacts gpus;
+  std::vector<RdmaDevice> hcas;
+  Dgx2() {
+    const char* buses[] = {"34", "36", "39", "3B", "57", "59", "5C", "5E", "B7", "B9", "BC", "BE", "E0", "E2", "E5", "E7"};
+    for (int i = 0; i < 16; ++i) {
+      GpuFacts g;
+      g.index = i;
+      g.pci_bus_id = std::string("00000000:") + buses[i] + ":00.0";
+      gpus.gpus.push_back(g);
+    }
+    const char* hca_buses[] = {"35", "3a", "58", "5d"};
+    for (int i = 0; i < 4; ++i) {
+      RdmaDevice d;
+      d.name = "mlx5_" + std::to_string(i);
+      d.pci_address = std::string("0000:") + hca_buses[i] + ":00.0";
+      hcas.push_back(d);
+    }
+  }
+};
+
+// A snapshot root holding no sysfs at all, so only hwloc's tree can answer.
+std::string EmptyRoot() {
+  std::string dir = (std::filesystem::temp_directory_path() / ("tfhost_probe_empty_" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(TopologyFromHwlocTest, Dgx2PcieTreeGivesTheMatrixNvidiaSmiTopoMpPrints) {
+  auto tree = PcieTreeFromHwloc(TestData("hwloc_dgx2_pcie.xml"));
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  Dgx2 dgx;
+  std::unique_ptr<FsReader> fs = NewRootedFsReader(EmptyRoot());
+  TopologyMatrix m = ProbeTopology(*fs, nullptr, dgx.gpus, dgx.hcas, {}, *tree);
+  ASSERT_EQ(m.labels.size(), 20u);
+  EXPECT_EQ(m.pcie_source, "hwloc");
+  // `nvidia-smi topo -mp` on that DGX-2, first eight columns (the guide's excerpt).
+  const std::vector<std::string> expected = {
+      "X PIX PXB PXB NODE NODE NODE NODE",    "PIX X PXB PXB NODE NODE NODE NODE",
+      "PXB PXB X PIX NODE NODE NODE NODE",    "PXB PXB PIX X NODE NODE NODE NODE",
+      "NODE NODE NODE NODE X PIX PXB PXB",    "NODE NODE NODE NODE PIX X PXB PXB",
+      "NODE NODE NODE NODE PXB PXB X PIX",    "NODE NODE NODE NODE PXB PXB PIX X",
+      "SYS SYS SYS SYS SYS SYS SYS SYS",      "SYS SYS SYS SYS SYS SYS SYS SYS",
+      "SYS SYS SYS SYS SYS SYS SYS SYS",      "SYS SYS SYS SYS SYS SYS SYS SYS",
+      "SYS SYS SYS SYS SYS SYS SYS SYS",      "SYS SYS SYS SYS SYS SYS SYS SYS",
+      "SYS SYS SYS SYS SYS SYS SYS SYS",      "SYS SYS SYS SYS SYS SYS SYS SYS",
+      "PIX PIX PXB PXB NODE NODE NODE NODE",  "PXB PXB PIX PIX NODE NODE NODE NODE",
+      "NODE NODE NODE NODE PIX PIX PXB PXB",  "NODE NODE NODE NODE PXB PXB PIX PIX"};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string row;
+    for (size_t j = 0; j < 8; ++j) {
+      if (j > 0) row += ' ';
+      row += m.cells[i][j];
+    }
+    EXPECT_EQ(row, expected[i]) << m.labels[i];
+  }
+  EXPECT_EQ(m.labels[16], "mlx5_0");
+  EXPECT_EQ(m.numa_affinity[8], "1");  // from the host bridge's node in the tree
+  EXPECT_TRUE(m.notes.empty());
+}
+
+TEST(TopologyFromHwlocTest, DevicesMissingFromTheTreeAreNotGuessed) {
+  auto tree = PcieTreeFromHwloc(TestData("hwloc_dgx2_pcie.xml"));
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(PcieRelationInTree(*tree, "0000:34:00.0", 0, "0000:99:00.0", 0), "");
+  EXPECT_EQ(PcieRelationInTree(*tree, "0000:34:00.0", 0, "0000:33:00.0", 0), "") << "a bridge is not a device";
+  EXPECT_EQ(PcieRelationInTree(*tree, "0000:2e:00.0", 0, "0000:34:00.0", 0), "PXB");  // NVMe to GPU0
+  EXPECT_EQ(PcieRelationInTree(*tree, "0000:2e:00.0", 0, "0000:2f:00.0", 0), "PIX");  // the NVMe pair
+  EXPECT_EQ(PcieRelationInTree({}, "0000:34:00.0", 0, "0000:36:00.0", 0), "");
+  // Two devices on one host bridge with no switch between: PHB.
+  std::vector<PcieNode> flat = {{"host_bridge", "0000:[00-02]", 0, -1, "", 0, 0, {}},
+                                {"device", "0000:01:00.0", 1, 0x302, "", 0, 0, {}},
+                                {"device", "0000:02:00.0", 1, 0x207, "", 0, 0, {}}};
+  EXPECT_EQ(PcieRelationInTree(flat, "0000:01:00.0", 0, "0000:02:00.0", 0), "PHB");
+}
+
+TEST(TopologyFromHwlocTest, WhereSysfsPathsDisagreeHwlocWinsAndTheNoteSaysSo) {
+  // sysfs with GPU0 and GPU2 side by side under one root port (PIX by path),
+  // while hwloc's tree puts them under different second-level switches (PXB).
+  const std::string root = EmptyRoot() + "_sysfs";
+  const std::string port = "/sys/devices/pci0000:2b/0000:2b:00.0";
+  for (const char* bus : {"0000:34:00.0", "0000:39:00.0"}) {
+    std::filesystem::create_directories(root + port + "/" + bus);
+    std::filesystem::create_directories(root + "/sys/bus/pci/devices");
+    std::error_code ec;
+    std::filesystem::create_directory_symlink("../../../devices/pci0000:2b/0000:2b:00.0/" + std::string(bus),
+                                              root + "/sys/bus/pci/devices/" + bus, ec);
+  }
+  auto tree = PcieTreeFromHwloc(TestData("hwloc_dgx2_pcie.xml"));
+  ASSERT_TRUE(tree.ok());
+  NvidiaFacts two;
+  for (int i : {0, 2}) {
+    GpuFacts g;
+    g.index = static_cast<int>(two.gpus.size());
+    g.pci_bus_id = i == 0 ? "00000000:34:00.0" : "00000000:39:00.0";
+    two.gpus.push_back(g);
+  }
+  std::unique_ptr<FsReader> fs = NewRootedFsReader(root);
+  TopologyMatrix with_tree = ProbeTopology(*fs, nullptr, two, {}, {}, *tree);
+  EXPECT_EQ(with_tree.cells[0][1], "PXB");
+  ASSERT_EQ(with_tree.notes.size(), 1u);
+  EXPECT_EQ(with_tree.notes[0], "GPU0-GPU1: hwloc's PCIe tree gives PXB, sysfs paths give PIX; hwloc's is shown");
+  TopologyMatrix sysfs_only = ProbeTopology(*fs, nullptr, two, {}, {});
+  EXPECT_EQ(sysfs_only.cells[0][1], "PIX");
+  EXPECT_EQ(sysfs_only.pcie_source, "sysfs");
+  EXPECT_TRUE(sysfs_only.notes.empty());
+  HostFacts f;
+  f.topology = with_tree;
+  EXPECT_NE(FormatFactsText(f).find("note: GPU0-GPU1: hwloc's PCIe tree gives PXB"), std::string::npos);
+  EXPECT_NE(FormatFactsJson(f).find("\"pcie_source\": \"hwloc\""), std::string::npos);
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

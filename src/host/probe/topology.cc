@@ -1,6 +1,7 @@
-// The GPU/NIC matrix in `nvidia-smi topo -m` style, computed from sysfs PCIe
-// paths and NVLink peers when no recorded matrix is at hand. NCCL and launch
-// use it to pair each GPU with its nearest NIC.
+// The GPU/NIC matrix in `nvidia-smi topo -m` style, computed from NVLink
+// peers and the PCIe tree (hwloc's, or sysfs paths where hwloc lacks a
+// device) when no recorded matrix is at hand. NCCL and launch use it to pair
+// each GPU with its nearest NIC.
 #include <algorithm>
 #include <cctype>
 
@@ -54,7 +55,8 @@ std::string PcieRelation(const std::string& path_a, int numa_a, const std::strin
 }
 
 TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaFacts& gpus,
-                             const std::vector<RdmaDevice>& rdma, const std::vector<NetInterface>& net) {
+                             const std::vector<RdmaDevice>& rdma, const std::vector<NetInterface>& net,
+                             const std::vector<PcieNode>& pcie) {
   if (nvml != nullptr) {
     TopologyMatrix recorded = nvml->RecordedTopology();
     if (!recorded.empty()) return recorded;
@@ -67,6 +69,9 @@ TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaF
     StatusOr<std::string> real = fs.RealPath(dev);
     e.path = real.ok() ? *real : "";
     if (e.numa < 0) e.numa = static_cast<int>(fs.ReadInt(dev + "/numa_node"));
+    for (const PcieNode& node : pcie) {  // hwloc knows the node of every device's host bridge
+      if (e.numa < 0 && node.kind == "device" && node.bus_id == e.pci) e.numa = node.numa_node;
+    }
     e.cpus = fs.ReadTrimmed(dev + "/local_cpulist");
     ends.push_back(std::move(e));
   };
@@ -87,6 +92,7 @@ TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaF
     m.numa_affinity.push_back(e.gpu >= 0 && e.numa >= 0 ? std::to_string(e.numa) : "");
   }
   m.cells.assign(n, std::vector<std::string>(n));
+  bool used_hwloc = false, used_sysfs = false;
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < n; ++j) {
       if (i == j) {
@@ -105,11 +111,24 @@ TopologyMatrix ProbeTopology(const FsReader& fs, const Nvml* nvml, const NvidiaF
         for (const NvLinkFacts& l : gj.nvlinks) switch_j += l.remote_gpu < 0;
         if (links == 0 && switch_i > 0 && switch_j > 0) links = std::min(switch_i, switch_j);
       }
-      if (links > 0) m.cells[i][j] = "NV" + std::to_string(links);
-      else if (ends[i].path.empty() || ends[j].path.empty()) m.cells[i][j] = "?";
-      else m.cells[i][j] = PcieRelation(ends[i].path, ends[i].numa, ends[j].path, ends[j].numa);
+      if (links > 0) {
+        m.cells[i][j] = "NV" + std::to_string(links);
+        continue;
+      }
+      const std::string from_sysfs = ends[i].path.empty() || ends[j].path.empty()
+                                         ? ""
+                                         : PcieRelation(ends[i].path, ends[i].numa, ends[j].path, ends[j].numa);
+      const std::string from_hwloc = PcieRelationInTree(pcie, ends[i].pci, ends[i].numa, ends[j].pci, ends[j].numa);
+      m.cells[i][j] = !from_hwloc.empty() ? from_hwloc : !from_sysfs.empty() ? from_sysfs : "?";
+      if (!from_hwloc.empty() && !from_sysfs.empty() && from_hwloc != from_sysfs && i < j) {
+        m.notes.push_back(ends[i].label + "-" + ends[j].label + ": hwloc's PCIe tree gives " + from_hwloc +
+                          ", sysfs paths give " + from_sysfs + "; hwloc's is shown");
+      }
+      if (!from_hwloc.empty()) used_hwloc = true;
+      if (from_hwloc.empty() && !from_sysfs.empty()) used_sysfs = true;
     }
   }
+  m.pcie_source = used_hwloc && used_sysfs ? "hwloc+sysfs" : used_hwloc ? "hwloc" : used_sysfs ? "sysfs" : "";
   return m;
 }
 
