@@ -8,6 +8,8 @@ void RegisterSparseOps(OpRegistry& registry) {
   sparse::RegisterSparseMatMulOps(registry);
   sparse::RegisterSparseCrossOps(registry);
   sparse::RegisterDenseSegmentOps(registry);
+  sparse::RegisterSparseReorderOps(registry);
+  sparse::RegisterSparseAddReduceOps(registry);
 }
 
 }  // namespace tfhost::ops

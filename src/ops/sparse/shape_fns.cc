@@ -86,6 +86,75 @@ Status DenseSegmentShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// Rank of the SparseTensor whose indices are input i and dense_shape input j.
+int64_t SparseRank(const ShapeContext& ctx, int i, int j) {
+  if (ctx.input(i).rank() == 2 && ctx.input(i).dim(1) >= 0) return ctx.input(i).dim(1);
+  if (ctx.input(j).rank() == 1) return ctx.input(j).dim(0);
+  return -1;
+}
+
+// Every output group (indices, values, shape) of a sparse result of `rank`.
+void SetSparseOutputs(ShapeContext& ctx, int64_t rank, int groups = 1) {
+  for (int g = 0; g < groups; ++g) {
+    ctx.set_output(g, PartialShape::Known({-1, rank}));
+    ctx.set_output(groups + g, PartialShape::Known({-1}));
+    ctx.set_output(2 * groups + g, PartialShape::Known({rank}));
+  }
+}
+
+Status SparseReorderShape(ShapeContext& ctx) {
+  ctx.set_output(0, ctx.input(0));
+  ctx.set_output(1, ctx.input(1));
+  return OkStatus();
+}
+
+// SparseSlice, SparseAdd, SparseConcat (first N inputs are indices, the last N
+// dense shapes) and SparseSplit (num_split groups of outputs).
+Status SparseSliceAddShape(ShapeContext& ctx) {
+  SetSparseOutputs(ctx, SparseRank(ctx, 0, 2));
+  return OkStatus();
+}
+Status SparseConcatShape(ShapeContext& ctx) {
+  const int n = ctx.num_inputs() / 3;
+  SetSparseOutputs(ctx, n > 0 ? SparseRank(ctx, 0, 2 * n) : -1);
+  return OkStatus();
+}
+Status SparseSplitShape(ShapeContext& ctx) {
+  const int groups = ctx.num_outputs() / 3;
+  if (groups > 0) SetSparseOutputs(ctx, SparseRank(ctx, 1, 3), groups);
+  return OkStatus();
+}
+
+// SparseReduceSum/Max: the dense output shape when dense_shape and
+// reduction_axes are constant, else the rank only when keep_dims.
+Status SparseReduceShape(ShapeContext& ctx) {
+  const bool keep = ctx.AttrOr<bool>("keep_dims", false).value_or(false);
+  const int64_t rank = SparseRank(ctx, 0, 2);
+  auto shape = ctx.InputInts(2);
+  auto axes = ctx.InputInts(3);
+  if (shape && axes && static_cast<int64_t>(shape->size()) == rank) {
+    std::vector<bool> reduced(rank, false);
+    for (int64_t a : *axes) {
+      if (a < -rank || a >= rank) return ctx.Error("reduction axis " + std::to_string(a) + " is out of range");
+      reduced[a < 0 ? a + rank : a] = true;
+    }
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) dims.push_back((*shape)[d]);
+      else if (keep) dims.push_back(1);
+    }
+    ctx.set_output(0, PartialShape::Known(dims));
+  } else if (keep && rank >= 0) {
+    ctx.set_output(0, PartialShape::Known(std::vector<int64_t>(rank, -1)));
+  }
+  return OkStatus();
+}
+Status SparseReduceSparseShape(ShapeContext& ctx) {
+  const bool keep = ctx.AttrOr<bool>("keep_dims", false).value_or(false);
+  SetSparseOutputs(ctx, keep ? SparseRank(ctx, 0, 2) : -1);
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
@@ -100,6 +169,16 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd", "UnsortedSegmentSum",
                      "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"},
                     DenseSegmentShape);
+  registry.Register("SparseReorder", SparseReorderShape);
+  registry.Register({"SparseSlice", "SparseAdd"}, SparseSliceAddShape);
+  registry.Register("SparseConcat", SparseConcatShape);
+  registry.Register("SparseSplit", SparseSplitShape);
+  registry.Register("SparseTensorDenseAdd", [](ShapeContext& ctx) {
+    ctx.set_output(0, ctx.input(3));
+    return OkStatus();
+  });
+  registry.Register({"SparseReduceSum", "SparseReduceMax"}, SparseReduceShape);
+  registry.Register({"SparseReduceSumSparse", "SparseReduceMaxSparse"}, SparseReduceSparseShape);
 }
 
 }  // namespace tfhost::ops

@@ -26,6 +26,11 @@ void RegisterSparseMatMulOps(OpRegistry& registry);
 void RegisterDenseSegmentOps(OpRegistry& registry);
 // SparseCross, SparseCrossV2, SparseCrossHashed (sparse_cross.cc).
 void RegisterSparseCrossOps(OpRegistry& registry);
+// SparseReorder, SparseSlice, SparseSplit, SparseConcat (sparse_reorder_ops.cc).
+void RegisterSparseReorderOps(OpRegistry& registry);
+// SparseAdd, SparseTensorDenseAdd, SparseReduceSum/Max and their *Sparse forms
+// (sparse_add_reduce_ops.cc).
+void RegisterSparseAddReduceOps(OpRegistry& registry);
 // TensorFlow's FingerprintCat64: the hash of a cross from its features' hashes.
 uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 
