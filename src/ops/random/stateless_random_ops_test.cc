@@ -1,0 +1,197 @@
+#include "ops/random/stateless_random_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops/run_single_op.h"
+
+namespace tfhost::ops::random {
+namespace {
+
+Tensor Shape32(std::vector<int32_t> dims) { return Tensor::FromVector(dims); }
+Tensor Seed64(int64_t a, int64_t b) { return Tensor::FromVector(std::vector<int64_t>{a, b}); }
+Tensor Seed32(int32_t a, int32_t b) { return Tensor::FromVector(std::vector<int32_t>{a, b}); }
+Tensor U64(std::vector<uint64_t> v) { return Tensor::FromVector(v); }
+
+StatusOr<std::vector<Tensor>> RunOp(const std::string& op, std::vector<Tensor> inputs, ir::AttrMap attrs = {}) {
+  return RunSingleOp(op, std::move(inputs), std::move(attrs));
+}
+
+// Random123's published known-answer vectors for Philox4x32-10 (kat_vectors:
+// counter, key -> output), reached through the V2 op, whose key/counter
+// inputs feed the generator directly (uint64 words, low half first).
+TEST(StatelessRandomOpsTest, FullIntV2ReproducesRandom123KnownAnswers) {
+  struct Kat { uint64_t counter[2]; uint64_t key; uint32_t out[4]; };
+  const Kat kats[] = {
+      {{0, 0}, 0, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+      {{~0ull, ~0ull}, ~0ull, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x85a308d3243f6a88ull, 0x0370734413198a2eull}, 0x299f31d0a4093822ull,
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+  };
+  for (const Kat& k : kats) {
+    auto out = RunOp("StatelessRandomUniformFullIntV2",
+                   {Shape32({4}), U64({k.key}), U64({k.counter[0], k.counter[1]}), Tensor::Scalar<int32_t>(1)},
+                   {{"dtype", MakeAttr(DType::kUInt32)}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ((*out)[0].dtype(), DType::kUInt32);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ((*out)[0].data<uint32_t>()[i], k.out[i]) << i;
+  }
+}
+
+TEST(StatelessRandomOpsTest, GetKeyCounterScramblesTheSeedWithOnePhiloxBlock) {
+  auto out = RunOp("StatelessRandomGetKeyCounterAlg", {Seed64(0x1122334455667788ll, 42)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const auto mix = PhiloxRandom::Compute({0x55667788, 0x11223344, 42, 0}, {0x3ec8f720, 0x02461e29});
+  ASSERT_EQ((*out)[0].shape(), Shape({1}));
+  ASSERT_EQ((*out)[1].shape(), Shape({2}));
+  EXPECT_EQ((*out)[0].data<uint64_t>()[0], mix[0] | (uint64_t{mix[1]} << 32));
+  EXPECT_EQ((*out)[1].data<uint64_t>()[0], 0u);
+  EXPECT_EQ((*out)[1].data<uint64_t>()[1], mix[2] | (uint64_t{mix[3]} << 32));
+  EXPECT_EQ((*out)[2].data<int32_t>()[0], kRngAlgPhilox);
+  auto alg = RunOp("StatelessRandomGetAlg", {});
+  ASSERT_TRUE(alg.ok());
+  EXPECT_EQ((*alg)[0].data<int32_t>()[0], 1);
+}
+
+TEST(StatelessRandomOpsTest, Int32SeedsSignExtendLikeInt64Seeds) {
+  auto a = RunOp("StatelessRandomGetKeyCounter", {Seed32(-1, -7)}, {{"Tseed", MakeAttr(DType::kInt32)}});
+  auto b = RunOp("StatelessRandomGetKeyCounter", {Seed64(-1, -7)});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(TensorsEqual((*a)[0], (*b)[0]));
+  EXPECT_TRUE(TensorsEqual((*a)[1], (*b)[1]));
+}
+
+// tf.random.experimental.stateless_fold_in's documentation (TF 2.x API docs)
+// pins tf.random.stateless_normal(shape=[3], seed=[1105988140, 3]) (int32) to
+// [0.03197195, 0.8979765, 0.13253039].
+TEST(StatelessRandomOpsTest, NormalMatchesTensorFlowDocumentedValues) {
+  auto out = RunOp("StatelessRandomNormal", {Shape32({3}), Seed32(1105988140, 3)}, {{"Tseed", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const float want[3] = {0.03197195f, 0.8979765f, 0.13253039f};
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR((*out)[0].data<float>()[i], want[i], 1e-6) << i;
+}
+
+TEST(StatelessRandomOpsTest, V1AndV2AgreeThroughGetKeyCounter) {
+  auto kc = RunOp("StatelessRandomGetKeyCounter", {Seed64(7, 17)});
+  ASSERT_TRUE(kc.ok());
+  const Tensor key = (*kc)[0], counter = (*kc)[1];
+  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"}) {
+    for (DType dtype : {DType::kFloat, DType::kDouble, DType::kHalf, DType::kBFloat16}) {
+      auto v1 = RunOp(op, {Shape32({3, 5}), Seed64(7, 17)}, {{"dtype", MakeAttr(dtype)}});
+      auto v2 = RunOp(std::string(op) + "V2", {Shape32({3, 5}), key, counter, Tensor::Scalar<int32_t>(3)},
+                    {{"dtype", MakeAttr(dtype)}});
+      ASSERT_TRUE(v1.ok() && v2.ok()) << op << " " << v1.status().ToString() << v2.status().ToString();
+      EXPECT_EQ((*v1)[0].dtype(), dtype);
+      EXPECT_EQ((*v1)[0].shape(), Shape({3, 5}));
+      EXPECT_TRUE(TensorsEqual((*v1)[0], (*v2)[0])) << op << " " << DTypeShortName(dtype);
+    }
+  }
+  auto i1 = RunOp("StatelessRandomUniformInt", {Shape32({9}), Seed64(7, 17), Tensor::Scalar<int64_t>(-5),
+                                              Tensor::Scalar<int64_t>(1000)},
+                {{"dtype", MakeAttr(DType::kInt64)}, {"T", MakeAttr(DType::kInt32)}});
+  auto i2 = RunOp("StatelessRandomUniformIntV2", {Shape32({9}), key, counter, Tensor::Scalar<int32_t>(1),
+                                                Tensor::Scalar<int64_t>(-5), Tensor::Scalar<int64_t>(1000)},
+                {{"dtype", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(i1.ok() && i2.ok()) << i1.status().ToString() << i2.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*i1)[0], (*i2)[0]));
+}
+
+// Float uniforms take the low 23 bits of each word of block g for elements
+// 4g..4g+3; int64 values take two words (low first); uniform ints reduce
+// modulo the range.
+TEST(StatelessRandomOpsTest, ElementsFollowTheBlocksOfTheScrambledGenerator) {
+  PhiloxRandom::Key key;
+  PhiloxRandom::Block counter;
+  SeedToKeyCounter(3, 4, &key, &counter);
+  PhiloxRandom gen(counter, key);
+  const auto b0 = gen();
+  const auto b1 = gen();
+  auto u = RunOp("StatelessRandomUniform", {Shape32({5}), Seed64(3, 4)});
+  ASSERT_TRUE(u.ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*u)[0].data<float>()[i], Uint32ToFloat(b0[i]));
+  EXPECT_EQ((*u)[0].data<float>()[4], Uint32ToFloat(b1[0]));
+
+  auto full = RunOp("StatelessRandomUniformFullInt", {Shape32({3}), Seed64(3, 4)});
+  ASSERT_TRUE(full.ok());
+  ASSERT_EQ((*full)[0].dtype(), DType::kUInt64);  // the default dtype
+  EXPECT_EQ((*full)[0].data<uint64_t>()[0], b0[0] | (uint64_t{b0[1]} << 32));
+  EXPECT_EQ((*full)[0].data<uint64_t>()[1], b0[2] | (uint64_t{b0[3]} << 32));
+  EXPECT_EQ((*full)[0].data<uint64_t>()[2], b1[0] | (uint64_t{b1[1]} << 32));
+
+  auto ints = RunOp("StatelessRandomUniformInt", {Shape32({4}), Seed64(3, 4), Tensor::Scalar<int32_t>(-10),
+                                                Tensor::Scalar<int32_t>(7)},
+                  {{"dtype", MakeAttr(DType::kInt32)}, {"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(ints.ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*ints)[0].data<int32_t>()[i], -10 + static_cast<int32_t>(b0[i] % 17u));
+}
+
+TEST(StatelessRandomOpsTest, TruncatedNormalStaysWithinTwoAndIsDeterministic) {
+  auto a = RunOp("StatelessTruncatedNormal", {Shape32({1000}), Seed64(1, 2)});
+  auto b = RunOp("StatelessTruncatedNormal", {Shape32({1000}), Seed64(1, 2)});
+  auto c = RunOp("StatelessTruncatedNormal", {Shape32({1000}), Seed64(1, 3)});
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_TRUE(TensorsEqual((*a)[0], (*b)[0]));
+  EXPECT_FALSE(TensorsEqual((*a)[0], (*c)[0]));
+  double sum = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const float x = (*a)[0].data<float>()[i];
+    EXPECT_LT(std::fabs(x), 2.0f);
+    sum += x;
+  }
+  EXPECT_LT(std::fabs(sum / 1000), 0.1);
+}
+
+TEST(StatelessRandomOpsTest, EmptyOutputSkipsTheRangeCheckButNonEmptyRejectsIt) {
+  ir::AttrMap attrs = {{"dtype", MakeAttr(DType::kInt32)}, {"T", MakeAttr(DType::kInt32)}};
+  auto empty = RunOp("StatelessRandomUniformInt",
+                   {Shape32({0, 3}), Seed64(1, 2), Tensor::Scalar<int32_t>(5), Tensor::Scalar<int32_t>(5)}, attrs);
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ((*empty)[0].shape(), Shape({0, 3}));
+  auto bad = RunOp("StatelessRandomUniformInt",
+                 {Shape32({2}), Seed64(1, 2), Tensor::Scalar<int32_t>(5), Tensor::Scalar<int32_t>(5)}, attrs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Need minval < maxval, got 5 >= 5"), std::string::npos);
+}
+
+TEST(StatelessRandomOpsTest, BadInputsGiveClearErrors) {
+  auto seed_shape = RunOp("StatelessRandomUniform", {Shape32({2}), Tensor::FromVector(std::vector<int64_t>{1, 2, 3})});
+  ASSERT_FALSE(seed_shape.ok());
+  EXPECT_NE(seed_shape.status().message().find("seed must have shape [2]"), std::string::npos);
+
+  auto seed_type = RunOp("StatelessRandomUniform", {Shape32({2}), Seed32(1, 2)});  // Tseed defaults to int64
+  ASSERT_FALSE(seed_type.ok());
+  EXPECT_NE(seed_type.status().message().find("seed must be int64"), std::string::npos);
+
+  auto negative = RunOp("StatelessRandomNormal", {Shape32({2, -1}), Seed64(1, 2)});
+  EXPECT_FALSE(negative.ok());
+
+  auto alg = RunOp("StatelessRandomUniformV2", {Shape32({2}), U64({1}), U64({0, 0}), Tensor::Scalar<int32_t>(2)});
+  ASSERT_FALSE(alg.ok());
+  EXPECT_NE(alg.status().message().find("Unsupported algorithm id: 2"), std::string::npos);
+
+  auto key = RunOp("StatelessRandomUniformV2", {Shape32({2}), U64({1, 2}), U64({0, 0}), Tensor::Scalar<int32_t>(1)});
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.status().message().find("key must have shape [1]"), std::string::npos);
+
+  auto counter = RunOp("StatelessRandomNormalV2", {Shape32({2}), U64({1}), U64({0}), Tensor::Scalar<int32_t>(1)});
+  ASSERT_FALSE(counter.ok());
+  EXPECT_NE(counter.status().message().find("counter must be a vector with length at least 2"), std::string::npos);
+
+  auto alg_shape = RunOp("StatelessRandomNormalV2", {Shape32({2}), U64({1}), U64({0, 0}),
+                                                   Tensor::FromVector(std::vector<int32_t>{1})});
+  ASSERT_FALSE(alg_shape.ok());
+  EXPECT_NE(alg_shape.status().message().find("(alg) must have shape []"), std::string::npos);
+
+  auto dtype = RunOp("StatelessRandomUniformFullInt", {Shape32({2}), Seed64(1, 2)}, {{"dtype", MakeAttr(DType::kFloat)}});
+  EXPECT_FALSE(dtype.ok());
+
+  auto minval = RunOp("StatelessRandomUniformInt",
+                    {Shape32({2}), Seed64(1, 2), Tensor::FromVector(std::vector<int32_t>{0}), Tensor::Scalar<int32_t>(5)},
+                    {{"dtype", MakeAttr(DType::kInt32)}, {"T", MakeAttr(DType::kInt32)}});
+  ASSERT_FALSE(minval.ok());
+  EXPECT_NE(minval.status().message().find("minval must be 0-D"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfhost::ops::random
