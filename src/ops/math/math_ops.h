@@ -19,6 +19,7 @@ void RegisterSelectOps(OpRegistry& registry);
 void RegisterNaryOps(OpRegistry& registry);
 void RegisterEinsumOp(OpRegistry& registry);
 void RegisterBincountOps(OpRegistry& registry);
+void RegisterQuantizeOps(OpRegistry& registry);  // QuantizeV2, Dequantize
 // _TfhostFusedElementwise, the graph passes' fused element-wise chains.
 void RegisterFusedElementwiseOp(OpRegistry& registry);
 

@@ -17,6 +17,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterNaryOps(registry);
   math::RegisterEinsumOp(registry);
   math::RegisterBincountOps(registry);
+  math::RegisterQuantizeOps(registry);
   math::RegisterFusedElementwiseOp(registry);
 }
 

@@ -220,6 +220,17 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
     }
     return OkStatus();
   });
+  // QuantizeV2: the values keep their shape; the ranges are scalars per
+  // tensor (axis -1) or follow min_range per channel. Dequantize keeps shape.
+  registry.Register("QuantizeV2", [](ShapeContext& ctx) {
+    ctx.set_output(0, ctx.input(0));
+    const int64_t axis = ctx.AttrOr<int64_t>("axis", -1).value_or(-1);
+    const ir::PartialShape range = axis == -1 ? ir::PartialShape::Scalar() : ctx.input(1);
+    ctx.set_output(1, range);
+    ctx.set_output(2, range);
+    return OkStatus();
+  });
+  registry.Register("Dequantize", UnchangedShape);
 }
 
 }  // namespace tfhost::ops
