@@ -18,5 +18,9 @@ void RegisterImageResizeOps(OpRegistry& registry);       // image_resize.cc
 void RegisterLrnOps(OpRegistry& registry);               // lrn.cc
 void RegisterConv3DPool3DOps(OpRegistry& registry);      // conv3d_pool3d.cc
 void RegisterFakeQuantOps(OpRegistry& registry);         // fake_quant.cc
+void RegisterDilation2DOps(OpRegistry& registry);        // dilation2d.cc
+void RegisterMaxPoolWithArgmaxOps(OpRegistry& registry); // max_pool_with_argmax.cc
+void RegisterDepthwiseConvBackpropOps(OpRegistry& registry);  // depthwise_conv2d_backprop_input.cc
+void RegisterConv3DBackpropOps(OpRegistry& registry);    // conv3d_backprop_input.cc
 
 }  // namespace tfhost::ops::nn

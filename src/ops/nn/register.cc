@@ -18,6 +18,10 @@ void RegisterNnOps(OpRegistry& registry) {
   nn::RegisterLrnOps(registry);
   nn::RegisterConv3DPool3DOps(registry);
   nn::RegisterFakeQuantOps(registry);
+  nn::RegisterDilation2DOps(registry);
+  nn::RegisterMaxPoolWithArgmaxOps(registry);
+  nn::RegisterDepthwiseConvBackpropOps(registry);
+  nn::RegisterConv3DBackpropOps(registry);
 }
 
 }  // namespace tfhost::ops

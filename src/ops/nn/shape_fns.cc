@@ -259,6 +259,43 @@ Status Window3DShape(ShapeContext& ctx, bool conv) {
   return OkStatus();
 }
 
+// Dilation2D(input NHWC, filter [kh, kw, depth]): a windowed op with
+// rates as dilations. MaxPoolWithArgmax: both outputs are the pooled shape.
+Status Dilation2DShape(ShapeContext& ctx) {
+  const ir::PartialShape& in = ctx.input(0);
+  const ir::PartialShape& filter = ctx.input(1);
+  TFHOST_RETURN_IF_ERROR(CheckRank(ctx, in, 4, "input"));
+  TFHOST_RETURN_IF_ERROR(CheckRank(ctx, filter, 3, "filter"));
+  auto strides = ctx.Attr<std::vector<int64_t>>("strides");
+  auto rates = ctx.Attr<std::vector<int64_t>>("rates");
+  auto padding = ctx.Attr<std::string>("padding");
+  if (!in.rank_known() || !strides || !rates || !padding || strides->size() != 4 || rates->size() != 4) {
+    ctx.set_output(0, ir::PartialShape::UnknownOfRank(4));
+    return OkStatus();
+  }
+  auto p = nn::ParsePadding(*padding, /*allow_explicit=*/false);
+  if (!p.ok()) return OkStatus();
+  const ir::PartialShape f = filter.rank_known() ? filter : ir::PartialShape::UnknownOfRank(3);
+  TFHOST_ASSIGN_OR_RETURN(int64_t oh, OutputSize(ctx, in.dim(1), f.dim(0), (*strides)[1], (*rates)[1], *p, 0, 0));
+  TFHOST_ASSIGN_OR_RETURN(int64_t ow, OutputSize(ctx, in.dim(2), f.dim(1), (*strides)[2], (*rates)[2], *p, 0, 0));
+  ctx.set_output(0, ir::PartialShape::Known({in.dim(0), oh, ow, in.dim(3) >= 0 ? in.dim(3) : f.dim(2)}));
+  return OkStatus();
+}
+
+Status MaxPoolWithArgmaxShape(ShapeContext& ctx) {
+  TFHOST_RETURN_IF_ERROR(PoolShape(ctx, false));
+  ctx.set_output(1, ctx.output(0));
+  return OkStatus();
+}
+
+// Conv3DBackpropInputV2: the result has the shape `input_sizes` names.
+Status Conv3DBackpropInputShape(ShapeContext& ctx) {
+  ir::PartialShape out = ctx.InputAsShape(0);
+  if (!out.rank_known()) out = ir::PartialShape::UnknownOfRank(5);
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnShapeFns(ShapeFnRegistry& registry) {
@@ -272,7 +309,10 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}, DepthwiseConv2DShape);
   registry.Register({"MaxPool", "AvgPool"}, [](ShapeContext& ctx) { return PoolShape(ctx, false); });
   registry.Register("MaxPoolV2", [](ShapeContext& ctx) { return PoolShape(ctx, true); });
-  registry.Register("Conv2DBackpropInput", Conv2DBackpropInputShape);
+  registry.Register({"Conv2DBackpropInput", "DepthwiseConv2dNativeBackpropInput"}, Conv2DBackpropInputShape);
+  registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputShape);
+  registry.Register("Dilation2D", Dilation2DShape);
+  registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);
   registry.Register("BiasAdd", [](ShapeContext& ctx) { return BiasAddShape(ctx, false); });
   registry.Register("BiasAddV1", [](ShapeContext& ctx) { return BiasAddShape(ctx, true); });
   registry.Register({"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}, FusedBatchNormShape);
