@@ -22,6 +22,8 @@ void RegisterWavOps(OpRegistry& registry);
 void RegisterSpectrogramOps(OpRegistry& registry);
 // RFFT, IRFFT, FFT, IFFT, ComplexAbs, Real, Imag, Angle, Complex (fft_ops.cc).
 void RegisterFftOps(OpRegistry& registry);
+// FFT2D, IFFT2D, RFFT2D, IRFFT2D and the 3D forms (fft2d_ops.cc).
+void RegisterFftNdOps(OpRegistry& registry);
 
 // In-place radix-2 FFT (forward, e^{-2 pi i k n / N}); size must be a power of
 // two.

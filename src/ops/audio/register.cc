@@ -6,6 +6,7 @@ void RegisterAudioOps(OpRegistry& registry) {
   audio::RegisterWavOps(registry);
   audio::RegisterSpectrogramOps(registry);
   audio::RegisterFftOps(registry);
+  audio::RegisterFftNdOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -49,6 +49,23 @@ Status RealFftShape(ShapeContext& ctx, bool inverse) {
   return OkStatus();
 }
 
+// RFFT2D/3D, IRFFT2D/3D: the innermost d dims become fft_length (the last
+// n / 2 + 1 for the forward transform) when fft_length is constant.
+Status RealFftNdShape(ShapeContext& ctx, int d, bool inverse) {
+  const PartialShape& in = ctx.input(0);
+  if (!in.rank_known() || in.rank() < d) return OkStatus();
+  std::vector<int64_t> dims = in.dims;
+  auto n = ctx.InputInts(1);
+  const bool known = n && static_cast<int>(n->size()) == d;
+  for (int i = 0; i < d; ++i) {
+    const int64_t len = known && (*n)[i] >= 0 ? (*n)[i] : -1;
+    const bool last = i == d - 1;
+    dims[in.rank() - d + i] = !last || inverse || len < 0 ? len : (len == 0 ? 0 : len / 2 + 1);
+  }
+  ctx.set_output(0, PartialShape::Known(dims));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
@@ -65,6 +82,11 @@ void RegisterAudioShapeFns(ShapeFnRegistry& registry) {
   registry.Register("RFFT", [](ShapeContext& ctx) { return RealFftShape(ctx, false); });
   registry.Register("IRFFT", [](ShapeContext& ctx) { return RealFftShape(ctx, true); });
   registry.Register({"FFT", "IFFT", "ComplexAbs", "Real", "Imag", "Angle"}, UnchangedShape);
+  registry.Register({"FFT2D", "IFFT2D", "FFT3D", "IFFT3D"}, UnchangedShape);
+  registry.Register("RFFT2D", [](ShapeContext& ctx) { return RealFftNdShape(ctx, 2, false); });
+  registry.Register("IRFFT2D", [](ShapeContext& ctx) { return RealFftNdShape(ctx, 2, true); });
+  registry.Register("RFFT3D", [](ShapeContext& ctx) { return RealFftNdShape(ctx, 3, false); });
+  registry.Register("IRFFT3D", [](ShapeContext& ctx) { return RealFftNdShape(ctx, 3, true); });
   registry.Register("Complex", BroadcastingShape);
 }
 
