@@ -11,6 +11,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterStringNGramsOp(registry);
   RegisterBase64StripSplitOps(registry);
   RegisterPrintOps(registry);
+  RegisterUnicodeOps(registry);
 }
 
 }  // namespace tfhost::ops

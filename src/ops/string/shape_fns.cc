@@ -32,6 +32,21 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(1, ctx.input(1));  // one split per row, as data_splits
     return OkStatus();
   });
+  // Unicode ops: decoding flattens the input into ragged rows (N + 1 splits,
+  // a data-dependent number of code points); encoding makes one string per row.
+  registry.Register({"UnicodeDecode", "UnicodeDecodeWithOffsets"}, [](ShapeContext& ctx) {
+    const int64_t n = ctx.input(0).NumElements();
+    ctx.set_output(0, ir::PartialShape::Known({n < 0 ? -1 : n + 1}));
+    ctx.set_output(1, ir::PartialShape::Known({-1}));
+    ctx.set_output(2, ir::PartialShape::Known({-1}));
+    return OkStatus();
+  });
+  registry.Register("UnicodeEncode", [](ShapeContext& ctx) {
+    const ir::PartialShape& splits = ctx.input(1);
+    ctx.set_output(0, ir::PartialShape::Known({splits.rank() == 1 && splits.dim(0) > 0 ? splits.dim(0) - 1 : -1}));
+    return OkStatus();
+  });
+  registry.Register("UnicodeTranscode", UnchangedShape);
 }
 
 }  // namespace tfhost::ops

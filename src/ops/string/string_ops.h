@@ -31,6 +31,9 @@ void RegisterStringNGramsOp(OpRegistry& registry);
 void RegisterBase64StripSplitOps(OpRegistry& registry);
 // StringFormat, PrintV2, Print (print_ops.cc).
 void RegisterPrintOps(OpRegistry& registry);
+// UnicodeDecode, UnicodeDecodeWithOffsets, UnicodeEncode, UnicodeTranscode
+// (unicode_ops.cc; UTF-8, UTF-16-BE, UTF-32-BE).
+void RegisterUnicodeOps(OpRegistry& registry);
 // A tensor rendered as tf.print does ("[1 2 3]", "..." past `summarize`
 // entries per dimension, strings quoted).
 std::string SummarizeTensor(const Tensor& t, int64_t summarize);
