@@ -31,6 +31,7 @@ void RegisterFillRangeOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterSearchOps(OpRegistry& registry);
 void RegisterRaggedOps(OpRegistry& registry);
+void RegisterRaggedConversionOps(OpRegistry& registry);
 void RegisterReorderOps(OpRegistry& registry);
 void RegisterCheckOps(OpRegistry& registry);
 void RegisterBitcastOp(OpRegistry& registry);

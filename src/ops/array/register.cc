@@ -18,6 +18,7 @@ void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterIndexOps(registry);
   array::RegisterSearchOps(registry);
   array::RegisterRaggedOps(registry);
+  array::RegisterRaggedConversionOps(registry);
   array::RegisterReorderOps(registry);
   array::RegisterCheckOps(registry);
   array::RegisterBitcastOp(registry);

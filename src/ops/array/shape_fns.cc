@@ -859,6 +859,33 @@ void RegisterArrayShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(1, PartialShape::Known({-1}));
     return OkStatus();
   });
+  // RaggedTensorToSparse: [nnz, RAGGED_RANK + values rank] indices.
+  registry.Register("RaggedTensorToSparse", [](ShapeContext& ctx) {
+    const PartialShape& values = ctx.input(ctx.num_inputs() - 1);
+    const int64_t rank = values.rank_known() ? ctx.num_inputs() - 1 + values.rank() : -1;
+    ctx.set_output(0, PartialShape::Known({-1, rank}));
+    ctx.set_output(1, PartialShape::Known({-1}));
+    ctx.set_output(2, PartialShape::Known({rank}));
+    return OkStatus();
+  });
+  // RaggedTensorToVariant: a scalar, or one element per outer row.
+  registry.Register("RaggedTensorToVariant", [](ShapeContext& ctx) {
+    if (!ctx.AttrOr<bool>("batched_input", false).value_or(false)) {
+      ctx.set_output(0, PartialShape::Known({}));
+      return OkStatus();
+    }
+    const PartialShape& first = ctx.input(0);
+    const bool splits = ctx.num_inputs() > 1;
+    int64_t rows = -1;
+    if (first.rank() >= 1 && first.dim(0) >= 0) rows = splits ? first.dim(0) - 1 : first.dim(0);
+    ctx.set_output(0, PartialShape::Known({rows}));
+    return OkStatus();
+  });
+  // RaggedTensorFromVariant: vectors of splits; values of unknown shape.
+  registry.Register("RaggedTensorFromVariant", [](ShapeContext& ctx) {
+    for (int k = 0; k + 1 < ctx.num_outputs(); ++k) ctx.set_output(k, PartialShape::Known({-1}));
+    return OkStatus();
+  });
   // RaggedGather: vectors of splits, then values with params' inner dims.
   registry.Register("RaggedGather", [](ShapeContext& ctx) {
     const int values = ctx.num_outputs() - 1;
