@@ -60,6 +60,7 @@ struct ServeFlags {
   int rest_api_timeout_in_ms = 30000;
   int tensorflow_intra_op_parallelism = 0;
   int tensorflow_inter_op_parallelism = 0;
+  std::string precision = "fp32";
   int max_num_load_retries = 5;
   int load_retry_interval_micros = 60 * 1000 * 1000;
   int rest_api_max_body_mb = 64;
@@ -128,6 +129,7 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                "largest request body accepted; larger ones get 413 (default 64)");
   flags.AddInt("shutdown_timeout_ms", &f.shutdown_timeout_ms, "MS",
                "on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)");
+  AddPrecisionFlag(flags, &f.precision);
   flags.AddString("demo_models_dir", &f.demo_models_dir, "DIR",
                   "where the demo models are written when no model flags are given (default: a cache folder)");
 }
@@ -157,6 +159,7 @@ Status CheckRanges(const ServeFlags& f) {
   TFHOST_RETURN_IF_ERROR(check(f.shutdown_timeout_ms, 0, 3600 * 1000, "shutdown_timeout_ms"));
   TFHOST_RETURN_IF_ERROR(check(f.grpc_max_message_bytes, 1, INT_MAX, "grpc_max_message_bytes"));
   TFHOST_RETURN_IF_ERROR(check(f.grpc_max_threads, 0, 65536, "grpc_max_threads"));
+  TFHOST_RETURN_IF_ERROR(CheckPrecisionFlag(f.precision));
   if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
     return InvalidArgument("give either --model_base_path or --model_config_file, not both");
   }
@@ -329,6 +332,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   options.manager.max_num_load_retries = f.max_num_load_retries;
   options.manager.load_retry_interval_micros = f.load_retry_interval_micros;
   options.manager.load_options.session.intra_op_threads = f.tensorflow_intra_op_parallelism;
+  options.manager.load_options.precision = f.precision;
   if (f.tensorflow_inter_op_parallelism > 0) {
     options.manager.load_options.session.inter_op_threads = f.tensorflow_inter_op_parallelism;
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "base/test_fixtures.h"
 #include "cli/cli.h"
+#include "cli/command_util.h"
 
 namespace tfhost::cli {
 namespace {
@@ -38,6 +40,7 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
            {"--model_base_path=/x", "--model_config_file=/y"},
            {"--model_config_file_poll_wait_seconds=5"},
            {"--batching_mode=sometimes"},
+           {"--precision=fp16"},
        }) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand(args, out, err), kExitUsage) << args[0] << ": " << err.str();
@@ -257,6 +260,46 @@ TEST(ServeBinaryTest, WithoutModelFlagsServesTheDemoModelsAndPrintsCurlCommands)
   EXPECT_NE(server.Log().find("curl -d '{\"instances\""), std::string::npos) << server.Log();
   server.Signal(SIGINT);
   EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  fs::remove_all(dir);
+}
+
+// --precision bf16 reaches the model loader: the served MLP's answer stays
+// within the bf16 bound of docs/perf.md (2e-2 relative) of the float32 run
+// of the same model in-process.
+TEST(ServeBinaryTest, Bf16PrecisionServesTheDemoMlpWithinTheBf16BoundOfFloat32) {
+  fs::path dir = TempDir();
+  int port = FreePort();
+  ServeProcess server({"--demo_models_dir", (dir / "demo").string(), "--port=0", "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port), "--precision=bf16"},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  std::string answer =
+      Request(port, "POST", "/v1/models/mlp:predict", R"({"instances": [[0.5, -1.25, 2.0, 3.5]]})");
+  ASSERT_NE(answer.find("200 OK"), std::string::npos) << answer;
+  size_t at = answer.find("[[");
+  ASSERT_NE(at, std::string::npos) << answer;
+  std::vector<double> served;
+  std::istringstream in(answer.substr(at + 2));
+  for (double v; served.size() < 3 && in >> v;) {
+    served.push_back(v);
+    in.ignore(1);  // ','
+  }
+  server.Signal(SIGINT);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+
+  auto model = LoadModelForCli((dir / "demo" / "mlp").string(), CliLoad{});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Tensor x(DType::kFloat, Shape({1, 4}));
+  const float values[] = {0.5f, -1.25f, 2.0f, 3.5f};
+  std::copy(values, values + 4, x.data<float>());
+  auto out = (*model)->RunSignature("serving_default", {{"x", x}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Tensor& probabilities = out->at("probabilities");
+  ASSERT_EQ(served.size(), 3u) << answer;
+  for (int i = 0; i < 3; ++i) {
+    const double want = probabilities.data<float>()[i];
+    EXPECT_NEAR(served[static_cast<size_t>(i)], want, 2e-2 * std::fabs(want)) << "class " << i << " of " << answer;
+  }
   fs::remove_all(dir);
 }
 
