@@ -369,8 +369,10 @@ TEST(TopologyFromHwlocTest, Dgx2PcieTreeGivesTheMatrixNvidiaSmiTopoMpPrints) {
   auto tree = PcieTreeFromHwloc(TestData("hwloc_dgx2_pcie.xml"));
   ASSERT_TRUE(tree.ok()) << tree.status().ToString();
   Dgx2 dgx;
-  std::unique_ptr<FsReader> fs = NewRootedFsReader(EmptyRoot());
+  const std::string root = EmptyRoot();
+  std::unique_ptr<FsReader> fs = NewRootedFsReader(root);
   TopologyMatrix m = ProbeTopology(*fs, nullptr, dgx.gpus, dgx.hcas, {}, *tree);
+  std::filesystem::remove_all(root);
   ASSERT_EQ(m.labels.size(), 20u);
   EXPECT_EQ(m.pcie_source, "hwloc");
   // `nvidia-smi topo -mp` on that DGX-2, first eight columns (the guide's excerpt).
@@ -417,6 +419,7 @@ TEST(TopologyFromHwlocTest, WhereSysfsPathsDisagreeHwlocWinsAndTheNoteSaysSo) {
   // sysfs with GPU0 and GPU2 side by side under one root port (PIX by path),
   // while hwloc's tree puts them under different second-level switches (PXB).
   const std::string root = EmptyRoot() + "_sysfs";
+  std::filesystem::remove_all(EmptyRoot());
   const std::string port = "/sys/devices/pci0000:2b/0000:2b:00.0";
   for (const char* bus : {"0000:34:00.0", "0000:39:00.0"}) {
     std::filesystem::create_directories(root + port + "/" + bus);
