@@ -8,16 +8,24 @@
 //   DepthwiseConv2dNative  + BiasAdd [+ act]  -> FusedDepthwiseConv2dNative
 //   MatMul, BatchMatMul*   + BiasAdd [+ act]  -> _FusedMatMul
 //
-// (BatchMatMul/V2/V3 only when both operands are statically 2-D, where it is
-// MatMul with adj_x/adj_y as transpose_a/b.) The depthwise form is TF.js's
+//   BatchMatMul* of rank >= 3 + BiasAdd [+ act] -> _TfhostFusedBatchMatMul
+//
+// (A BatchMatMul/V2/V3 whose operands are both statically 2-D is MatMul with
+// adj_x/adj_y as transpose_a/b. Higher ranks — a transformer's dense layer on
+// [B, T, D] x [D, N], attention's [B, H, T, D] x [B, H, D, T] — take tfhost's
+// own fused op: TensorFlow's _FusedMatMul is 2-D only, and grappler's
+// oneDNN _MklFusedBatchMatMulV2 means a scale and an addend, not a bias and an
+// activation.) The depthwise form is TF.js's
 // spelling: the registry has a reference kernel for it (and the oneDNN
 // backend a fast one), none for grappler's _FusedDepthwiseConv2dNative.
 //
 // The bias may also be an Add/AddV2 of a per-channel float Const ([C] or
 // [1, ..., C]); a conv followed directly by an activation gets a zero bias
 // (TF's fused forms start with BiasAdd). Activations: Relu, Relu6, Elu,
-// LeakyRelu (alpha -> leakyrelu_alpha), Sigmoid, Tanh, and Swish written as
-// y * Sigmoid(y) (fused_ops "_MklSwish", TF's oneDNN spelling). A fused node
+// LeakyRelu (alpha -> leakyrelu_alpha), Sigmoid, Tanh, Swish written as
+// y * Sigmoid(y) (fused_ops "_MklSwish", TF's oneDNN spelling), and for the
+// matrix products GELU as gelu_fusion leaves it (fused_ops "GeluExact" /
+// "GeluApproximate", grappler's names). A fused node
 // that already carries only [BiasAdd] or [FusedBatchNorm] (TF.js models are
 // full of them) takes a following activation too.
 //
@@ -28,24 +36,54 @@
 // standalone ops (ops/nn/fused_activation.h), so outputs match bit for bit
 // on the reference kernels.
 #include "ops/op_registry.h"
+#include "passes/gelu_fusion.h"
 #include "passes/pattern_util.h"
 
 namespace tfhost::passes {
 namespace {
 
+// tfhost's fused batched product (ops/nn/fused_matmul.cc): _FusedMatMul's
+// epilogue over BatchMatMulV2's operands.
+constexpr char kFusedBatchMatMulOp[] = "_TfhostFusedBatchMatMul";
+
 using internal::AddControlInput;
 using internal::SoleConsumer;
 
-enum class BaseKind { kNone, kConv, kDepthwise, kMatMul, kBatchMatMul, kFusedWithoutActivation };
+enum class BaseKind { kNone, kConv, kDepthwise, kMatMul, kBatchMatMul, kBatchMatMulNd, kFusedWithoutActivation };
 
 bool IsNhwc(const ir::Node& node) {
   auto f = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
   return f.ok() && *f == "NHWC";
 }
 
-bool StaticRankIs(const ir::Graph& graph, const ir::TensorRef& ref, int rank) {
+const ir::PartialShape* StaticShapeOf(const ir::Graph& graph, const ir::TensorRef& ref) {
   const auto& shapes = graph.node(ref.node).output_shapes;
-  return ref.index >= 0 && ref.index < static_cast<int>(shapes.size()) && shapes[ref.index].rank() == rank;
+  if (ref.index < 0 || ref.index >= static_cast<int>(shapes.size()) || !shapes[ref.index].rank_known()) {
+    return nullptr;
+  }
+  return &shapes[ref.index];
+}
+
+bool StaticRankIs(const ir::Graph& graph, const ir::TensorRef& ref, int rank) {
+  const ir::PartialShape* s = StaticShapeOf(graph, ref);
+  return s != nullptr && s->rank() == rank;
+}
+
+// A batched product of static ranks >= 2, one of them >= 3. BatchMatMul (V1)
+// only with equal, fully known batch dims: the fused op broadcasts them as
+// V2 does, where V1 would have failed.
+bool IsBatchedNd(const ir::Graph& graph, const ir::Node& node) {
+  const ir::PartialShape* x = StaticShapeOf(graph, node.inputs[0]);
+  const ir::PartialShape* y = StaticShapeOf(graph, node.inputs[1]);
+  if (x == nullptr || y == nullptr || x->rank() < 2 || y->rank() < 2 || std::max(x->rank(), y->rank()) < 3) {
+    return false;
+  }
+  if (node.op != "BatchMatMul") return true;
+  if (x->rank() != y->rank()) return false;
+  for (int i = 0; i + 2 < x->rank(); ++i) {
+    if (x->dim(i) < 0 || x->dim(i) != y->dim(i)) return false;
+  }
+  return true;
 }
 
 BaseKind KindOf(const ir::Graph& graph, const ir::Node& node) {
@@ -59,22 +97,26 @@ BaseKind KindOf(const ir::Graph& graph, const ir::Node& node) {
   }
   if (node.op == "MatMul" && node.inputs.size() == 2 && internal::IsFloatNode(node)) return BaseKind::kMatMul;
   if ((node.op == "BatchMatMul" || node.op == "BatchMatMulV2" || node.op == "BatchMatMulV3") &&
-      node.inputs.size() == 2 && node.output_dtypes.size() == 1 && node.output_dtypes[0] == DType::kFloat &&
-      StaticRankIs(graph, node.inputs[0], 2) && StaticRankIs(graph, node.inputs[1], 2)) {
+      node.inputs.size() == 2 && node.output_dtypes.size() == 1 && node.output_dtypes[0] == DType::kFloat) {
     for (const char* key : {"T", "Ta", "Tb", "Tout"}) {
       auto t = ir::GetAttrOr<DType>(node, key, DType::kFloat);
       if (!t.ok() || *t != DType::kFloat) return BaseKind::kNone;
     }
-    return BaseKind::kBatchMatMul;
+    if (StaticRankIs(graph, node.inputs[0], 2) && StaticRankIs(graph, node.inputs[1], 2)) {
+      return BaseKind::kBatchMatMul;
+    }
+    return IsBatchedNd(graph, node) ? BaseKind::kBatchMatMulNd : BaseKind::kNone;
   }
-  if (node.op == "_FusedConv2D" || node.op == "FusedDepthwiseConv2dNative" || node.op == "_FusedMatMul") {
+  if (node.op == "_FusedConv2D" || node.op == "FusedDepthwiseConv2dNative" || node.op == "_FusedMatMul" ||
+      node.op == kFusedBatchMatMulOp) {
     auto fused = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
     auto host = ir::GetAttrOr<int64_t>(node, "num_host_args", 0);
     if (!fused.ok() || !host.ok() || *host != 0 || fused->size() != 1 || !internal::IsFloatNode(node) ||
         !IsNhwc(node)) {
       return BaseKind::kNone;
     }
-    if ((*fused)[0] == "BiasAdd" || ((*fused)[0] == "FusedBatchNorm" && node.op != "_FusedMatMul")) {
+    if ((*fused)[0] == "BiasAdd" ||
+        ((*fused)[0] == "FusedBatchNorm" && node.op != "_FusedMatMul" && node.op != kFusedBatchMatMulOp)) {
       return BaseKind::kFusedWithoutActivation;
     }
   }
@@ -87,13 +129,19 @@ const char* FusedOpFor(BaseKind kind) {
     case BaseKind::kDepthwise: return "FusedDepthwiseConv2dNative";
     case BaseKind::kMatMul:
     case BaseKind::kBatchMatMul: return "_FusedMatMul";
+    case BaseKind::kBatchMatMulNd: return kFusedBatchMatMulOp;
     default: return "";
   }
 }
 
 // An activation the fused kernels apply: its fused_ops name, or "".
-std::string FusedActivationName(const ir::Node& node) {
+// GELU (a node gelu_fusion wrote) only into matrix products: oneDNN's matmul
+// has the gelu post-ops in tfhost's kernel, the convolution's epilogue does
+// not take them yet, and a declined fast conv would cost far more than the
+// separate element-wise pass.
+std::string FusedActivationName(const ir::Node& node, bool allow_gelu) {
   if (node.inputs.size() != 1 || !internal::IsFloatNode(node)) return "";
+  if (std::string gelu = GeluNodeKind(node); !gelu.empty()) return allow_gelu ? gelu : "";
   static const char* kNames[] = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"};
   for (const char* n : kNames) {
     if (node.op == n) return n;
@@ -135,12 +183,12 @@ class ConvBiasActivationFusion : public GraphPass {
   // The activation reading output 0 of `node` (its only reader), or Swish.
   static void MatchActivation(const ir::Graph& graph, const PassContext& ctx,
                               const std::vector<std::vector<int>>& consumers, const std::vector<bool>& keep,
-                              int node, Match* m) {
+                              int node, bool allow_gelu, Match* m) {
     if (ctx.MustKeep(graph.node(node))) return;
     const int a = SoleConsumer(graph, consumers, node);
     if (a >= 0) {
       const ir::Node& act = graph.node(a);
-      std::string name = FusedActivationName(act);
+      std::string name = FusedActivationName(act, allow_gelu);
       if (name.empty() || !keep[a] || IsProtected(graph, act)) return;
       if (name == "LeakyRelu") {
         auto alpha = ir::GetAttrOr<float>(act, "alpha", 0.2f);
@@ -182,8 +230,11 @@ class ConvBiasActivationFusion : public GraphPass {
     if (kind == BaseKind::kNone || ctx.MustKeep(base) || IsProtected(graph, base)) return std::nullopt;
     Match m;
     m.base = i;
+    const bool allow_gelu =
+        kind == BaseKind::kMatMul || kind == BaseKind::kBatchMatMul || kind == BaseKind::kBatchMatMulNd ||
+        (kind == BaseKind::kFusedWithoutActivation && (base.op == "_FusedMatMul" || base.op == kFusedBatchMatMulOp));
     if (kind == BaseKind::kFusedWithoutActivation) {
-      MatchActivation(graph, ctx, consumers, keep, i, &m);
+      MatchActivation(graph, ctx, consumers, keep, i, allow_gelu, &m);
       if (m.activation.empty()) return std::nullopt;
       m.result = m.act_nodes.back();
       return m;
@@ -210,7 +261,7 @@ class ConvBiasActivationFusion : public GraphPass {
         }
       }
     }
-    MatchActivation(graph, ctx, consumers, keep, m.bias_node >= 0 ? m.bias_node : i, &m);
+    MatchActivation(graph, ctx, consumers, keep, m.bias_node >= 0 ? m.bias_node : i, allow_gelu, &m);
     if (m.bias_node < 0) {
       if (m.activation.empty() || channels <= 0) return std::nullopt;
       m.bias_value = Tensor(DType::kFloat, Shape({channels}));  // zeros
@@ -268,6 +319,12 @@ class ConvBiasActivationFusion : public GraphPass {
         r.attrs.clear();
         r.attrs["transpose_a"] = ops::MakeAttr(adj_x.ok() && *adj_x);
         r.attrs["transpose_b"] = ops::MakeAttr(adj_y.ok() && *adj_y);
+      } else if (kind == BaseKind::kBatchMatMulNd) {
+        auto adj_x = ir::GetAttrOr<bool>(base, "adj_x", false);
+        auto adj_y = ir::GetAttrOr<bool>(base, "adj_y", false);
+        r.attrs.clear();
+        r.attrs["adj_x"] = ops::MakeAttr(adj_x.ok() && *adj_x);
+        r.attrs["adj_y"] = ops::MakeAttr(adj_y.ok() && *adj_y);
       } else {
         r.attrs = base.attrs;
       }

@@ -114,6 +114,52 @@ TEST(ConvBiasActivationFusionTest, MatMulBiasSwishAndTwoDimensionalBatchMatMul) 
   EXPECT_EQ(FusedOps(out), (std::vector<std::string>{"BiasAdd"}));
 }
 
+TEST(ConvBiasActivationFusionTest, BatchMatMulOfRankThreeAndFourBecomesTfhostFusedBatchMatMul) {
+  // A dense layer on [B, T, D] (rank 3 x rank 2) with BiasAdd + Relu, and an
+  // attention-shaped [B, H, T, D] x [B, H, T, D]^T product with an Add of a
+  // per-channel Const and Tanh.
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {2, 3, 4})
+      .Const("w", Ramp(Shape({4, 5}), 1.f, 0.f))
+      .Add("dense", "BatchMatMulV2", {"x", "w"})
+      .Const("bias", Ramp(Shape({5}), 1.f, 2.f))
+      .Add("biased", "BiasAdd", {"dense", "bias"})
+      .Add("relu", "Relu", {"biased"})
+      .Placeholder("q", DType::kFloat, {1, 2, 3, 4})
+      .Placeholder("k", DType::kFloat, {1, 2, 3, 4})
+      .Add("scores", "BatchMatMulV2", {"q", "k"}, {{"adj_y", ops::MakeAttr(true)}})
+      .Const("c", Tensor::FromVector<float>({0.5f, -0.25f, 1.f}, Shape({1, 1, 1, 3})))
+      .Add("shifted", "AddV2", {"scores", "c"})
+      .Add("act", "Tanh", {"shifted"});
+  std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({2, 3, 4}), 2.f, 0.1f)},
+                                      {"q", Ramp(Shape({1, 2, 3, 4}), 1.f, 0.3f)},
+                                      {"k", Ramp(Shape({1, 2, 3, 4}), 1.f, 0.9f)}};
+  ir::Graph g = FuseAndCompare(b.Build(), {"relu", "act"}, feeds, 1e-6);
+  const ir::Node& relu = g.node(g.FindNode("relu"));
+  EXPECT_EQ(relu.op, "_TfhostFusedBatchMatMul");
+  EXPECT_EQ(FusedOps(relu), (std::vector<std::string>{"BiasAdd", "Relu"}));
+  const ir::Node& act = g.node(g.FindNode("act"));
+  EXPECT_EQ(act.op, "_TfhostFusedBatchMatMul");
+  EXPECT_TRUE(ir::GetAttr<bool>(act, "adj_y").value());
+  EXPECT_EQ(FusedOps(act), (std::vector<std::string>{"BiasAdd", "Tanh"}));
+  EXPECT_EQ(CountOp(g, "BatchMatMulV2"), 0);
+  EXPECT_EQ(CountOp(g, "AddV2"), 0);
+}
+
+TEST(ConvBiasActivationFusionTest, BatchMatMulV1WithUnknownBatchDimsIsNotFused) {
+  // V1 fails on unequal batch dims; the fused op would broadcast them, so
+  // only statically equal batch dims fuse.
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {-1, 3, 4})
+      .Placeholder("y", DType::kFloat, {2, 4, 5})
+      .Add("bmm", "BatchMatMul", {"x", "y"})
+      .Add("act", "Relu", {"bmm"});
+  std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({2, 3, 4}), 2.f, 0.1f)}, {"y", Ramp(Shape({2, 4, 5}), 1.f, 0.f)}};
+  ir::Graph g = FuseAndCompare(b.Build(), {"act"}, feeds);
+  EXPECT_EQ(CountOp(g, "BatchMatMul"), 1);
+  EXPECT_EQ(CountOp(g, "_TfhostFusedBatchMatMul"), 0);
+}
+
 TEST(ConvBiasActivationFusionTest, ExistingFusedConvTakesActivationAndBareConvGetsZeroBias) {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {1, 3, 3, 2})

@@ -18,12 +18,13 @@
 // Fusable: float Add, AddV2, Sub, Mul, Div, RealDiv, Maximum, Minimum,
 // SquaredDifference, Pow, Neg, Abs, Square, Sqrt, Rsqrt, Exp, Log, Reciprocal,
 // Inv, Floor, Ceil, Erf, Tanh, Sigmoid, Relu, Relu6, Elu, Selu, Softplus,
-// Softsign, LeakyRelu. The kernel evaluates each with the standalone op's
-// expression, so outputs are bit-identical. Gelu written out as ops (erf or
-// tanh form) is such a cluster and fuses whole.
+// Softsign, LeakyRelu, and the GELU nodes gelu_fusion wrote (one instruction
+// each; a cluster takes their instruction). The kernel evaluates each with the
+// standalone op's expression, so outputs are bit-identical.
 #include <algorithm>
 #include <map>
 
+#include "passes/gelu_fusion.h"
 #include "passes/pattern_util.h"
 
 namespace tfhost::passes {
@@ -38,9 +39,16 @@ int Arity(const std::string& op) {
       {"Neg", 1},     {"Abs", 1},        {"Square", 1},    {"Sqrt", 1},    {"Rsqrt", 1},    {"Exp", 1},
       {"Log", 1},     {"Reciprocal", 1}, {"Inv", 1},       {"Floor", 1},   {"Ceil", 1},     {"Erf", 1},
       {"Tanh", 1},    {"Sigmoid", 1},    {"Relu", 1},      {"Relu6", 1},   {"Elu", 1},      {"Selu", 1},
-      {"Softplus", 1}, {"Softsign", 1},  {"LeakyRelu", 1}};
+      {"Softplus", 1}, {"Softsign", 1},  {"LeakyRelu", 1}, {"GeluExact", 1}, {"GeluApproximate", 1}};
   auto it = kOps.find(op);
   return it == kOps.end() ? 0 : it->second;
+}
+
+// The op a node contributes to a program: its own, or the GELU instruction
+// of a node gelu_fusion wrote (a one-instruction _TfhostFusedElementwise).
+std::string ProgramOp(const ir::Node& node) {
+  std::string gelu = GeluNodeKind(node);
+  return gelu.empty() ? node.op : gelu;
 }
 
 class ElementwiseFusion : public GraphPass {
@@ -59,7 +67,7 @@ class ElementwiseFusion : public GraphPass {
 
     auto fusable = [&](int i) {
       const ir::Node& node = graph->node(i);
-      const int arity = Arity(node.op);
+      const int arity = Arity(ProgramOp(node));
       if (arity == 0 || static_cast<int>(node.inputs.size()) != arity || node.output_dtypes.size() != 1 ||
           !internal::IsFloatNode(node) || IsProtected(*graph, node)) {
         return false;
@@ -120,7 +128,7 @@ class ElementwiseFusion : public GraphPass {
       std::vector<int> controls;
       for (int m : members) {
         const ir::Node& node = graph->node(m);
-        ops.push_back(node.op);
+        ops.push_back(ProgramOp(node));
         for (int j = 0; j < 2; ++j) {
           if (j >= static_cast<int>(node.inputs.size())) {
             operands.push_back(-1);

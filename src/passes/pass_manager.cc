@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "ops/op_registry.h"
+#include "passes/gelu_fusion.h"
 
 namespace tfhost::passes {
 
@@ -134,6 +135,8 @@ PassManager PassManager::Default() {
   pm.Add(MakeCommonSubexpressionElimination());
   // Before fusion: folding turns a batch norm into the BiasAdd fusion eats.
   pm.Add(MakeBatchNormFolding());
+  // GELU spelled out in ops becomes one node the matmul fusion can take.
+  pm.Add(MakeGeluFusion());
   pm.Add(MakeConvBiasActivationFusion());
   // Last: what is left of element-wise chains once activations went into
   // the convolutions.

@@ -18,7 +18,8 @@ inline constexpr char kPrecisionAttr[] = "_tfhost_precision";
 std::vector<std::string> DtypeAttrsOf(const std::string& op) {
   static const std::set<std::string> kSingleT = {
       "Conv2D",  "DepthwiseConv2dNative", "_FusedConv2D", "FusedDepthwiseConv2dNative",
-      "_FusedDepthwiseConv2dNative", "MatMul", "_FusedMatMul", "BatchMatMulV2"};
+      "_FusedDepthwiseConv2dNative", "MatMul", "_FusedMatMul", "BatchMatMulV2",
+      "_TfhostFusedBatchMatMul"};
   if (kSingleT.count(op) > 0) return {"T"};
   if (op == "BatchMatMulV3") return {"Ta", "Tb", "Tout"};
   return {};

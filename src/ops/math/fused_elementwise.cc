@@ -7,7 +7,8 @@
 //             AddV2, Sub, Mul, Div, RealDiv, Maximum, Minimum,
 //             SquaredDifference, Pow; unary Neg, Abs, Square, Sqrt, Rsqrt, Exp,
 //             Log, Reciprocal, Inv, Floor, Ceil, Erf, Tanh, Sigmoid, Relu,
-//             Relu6, Elu, Selu, Softplus, Softsign, LeakyRelu.
+//             Relu6, Elu, Selu, Softplus, Softsign, LeakyRelu; and GeluExact,
+//             GeluApproximate (fused_ops spelling; gelu_fusion writes them).
 //   operands: two slots per instruction (the second -1 for unary ops). Slot
 //             s < N is input s; slot N + k is instruction k's result (k must
 //             be earlier).
@@ -74,7 +75,11 @@ std::optional<std::pair<Code, nn::Activation>> Decode(const std::string& op, int
       {"Elu", {Code::kActivation, A::kElu}},   {"Selu", {Code::kActivation, A::kSelu}},
       {"Softplus", {Code::kActivation, A::kSoftplus}},
       {"Softsign", {Code::kActivation, A::kSoftsign}},
-      {"LeakyRelu", {Code::kActivation, A::kLeakyRelu}}};
+      {"LeakyRelu", {Code::kActivation, A::kLeakyRelu}},
+      // Not TensorFlow ops: the GELU forms passes/gelu_fusion.cc recognizes,
+      // with the fused_ops spelling and _FusedMatMul's formula.
+      {"GeluExact", {Code::kActivation, A::kGeluExact}},
+      {"GeluApproximate", {Code::kActivation, A::kGeluApproximate}}};
   if (auto it = kBinary.find(op); it != kBinary.end()) {
     *arity = 2;
     return it->second;

@@ -197,6 +197,30 @@ class MatMulKernel {
   std::shared_ptr<ShapeCache<MatMulEntry>> cache_;
 };
 
+// The fused epilogue of _FusedMatMul / _TfhostFusedBatchMatMul. GELU, which
+// the shared ParseEpilogue leaves to the reference kernel, is oneDNN's
+// gelu_erf / gelu_tanh eltwise post-op here: the rest of the list is parsed
+// without it.
+bool ParseMatMulEpilogue(const ir::Node& node, Epilogue* out) {
+  auto fused = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
+  if (!fused.ok()) return false;
+  dnnl::algorithm gelu = dnnl::algorithm::undef;
+  if (!fused->empty() && (fused->back() == "GeluExact" || fused->back() == "GeluApproximate")) {
+    gelu = fused->back() == "GeluExact" ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::eltwise_gelu_tanh;
+  }
+  if (gelu == dnnl::algorithm::undef) return ParseEpilogue(node, /*allow_batch_norm=*/false, out);
+  ir::Node rest = node;
+  tensorflow::AttrValue list;
+  list.mutable_list();  // an empty list is still a list
+  for (size_t i = 0; i + 1 < fused->size(); ++i) list.mutable_list()->add_s((*fused)[i]);
+  rest.attrs["fused_ops"] = list;
+  if (!ParseEpilogue(rest, /*allow_batch_norm=*/false, out) || out->has_eltwise) return false;
+  out->has_eltwise = true;
+  out->eltwise = gelu;
+  out->alpha = out->beta = 0;
+  return true;
+}
+
 }  // namespace
 
 ops::KernelFn MakeMatMulKernel(const ir::Node& node, const ops::KernelFn& reference) {
@@ -208,10 +232,11 @@ ops::KernelFn MakeMatMulKernel(const ir::Node& node, const ops::KernelFn& refere
     if (!ta.ok() || !tb.ok()) return {};
     cfg.transpose_a = *ta;
     cfg.transpose_b = *tb;
-    if (node.op == "_FusedMatMul" && !ParseEpilogue(node, /*allow_batch_norm=*/false, &cfg.epilogue)) return {};
+    if (node.op == "_FusedMatMul" && !ParseMatMulEpilogue(node, &cfg.epilogue)) return {};
   } else {
     cfg.batch = true;
     cfg.broadcast = node.op != "BatchMatMul";
+    if (node.op == kFusedBatchMatMulOp && !ParseMatMulEpilogue(node, &cfg.epilogue)) return {};
     if (node.op == "BatchMatMulV3") {
       if (!AttrIsFloat(node, "Ta") || !AttrIsFloat(node, "Tb") || !AttrIsFloat(node, "Tout")) return {};
     } else if (!AttrIsFloat(node, "T")) {

@@ -56,6 +56,67 @@ TEST(OneDnnMatMulTest, FusedMatMulMatchesReferenceForEveryFusedEpilogue) {
   }
 }
 
+TEST(OneDnnMatMulTest, FusedMatMulRunsGeluAsOneDnnPostOp) {
+  uint32_t seed = 80;
+  for (const char* gelu : {"GeluExact", "GeluApproximate"}) {
+    for (bool tb : {false, true}) {
+      ir::AttrMap attrs = MatMulAttrs(false, tb);
+      attrs["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", gelu});
+      attrs["num_args"] = MakeAttr(int64_t{1});
+      Tensor a = RandomTensor(Shape({7, 32}), seed++);
+      Tensor b = RandomTensor(tb ? Shape({19, 32}) : Shape({32, 19}), seed++, -2, 2);
+      Tensor bias = RandomTensor(Shape({19}), seed++);
+      ExpectMatchesReference("_FusedMatMul", attrs, {a, b, bias}, kTol,
+                             std::string("_FusedMatMul ") + gelu + " tb=" + std::to_string(tb));
+    }
+  }
+  // GELU after another activation is not one post-op: declined.
+  ir::AttrMap two = MatMulAttrs(false, false);
+  two["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", "Relu", "GeluExact"});
+  two["num_args"] = MakeAttr(int64_t{1});
+  EXPECT_FALSE(MakeFast("_FusedMatMul", two).fast.kernel);
+}
+
+TEST(OneDnnMatMulTest, FusedBatchMatMulMatchesReferenceForRanksThreeAndFour) {
+  uint32_t seed = 90;
+  struct Case {
+    Shape x, y;  // as stored
+    bool adj_x, adj_y;
+    std::vector<std::string> fused_ops;
+  };
+  const std::vector<Case> cases = {
+      {Shape({2, 5, 16}), Shape({16, 12}), false, false, {"BiasAdd", "GeluExact"}},   // dense on [B, T, D]
+      {Shape({2, 5, 16}), Shape({12, 16}), false, true, {"BiasAdd", "GeluApproximate"}},
+      {Shape({1, 2, 6, 8}), Shape({1, 2, 6, 8}), false, true, {"BiasAdd"}},          // attention scores
+      {Shape({2, 2, 8, 6}), Shape({2, 1, 8, 3}), true, false, {"BiasAdd", "Relu"}},  // broadcast batch
+      {Shape({3, 4, 5}), Shape({3, 5, 6}), false, false, {"BiasAdd", "Sigmoid"}},
+  };
+  for (const Case& c : cases) {
+    ir::AttrMap attrs = {{"T", MakeAttr(DType::kFloat)},
+                         {"adj_x", MakeAttr(c.adj_x)},
+                         {"adj_y", MakeAttr(c.adj_y)},
+                         {"fused_ops", MakeAttr(c.fused_ops)},
+                         {"num_args", MakeAttr(int64_t{1})}};
+    const int64_t n = c.adj_y ? c.y.dim(c.y.rank() - 2) : c.y.dim(c.y.rank() - 1);
+    const std::string label = "_TfhostFusedBatchMatMul " + c.x.ToString() + " x " + c.y.ToString() + " " +
+                              c.fused_ops.back();
+    ExpectMatchesReference("_TfhostFusedBatchMatMul", attrs,
+                           {RandomTensor(c.x, seed++), RandomTensor(c.y, seed++), RandomTensor(Shape({n}), seed++)},
+                           kTol, label);
+    // The reference equals BatchMatMulV2 then the epilogue's ops.
+    if (c.fused_ops.size() == 1) {
+      Tensor x = RandomTensor(c.x, seed++), y = RandomTensor(c.y, seed++);
+      Tensor zero(DType::kFloat, Shape({n}));
+      auto fused = ops::RunSingleOp("_TfhostFusedBatchMatMul", {x, y, zero}, attrs);
+      auto plain = ops::RunSingleOp("BatchMatMulV2", {x, y},
+                                    {{"T", MakeAttr(DType::kFloat)}, {"adj_x", MakeAttr(c.adj_x)},
+                                     {"adj_y", MakeAttr(c.adj_y)}});
+      ASSERT_TRUE(fused.ok() && plain.ok()) << label;
+      ExpectClose((*fused)[0], (*plain)[0], kTol, label + " vs BatchMatMulV2");
+    }
+  }
+}
+
 TEST(OneDnnMatMulTest, BatchMatMulsMatchReferenceWithAdjointsAndBroadcastBatchDims) {
   uint32_t seed = 100;
   struct Case {

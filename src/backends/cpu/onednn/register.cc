@@ -10,7 +10,8 @@ void RegisterOneDnnKernels(FastKernelRegistry& registry) {
   for (const char* op : {"Conv2D", "_FusedConv2D", "DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) {
     registry.Register(op, "onednn", onednn::MakeConvKernel);
   }
-  for (const char* op : {"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"}) {
+  for (const char* op :
+       {"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", onednn::kFusedBatchMatMulOp}) {
     registry.Register(op, "onednn", onednn::MakeMatMulKernel);
   }
   for (const char* op : {"MaxPool", "AvgPool"}) registry.Register(op, "onednn", onednn::MakePoolKernel);
