@@ -208,7 +208,9 @@ class ConvKernel {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(md, bn_scale));
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, Wrap(md, bn_shift));
     }
-    Tensor y(DType::kFloat, entry->out_shape);
+    // oneDNN writes every element of the output: a zero fill first would be
+    // one more pass over memory (and a serial one) per convolution.
+    Tensor y = Tensor::Uninitialized(DType::kFloat, entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
     if (entry->bf16) {
       args.emplace(DNNL_ARG_SRC, entry->src_dense_copy ? ConvertToBf16(x, entry->src_md, ctx)

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <thread>
+
+#include "base/buffer_pool.h"
 
 #include "backends/cpu/onednn/onednn_test_util.h"
 
@@ -289,6 +292,51 @@ TEST(OneDnnConvTest, InputsItCannotTakeFallBackToTheReferenceKernel) {
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("filter must be 4-D"), std::string::npos) << bad.status().message();
   EXPECT_EQ(f.fallbacks->load(), 2);
+}
+
+// The kernels allocate their outputs without a zero fill (oneDNN writes every
+// element). A stale block from the pool, full of NaN, must not show through:
+// the output takes exactly that block (same size class, the only one cached).
+TEST(OneDnnConvTest, OutputsOverwriteEveryElementOfAReusedPoolBlock) {
+  uint32_t seed = 500;
+  for (const char* op : {"Conv2D", "DepthwiseConv2dNative"}) {
+    for (bool nchw : {false, true}) {
+      for (const char* padding : {"SAME", "VALID"}) {
+        ConvCase c;
+        c.nchw = nchw;
+        c.padding = padding;
+        c.batch = 2;
+        c.h = 9;
+        c.w = 6;
+        c.in_c = 5;
+        c.out_c = std::string(op) == "Conv2D" ? 7 : 2;
+        c.stride_h = c.stride_w = 2;
+        const ir::AttrMap attrs = c.Attrs();
+        const std::vector<Tensor> in = {RandomTensor(c.InputShape(), seed),
+                                        RandomTensor(Shape({3, 3, c.in_c, c.out_c}), seed + 1)};
+        seed += 2;
+        auto want = ops::RunSingleOp(op, in, attrs);
+        ASSERT_TRUE(want.ok()) << want.status().ToString();
+        auto f = MakeFast(op, attrs);
+        ASSERT_TRUE(f.fast.kernel);
+        auto pool = BufferPool::Create();
+        BufferPool::ScopedCurrent current(pool.get());
+        {
+          Tensor stale = Tensor::Uninitialized(DType::kFloat, (*want)[0].shape());
+          for (int64_t i = 0; i < stale.NumElements(); ++i) {
+            stale.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+          }
+        }
+        ASSERT_GT(pool->stats().retained_bytes, 0);  // the stale block, cached
+        const int64_t reuses = pool->stats().reuses;
+        auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, in);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        EXPECT_GT(pool->stats().reuses, reuses) << "the output did not take the stale block";
+        ExpectClose((*got)[0], (*want)[0], 1e-4, std::string(op) + " " + c.Label());
+        EXPECT_EQ(f.fallbacks->load(), 0);
+      }
+    }
+  }
 }
 
 }  // namespace

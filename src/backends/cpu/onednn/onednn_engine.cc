@@ -4,7 +4,10 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "ir/attrs.h"
 #include "ops/nn/fused_activation.h"
@@ -31,7 +34,23 @@ void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
   // A stream per thread: streams are cheap but not free to create, and a
   // stream must not be used by two threads at once.
   thread_local dnnl::stream stream(Engine());
-  if (scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine()));
+  // The scratchpad is this thread's, reused by every call: a fresh one per
+  // call was a malloc/free per primitive, and for large ones (batch 32) an
+  // mmap whose pages faulted in again on every call. Execute never nests on
+  // one thread (primitives run to completion inside it), so one buffer per
+  // thread is never shared by two running primitives.
+  thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
+  thread_local size_t buffer_size = 0;
+  const size_t need = scratchpad.get_size();
+  if (need > 0) {
+    if (need > buffer_size) {
+      const size_t rounded = (need + 4095) / 4096 * 4096;
+      buffer.reset(static_cast<char*>(std::aligned_alloc(4096, rounded)));
+      buffer_size = buffer != nullptr ? rounded : 0;
+      if (buffer == nullptr) throw std::bad_alloc();
+    }
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine(), buffer.get()));
+  }
   prim.execute(stream, args);
   stream.wait();
 }

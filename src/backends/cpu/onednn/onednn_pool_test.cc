@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "backends/cpu/onednn/onednn_test_util.h"
+#include "base/buffer_pool.h"
 
 namespace tfhost::backends::onednn {
 namespace {
@@ -68,6 +71,31 @@ TEST(OneDnnPoolTest, DeclinesOtherDtypesAndChannelWindows) {
   ir::AttrMap channel = PoolAttrs(false, "SAME", 2, 2, 2, 2);
   channel["ksize"] = MakeAttr(std::vector<int64_t>{1, 2, 2, 2});
   EXPECT_FALSE(MakeFast("AvgPool", channel).fast.kernel);
+}
+
+// Pool outputs are allocated without a zero fill: a stale NaN block reused
+// from the buffer pool must be overwritten everywhere.
+TEST(OneDnnPoolTest, OutputsOverwriteEveryElementOfAReusedPoolBlock) {
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    const ir::AttrMap attrs = PoolAttrs(/*nchw=*/false, "SAME", 3, 3, 2, 2);
+    const std::vector<Tensor> in = {RandomTensor(Shape({2, 9, 7, 5}), 7)};
+    auto want = ops::RunSingleOp(op, in, attrs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto f = MakeFast(op, attrs);
+    ASSERT_TRUE(f.fast.kernel);
+    auto pool = BufferPool::Create();
+    BufferPool::ScopedCurrent current(pool.get());
+    {
+      Tensor stale = Tensor::Uninitialized(DType::kFloat, (*want)[0].shape());
+      for (int64_t i = 0; i < stale.NumElements(); ++i) stale.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    const int64_t reuses = pool->stats().reuses;
+    auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, in);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_GT(pool->stats().reuses, reuses) << op << ": the output did not take the stale block";
+    testing::ExpectClose((*got)[0], (*want)[0], 1e-5, op);
+    EXPECT_EQ(f.fallbacks->load(), 0) << op;
+  }
 }
 
 }  // namespace
