@@ -21,6 +21,15 @@ void RegisterCropAndResizeOps(OpRegistry& registry);
 // (decode_image.cc).
 void RegisterDecodeImageOps(OpRegistry& registry);
 
+// ResizeBicubic, ResizeArea (resize_ops.cc).
+void RegisterResizeOps(OpRegistry& registry);
+// ExtractImagePatches (extract_image_patches.cc).
+void RegisterExtractImagePatchesOps(OpRegistry& registry);
+// NonMaxSuppressionWithOverlaps (nms_with_overlaps.cc).
+void RegisterNmsWithOverlapsOps(OpRegistry& registry);
+// DecodeGif (decode_gif.cc).
+void RegisterDecodeGifOps(OpRegistry& registry);
+
 // Intersection over union of two boxes [y1, x1, y2, x2]; 0 when either box
 // has no area.
 float BoxIou(const float* a, const float* b);

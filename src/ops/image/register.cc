@@ -6,6 +6,10 @@ void RegisterImageOps(OpRegistry& registry) {
   image::RegisterNmsOps(registry);
   image::RegisterCropAndResizeOps(registry);
   image::RegisterDecodeImageOps(registry);
+  image::RegisterResizeOps(registry);
+  image::RegisterExtractImagePatchesOps(registry);
+  image::RegisterNmsWithOverlapsOps(registry);
+  image::RegisterDecodeGifOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -1,5 +1,6 @@
 // Shape functions of the image (detection post-processing) ops.
 #include "ops/image/image_ops.h"
+#include "ops/nn/conv_geometry.h"
 
 namespace tfhost::ops {
 namespace {
@@ -63,6 +64,52 @@ Status DecodedImageShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// ResizeBicubic / ResizeArea(images [N,H,W,C], size [2]) -> [N, h, w, C].
+Status ResizeShape(ShapeContext& ctx) {
+  const PartialShape& images = ctx.input(0);
+  if (images.rank_known() && images.rank() != 4) {
+    return ctx.Error("images must be 4-D, got shape " + images.ToString());
+  }
+  const PartialShape in = images.rank_known() ? images : PartialShape::UnknownOfRank(4);
+  int64_t h = -1, w = -1;
+  if (auto size = ctx.InputInts(1); size.has_value()) {
+    if (size->size() != 2) return ctx.Error("size must have 2 elements, got " + std::to_string(size->size()));
+    h = (*size)[0];
+    w = (*size)[1];
+  }
+  ctx.set_output(0, PartialShape::Known({in.dim(0), h, w, in.dim(3)}));
+  return OkStatus();
+}
+
+// ExtractImagePatches: a windowed op over rows and cols with `rates` as
+// dilations; depth ksize_rows * ksize_cols * depth.
+Status ExtractImagePatchesShape(ShapeContext& ctx) {
+  const PartialShape& images = ctx.input(0);
+  if (images.rank_known() && images.rank() != 4) {
+    return ctx.Error("images must be 4-D, got shape " + images.ToString());
+  }
+  const PartialShape in = images.rank_known() ? images : PartialShape::UnknownOfRank(4);
+  auto k = ctx.Attr<std::vector<int64_t>>("ksizes");
+  auto s = ctx.Attr<std::vector<int64_t>>("strides");
+  auto r = ctx.Attr<std::vector<int64_t>>("rates");
+  auto padding = ctx.Attr<std::string>("padding");
+  if (!k || !s || !r || !padding || k->size() != 4 || s->size() != 4 || r->size() != 4) {
+    ctx.set_output(0, PartialShape::UnknownOfRank(4));
+    return OkStatus();
+  }
+  auto p = nn::ParsePadding(*padding, /*allow_explicit=*/false);
+  std::vector<int64_t> dims = {in.dim(0), -1, -1, -1};
+  for (int d = 1; d <= 2; ++d) {
+    if (!p.ok() || in.dim(d) < 0 || in.dim(d) > (int64_t{1} << 40)) continue;
+    auto w = nn::ComputeWindowDim(in.dim(d), (*k)[d], (*s)[d], (*r)[d], *p, 0, 0);
+    if (!w.ok()) return ctx.Error(w.status().message());
+    dims[d] = w->out;
+  }
+  if (in.dim(3) >= 0 && (*k)[1] > 0 && (*k)[2] > 0) dims[3] = (*k)[1] * (*k)[2] * in.dim(3);
+  ctx.set_output(0, PartialShape::Known(std::move(dims)));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterImageShapeFns(ShapeFnRegistry& registry) {
@@ -70,6 +117,16 @@ void RegisterImageShapeFns(ShapeFnRegistry& registry) {
                     NmsShape);
   registry.Register("CombinedNonMaxSuppression", CombinedNmsShape);
   registry.Register("CropAndResize", CropAndResizeShape);
+  registry.Register({"ResizeBicubic", "ResizeArea"}, ResizeShape);
+  registry.Register("ExtractImagePatches", ExtractImagePatchesShape);
+  registry.Register("NonMaxSuppressionWithOverlaps", [](ShapeContext& ctx) {
+    ctx.set_output(0, PartialShape::Known({-1}));
+    return OkStatus();
+  });
+  registry.Register("DecodeGif", [](ShapeContext& ctx) {
+    ctx.set_output(0, PartialShape::Known({-1, -1, -1, 3}));
+    return OkStatus();
+  });
   registry.Register({"DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeImage"}, DecodedImageShape);
   registry.Register("ExtractJpegShape", [](ShapeContext& ctx) {
     ctx.set_output(0, PartialShape::Known({3}));
