@@ -1,20 +1,24 @@
 // DecodeGif: every frame of a GIF87a/GIF89a file as [num_frames, height,
-// width, 3] uint8 RGB over the logical screen, with a self-contained parser
-// and LZW decoder (no image library).
+// width, 3] uint8 RGB, with a self-contained parser and LZW decoder (no image
+// library).
 //
 // Frames are composited as TensorFlow's decoder does (facts from its
 // gif_io.cc, which ignores each frame's disposal method):
+//   * the canvas is max frame width x max frame height (not the logical
+//     screen size); frames sit at their offsets, clipped to it;
 //   * frame k starts as a copy of composited frame k - 1 (frame 0: black);
-//   * the frame's image rectangle, clipped to the screen, is painted with its
-//     local colour table, else the global one;
-//   * a pixel whose index is the frame's transparent colour (Graphic Control
-//     Extension preceding the image) keeps the value beneath it;
+//   * the frame's rectangle is painted with its local colour table, else the
+//     global one;
+//   * a pixel whose index is the frame's transparent colour (first Graphic
+//     Control Extension before the image) keeps the value beneath it;
 //   * an index outside the colour table, a missing colour table, LZW data
-//     that ends before the rectangle is filled, or a file without images or
-//     trailer is an error.
+//     that ends before the rectangle is filled, or no image at all is an
+//     error; a file that ends (or holds an unknown block) after complete
+//     images keeps them.
 // Interlaced images are de-interlaced. Sizes come from an untrusted file:
-// the output is bounded (kMaxElements) before it is allocated, and pixels are
-// only produced as fast as LZW codes arrive.
+// decoded indices and the output are bounded (kMaxElements) before they are
+// allocated, and pixels are only produced as fast as LZW codes arrive.
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -146,6 +150,45 @@ struct Frame {
   Palette palette;
 };
 
+// Reads one image (descriptor, colour table, LZW data) after its 0x2C byte.
+Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t index, int64_t* budget, Frame* f) {
+  if (!r.Has(9)) return InvalidArgument("truncated GIF: image descriptor at byte " + std::to_string(r.pos()));
+  f->left = r.U16();
+  f->top = r.U16();
+  f->width = r.U16();
+  f->height = r.U16();
+  const uint8_t image_flags = r.U8();
+  f->transparent = transparent;
+  TFHOST_RETURN_IF_ERROR(ReadPalette(r, image_flags & 0x80, image_flags & 7, &f->palette, "local"));
+  if (f->palette.count == 0) f->palette = global;
+  if (f->palette.count == 0) return InvalidArgument("GIF frame " + std::to_string(index) + " has no colour table");
+  if (!r.Has(1)) return InvalidArgument("truncated GIF: image data at byte " + std::to_string(r.pos()));
+  const int min_bits = r.U8();
+  std::string lzw;
+  TFHOST_RETURN_IF_ERROR(ReadSubBlocks(r, &lzw));
+  const int64_t pixels = int64_t{f->width} * f->height;
+  *budget -= pixels;
+  if (*budget < 0) {
+    return InvalidArgument("GIF frame " + std::to_string(index) + " would exceed the decoded size limit of " +
+                           std::to_string(kMaxElements) + " values");
+  }
+  std::vector<uint8_t> decoded;
+  TFHOST_RETURN_IF_ERROR(DecodeLzw(lzw, min_bits, pixels, &decoded));
+  if (!(image_flags & 0x40)) {
+    f->indices = std::move(decoded);
+    return OkStatus();
+  }
+  // Interlaced: stored rows are 0, 8, 16, .. then 4, 12, .. then 2, 6, .. then 1, 3, ..
+  f->indices.resize(decoded.size());
+  int64_t src_row = 0;
+  const int starts[4] = {0, 4, 2, 1}, steps[4] = {8, 8, 4, 2};
+  for (int pass = 0; pass < 4; ++pass)
+    for (int64_t y = starts[pass]; y < f->height; y += steps[pass], ++src_row) {
+      std::memcpy(f->indices.data() + y * f->width, decoded.data() + src_row * f->width, f->width);
+    }
+  return OkStatus();
+}
+
 StatusOr<Tensor> DecodeGifBytes(std::string_view data) {
   Reader r(data);
   if (!r.Has(13) || (data.substr(0, 6) != "GIF87a" && data.substr(0, 6) != "GIF89a")) {
@@ -153,93 +196,90 @@ StatusOr<Tensor> DecodeGifBytes(std::string_view data) {
                            std::to_string(data.size()) + " bytes)");
   }
   r.Bytes(6);
-  const int width = r.U16(), height = r.U16();
+  r.U16();  // logical screen width and height: TensorFlow sizes the output
+  r.U16();  // by the largest frame instead
   const uint8_t flags = r.U8();
   r.U8();  // background colour index: TensorFlow paints black, not it
   r.U8();  // pixel aspect ratio
   Palette global;
   TFHOST_RETURN_IF_ERROR(ReadPalette(r, flags & 0x80, flags & 7, &global, "global"));
-  const int64_t frame_elements = int64_t{width} * height * 3;
-  std::vector<uint8_t> canvas;  // all composited frames so far
-  int64_t frames = 0;
+  std::vector<Frame> frames;
+  int64_t budget = kMaxElements;
   int transparent = -1;
   bool seen_gce = false;
-  while (true) {
-    if (!r.Has(1)) return InvalidArgument("truncated GIF: no trailer after " + std::to_string(frames) + " frame(s)");
+  // Blocks up to the trailer. As TensorFlow (giflib's reader failing past the
+  // last complete image is only logged there), a file that ends or turns
+  // unreadable between blocks keeps the frames read so far.
+  Status stop = OkStatus();
+  while (stop.ok()) {
+    if (!r.Has(1)) {
+      stop = InvalidArgument("truncated GIF: no trailer");
+      break;
+    }
     const uint8_t kind = r.U8();
     if (kind == 0x3B) break;  // trailer
     if (kind == 0x21) {
-      if (!r.Has(1)) return InvalidArgument("truncated GIF: extension at byte " + std::to_string(r.pos()));
+      if (!r.Has(1)) {
+        stop = InvalidArgument("truncated GIF: extension at byte " + std::to_string(r.pos()));
+        break;
+      }
       const uint8_t label = r.U8();
       std::string body;
-      TFHOST_RETURN_IF_ERROR(ReadSubBlocks(r, label == 0xF9 ? &body : nullptr));
+      stop = ReadSubBlocks(r, label == 0xF9 ? &body : nullptr);
       // Graphic Control Extension: the first one before an image applies;
       // a malformed one (not 4 bytes) is ignored, as giflib's reader does.
-      if (label == 0xF9 && !seen_gce) {
+      if (stop.ok() && label == 0xF9 && !seen_gce) {
         seen_gce = true;
         if (body.size() == 4 && (static_cast<uint8_t>(body[0]) & 1)) transparent = static_cast<uint8_t>(body[3]);
       }
       continue;
     }
     if (kind != 0x2C) {
-      return InvalidArgument("corrupt GIF: unknown block type " + std::to_string(kind) + " at byte " +
+      stop = InvalidArgument("corrupt GIF: unknown block type " + std::to_string(kind) + " at byte " +
                              std::to_string(r.pos() - 1) + " (expected an image, extension or trailer)");
+      break;
     }
-    if (!r.Has(9)) return InvalidArgument("truncated GIF: image descriptor at byte " + std::to_string(r.pos()));
     Frame f;
-    f.left = r.U16();
-    f.top = r.U16();
-    f.width = r.U16();
-    f.height = r.U16();
-    const uint8_t image_flags = r.U8();
-    f.transparent = transparent;
+    TFHOST_RETURN_IF_ERROR(ReadFrame(r, global, transparent, static_cast<int64_t>(frames.size()), &budget, &f));
+    frames.push_back(std::move(f));
     transparent = -1;
     seen_gce = false;
-    TFHOST_RETURN_IF_ERROR(ReadPalette(r, image_flags & 0x80, image_flags & 7, &f.palette, "local"));
-    if (f.palette.count == 0) f.palette = global;
-    if (!r.Has(1)) return InvalidArgument("truncated GIF: image data at byte " + std::to_string(r.pos()));
-    const int min_bits = r.U8();
-    std::string lzw;
-    TFHOST_RETURN_IF_ERROR(ReadSubBlocks(r, &lzw));
-    const int64_t pixels = int64_t{f.width} * f.height;
-    if (pixels * 3 > kMaxElements || (frames + 1) * frame_elements > kMaxElements) {
-      return InvalidArgument("GIF frame " + std::to_string(frames) + " would exceed the output size limit of " +
-                             std::to_string(kMaxElements) + " values");
-    }
-    std::vector<uint8_t> decoded;
-    TFHOST_RETURN_IF_ERROR(DecodeLzw(lzw, min_bits, pixels, &decoded));
-    if (image_flags & 0x40) {  // interlaced: rows 0,8,.. then 4,12,.. then 2,6,.. then 1,3,..
-      f.indices.resize(decoded.size());
-      int64_t src_row = 0;
-      const int starts[4] = {0, 4, 2, 1}, steps[4] = {8, 8, 4, 2};
-      for (int pass = 0; pass < 4; ++pass)
-        for (int64_t y = starts[pass]; y < f.height; y += steps[pass], ++src_row) {
-          std::memcpy(f.indices.data() + y * f.width, decoded.data() + src_row * f.width, f.width);
-        }
-    } else {
-      f.indices = std::move(decoded);
-    }
-    if (f.palette.count == 0) return InvalidArgument("GIF frame " + std::to_string(frames) + " has no colour table");
-    // Composite onto a copy of the previous frame.
-    canvas.resize(static_cast<size_t>((frames + 1) * frame_elements));
-    uint8_t* dst = canvas.data() + frames * frame_elements;
-    if (frames > 0) std::memcpy(dst, dst - frame_elements, static_cast<size_t>(frame_elements));
+  }
+  if (frames.empty()) {
+    return stop.ok() ? InvalidArgument("GIF contains no image") : stop.WithContext("GIF contains no complete image");
+  }
+  // The canvas is as large as the largest frame (TensorFlow ignores the
+  // logical screen size); frames are placed at their offsets and clipped.
+  int width = 0, height = 0;
+  for (const Frame& f : frames) {
+    width = std::max(width, f.width);
+    height = std::max(height, f.height);
+  }
+  const int64_t frame_elements = int64_t{width} * height * 3;
+  const int64_t n = static_cast<int64_t>(frames.size());
+  if (frame_elements > 0 && n > kMaxElements / frame_elements) {
+    return InvalidArgument("GIF of " + std::to_string(n) + " frames of " + std::to_string(width) + "x" +
+                           std::to_string(height) + " would exceed the output size limit of " +
+                           std::to_string(kMaxElements) + " values");
+  }
+  Tensor out(DType::kUInt8, Shape({n, height, width, 3}));  // zeros: frame 0's background
+  uint8_t* base = out.data<uint8_t>();
+  for (int64_t k = 0; k < n; ++k) {
+    const Frame& f = frames[k];
+    uint8_t* dst = base + k * frame_elements;
+    if (k > 0) std::memcpy(dst, dst - frame_elements, static_cast<size_t>(frame_elements));
     const int y_end = std::min(f.top + f.height, height), x_end = std::min(f.left + f.width, width);
     for (int y = f.top; y < y_end; ++y)
       for (int x = f.left; x < x_end; ++x) {
         const int index = f.indices[static_cast<size_t>(y - f.top) * f.width + (x - f.left)];
         if (index == f.transparent) continue;
         if (index >= f.palette.count) {
-          return InvalidArgument("GIF frame " + std::to_string(frames) + ": colour index " + std::to_string(index) +
+          return InvalidArgument("GIF frame " + std::to_string(k) + ": colour index " + std::to_string(index) +
                                  " is outside the colour table of " + std::to_string(f.palette.count));
         }
         std::memcpy(dst + (static_cast<int64_t>(y) * width + x) * 3, f.palette.rgb.data() + index * 3, 3);
       }
-    ++frames;
   }
-  if (frames == 0) return InvalidArgument("GIF contains no image");
-  Tensor out(DType::kUInt8, Shape({frames, height, width, 3}));
-  if (!canvas.empty()) std::memcpy(out.raw_data(), canvas.data(), canvas.size());
   return out;
 }
 

@@ -106,22 +106,43 @@ TEST(DecodeGifTest, LaterFramesPaintOverThePreviousOneIgnoringDisposal) {
   EXPECT_TRUE(TensorsEqual(*image, Tensor::FromVector<uint8_t>(want, Shape({2, 2, 2, 3}))));
 }
 
-TEST(DecodeGifTest, PartialFirstFrameIsBlackOutsideAndInterlacedRowsAreReordered) {
-  // A 1x5 interlaced image at (0, 0) of a 2x5 screen: stored rows are 0, 4, 2,
-  // 1, 3 (passes from rows 0, 4, 2, 1). Column 1 stays black.
-  auto image = Decode(Header(2, 5) + Image(0, 0, 1, 5, Uncompressed({1, 2, 3, 1, 2}), true) + "\x3B");
+TEST(DecodeGifTest, InterlacedRowsAreReordered) {
+  // A 1x5 interlaced image: stored rows are 0, 4, 2, 1, 3 (passes from rows
+  // 0, 4, 2, 1), so rows 0..4 get stored rows 0, 3, 2, 4, 1 -> colours 1, 1, 3, 2, 2.
+  auto image = Decode(Header(1, 5) + Image(0, 0, 1, 5, Uncompressed({1, 2, 3, 1, 2}), true) + "\x3B");
   ASSERT_TRUE(image.ok()) << image.status().ToString();
-  // Rows 0..4 get stored rows 0, 3, 2, 4, 1 -> colours 1, 1, 3, 2, 2.
-  EXPECT_TRUE(TensorsEqual(*image, Tensor::FromVector<uint8_t>(Rgb({1, 0, 1, 0, 3, 0, 2, 0, 2, 0}), Shape({1, 5, 2, 3}))));
+  EXPECT_TRUE(TensorsEqual(*image, Tensor::FromVector<uint8_t>(Rgb({1, 1, 3, 2, 2}), Shape({1, 5, 1, 3}))));
+}
+
+TEST(DecodeGifTest, CanvasIsTheLargestFrameAndBlackWhereFrameZeroLeavesIt) {
+  // The screen says 4x4, but TensorFlow sizes the output by the largest frame
+  // (2 wide from frame 1, 2 high from frame 0). Frame 0 (1x2 at (0, 0))
+  // leaves column 1 black; frame 1 (2x1 at (0, 1)) repaints row 1.
+  const std::string gif = Header(4, 4) + Image(0, 0, 1, 2, Uncompressed({1, 2})) +
+                          Image(0, 1, 2, 1, Uncompressed({3, 3})) + "\x3B";
+  auto image = Decode(gif);
+  ASSERT_TRUE(image.ok()) << image.status().ToString();
+  std::vector<uint8_t> want = Rgb({1, 0, 2, 0});
+  const std::vector<uint8_t> second = Rgb({1, 0, 3, 3});
+  want.insert(want.end(), second.begin(), second.end());
+  EXPECT_TRUE(TensorsEqual(*image, Tensor::FromVector<uint8_t>(want, Shape({2, 2, 2, 3}))));
+}
+
+TEST(DecodeGifTest, FileEndingAfterACompleteFrameKeepsIt) {
+  // No trailer: giflib's reader fails after the image, which TensorFlow only logs.
+  auto image = Decode(Header(2, 2) + Image(0, 0, 2, 2, Uncompressed({0, 1, 2, 3})));
+  ASSERT_TRUE(image.ok()) << image.status().ToString();
+  EXPECT_TRUE(TensorsEqual(*image, Tensor::FromVector<uint8_t>(Rgb({0, 1, 2, 3}), Shape({1, 2, 2, 3}))));
 }
 
 TEST(DecodeGifTest, CorruptFilesAreErrorsNamingTheProblem) {
   auto not_gif = Decode("\x89PNG\r\n\x1a\n0000000000");
   ASSERT_FALSE(not_gif.ok());
   EXPECT_NE(not_gif.status().message().find("not a GIF"), std::string::npos) << not_gif.status().ToString();
-  auto no_trailer = Decode(Header(2, 2) + Image(0, 0, 2, 2, Uncompressed({0, 1, 2, 3})));
-  ASSERT_FALSE(no_trailer.ok());
-  EXPECT_NE(no_trailer.status().message().find("trailer"), std::string::npos) << no_trailer.status().ToString();
+  const std::string whole = Header(2, 2) + Image(0, 0, 2, 2, Uncompressed({0, 1, 2, 3}));
+  auto cut = Decode(whole.substr(0, whole.size() - 3));  // inside the image data
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("truncated"), std::string::npos) << cut.status().ToString();
   auto short_data = Decode(Header(2, 2) + Image(0, 0, 2, 2, Uncompressed({0, 1, 2})) + "\x3B");
   ASSERT_FALSE(short_data.ok());
   EXPECT_NE(short_data.status().message().find("before the image is complete"), std::string::npos);

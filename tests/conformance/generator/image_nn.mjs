@@ -272,8 +272,9 @@ function patchesRef(x, [n, h, w, d], [kr, kc], [sr, sc], [rr, rc], padding) {
 // with variable code width starting at min_code_size + 1 bits, LSB-first,
 // width growing when the next free code reaches 2^width, up to 12 bits) from
 // known colour indices; the expected frames are composited from those
-// indices as TensorFlow's gif_io.cc does: frame k starts as a copy of frame
-// k - 1 (frame 0 black), the image rectangle clipped to the screen is
+// indices as TensorFlow's gif_io.cc does: the canvas is max frame width x max
+// frame height (the logical screen size is ignored), frame k starts as a copy
+// of frame k - 1 (frame 0 black), the image rectangle clipped to the canvas is
 // painted from the local palette else the global one, the transparent index
 // (Graphic Control Extension) keeps what is beneath, disposal is ignored.
 function lzwEncode(indices, minBits, deferClear = false) {
@@ -331,7 +332,8 @@ function gifFile(width, height, globalPalette, frames) {
   bytes.push(0x3B);
   return bytes;
 }
-function compositeRef(width, height, globalPalette, frames) {
+function compositeRef(globalPalette, frames) {
+  const width = Math.max(...frames.map((f) => f.width)), height = Math.max(...frames.map((f) => f.height));
   const out = [];
   let prev = new Array(width * height * 3).fill(0);
   for (const f of frames) {
@@ -354,7 +356,8 @@ function compositeRef(width, height, globalPalette, frames) {
   const hex = (bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
   const gifCase = (name, width, height, globalPalette, frames) => {
     cases.push(hand(name, 'DecodeGif', {}, [lit('string', [], [{ hex: hex(gifFile(width, height, globalPalette, frames)) }])],
-      [lit('uint8', [frames.length, height, width, 3], compositeRef(width, height, globalPalette, frames))]));
+      [lit('uint8', [frames.length, Math.max(...frames.map((f) => f.height)), Math.max(...frames.map((f) => f.width)), 3],
+        compositeRef(globalPalette, frames))]));
   };
   gifCase('single_frame_4_colours', 6, 5, palette(4), [frame(0, 0, 6, 5, 4)]);
   // Runs of one colour exercise codes defined by the code being read.
@@ -369,6 +372,11 @@ function compositeRef(width, height, globalPalette, frames) {
   gifCase('interlaced', 3, 11, palette(4), [frame(0, 0, 3, 11, 4, { interlaced: true })]);
   gifCase('table_full_clear_256_colours', 80, 80, palette(256), [frame(0, 0, 80, 80, 256)]);
   gifCase('table_full_deferred_clear', 80, 80, palette(256), [frame(0, 0, 80, 80, 256, { deferClear: true })]);
+  // The 8x8 screen is ignored: the canvas is 6 wide (frame 1) by 5 high (frame 0).
+  gifCase('canvas_is_largest_frame_no_screen', 8, 8, palette(4), [
+    frame(0, 0, 3, 5, 4),
+    frame(1, 3, 6, 2, 4, { gce: { disposal: 3, transparent: 0 } }),
+  ]);
 }
 
 writeCases('image_nn.mjs', 'tfjs-core + tfjs-backend-cpu 4.22.0; hand-derived where noted', cases);
