@@ -213,8 +213,15 @@ class ConvKernel {
     Tensor y = Tensor::Uninitialized(DType::kFloat, entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
     if (entry->bf16) {
-      args.emplace(DNNL_ARG_SRC, entry->src_dense_copy ? ConvertToBf16(x, entry->src_md, ctx)
-                                                        : ReorderToBf16(entry->src_user_md, x, entry->src_md));
+      // Into this thread's buffer (slot 1; slot 0 is Execute's scratchpad):
+      // at batch 32 a fresh buffer per call was an mmap and its page faults.
+      memory src(entry->src_md, Engine(), ThreadBuffer(1, entry->src_md.get_size()));
+      if (entry->src_dense_copy) {
+        ConvertToBf16Into(x, src, ctx);
+      } else {
+        ReorderToBf16Into(entry->src_user_md, x, src);
+      }
+      args.emplace(DNNL_ARG_SRC, src);
     } else {
       args.emplace(DNNL_ARG_SRC, Wrap(entry->src_md, x));
     }

@@ -34,23 +34,11 @@ void Execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
   // A stream per thread: streams are cheap but not free to create, and a
   // stream must not be used by two threads at once.
   thread_local dnnl::stream stream(Engine());
-  // The scratchpad is this thread's, reused by every call: a fresh one per
-  // call was a malloc/free per primitive, and for large ones (batch 32) an
-  // mmap whose pages faulted in again on every call. Execute never nests on
-  // one thread (primitives run to completion inside it), so one buffer per
-  // thread is never shared by two running primitives.
-  thread_local std::unique_ptr<char, decltype(&std::free)> buffer(nullptr, &std::free);
-  thread_local size_t buffer_size = 0;
+  // The scratchpad is a per-thread buffer (ThreadBuffer slot 0): a fresh one
+  // per call was a malloc/free per primitive, and for large ones an mmap
+  // whose pages faulted in again on every call.
   const size_t need = scratchpad.get_size();
-  if (need > 0) {
-    if (need > buffer_size) {
-      const size_t rounded = (need + 4095) / 4096 * 4096;
-      buffer.reset(static_cast<char*>(std::aligned_alloc(4096, rounded)));
-      buffer_size = buffer != nullptr ? rounded : 0;
-      if (buffer == nullptr) throw std::bad_alloc();
-    }
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine(), buffer.get()));
-  }
+  if (need > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, Engine(), ThreadBuffer(0, need)));
   prim.execute(stream, args);
   stream.wait();
 }
@@ -80,10 +68,32 @@ bool CpuHasBf16() {
   return has;
 }
 
-dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md) {
+void* ThreadBuffer(int slot, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
+    size_t size = 0;
+  };
+  thread_local Buffer buffers[2];
+  Buffer& b = buffers[slot & 1];
+  if (bytes > b.size) {
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    b.data.reset();
+    b.size = 0;
+    b.data.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+    if (b.data == nullptr) throw std::bad_alloc();
+    b.size = rounded;
+  }
+  return b.data.get();
+}
+
+void ReorderToBf16Into(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out) {
   dnnl::memory user = Wrap(from, t);
-  dnnl::memory out(to_md, Engine());
   Execute(dnnl::reorder(user, out), dnnl::memory::desc(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, out}});
+}
+
+dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md) {
+  dnnl::memory out(to_md, Engine());
+  ReorderToBf16Into(from, t, out);
   return out;
 }
 
@@ -117,6 +127,11 @@ void ConvertRangeScalar(const float* src, uint16_t* dst, int64_t n) {
 
 dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, const ops::KernelContext& ctx) {
   dnnl::memory out(to_md, Engine());
+  ConvertToBf16Into(t, out, ctx);
+  return out;
+}
+
+void ConvertToBf16Into(const Tensor& t, const dnnl::memory& out, const ops::KernelContext& ctx) {
   const float* src = t.data<float>();
   auto* dst = static_cast<uint16_t*>(out.get_data_handle());
   const int64_t n = t.NumElements();
@@ -133,7 +148,6 @@ dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, con
   } else {
     convert(0, n);
   }
-  return out;
 }
 
 bool AttrIsFloat(const ir::Node& node, const std::string& key) {

@@ -76,6 +76,18 @@ dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, cons
 // a vectorized round-to-nearest-even conversion split over the intra-op
 // pool, several times faster than oneDNN 2.6's generic reorder for it.
 dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, const ops::KernelContext& ctx);
+// The same two conversions into `out` (its descriptor says the layout), for
+// callers that reuse one buffer rather than allocate per call.
+void ReorderToBf16Into(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out);
+void ConvertToBf16Into(const Tensor& t, const dnnl::memory& out, const ops::KernelContext& ctx);
+
+// A buffer of at least `bytes` (64-byte aligned) owned by the calling thread
+// and slot `slot` (0 or 1), valid until the next call on this thread with the
+// same slot. For per-call temporaries of a kernel (the scratchpad, bf16
+// activations): kernels run to completion on one thread and never nest, so
+// a thread's slot is never in use twice at once, and large temporaries stop
+// costing an mmap and page faults on every call.
+void* ThreadBuffer(int slot, size_t bytes);
 
 // Attr helpers for the nodes' factories: absent or malformed attrs yield the
 // default / false so the factory can decline.
