@@ -4,9 +4,27 @@
 #include <vector>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_inference.h"
 
 namespace tfhost::ops {
 namespace {
+
+// Runs `op`'s shape function on the given input shapes / constant values.
+std::vector<ir::PartialShape> InferShape(const std::string& op, std::vector<ir::PartialShape> inputs,
+                                         std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
+  ir::Node node;
+  node.name = "n";
+  node.op = op;
+  node.attrs = std::move(attrs);
+  values.resize(inputs.size(), nullptr);
+  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
+  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
+  EXPECT_NE(fn, nullptr) << op;
+  if (fn == nullptr) return {};
+  Status status = (*fn)(ctx);
+  EXPECT_TRUE(status.ok()) << op << ": " << status.ToString();
+  return ctx.TakeOutputs();
+}
 
 using C = std::complex<float>;
 
@@ -124,6 +142,20 @@ TEST(FftNdOpsTest, BadInputsGiveClearErrors) {
   auto huge = RunSingleOp("RFFT3D", {Tensor::FromVector(std::vector<float>{1}, Shape({1, 1, 1})),
                                      Lengths({1 << 20, 1 << 20, 2})});
   EXPECT_FALSE(huge.ok());
+}
+
+using ir::PartialShape;
+
+TEST(FftNdOpsTest, ShapeFunctionsFollowFftLength) {
+  Tensor lengths = Lengths({6, 10});
+  auto rfft = InferShape("RFFT2D", {PartialShape::Known({2, 5, 9}), PartialShape::Known({2})}, {nullptr, &lengths}, 1);
+  EXPECT_EQ(rfft[0], PartialShape::Known({2, 6, 6}));
+  auto irfft = InferShape("IRFFT2D", {PartialShape::Known({2, 5, 9}), PartialShape::Known({2})}, {nullptr, &lengths}, 1);
+  EXPECT_EQ(irfft[0], PartialShape::Known({2, 6, 10}));
+  auto unknown = InferShape("RFFT3D", {PartialShape::Known({1, 2, 3}), PartialShape::Known({3})}, {}, 1);
+  EXPECT_EQ(unknown[0], PartialShape::Known({-1, -1, -1}));
+  auto fft = InferShape("IFFT3D", {PartialShape::Known({1, 2, 3})}, {}, 1);
+  EXPECT_EQ(fft[0], PartialShape::Known({1, 2, 3}));
 }
 
 }  // namespace

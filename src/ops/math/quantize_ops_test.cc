@@ -6,9 +6,27 @@
 #include <vector>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_inference.h"
 
 namespace tfhost::ops {
 namespace {
+
+// Runs `op`'s shape function on the given input shapes / constant values.
+std::vector<ir::PartialShape> InferShape(const std::string& op, std::vector<ir::PartialShape> inputs,
+                                         std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
+  ir::Node node;
+  node.name = "n";
+  node.op = op;
+  node.attrs = std::move(attrs);
+  values.resize(inputs.size(), nullptr);
+  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
+  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
+  EXPECT_NE(fn, nullptr) << op;
+  if (fn == nullptr) return {};
+  Status status = (*fn)(ctx);
+  EXPECT_TRUE(status.ok()) << op << ": " << status.ToString();
+  return ctx.TakeOutputs();
+}
 
 Tensor Floats(std::vector<float> v) { return Tensor::FromVector(v); }
 Tensor F(float v) { return Tensor::Scalar<float>(v); }
@@ -187,6 +205,20 @@ TEST(QuantizeOpsTest, BadInputsGiveClearErrors) {
                              {{"T", MakeAttr(DType::kQUInt8)}});
   ASSERT_FALSE(wrong_t.ok());
   EXPECT_NE(wrong_t.status().message().find("input must be quint8 (attr T), got qint8"), std::string::npos);
+}
+
+using ir::PartialShape;
+
+TEST(QuantizeOpsTest, ShapeFunctionsKeepValuesAndGiveScalarOrPerChannelRanges) {
+  auto per_tensor = InferShape("QuantizeV2", {PartialShape::Known({4, 3}), PartialShape::Scalar(), PartialShape::Scalar()},
+                               {}, 3);
+  EXPECT_EQ(per_tensor[0], PartialShape::Known({4, 3}));
+  EXPECT_EQ(per_tensor[1], PartialShape::Scalar());
+  auto per_channel = InferShape("QuantizeV2", {PartialShape::Known({4, 3}), PartialShape::Known({3}), PartialShape::Known({3})},
+                                {}, 3, {{"axis", MakeAttr(1)}});
+  EXPECT_EQ(per_channel[2], PartialShape::Known({3}));
+  auto deq = InferShape("Dequantize", {PartialShape::Known({5}), PartialShape::Scalar(), PartialShape::Scalar()}, {}, 1);
+  EXPECT_EQ(deq[0], PartialShape::Known({5}));
 }
 
 }  // namespace

@@ -5,9 +5,27 @@
 #include <cmath>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_inference.h"
 
 namespace tfhost::ops::random {
 namespace {
+
+// Runs `op`'s shape function on the given input shapes / constant values.
+std::vector<ir::PartialShape> InferShape(const std::string& op, std::vector<ir::PartialShape> inputs,
+                                         std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
+  ir::Node node;
+  node.name = "n";
+  node.op = op;
+  node.attrs = std::move(attrs);
+  values.resize(inputs.size(), nullptr);
+  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
+  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
+  EXPECT_NE(fn, nullptr) << op;
+  if (fn == nullptr) return {};
+  Status status = (*fn)(ctx);
+  EXPECT_TRUE(status.ok()) << op << ": " << status.ToString();
+  return ctx.TakeOutputs();
+}
 
 Tensor Shape32(std::vector<int32_t> dims) { return Tensor::FromVector(dims); }
 Tensor Seed64(int64_t a, int64_t b) { return Tensor::FromVector(std::vector<int64_t>{a, b}); }
@@ -191,6 +209,29 @@ TEST(StatelessRandomOpsTest, BadInputsGiveClearErrors) {
                     {{"dtype", MakeAttr(DType::kInt32)}, {"T", MakeAttr(DType::kInt32)}});
   ASSERT_FALSE(minval.ok());
   EXPECT_NE(minval.status().message().find("minval must be 0-D"), std::string::npos);
+}
+
+using ir::PartialShape;
+
+TEST(StatelessRandomOpsTest, ShapeFunctionsReadTheShapeInputAndFixKeyCounterShapes) {
+  Tensor dims = Shape32({2, 7});
+  auto v1 = InferShape("StatelessRandomNormal", {PartialShape::Known({2}), PartialShape::Known({2})}, {&dims}, 1);
+  ASSERT_EQ(v1.size(), 1u);
+  EXPECT_EQ(v1[0], PartialShape::Known({2, 7}));
+  auto v2 = InferShape("StatelessRandomUniformFullIntV2",
+                       {PartialShape::Known({2}), PartialShape::Known({1}), PartialShape::Known({2}), PartialShape::Scalar()},
+                       {&dims}, 1);
+  EXPECT_EQ(v2[0], PartialShape::Known({2, 7}));
+  auto kc = InferShape("StatelessRandomGetKeyCounterAlg", {PartialShape::Known({2})}, {}, 3);
+  EXPECT_EQ(kc[0], PartialShape::Known({1}));
+  EXPECT_EQ(kc[1], PartialShape::Known({2}));
+  EXPECT_EQ(kc[2], PartialShape::Scalar());
+  // A seed of the wrong length is a definite conflict.
+  ir::Node node;
+  node.name = "n";
+  node.op = "StatelessRandomUniform";
+  ShapeContext bad(node, {PartialShape::Known({2}), PartialShape::Known({3})}, {nullptr, nullptr}, 1);
+  EXPECT_FALSE((*ShapeFnRegistry::Global().Find("StatelessRandomUniform"))(bad).ok());
 }
 
 }  // namespace

@@ -4,9 +4,27 @@
 #include <vector>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_inference.h"
 
 namespace tfhost::ops {
 namespace {
+
+// Runs `op`'s shape function on the given input shapes / constant values.
+std::vector<ir::PartialShape> InferShape(const std::string& op, std::vector<ir::PartialShape> inputs,
+                                         std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
+  ir::Node node;
+  node.name = "n";
+  node.op = op;
+  node.attrs = std::move(attrs);
+  values.resize(inputs.size(), nullptr);
+  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
+  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
+  EXPECT_NE(fn, nullptr) << op;
+  if (fn == nullptr) return {};
+  Status status = (*fn)(ctx);
+  EXPECT_TRUE(status.ok()) << op << ": " << status.ToString();
+  return ctx.TakeOutputs();
+}
 
 Tensor Strings(std::vector<std::string> v) { return Tensor::FromVector(v); }
 
@@ -139,6 +157,19 @@ TEST(UnicodeOpsTest, TranscodeConvertsBetweenEncodingsAndKeepsShape) {
   auto bad_out = RunSingleOp("UnicodeTranscode", {in},
                              {{"input_encoding", MakeAttr("UTF-8")}, {"output_encoding", MakeAttr("UTF-7")}});
   EXPECT_FALSE(bad_out.ok());
+}
+
+using ir::PartialShape;
+
+TEST(UnicodeOpsTest, ShapeFunctionsGiveRaggedComponentsAndOneStringPerRow) {
+  auto dec = InferShape("UnicodeDecodeWithOffsets", {PartialShape::Known({2, 3})}, {}, 3);
+  EXPECT_EQ(dec[0], PartialShape::Known({7}));
+  EXPECT_EQ(dec[1], PartialShape::Known({-1}));
+  EXPECT_EQ(dec[2], PartialShape::Known({-1}));
+  auto enc = InferShape("UnicodeEncode", {PartialShape::Known({-1}), PartialShape::Known({4})}, {}, 1);
+  EXPECT_EQ(enc[0], PartialShape::Known({3}));
+  auto tr = InferShape("UnicodeTranscode", {PartialShape::Known({2, 2})}, {}, 1);
+  EXPECT_EQ(tr[0], PartialShape::Known({2, 2}));
 }
 
 }  // namespace
