@@ -1,9 +1,11 @@
 #include "runtime/frame_executor.h"
 
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include "ir/attrs.h"
@@ -100,11 +102,7 @@ class FrameExecutor {
         MakeReady(&root_, 0, static_cast<int>(id));
       }
     }
-    while (!ready_.empty()) {
-      ReadyItem item = ready_.front();
-      ready_.pop_front();
-      TFHOST_RETURN_IF_ERROR(Process(item));
-    }
+    TFHOST_RETURN_IF_ERROR(Schedule());
     TFHOST_RETURN_IF_ERROR(CheckFinished());
     std::vector<Tensor> out(in_.fetches.size());
     for (size_t i = 0; i < in_.fetches.size(); ++i) {
@@ -257,7 +255,52 @@ class FrameExecutor {
     return raw;
   }
 
-  Status Process(const ReadyItem& item) {
+  // The scheduler: all frame bookkeeping runs here, on the caller's thread;
+  // only kernels of plain nodes go to the inter-op pool. Work of different
+  // iterations of a frame (up to parallel_iterations of them, which the
+  // iteration window already bounds) and of independent branches thus runs
+  // concurrently, as in TensorFlow's executor, while the order in which
+  // tensors are delivered never changes what a node computes.
+  Status Schedule() {
+    Status status = OkStatus();
+    while (status.ok()) {
+      while (status.ok() && !ready_.empty()) {
+        ReadyItem item = ready_.front();
+        ready_.pop_front();
+        status = Start(item);
+      }
+      if (!status.ok() || in_flight_ == 0) break;
+      Completion done = WaitForCompletion();
+      status = done.status.ok() ? Finish(done.item, std::move(done.outputs), std::move(done.output_dead), done.any_dead)
+                                : done.status;
+    }
+    // Kernels still running refer to this executor: wait for them.
+    while (in_flight_ > 0) WaitForCompletion();
+    return status;
+  }
+
+  struct Completion {
+    ReadyItem item;
+    Status status;
+    std::vector<Tensor> outputs;
+    std::vector<bool> output_dead;
+    bool any_dead = false;
+  };
+
+  Completion WaitForCompletion() {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return !completed_.empty(); });
+    Completion c = std::move(completed_.front());
+    completed_.pop_front();
+    --in_flight_;
+    return c;
+  }
+
+  // Gathers a ready node's inputs and runs it: inline for control-flow nodes,
+  // constants and dead nodes (cheap, and their effects on frames are needed at
+  // once), and for a kernel when nothing else could run beside it; otherwise
+  // on the inter-op pool, finishing when its completion comes back.
+  Status Start(const ReadyItem& item) {
     FrameInstance* f = item.frame;
     const int id = item.id;
     Iteration* it = IterationOf(f, item.iter);
@@ -297,6 +340,18 @@ class FrameExecutor {
     } else if (any_dead && (!reg->handles_dead_inputs || slot.any_dead)) {
       outputs.assign(num_outputs, Tensor());
       output_dead.assign(num_outputs, true);
+    } else if (kind == NodeKind::kNormal && env_.inter_op != nullptr && (!ready_.empty() || in_flight_ > 0)) {
+      ++in_flight_;
+      env_.inter_op->Schedule([this, item, &node, reg, num_outputs, any_dead, inputs = std::move(inputs),
+                               input_dead = std::move(input_dead)]() mutable {
+        ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env_.resources, env_.intra_op);
+        ctx.set_num_outputs(static_cast<int>(num_outputs));
+        Completion c{item, RunKernel(node, *reg, ctx, env_), std::move(ctx.outputs()), ctx.output_dead(), any_dead};
+        std::lock_guard<std::mutex> lock(mu_);
+        completed_.push_back(std::move(c));
+        done_cv_.notify_one();
+      });
+      return OkStatus();
     } else {
       ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env_.resources, env_.intra_op);
       ctx.set_num_outputs(static_cast<int>(num_outputs));
@@ -304,6 +359,18 @@ class FrameExecutor {
       outputs = std::move(ctx.outputs());
       output_dead = ctx.output_dead();
     }
+    return Finish(item, std::move(outputs), std::move(output_dead), any_dead);
+  }
+
+  // Sends a node's outputs on (frames, fetches, consumers) once it ran.
+  Status Finish(const ReadyItem& item, std::vector<Tensor> outputs, std::vector<bool> output_dead, bool any_dead) {
+    FrameInstance* f = item.frame;
+    const int id = item.id;
+    Iteration* it = IterationOf(f, item.iter);
+    const PlannedNode& p = plan_.nodes[id];
+    const ir::Node& node = in_.graph.node(p.node);
+    const NodeKind kind = plan_.kinds[id];
+    const size_t num_outputs = std::max(node.output_dtypes.size(), p.output_use_counts.size());
     bool node_dead = num_outputs > 0 || any_dead;
     for (size_t i = 0; i < output_dead.size(); ++i) node_dead &= static_cast<bool>(output_dead[i]);
     if (num_outputs == 0) node_dead = any_dead;
@@ -469,6 +536,10 @@ class FrameExecutor {
   std::vector<uint8_t> result_state_;
   FrameInstance root_;
   std::deque<ReadyItem> ready_;
+  int in_flight_ = 0;  // kernels on the pool; read and written by the scheduler only
+  std::mutex mu_;      // guards completed_
+  std::condition_variable done_cv_;
+  std::deque<Completion> completed_;
 };
 
 }  // namespace

@@ -19,8 +19,14 @@
 // variable and is true, and nodes left waiting for inputs that can never
 // arrive (reported with the node, frame and iteration).
 //
-// Nodes run one at a time on the caller's thread; kernels may still use the
-// intra-op pool.
+// Frame bookkeeping runs on the caller's thread. With an inter-op pool
+// (env.inter_op), kernels of plain nodes run on it whenever other work could
+// run beside them, so independent nodes of up to parallel_iterations
+// iterations (and of separate branches) overlap, as in TensorFlow's executor;
+// what each node computes does not depend on that order. Without a pool, nodes
+// run one at a time on the caller's thread. The caller must not be a worker of
+// env.inter_op (it waits for the pool). Kernels may still use the intra-op
+// pool.
 #pragma once
 
 #include <string>
