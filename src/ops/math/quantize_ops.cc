@@ -91,28 +91,34 @@ void ForSlice(const SliceLayout& l, int64_t s, Fn fn) {
 
 // Reads attr `axis` and checks the min/max inputs against it; returns the
 // number of slices (1 = per tensor).
-StatusOr<int64_t> CheckRanges(const KernelContext& ctx, const Tensor& input, int64_t axis) {
+// QuantizeV2 wants 1-D ranges per channel; Dequantize (as TF's kernel) only
+// counts their elements.
+StatusOr<int64_t> CheckRanges(const KernelContext& ctx, const Tensor& input, int64_t axis, bool quantize) {
   for (int i = 1; i <= 2; ++i) {
     if (ctx.input(i).dtype() != DType::kFloat) {
       return ctx.Error(std::string(i == 1 ? "min_range" : "max_range") + " must be float, got " +
                        DTypeShortName(ctx.input(i).dtype()));
     }
   }
-  if (axis < -1) return ctx.Error("axis must be -1 (per tensor) or a dimension index, got " + std::to_string(axis));
   if (axis >= input.rank()) {
     return ctx.Error("Axis must be less than input dimension(" + std::to_string(input.rank()) + "), got " +
                      std::to_string(axis));
   }
-  const int64_t slices = axis < 0 ? 1 : input.dim(static_cast<int>(axis));
+  const int64_t slices = axis < 0 ? 1 : input.dim(static_cast<int>(axis));  // TF: any negative axis is per tensor
   for (int i = 1; i <= 2; ++i) {
     const Tensor& r = ctx.input(i);
     const char* name = i == 1 ? "min_range" : "max_range";
-    if (axis < 0 && r.NumElements() != 1) {
+    if (!quantize && r.NumElements() != slices) {
+      return ctx.Error(std::string(name) + " must have as many elements as input on the dequantization axis (" +
+                       std::to_string(axis) + "), got " + std::to_string(r.NumElements()) + ", expected " +
+                       std::to_string(slices));
+    }
+    if (quantize && axis < 0 && r.NumElements() != 1) {
       return ctx.Error(std::string("If axis is not specified, ") + name +
                        " must contain a single float element, but it contains " + std::to_string(r.NumElements()) +
                        " elements");
     }
-    if (axis >= 0 && (r.rank() != 1 || r.dim(0) != slices)) {
+    if (quantize && axis >= 0 && (r.rank() != 1 || r.dim(0) != slices)) {
       return ctx.Error(std::string("If axis is specified, ") + name + " must be a 1-D tensor of size " +
                        std::to_string(slices) + " (input dimension " + std::to_string(axis) + "), got shape " +
                        r.shape().ToString());
@@ -213,7 +219,7 @@ Status QuantizeV2Kernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(p.ensure_minimum_range, ctx.AttrOr<float>("ensure_minimum_range", 0.01f));
   const Tensor& input = ctx.input(0);
   if (input.dtype() != DType::kFloat) return ctx.Error("input must be float, got " + DTypeShortName(input.dtype()));
-  TFHOST_ASSIGN_OR_RETURN(int64_t slices, CheckRanges(ctx, input, axis));
+  TFHOST_ASSIGN_OR_RETURN(int64_t slices, CheckRanges(ctx, input, axis, true));
   if (slices > 1 && p.mode == Mode::kMinFirst) {
     return Unimplemented(ir::NodeContext(ctx.node()) + ": MIN_FIRST mode is not implemented for Quantize with axis != -1.");
   }
@@ -282,11 +288,14 @@ Status DequantizeKernel(KernelContext& ctx) {
   if (dtype != DType::kFloat && dtype != DType::kBFloat16) {
     return ctx.Error("dtype must be float or bfloat16, got " + DTypeShortName(dtype));
   }
+  if (dtype == DType::kBFloat16 && mode != Mode::kMinCombined) {
+    return ctx.Error("When output type is bfloat16, Mode string must be 'MIN_COMBINED'");
+  }
   const Tensor& input = ctx.input(0);
   if (input.dtype() != t) {
     return ctx.Error("input must be " + DTypeShortName(t) + " (attr T), got " + DTypeShortName(input.dtype()));
   }
-  TFHOST_ASSIGN_OR_RETURN(int64_t slices, CheckRanges(ctx, input, axis));
+  TFHOST_ASSIGN_OR_RETURN(int64_t slices, CheckRanges(ctx, input, axis, false));
   if (slices > 1 && mode == Mode::kMinFirst) {
     return Unimplemented(ir::NodeContext(ctx.node()) +
                          ": MIN_FIRST mode is not implemented for Dequantize with axis != -1.");

@@ -160,11 +160,16 @@ TEST(QuantizeOpsTest, DequantizeFollowsEachModesFormula) {
   auto d = Dequantize(Quantized<uint8_t>(DType::kQUInt8, {128}, Shape({1})), 0, 6, "MIN_FIRST");
   ASSERT_TRUE(d.ok());
   EXPECT_NEAR(d->at(0).data<float>()[0], 128 * 6.0 / 255, 1e-6);
-  auto bf = Dequantize(Quantized<int8_t>(DType::kQInt8, {127}, Shape({1})), -10, 9, "SCALED",
+  // bfloat16 output (MIN_COMBINED only): qint8 [-10, 9.921875], 127 -> 9.921875 rounded to 8 bits.
+  auto bf = Dequantize(Quantized<int8_t>(DType::kQInt8, {127}, Shape({1})), -10, 9.921875f, "MIN_COMBINED",
                        {{"dtype", MakeAttr(DType::kBFloat16)}});
-  ASSERT_TRUE(bf.ok());
+  ASSERT_TRUE(bf.ok()) << bf.status().ToString();
   EXPECT_EQ(bf->at(0).dtype(), DType::kBFloat16);
-  EXPECT_EQ(BFloat16ToFloat(bf->at(0).data<uint16_t>()[0]), 9.9375f);  // 9.921875 rounded to 8 bits
+  EXPECT_EQ(BFloat16ToFloat(bf->at(0).data<uint16_t>()[0]), 9.9375f);
+  auto bf_scaled = Dequantize(Quantized<int8_t>(DType::kQInt8, {127}, Shape({1})), -10, 9, "SCALED",
+                              {{"dtype", MakeAttr(DType::kBFloat16)}});
+  ASSERT_FALSE(bf_scaled.ok());
+  EXPECT_NE(bf_scaled.status().message().find("Mode string must be 'MIN_COMBINED'"), std::string::npos);
 }
 
 TEST(QuantizeOpsTest, Qint32ScaledRoundTripsWithinOneStep) {

@@ -225,7 +225,12 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
   registry.Register("QuantizeV2", [](ShapeContext& ctx) {
     ctx.set_output(0, ctx.input(0));
     const int64_t axis = ctx.AttrOr<int64_t>("axis", -1).value_or(-1);
-    const ir::PartialShape range = axis == -1 ? ir::PartialShape::Scalar() : ctx.input(1);
+    // A channel axis of size 1 still gives scalar ranges (one slice).
+    const ir::PartialShape& per_channel = ctx.input(1);
+    const bool one_slice = per_channel.rank() == 1 && per_channel.dim(0) == 1;
+    const ir::PartialShape range = axis < 0 || one_slice ? ir::PartialShape::Scalar()
+                                   : per_channel.rank() == 1 && per_channel.dim(0) > 1 ? per_channel
+                                                                                         : ir::PartialShape::Unknown();
     ctx.set_output(1, range);
     ctx.set_output(2, range);
     return OkStatus();
