@@ -177,6 +177,11 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, ctx.input(3));
     return OkStatus();
   });
+  registry.Register({"SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"}, [](ShapeContext& ctx) {
+    const PartialShape& idx = ctx.input(0);
+    ctx.set_output(0, PartialShape::Known({idx.rank() == 2 ? idx.dim(0) : -1}));
+    return OkStatus();
+  });
   registry.Register({"SparseReduceSum", "SparseReduceMax"}, SparseReduceShape);
   registry.Register({"SparseReduceSumSparse", "SparseReduceMaxSparse"}, SparseReduceSparseShape);
 }

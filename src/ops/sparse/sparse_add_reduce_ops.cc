@@ -1,4 +1,4 @@
-// SparseAdd, SparseTensorDenseAdd and the sparse reductions
+// SparseAdd, SparseTensorDenseAdd, SparseDenseCwise* and the sparse reductions
 // (SparseReduceSum/Max and their *Sparse forms): the sparse ops that compute
 // on values.
 //
@@ -7,6 +7,8 @@
 //     index present in both gives a + b, kept only when thresh <= |a + b|;
 //     an index present in one input is copied whatever its magnitude.
 //   SparseTensorDenseAdd: b + the sparse tensor a (repeated indices add up).
+//   SparseDenseCwiseAdd/Mul/Div: the stored values op the dense tensor
+//     broadcast to the sparse shape; the indices stay those of the input.
 //   SparseReduceSum/Max: reduce over reduction_axes (negative counts from the
 //     back, repeats allowed) as tf.sparse.reduce_sum / reduce_max document:
 //     only the stored entries take part, so Max of [[-7, ?]] over axis 1 is
@@ -168,6 +170,69 @@ Status SparseTensorDenseAdd(KernelContext& ctx) {
   return OkStatus();
 }
 
+enum class Cwise { kAdd, kMul, kDiv };
+
+// SparseDenseCwise{Add,Mul,Div}: sp_values[i] op dense[index i], with dense
+// broadcast to sp_shape (right-aligned; each dim equal or 1) — only the
+// stored entries are computed, so the output has the input's indices.
+Status SparseDenseCwise(KernelContext& ctx, Cwise op) {
+  TFHOST_ASSIGN_OR_RETURN(SparseView sp, ReadSparseTensor(ctx, 0, 1, 2, "sp"));
+  const Tensor& dense = ctx.input(3);
+  const DType dtype = sp.values->dtype();
+  if (dense.dtype() != dtype) return ctx.Error("sp_values and dense have different dtypes");
+  if (dense.rank() > sp.rank) {
+    return ctx.Error("dense of shape " + dense.shape().ToString() + " cannot broadcast to sp_shape " +
+                     array::JoinInts(sp.shape) + ": it has more dims");
+  }
+  const int64_t lead = sp.rank - dense.rank();
+  for (int d = 0; d < dense.rank(); ++d) {
+    if (dense.dim(d) != 1 && dense.dim(d) != sp.shape[lead + d]) {
+      return ctx.Error("dense of shape " + dense.shape().ToString() + " cannot broadcast to sp_shape " +
+                       array::JoinInts(sp.shape) + " (only the dense side broadcasts)");
+    }
+  }
+  const std::vector<int64_t> strides = array::RowMajorStrides(dense.shape());
+  Tensor out(dtype, Shape({sp.nnz}));
+  Status status = OkStatus();
+  const bool known = VisitRealNumber(dtype, [&](auto num) {
+    using Num = decltype(num);
+    using Acc = typename Num::Acc;
+    for (int64_t i = 0; i < sp.nnz && status.ok(); ++i) {
+      int64_t flat = 0;
+      for (int d = 0; d < dense.rank(); ++d) {
+        if (dense.dim(d) != 1) flat += sp.Index(i)[lead + d] * strides[d];
+      }
+      const Acc a = Num::Load(*sp.values, i);
+      const Acc b = Num::Load(dense, flat);
+      Acc r{};
+      if (op == Cwise::kAdd) {
+        r = WrapAdd<Acc>(a, b);
+      } else if (op == Cwise::kMul) {
+        if constexpr (std::is_integral_v<Acc>) {
+          r = static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));  // wraps, no UB
+        } else {
+          r = a * b;
+        }
+      } else if constexpr (std::is_integral_v<Acc>) {
+        if (b == 0) {
+          status = ctx.Error("integer division by zero at sparse entry " + Str(i));
+        } else if (std::is_signed_v<Acc> && b == static_cast<Acc>(-1)) {
+          r = static_cast<Acc>(std::make_unsigned_t<Acc>(0) - static_cast<std::make_unsigned_t<Acc>>(a));
+        } else {
+          r = static_cast<Acc>(a / b);
+        }
+      } else {
+        r = a / b;
+      }
+      Num::Store(out, i, r);
+    }
+  });
+  if (!known) return UnsupportedDType(ctx, dtype);
+  TFHOST_RETURN_IF_ERROR(status);
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 enum class Reduce { kSum, kMax };
 
 // Shared by the four reductions: groups the entries by their coordinates in
@@ -292,6 +357,19 @@ void RegisterSparseAddReduceOps(OpRegistry& registry) {
                              .Attr(std::string("T: ") + kRealNumberTypes)
                              .Attr("Tindices: {int32, int64}"),
                          SparseTensorDenseAdd);
+  const std::pair<const char*, Cwise> cwise[] = {
+      {"SparseDenseCwiseAdd", Cwise::kAdd}, {"SparseDenseCwiseMul", Cwise::kMul}, {"SparseDenseCwiseDiv", Cwise::kDiv}};
+  for (const auto& [name, op] : cwise) {
+    array::RegisterChecked(registry,
+                           ir::OpDefBuilder(name)
+                               .Input("sp_indices: int64")
+                               .Input("sp_values: T")
+                               .Input("sp_shape: int64")
+                               .Input("dense: T")
+                               .Output("output: T")
+                               .Attr(std::string("T: ") + kRealNumberTypes),
+                           [op = op](KernelContext& ctx) { return SparseDenseCwise(ctx, op); });
+  }
   array::RegisterChecked(registry, ReduceSchema("SparseReduceSum", false),
                          [](KernelContext& ctx) { return SparseReduce(ctx, Reduce::kSum, false); });
   array::RegisterChecked(registry, ReduceSchema("SparseReduceSumSparse", true),

@@ -140,5 +140,40 @@ TEST(SparseReduceTest, ShapeFunctionUsesConstantShapeAndAxes) {
   EXPECT_EQ(ctx.output(0).dims, (std::vector<int64_t>{4, 1, 6}));
 }
 
+TEST(SparseDenseCwiseTest, DenseBroadcastsToTheSparseShapeAtStoredEntriesOnly) {
+  // sp = {[0,1]: 2, [1,0]: 3, [1,2]: 4} of shape [2, 3]; dense row [10, 20, 30]
+  // broadcasts over rows: mul -> [40, 30, 120], add -> [22, 13, 34].
+  std::vector<Tensor> in = {I64({0, 1, 1, 0, 1, 2}, Shape({3, 2})), F({2, 3, 4}), I64({2, 3}),
+                            Tensor::FromVector<float>({10, 20, 30}, Shape({1, 3}))};
+  ir::AttrMap attrs = {{"T", MakeAttr(DType::kFloat)}};
+  auto mul = RunSingleOp("SparseDenseCwiseMul", in, attrs);
+  ASSERT_TRUE(mul.ok()) << mul.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*mul)[0], F({40, 30, 120})));
+  auto add = RunSingleOp("SparseDenseCwiseAdd", in, attrs);
+  ASSERT_TRUE(add.ok()) << add.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*add)[0], F({22, 13, 34})));
+  // A column [2] x [1] dense: div -> [2/2, 3/4, 4/4] by rows [2, 4].
+  in[3] = Tensor::FromVector<float>({2, 4}, Shape({2, 1}));
+  auto div = RunSingleOp("SparseDenseCwiseDiv", in, attrs);
+  ASSERT_TRUE(div.ok()) << div.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*div)[0], F({1, 0.75f, 1})));
+  // Dense that would broadcast the sparse side is an error.
+  in[3] = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape({3, 3}));
+  EXPECT_FALSE(RunSingleOp("SparseDenseCwiseMul", in, attrs).ok());
+}
+
+TEST(SparseDenseCwiseTest, IntegerDivisionByZeroIsAnError) {
+  auto out = RunSingleOp("SparseDenseCwiseDiv",
+                         {I64({0, 1}, Shape({2, 1})), I32({6, -7}), I64({2}), Tensor::FromVector<int32_t>({2, 0})},
+                         {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().ToString().find("division by zero"), std::string::npos);
+  out = RunSingleOp("SparseDenseCwiseDiv",
+                    {I64({0, 1}, Shape({2, 1})), I32({6, -7}), I64({2}), Tensor::FromVector<int32_t>({2, 2})},
+                    {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], I32({3, -3})));
+}
+
 }  // namespace
 }  // namespace tfhost::ops

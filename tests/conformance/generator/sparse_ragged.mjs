@@ -1,12 +1,12 @@
 // Conformance cases of the sparse-tensor and ragged ops added for Estimator /
 // TFX graphs: SparseReorder, SparseSlice, SparseSplit, SparseConcat,
-// SparseAdd, SparseTensorDenseAdd, SparseReduceSum/Max(+Sparse) and
-// RaggedTensorToSparse.
+// SparseAdd, SparseTensorDenseAdd, SparseDenseCwiseMul/Add/Div,
+// SparseReduceSum/Max(+Sparse) and RaggedTensorToSparse.
 //
 // TensorFlow.js has none of these ops. Where a dense composition of tfjs ops
 // computes the same thing (SparseTensorDenseAdd = scatterND + add;
 // SparseReduceSum = scatterND + sum, since implicit zeros do not change a
-// sum) the reference comes from tfjs on random inputs. The rest are derived
+// sum; SparseDenseCwise* = op with gatherND of the broadcast dense) the reference comes from tfjs on random inputs. The rest are derived
 // by hand from TensorFlow's documented semantics (the tf.sparse.* /
 // tf.RaggedTensor docstrings, named in each comment). RaggedTensorToVariant /
 // FromVariant have no case here: variant tensors cannot be written to JSON
@@ -145,6 +145,23 @@ const hands = [
     [i64([0, 2, 3]), i32([1, 2, 3, 4, 5, 6], [3, 2])],
     [i64([0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1], [6, 3]), i32([1, 2, 3, 4, 5, 6]), i64([2, 2, 2])]),
 ];
+
+// SparseDenseCwise{Mul,Add,Div}(sp, dense) = sp_values op
+// gatherND(broadcastTo(dense, sp_shape), sp_indices): the dense side
+// broadcasts and only stored entries are computed. (Added after the hand
+// cases so the earlier random inputs stay as they were.)
+for (const [op, fn, shape, denseShape] of [
+  ['SparseDenseCwiseMul', tf.mul, [3, 4], [1, 4]], ['SparseDenseCwiseAdd', tf.add, [2, 3, 2], [3, 1]],
+  ['SparseDenseCwiseDiv', tf.div, [3, 4], [3, 4]]]) {
+  const idx = randomIndices(shape, 6);
+  const indices = tf.tensor(idx.flat(), [idx.length, shape.length], 'int32');
+  const values = b.randn([idx.length]);
+  const dense = b.randn(denseShape, 0.5, 2);
+  b.add(`broadcast_${denseShape.join('x')}`, op, T('float32'),
+    [indices, values, tf.tensor(shape, [shape.length], 'int32'), dense],
+    (i, v, s, d) => fn(v, tf.gatherND(tf.broadcastTo(d, shape), i)),
+    { inDtypes: ['int64', undefined, 'int64', undefined] });
+}
 
 writeCases('sparse_ragged.mjs', `${TFJS_REFERENCE}; hand-derived from TensorFlow's documented semantics`,
   [...b.cases, ...hands]);
