@@ -189,7 +189,9 @@ Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t inde
   return OkStatus();
 }
 
-StatusOr<Tensor> DecodeGifBytes(std::string_view data) {
+}  // namespace
+
+StatusOr<Tensor> DecodeGifFrames(std::string_view data) {
   Reader r(data);
   if (!r.Has(13) || (data.substr(0, 6) != "GIF87a" && data.substr(0, 6) != "GIF89a")) {
     return InvalidArgument("contents is not a GIF: expected a GIF87a or GIF89a header and screen descriptor (" +
@@ -283,10 +285,12 @@ StatusOr<Tensor> DecodeGifBytes(std::string_view data) {
   return out;
 }
 
+namespace {
+
 Status DecodeGif(KernelContext& ctx) {
   const Tensor& contents = ctx.input(0);
   if (contents.rank() != 0) return ctx.Error("contents must be a scalar, got shape " + contents.shape().ToString());
-  auto image = DecodeGifBytes(contents.strings()[0]);
+  auto image = DecodeGifFrames(contents.strings()[0]);
   if (!image.ok()) return ctx.Error(std::string(image.status().message()));
   ctx.set_output(0, std::move(*image));
   return OkStatus();

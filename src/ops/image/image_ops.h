@@ -8,6 +8,8 @@
 // and max of each pair, and so do these kernels.
 #pragma once
 
+#include <string_view>
+
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
 
@@ -29,6 +31,11 @@ void RegisterExtractImagePatchesOps(OpRegistry& registry);
 void RegisterNmsWithOverlapsOps(OpRegistry& registry);
 // DecodeGif (decode_gif.cc).
 void RegisterDecodeGifOps(OpRegistry& registry);
+// All frames of GIF file `contents` composited as TensorFlow's DecodeGif
+// does: uint8 [num_frames, height, width, 3], the canvas being the largest
+// frame. InvalidArgument (without node context) for corrupt or oversized
+// files. For DecodeImage's GIF path (expand_animations=false keeps frame 0).
+StatusOr<Tensor> DecodeGifFrames(std::string_view contents);
 
 // Intersection over union of two boxes [y1, x1, y2, x2]; 0 when either box
 // has no area.
