@@ -4,8 +4,9 @@
 //   ((b * height + iy) * width + ix) * channels + c   (include_batch_in_index)
 //   (iy * width + ix) * channels + c                  (otherwise)
 // Ties keep the first maximum in window order (row-major), as TensorFlow's
-// CPU kernel does (it replaces the running maximum only on a strictly
-// greater value); taps in SAME padding take no part.
+// CPU kernel does (it takes the window's first tap, then replaces it only by
+// a strictly greater value, so a NaN first tap wins and later NaNs lose);
+// taps in SAME padding take no part.
 #include <cstring>
 #include <limits>
 
@@ -27,9 +28,8 @@ void PoolLoop(const ConvGeometry& g, bool include_batch, Load load, const char* 
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
         for (int64_t c = 0; c < g.in_c; ++c, ++o) {
-          K best = std::numeric_limits<K>::lowest();
+          K best{};
           int64_t best_index = -1;
-          int64_t first_index = -1;
           for (int64_t ky = 0; ky < g.k_h; ++ky) {
             const int64_t iy = oy * g.stride_h - g.pad_top + ky;
             if (iy < 0 || iy >= g.in_h) continue;
@@ -37,17 +37,15 @@ void PoolLoop(const ConvGeometry& g, bool include_batch, Load load, const char* 
               const int64_t ix = ox * g.stride_w - g.pad_left + kx;
               if (ix < 0 || ix >= g.in_w) continue;
               const int64_t flat = ((b * g.in_h + iy) * g.in_w + ix) * g.in_c + c;
-              if (first_index < 0) first_index = flat;
               const K v = load(flat);
-              if (v > best || (best_index < 0 && v == best)) {
+              // The first tap is taken whatever it holds (a NaN there stays),
+              // later ones only when strictly greater (ties keep the first).
+              if (best_index < 0 || best < v) {
                 best = v;
                 best_index = flat;
               }
             }
           }
-          // A window of NaNs only: TensorFlow keeps lowest() and index -1;
-          // we report the first tap so that argmax always indexes the input.
-          if (best_index < 0) best_index = first_index;
           std::memcpy(y + o * es, x + best_index * es, es);
           const int64_t batch_offset = b * g.in_h * g.in_w * g.in_c;
           argmax[o] = include_batch ? best_index : best_index - batch_offset;

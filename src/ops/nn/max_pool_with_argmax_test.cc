@@ -1,3 +1,6 @@
+#include <cmath>
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
@@ -41,6 +44,19 @@ TEST(MaxPoolWithArgmaxTest, TiesKeepTheFirstMaximumAndSamePadsOutside) {
   // SAME over width 3 with k=2, s=2: 2 outputs, windows {0,1} and {2, pad}.
   EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({5, 5}, Shape({1, 1, 2, 1}))));
   EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<int64_t>({0, 2}, Shape({1, 1, 2, 1}))));
+}
+
+TEST(MaxPoolWithArgmaxTest, NanInTheFirstTapWinsAndLaterNansAreSkipped) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = Tensor::FromVector<float>({nan, 1, 2, 3, 0, nan, 4, 1}, Shape({1, 1, 8, 1}));
+  ir::AttrMap attrs = PoolAttrs("VALID");
+  attrs["ksize"] = MakeAttr(std::vector<int64_t>{1, 1, 4, 1});
+  attrs["strides"] = MakeAttr(std::vector<int64_t>{1, 1, 4, 1});
+  auto out = RunSingleOp("MaxPoolWithArgmax", {x}, attrs);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(std::isnan((*out)[0].data<float>()[0]));
+  EXPECT_EQ((*out)[0].data<float>()[1], 4.0f);
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<int64_t>({0, 6}, Shape({1, 1, 2, 1}))));
 }
 
 TEST(MaxPoolWithArgmaxTest, PoolingOverDepthOrBadRankIsAnError) {
