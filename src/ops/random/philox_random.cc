@@ -84,7 +84,9 @@ void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   const float kEpsilon = 1.0e-7f;
   float u1 = Uint32ToFloat(x0);
   if (u1 < kEpsilon) u1 = kEpsilon;
-  const float v1 = 2.0f * static_cast<float>(std::numbers::pi) * Uint32ToFloat(x1);
+  // TensorFlow writes 2.0f * M_PI * u: M_PI is a double, so the angle is
+  // formed in double and rounded to float once.
+  const float v1 = static_cast<float>(2.0 * std::numbers::pi * static_cast<double>(Uint32ToFloat(x1)));
   const float u2 = std::sqrt(-2.0f * std::log(u1));
   *f0 = std::sin(v1) * u2;
   *f1 = std::cos(v1) * u2;

@@ -234,5 +234,25 @@ TEST(StatelessRandomOpsTest, ShapeFunctionsReadTheShapeInputAndFixKeyCounterShap
   EXPECT_FALSE((*ShapeFnRegistry::Global().Find("StatelessRandomUniform"))(bad).ok());
 }
 
+// TensorFlow's BoxMullerFloat writes `2.0f * M_PI * u`; M_PI is a double, so
+// the angle is formed in double and rounded once. Forming it in float (with
+// pi rounded to float) differs in the last bit for many u.
+TEST(StatelessRandomOpsTest, BoxMullerFormsTheAngleInDoubleAsTensorFlowDoes) {
+  int differing = 0;
+  for (uint32_t x1 = 1; x1 < 4000; x1 += 37) {
+    const float u = Uint32ToFloat(x1 * 2654435761u);
+    const float tf_angle = static_cast<float>(2.0 * M_PI * static_cast<double>(u));
+    const float float_angle = 2.0f * static_cast<float>(M_PI) * u;
+    if (tf_angle == float_angle) continue;
+    ++differing;
+    float f0, f1;
+    BoxMullerFloat(0x800000u, x1 * 2654435761u, &f0, &f1);  // u1 = 0 -> clamped to 1e-7
+    const float radius = std::sqrt(-2.0f * std::log(1.0e-7f));
+    EXPECT_EQ(f0, std::sin(tf_angle) * radius) << x1;
+    EXPECT_EQ(f1, std::cos(tf_angle) * radius) << x1;
+  }
+  EXPECT_GT(differing, 0);  // the case the test is about occurs
+}
+
 }  // namespace
 }  // namespace tfhost::ops::random
