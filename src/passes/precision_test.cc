@@ -14,18 +14,27 @@ bool MarkedBf16(const ir::Graph& g, const std::string& name) {
   return v != nullptr && v->s() == "bf16";
 }
 
+Tensor Values(Shape shape) {
+  Tensor t(DType::kFloat, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = 0.25f * static_cast<float>(i % 9) - 1.f;
+  return t;
+}
+
+ir::AttrMap ConvAttrs() {
+  return {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr(std::string("SAME"))}};
+}
+
+// Products with 128 output channels (wide enough for bf16) and an int32 one.
 ir::Graph MixedGraph() {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {1, 4, 4, 2})
-      .Const("w", *Tensor::FromVector<float>({1, -1, 0.5f, 2}).Reshaped(Shape({1, 1, 2, 2})))
-      .Add("conv", "Conv2D", {"x", "w"},
-           {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr(std::string("SAME"))}})
-      .Const("dw", *Tensor::FromVector<float>({0.5f, -2}).Reshaped(Shape({1, 1, 2, 1})))
-      .Add("depthwise", "DepthwiseConv2dNative", {"conv", "dw"},
-           {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr(std::string("SAME"))}})
+      .Const("w", Values(Shape({1, 1, 2, 128})))
+      .Add("conv", "Conv2D", {"x", "w"}, ConvAttrs())
+      .Const("dw", Values(Shape({1, 1, 128, 1})))
+      .Add("depthwise", "DepthwiseConv2dNative", {"conv", "dw"}, ConvAttrs())
       .Add("relu", "Relu", {"depthwise"})
       .Placeholder("m", DType::kFloat, {3, 2})
-      .Placeholder("n", DType::kFloat, {2, 3})
+      .Placeholder("n", DType::kFloat, {2, 128})
       .Add("mm", "MatMul", {"m", "n"})
       .Add("bmm", "BatchMatMulV2", {"m", "n"})
       .Placeholder("i", DType::kInt32, {2, 2})
@@ -33,7 +42,7 @@ ir::Graph MixedGraph() {
   return b.Build();
 }
 
-TEST(PrecisionPassTest, Bf16MarksOnlyFloatConvolutionsAndMatrixProducts) {
+TEST(PrecisionPassTest, Bf16MarksOnlyWideFloatConvolutionsAndMatrixProducts) {
   ir::Graph g = MixedGraph();
   const int nodes_before = g.num_nodes();
   ASSERT_TRUE(MakePrecisionPass(Precision::kBf16)->Run(&g, PassContext::FromRoots(g, {})).ok());
@@ -46,6 +55,31 @@ TEST(PrecisionPassTest, Bf16MarksOnlyFloatConvolutionsAndMatrixProducts) {
   for (const char* other : {"x", "w", "dw", "relu", "m", "n", "i"}) {
     EXPECT_EQ(g.node(g.FindNode(other)).FindAttr("_tfhost_precision"), nullptr) << other;
   }
+}
+
+TEST(PrecisionPassTest, NarrowProductsStayFloat32) {
+  // Fewer than 128 output channels (the 4-channel head of a matting model,
+  // a 64-unit dense layer, a transposed weight of 8 rows) or an unknown count.
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {1, 4, 4, 2})
+      .Const("w4", Values(Shape({1, 1, 2, 4})))
+      .Add("head", "Conv2D", {"x", "w4"}, ConvAttrs())
+      .Placeholder("m", DType::kFloat, {3, 256})
+      .Const("w64", Values(Shape({256, 64})))
+      .Add("dense64", "MatMul", {"m", "w64"})
+      .Const("w8t", Values(Shape({8, 256})))
+      .Add("dense8", "MatMul", {"m", "w8t"}, {{"transpose_b", ops::MakeAttr(true)}})
+      .Const("w256t", Values(Shape({256, 256})))
+      .Add("dense256", "MatMul", {"m", "w256t"}, {{"transpose_b", ops::MakeAttr(true)}})
+      .Placeholder("u", DType::kFloat, {-1, -1})
+      .Add("unknown", "MatMul", {"m", "u"});
+  ir::Graph g = b.Build();
+  ASSERT_TRUE(MakePrecisionPass(Precision::kBf16)->Run(&g, PassContext::FromRoots(g, {})).ok());
+  EXPECT_FALSE(MarkedBf16(g, "head"));
+  EXPECT_FALSE(MarkedBf16(g, "dense64"));
+  EXPECT_FALSE(MarkedBf16(g, "dense8"));
+  EXPECT_FALSE(MarkedBf16(g, "unknown"));
+  EXPECT_TRUE(MarkedBf16(g, "dense256"));
 }
 
 TEST(PrecisionPassTest, Fp32LeavesEveryNodeUnmarked) {
@@ -63,7 +97,7 @@ TEST(PrecisionPassTest, MarkedGraphStillRunsOnTheReferenceKernels) {
   std::map<std::string, Tensor> feeds{
       {"x", *Tensor::FromVector<float>(xs).Reshaped(Shape({1, 4, 4, 2}))},
       {"m", *Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}).Reshaped(Shape({3, 2}))},
-      {"n", *Tensor::FromVector<float>({1, 0, 2, 0, 1, 3}).Reshaped(Shape({2, 3}))},
+      {"n", Values(Shape({2, 128}))},
       {"i", *Tensor::FromVector<int32_t>({1, 2, 3, 4}).Reshaped(Shape({2, 2}))}};
   testing::ExpectSameTensors(testing::Evaluate(before, feeds, {"relu", "mm", "bmm", "imm"}),
                              testing::Evaluate(after, feeds, {"relu", "mm", "bmm", "imm"}));
