@@ -179,11 +179,13 @@ TEST(DataCommandTest, BenchReportsEveryModeWithRatios) {
   TFHOST_REQUIRE_FIXTURE(SplitTrain(0));
   Result r = Data({"bench", SplitTrain(0), SplitTrain(1), "--repeat", "1", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* mode : {"raw read", "read+verify", "read+verify+parse", "decode fast", "decode libprotobuf"}) {
+  for (const char* mode : {"raw read", "read+verify", "read+verify (mmap)", "read+verify (read-ahead)",
+                           "read+verify+parse", "decode fast", "decode libprotobuf"}) {
     EXPECT_NE(r.out.find(mode), std::string::npos) << mode;
   }
   EXPECT_NE(r.out.find("\"fast_decoder_vs_libprotobuf\":"), std::string::npos);
   EXPECT_NE(r.out.find("\"verify_vs_raw_cpu\":"), std::string::npos);
+  EXPECT_NE(r.out.find("\"verify_read_ahead_vs_raw\":"), std::string::npos);
   EXPECT_NE(r.out.find("\"cpu_file_mb_per_s\":"), std::string::npos);
 }
 

@@ -26,6 +26,7 @@
 
 #include "base/status.h"
 #include "data/input_stream.h"
+#include "data/tfrecord_read_ahead.h"
 
 namespace tfhost::data {
 
@@ -61,6 +62,19 @@ struct TFRecordReaderOptions {
   // process truncates a mapped file while it is read, the process gets
   // SIGBUS, which read() would have reported as a short file.
   bool mmap = false;
+  // Read the stream on a helper thread, up to `read_ahead_chunks` chunks of
+  // `read_ahead_chunk_bytes` ahead of the record checks
+  // (tfrecord_read_ahead.h), so read() or inflating overlaps the CRCs.
+  // Records, their order and every error (file, offset, record index) are
+  // exactly those of the plain path; the records before a corruption are all
+  // returned first, and destroying the reader stops the helper. Costs one
+  // thread and chunks x (chunk bytes + max(chunk bytes / 8, 4 KiB)) per
+  // reader. The default ring (4 x 256 KiB) stays near the L2 cache; 1 MiB
+  // chunks measured at half the wall throughput. Ignored when the file is
+  // mapped.
+  bool read_ahead = false;
+  int read_ahead_chunks = 4;
+  size_t read_ahead_chunk_bytes = 256 << 10;
 };
 
 // One corruption found in a file.
@@ -117,6 +131,8 @@ class TFRecordReader {
   // returns how many are available. Grows the buffer at most geometrically
   // with bytes actually read.
   StatusOr<size_t> Fill(size_t n);
+  // Fill's read-ahead path: takes chunks from read_ahead_.
+  StatusOr<size_t> FillFromReadAhead(size_t n);
   void Consume(size_t n);
 
   // Tries to read one record at pos_. kOk: *record set. kEnd: clean end.
@@ -151,6 +167,12 @@ class TFRecordReader {
   int64_t corruption_count_ = 0;
   std::vector<Corruption> corruptions_;
   Status sticky_error_;
+
+  // Declared last: destroyed first, so the helper stops before the stream
+  // and buffers it uses go away.
+  std::unique_ptr<ReadAhead> read_ahead_;
+  int current_chunk_ = -1;  // the read-ahead chunk base_ points into, if any
+  uint64_t read_ahead_raw_bytes_ = 0;
 };
 
 // Reads every record of `path` (at most `max_records`; more is an error).

@@ -5,7 +5,9 @@
 // fast Example decoder against libprotobuf's generic parse of the same
 // in-memory records.
 //
-// Threads split the files between them (one file is read by one thread).
+// Threads split the files between them (one file is read by one thread);
+// the read-ahead mode adds one helper thread per reading thread, so compare
+// its wall time at the same number of reading threads, and its CPU time.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,9 @@ enum class BenchMode {
   kRawRead,         // read() of the file bytes
   kReadVerify,      // TFRecordReader with length and data CRCs
   kReadVerifyMmap,  // the same over a mapping of the file (uncompressed files)
+  // kReadVerify with TFRecordReaderOptions::read_ahead: per reading thread,
+  // a helper thread read()s the next chunks while the reader checks CRCs.
+  kReadVerifyReadAhead,
   kReadParse,       // ... plus the fast decoder over every feature value
   kDecodeFast,      // fast decoder over in-memory records
   kDecodeProtobuf,  // libprotobuf ParseFromString over the same records
@@ -32,9 +37,10 @@ struct ThroughputResult {
   uint64_t file_bytes = 0;    // bytes on disk covered
   uint64_t record_bytes = 0;  // payload bytes (after decompression)
   double seconds = 0;         // best of the repetitions
-  // CPU time of the measuring threads (user + system) in their cheapest
-  // repetition. On a shared, loaded machine wall time includes waiting for a
-  // core; CPU time does not, so ratios of it compare the work itself.
+  // CPU time of the whole process (user + system: the reading threads and
+  // any read-ahead helpers) in its cheapest repetition. On a shared, loaded
+  // machine wall time includes waiting for a core; CPU time does not, so
+  // ratios of it compare the work itself.
   double cpu_seconds = 0;
   double records_per_s() const { return seconds > 0 ? records / seconds : 0; }
   double file_mb_per_s() const { return seconds > 0 ? file_bytes / seconds / 1e6 : 0; }
@@ -53,5 +59,14 @@ struct BenchOptions {
 // Runs one mode over `files`, `repeat` times, keeping the fastest.
 StatusOr<ThroughputResult> MeasureThroughput(const std::vector<std::string>& files, BenchMode mode,
                                              const BenchOptions& options);
+
+// Runs every mode of `modes` over `files` in `repeat` rounds, each round
+// running each mode once in order, so that load that comes and goes on a
+// shared machine falls on all modes alike and same-run ratios hold. Keeps
+// each mode's fastest round (and, separately, its cheapest in CPU time).
+// Results are in `modes` order.
+StatusOr<std::vector<ThroughputResult>> MeasureInterleaved(const std::vector<std::string>& files,
+                                                           const std::vector<BenchMode>& modes,
+                                                           const BenchOptions& options);
 
 }  // namespace tfhost::data
