@@ -1,12 +1,14 @@
 // Greedy non-max suppression, as TensorFlow's DoNonMaxSuppressionOp runs it:
 //   * candidates are the boxes with score > score_threshold, taken highest
 //     score first (ties: lower box index first);
-//   * a candidate whose IoU with an already selected box is >= iou_threshold
-//     is dropped;
-//   * soft-NMS (V5, soft_nms_sigma > 0): otherwise each selected box scales
-//     the candidate's score by exp(-0.5 * iou^2 / sigma); a candidate whose
-//     score changed goes back into the queue if still > score_threshold,
-//     and is compared only against boxes selected since.
+//   * hard NMS: a candidate whose IoU with an already selected box is
+//     > iou_threshold (strictly: equal overlap keeps it) is dropped;
+//   * soft-NMS (V5, soft_nms_sigma > 0): nothing is dropped outright; each
+//     selected box scales the candidate's score by exp(-0.5 * iou^2 / sigma)
+//     whatever the overlap; a candidate whose score changed goes back into
+//     the queue if still > score_threshold, and is compared only against
+//     boxes selected since. (TensorFlow.js hard-drops at IoU >= threshold in
+//     both modes; TensorFlow's kernel, which this follows, does not.)
 // CombinedNonMaxSuppression runs hard NMS per batch and class, then keeps the
 // best max_total_size detections of each batch by score, zero-padded.
 #include <algorithm>
@@ -55,7 +57,8 @@ void Suppress(const float* boxes, int stride, const std::vector<float>& scores, 
   for (int i = 0; i < static_cast<int>(scores.size()); ++i) {
     if (scores[i] > score_threshold) queue.push({i, scores[i], 0});
   }
-  const float scale = sigma > 0 ? -0.5f / sigma : 0.0f;
+  const bool soft = sigma > 0;
+  const float scale = soft ? -0.5f / sigma : 0.0f;
   while (static_cast<int>(selected->size()) < max_out && !queue.empty()) {
     Candidate c = queue.top();
     queue.pop();
@@ -64,11 +67,11 @@ void Suppress(const float* boxes, int stride, const std::vector<float>& scores, 
     for (int j = static_cast<int>(selected->size()) - 1; j >= c.suppress_begin; --j) {
       const float iou = BoxIou(boxes + static_cast<int64_t>(c.box) * stride,
                                boxes + static_cast<int64_t>((*selected)[j]) * stride);
-      if (iou >= iou_threshold) {
+      if (!soft && iou > iou_threshold) {
         drop = true;
         break;
       }
-      c.score *= iou <= iou_threshold ? std::exp(scale * iou * iou) : 0.0f;
+      c.score *= soft || iou <= iou_threshold ? std::exp(scale * iou * iou) : 0.0f;
       if (c.score <= score_threshold) break;
     }
     c.suppress_begin = static_cast<int>(selected->size());

@@ -51,6 +51,29 @@ TEST(NonMaxSuppressionTest, V4PadsToMaxOutputSize) {
   EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::Scalar<int32_t>(3)));
 }
 
+// TensorFlow's kernel drops a candidate only when IoU > iou_threshold, and
+// soft-NMS never drops outright (it only decays scores). Box 1 covers half
+// of box 0: IoU exactly 0.5.
+TEST(NonMaxSuppressionTest, IouEqualToTheThresholdKeepsTheBoxAndSoftNmsNeverHardDrops) {
+  Tensor boxes = Tensor::FromVector<float>({0, 0, 1, 1, 0, 0, 1, 0.5f}, Shape({2, 4}));
+  Tensor scores = Tensor::FromVector<float>({0.9f, 0.8f});
+  auto equal = RunSingleOp("NonMaxSuppressionV3", {boxes, scores, Tensor::Scalar<int32_t>(2), Tensor::Scalar(0.5f),
+                                                   Tensor::Scalar(0.0f)});
+  ASSERT_TRUE(equal.ok()) << equal.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*equal)[0], Tensor::FromVector<int32_t>({0, 1})));
+  auto above = RunSingleOp("NonMaxSuppressionV3", {boxes, scores, Tensor::Scalar<int32_t>(2), Tensor::Scalar(0.49f),
+                                                   Tensor::Scalar(0.0f)});
+  ASSERT_TRUE(above.ok());
+  EXPECT_TRUE(TensorsEqual((*above)[0], Tensor::FromVector<int32_t>({0})));
+  // Soft-NMS with a threshold below the overlap: box 1 is kept, its score
+  // decayed by exp(-0.5 * 0.25 / 0.5).
+  auto soft = RunSingleOp("NonMaxSuppressionV5", {boxes, scores, Tensor::Scalar<int32_t>(2), Tensor::Scalar(0.3f),
+                                                  Tensor::Scalar(0.0f), Tensor::Scalar(0.5f)});
+  ASSERT_TRUE(soft.ok()) << soft.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*soft)[0], Tensor::FromVector<int32_t>({0, 1})));
+  EXPECT_NEAR((*soft)[1].data<float>()[1], 0.8f * std::exp(-0.25f), 1e-6);
+}
+
 TEST(NonMaxSuppressionTest, V5SoftNmsDecaysOverlappingScores) {
   // Box 1 covers half of box 0 (IoU 0.5). With sigma 0.5 its score decays by
   // exp(-0.5 * 0.25 / 0.5) = exp(-0.25); iou_threshold 1 disables hard NMS.
