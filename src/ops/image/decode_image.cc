@@ -3,7 +3,7 @@
 // serving functions around tf.io.decode_image): DecodeJpeg, DecodePng,
 // DecodeBmp, DecodeImage and ExtractJpegShape.
 //
-// JPEG and PNG are decoded by the system's libjpeg-turbo and libpng — the
+// GIF is decoded by decode_gif.cc; JPEG and PNG by the system's libjpeg-turbo and libpng — the
 // libraries TensorFlow itself decodes with — so pixels come out bit for bit
 // as TensorFlow's with the same settings: JPEG with libjpeg's default (accurate
 // integer) IDCT unless dct_method is "INTEGER_FAST", fancy upsampling on unless
@@ -569,8 +569,23 @@ Status DecodeImage(KernelContext& ctx) {
       TFHOST_ASSIGN_OR_RETURN(raw, DecodeBmpTensor(ctx, *bytes, channels));
       break;
     }
-    case Format::kGif:
-      return Unimplemented(ir::NodeContext(ctx.node()) + ": GIF decoding is not supported yet");
+    case Format::kGif: {
+      // As TensorFlow: GIFs are RGB only; all frames [n, h, w, 3] unless
+      // expand_animations=false, which keeps the first frame [h, w, 3].
+      if (channels != 0 && channels != 3) {
+        return ctx.Error("GIF images have 3 channels, " + std::to_string(channels) + " were requested");
+      }
+      StatusOr<Tensor> frames = DecodeGifFrames(*bytes);
+      if (!frames.ok()) return ctx.Error(std::string(frames.status().message()));
+      TFHOST_ASSIGN_OR_RETURN(bool expand, ctx.AttrOr<bool>("expand_animations", true));
+      raw = std::move(*frames);
+      if (!expand) {
+        Tensor first(DType::kUInt8, Shape({raw.dim(1), raw.dim(2), raw.dim(3)}));
+        std::copy(raw.data<uint8_t>(), raw.data<uint8_t>() + first.NumElements(), first.data<uint8_t>());
+        raw = std::move(first);
+      }
+      break;
+    }
     default:
       return ctx.Error("Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
   }

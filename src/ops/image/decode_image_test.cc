@@ -194,5 +194,33 @@ TEST(DecodeImageTest, SniffsTheFormatAndConvertsToFloat) {
   EXPECT_FALSE(RunSingleOp("DecodeImage", {Tensor::StringScalar("????")}).ok());
 }
 
+// Two 2x1 frames over a 4-colour palette (black, red, green, blue): frame 0
+// red, green; frame 1 blue, black. LZW: min code size 2, 3-bit codes
+// clear(4), a, b, end(5) packed LSB first.
+std::string TwoFrameGif() {
+  return std::string("GIF89a\x02\x00\x01\x00\x81\x00\x00", 13) +
+         std::string("\x00\x00\x00\xFF\x00\x00\x00\xFF\x00\x00\x00\xFF", 12) +
+         std::string("\x2C\x00\x00\x00\x00\x02\x00\x01\x00\x00\x02\x02\x8C\x0A\x00", 15) +
+         std::string("\x2C\x00\x00\x00\x00\x02\x00\x01\x00\x00\x02\x02\x1C\x0A\x00", 15) + "\x3B";
+}
+
+TEST(DecodeImageTest, GifGivesAllFramesOrTheFirstAndOnlyRgb) {
+  auto all = RunSingleOp("DecodeImage", {Tensor::StringScalar(TwoFrameGif())});
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ((*all)[0].shape(), Shape({2, 1, 2, 3}));
+  EXPECT_EQ(Pixels((*all)[0]), std::vector<int>({255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0}));
+  auto first = RunSingleOp("DecodeImage", {Tensor::StringScalar(TwoFrameGif())},
+                           {{"expand_animations", MakeAttr(false)}, {"dtype", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ((*first)[0].shape(), Shape({1, 2, 3}));
+  EXPECT_FLOAT_EQ((*first)[0].data<float>()[0], 1.0f);
+  EXPECT_FLOAT_EQ((*first)[0].data<float>()[4], 1.0f);
+  auto gray = RunSingleOp("DecodeImage", {Tensor::StringScalar(TwoFrameGif())}, {{"channels", MakeAttr(1)}});
+  ASSERT_FALSE(gray.ok());
+  EXPECT_NE(gray.status().message().find("GIF images have 3 channels"), std::string::npos) << gray.status().ToString();
+  auto cut = RunSingleOp("DecodeImage", {Tensor::StringScalar(TwoFrameGif().substr(0, 30))});
+  EXPECT_FALSE(cut.ok());
+}
+
 }  // namespace
 }  // namespace tfhost::ops
