@@ -8,7 +8,10 @@
 #   replicated COPIES times, default 20, ~260 MB in 4 shards) in a temporary
 #   folder, then runs `tfhost data bench` with 1 and 2 threads. The fixture
 #   gzip shards themselves are measured too. Each table has wall-time and
-#   CPU-time columns; on a loaded machine quote the CPU-time ratio.
+#   CPU-time columns (CPU of the whole process, read-ahead helpers included);
+#   rounds alternate the modes. read+verify (read-ahead) is compared in wall
+#   time at the same --threads (plus one helper per thread) and needs a free
+#   core to gain; on a loaded machine quote the CPU-time ratios.
 set -euo pipefail
 TFHOST=${1:-build/tfhost}
 COPIES=${2:-20}
