@@ -11,6 +11,7 @@
 
 #include "host/launch/hostlist.h"
 #include "host/launch/rendezvous.h"
+#include "host/launch/slurm_interfaces.h"
 #include "host/probe/fs_reader.h"
 #include "host/probe/nvml.h"
 #include "host/probe/probe.h"
@@ -78,8 +79,9 @@ struct Placement {
   std::vector<int> ports;          // per task
   std::vector<int> instance;       // per task
   // Per distinct host, its NCCL interface candidates, when the instances
-  // exchanged them (mpi rendezvous); empty otherwise.
+  // exchanged them (mpi rendezvous, slurm store); empty otherwise.
   std::vector<std::vector<std::string>> interfaces;
+  std::string warning;  // for every task of this instance (e.g. the exchange failed)
 };
 
 StatusOr<ClusterShape> ResolveShape(const LaunchOptions& o, int instances) {
@@ -208,6 +210,37 @@ StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::strin
     p.instance.push_back(inst);
     p.hosts.push_back(instance_host[inst]);
     p.ports.push_back(base + instance_local[inst] * k + static_cast<int>(t % k));
+  }
+  // NCCL_SOCKET_IFNAME must be one name every node has. Pointless on one
+  // node, with tuning off, or when the user set it (theirs wins anyway);
+  // a timeout of 0 turns the exchange off.
+  if (o.tuning.tune && o.slurm_exchange_timeout > 0 && nodes.size() > 1 &&
+      Get(env, {"NCCL_SOCKET_IFNAME"}) == nullptr) {
+    SlurmInterfaceExchange x;
+    x.store_host = instance_host[0];
+    x.store_port = base + (*instances) * k;  // just above every task port of node 0
+    x.instance = *instance;
+    x.instances = *instances;
+    x.node = instance_node[*instance];
+    x.nodes = nodes.size();
+    x.publishes = instance_local[*instance] == 0;
+    x.candidates = SocketInterfaceCandidates(hooks.network);
+    x.timeout_seconds = o.slurm_exchange_timeout;
+    StatusOr<std::vector<std::vector<std::string>>> lists =
+        x.store_port <= 65535 ? ExchangeSlurmInterfaces(x)
+                              : StatusOr<std::vector<std::vector<std::string>>>(
+                                    InvalidArgument("no port left above the task ports for the exchange"));
+    if (lists.ok()) {
+      p.interfaces = std::move(*lists);
+      notes->push_back("slurm: the " + std::to_string(nodes.size()) +
+                       " nodes exchanged their NCCL interface candidates through launcher 0's store at " +
+                       x.store_host + ":" + std::to_string(x.store_port));
+    } else {
+      p.warning = "NCCL_SOCKET_IFNAME is this node's own pick, not agreed with the other nodes (" +
+                  lists.status().message() +
+                  "); if the nodes name their NICs differently, pass --env NCCL_SOCKET_IFNAME=...";
+      notes->push_back("slurm: " + p.warning);
+    }
   }
   return p;
 }
@@ -530,6 +563,7 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
                           gpu_slot >= 0 ? "--gpus-per-task" : "parameter servers keep variables on the CPU"});
     }
     task.env = ComposeTaskEnv(env, recommended, o.user_env, identity);
+    if (!p.warning.empty()) task.env.warnings.push_back(p.warning);
     if (o.engine == Engine::kSsh) {
       task.argv = SplitWords(o.ssh_command);
       if (task.argv.empty()) return InvalidArgument("--ssh is empty");

@@ -12,7 +12,12 @@
 //          Slurm's default block distribution; this instance is SLURM_PROCID.
 //          Every instance computes the same cluster with no exchange: ports
 //          are BASE + the task's slot on its node, BASE from --port or derived
-//          from SLURM_JOB_ID and SLURM_STEP_ID (10000..27999). Tasks are
+//          from SLURM_JOB_ID and SLURM_STEP_ID (10000..27999). On more than
+//          one node the instances then exchange their NCCL interface
+//          candidates through a store instance 0 serves on the next port
+//          (slurm_interfaces.h), so NCCL_SOCKET_IFNAME names an interface
+//          every node has; after slurm_exchange_timeout each falls back to
+//          its own node's pick, with a warning. Tasks are
 //          addressed by node name, or with --slurm-address nodeaddr by the
 //          NodeAddr Slurm itself uses to reach each node (`scontrol show node`),
 //          for clusters whose node names do not resolve on the compute network.
@@ -58,6 +63,7 @@ struct LaunchOptions {
   double rendezvous_timeout = 120;
   std::string advertise_host;       // mpi: this rank's address (default: hostname)
   bool slurm_use_nodeaddr = false;  // slurm: NodeAddr instead of NodeName
+  double slurm_exchange_timeout = 30;  // slurm: interface exchange between nodes, seconds; 0: none
   int gpus_per_task = 0;            // >0: CUDA_VISIBLE_DEVICES per local slot (ps tasks get none)
   std::vector<std::string> command;
   TuningOptions tuning;

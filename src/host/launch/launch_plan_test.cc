@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -41,6 +42,9 @@ LaunchOptions Options(Engine e) {
   LaunchOptions o;
   o.engine = e;
   o.command = {"python3", "train.py"};
+  // Most tests plan one Slurm instance at a time, with no peers to exchange
+  // interfaces with; the exchange has its own tests below.
+  o.slurm_exchange_timeout = 0;
   return o;
 }
 
@@ -240,6 +244,120 @@ TEST(LaunchPlanTest, MpiRanksOnHostsWithDifferentInterfacesAgreeOnOneTheyAllHave
   }
   CleanupRendezvous(plans[0]->rendezvous_dir, 3, 5);
   std::filesystem::remove_all(dir);
+}
+
+NetInterface Nic(const std::string& name, int64_t speed) {
+  NetInterface n;
+  n.name = name;
+  n.operstate = "up";
+  n.speed_mbps = speed;
+  n.ipv4 = {"10.0.0.1"};
+  return n;
+}
+
+// Slurm launchers of one step, each a thread with its own node's interfaces,
+// node i reachable at 127.0.0.i (NodeAddr from a fake scontrol; all of
+// 127/8 is loopback), the store's port (just above the task ports) free.
+class SlurmExchangeTest : public ::testing::Test {
+ protected:
+  // Nodes gpu01..gpuNN with tasks_per_node launchers each.
+  std::map<std::string, std::string> Env(int procid, int node, int nodes, const std::string& tasks_per_node, int ntasks) {
+    return {{"SLURM_JOB_ID", "977"},
+            {"SLURM_STEP_ID", "0"},
+            {"SLURM_JOB_NODELIST", "gpu[01-0" + std::to_string(nodes) + "]"},
+            {"SLURM_NTASKS", std::to_string(ntasks)},
+            {"SLURM_TASKS_PER_NODE", tasks_per_node},
+            {"SLURM_PROCID", std::to_string(procid)},
+            {"SLURM_NODEID", std::to_string(node)}};
+  }
+  LaunchOptions Opts(int instances, double timeout) {
+    LaunchOptions o = Options(Engine::kSlurm);
+    o.slurm_use_nodeaddr = true;
+    o.slurm_exchange_timeout = timeout;
+    auto free = ProbeFreePorts(1);
+    EXPECT_TRUE(free.ok());
+    o.port_base = (*free)[0] - instances;  // store port = base + instances tasks
+    return o;
+  }
+  PlanHooks Hooks(const std::vector<NetInterface>& nics) {
+    PlanHooks h = FakeHooks();
+    h.network.interfaces = nics;
+    h.run_command = [](const std::vector<std::string>&) -> StatusOr<std::string> {
+      return std::string("NodeName=gpu01 NodeAddr=127.0.0.1\nNodeName=gpu02 NodeAddr=127.0.0.2\n"
+                         "NodeName=gpu03 NodeAddr=127.0.0.3\n");
+    };
+    return h;
+  }
+  // Runs launchers `procids` (node of each in `node_of`) concurrently.
+  std::vector<StatusOr<LaunchPlan>> RunLaunchers(const LaunchOptions& o, const std::vector<int>& procids,
+                                                 const std::vector<int>& node_of, int nodes, const std::string& tpn,
+                                                 int ntasks, const std::vector<std::vector<NetInterface>>& nics) {
+    std::vector<StatusOr<LaunchPlan>> plans(procids.size(), StatusOr<LaunchPlan>(Internal("not run")));
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < procids.size(); ++i) {
+      threads.emplace_back([&, i] {
+        int node = node_of[procids[i]];
+        plans[i] = PlanLaunch(o, Env(procids[i], node, nodes, tpn, ntasks), Hooks(nics[node]));
+      });
+    }
+    for (auto& t : threads) t.join();
+    return plans;
+  }
+};
+
+TEST_F(SlurmExchangeTest, NodesWithDifferentInterfacesAgreeOnTheFastestOneTheyAllHave) {
+  // Alone, gpu01 and gpu03 would pick eth0 and gpu02 eth1: only ib0 is on all three.
+  std::vector<std::vector<NetInterface>> nics = {{Nic("eth0", 100000), Nic("ib0", 56000)},
+                                                 {Nic("eth1", 100000), Nic("ib0", 56000), Nic("ib1", 25000)},
+                                                 {Nic("eth0", 100000), Nic("ib0", 40000), Nic("ib1", 100000)}};
+  LaunchOptions o = Opts(4, 20);
+  auto plans = RunLaunchers(o, {0, 1, 2, 3}, {0, 0, 1, 2}, 3, "2,1(x2)", 4, nics);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(plans[i].ok()) << i << ": " << plans[i].status().ToString();
+    ASSERT_EQ(plans[i]->tasks.size(), 1u);
+    // ib1 is faster on gpu03 but missing on gpu01: ib0, whose slowest host has 40000.
+    EXPECT_EQ(EnvValue(plans[i]->tasks[0], "NCCL_SOCKET_IFNAME"), "ib0") << "launcher " << i;
+    EXPECT_TRUE(plans[i]->tasks[0].env.warnings.empty());
+  }
+  EXPECT_NE(FormatPlan(*plans[2]).find("exchanged their NCCL interface candidates"), std::string::npos);
+}
+
+TEST_F(SlurmExchangeTest, NodesSharingNoInterfaceNameLeaveItUnset) {
+  std::vector<std::vector<NetInterface>> nics = {{Nic("eth0", 100000)}, {Nic("enp1s0", 100000)}};
+  LaunchOptions o = Opts(2, 20);
+  auto plans = RunLaunchers(o, {0, 1}, {0, 1}, 2, "1(x2)", 2, nics);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(plans[i].ok()) << plans[i].status().ToString();
+    EXPECT_EQ(EnvValue(plans[i]->tasks[0], "NCCL_SOCKET_IFNAME"), "<unset>") << "launcher " << i;
+  }
+}
+
+TEST_F(SlurmExchangeTest, WithoutLauncherZeroEachNodeFallsBackToItsOwnPickWithAWarning) {
+  std::vector<std::vector<NetInterface>> nics = {{Nic("eth0", 100000)}, {Nic("eth1", 100000), Nic("eth0", 1000)}};
+  LaunchOptions o = Opts(2, 0.5);
+  auto start = std::chrono::steady_clock::now();
+  auto plans = RunLaunchers(o, {1}, {0, 1}, 2, "1(x2)", 2, nics);  // launcher 0 never starts
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(plans[0].ok()) << plans[0].status().ToString();
+  EXPECT_EQ(EnvValue(plans[0]->tasks[0], "NCCL_SOCKET_IFNAME"), "eth1");
+  ASSERT_EQ(plans[0]->tasks[0].env.warnings.size(), 1u);
+  EXPECT_NE(plans[0]->tasks[0].env.warnings[0].find("not agreed with the other nodes"), std::string::npos)
+      << plans[0]->tasks[0].env.warnings[0];
+  EXPECT_LT(waited, 10.0);
+}
+
+TEST_F(SlurmExchangeTest, UserChosenInterfaceSkipsTheExchange) {
+  std::vector<std::vector<NetInterface>> nics = {{Nic("eth0", 100000)}, {Nic("eth1", 100000)}};
+  LaunchOptions o = Opts(2, 30);
+  auto env = Env(1, 1, 2, "1(x2)", 2);
+  env["NCCL_SOCKET_IFNAME"] = "bond0";
+  auto start = std::chrono::steady_clock::now();
+  auto plan = PlanLaunch(o, env, Hooks(nics[1]));  // alone: an exchange would wait 30 s
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(EnvValue(plan->tasks[0], "NCCL_SOCKET_IFNAME"), "bond0");
+  EXPECT_TRUE(plan->tasks[0].env.warnings.empty());
+  EXPECT_LT(waited, 5.0);
 }
 
 TEST(LaunchPlanTest, VirtualMachineGpusWithoutNvlinkGetTheP2pHintUnlessTheUserSetOne) {
