@@ -1,5 +1,6 @@
 #include "runtime/frame_executor.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -13,6 +14,8 @@
 namespace tfhost::runtime {
 
 namespace {
+
+std::atomic<int64_t> pool_min_elements{kFramePoolMinElements};
 
 // Arrival state of one node in one iteration.
 struct NodeSlot {
@@ -298,8 +301,9 @@ class FrameExecutor {
 
   // Gathers a ready node's inputs and runs it: inline for control-flow nodes,
   // constants and dead nodes (cheap, and their effects on frames are needed at
-  // once), and for a kernel when nothing else could run beside it; otherwise
-  // on the inter-op pool, finishing when its completion comes back.
+  // once), for cheap kernels (WorthAThread) and for a kernel when nothing else
+  // could run beside it; otherwise on the inter-op pool, finishing when its
+  // completion comes back.
   Status Start(const ReadyItem& item) {
     FrameInstance* f = item.frame;
     const int id = item.id;
@@ -340,7 +344,8 @@ class FrameExecutor {
     } else if (any_dead && (!reg->handles_dead_inputs || slot.any_dead)) {
       outputs.assign(num_outputs, Tensor());
       output_dead.assign(num_outputs, true);
-    } else if (kind == NodeKind::kNormal && env_.inter_op != nullptr && (!ready_.empty() || in_flight_ > 0)) {
+    } else if (kind == NodeKind::kNormal && env_.inter_op != nullptr && (!ready_.empty() || in_flight_ > 0) &&
+               WorthAThread(node, *reg, inputs)) {
       ++in_flight_;
       env_.inter_op->Schedule([this, item, &node, reg, num_outputs, any_dead, inputs = std::move(inputs),
                                input_dead = std::move(input_dead)]() mutable {
@@ -360,6 +365,22 @@ class FrameExecutor {
       output_dead = ctx.output_dead();
     }
     return Finish(item, std::move(outputs), std::move(output_dead), any_dead);
+  }
+
+  // Whether a kernel is worth handing to the pool: handing one over and back
+  // costs microseconds (a thread wake-up each way), far more than the scalar
+  // arithmetic and bookkeeping nodes that make up most of a loop body, so
+  // those run inline, as TensorFlow runs its inexpensive kernels. Function
+  // calls and kernels reading at least kFramePoolMinElements elements (a MatMul
+  // with its weights, a cell over a batch) go to the pool.
+  static bool WorthAThread(const ir::Node& node, const ops::OpRegistration& reg, const std::vector<Tensor>& inputs) {
+    if (&reg == &FunctionCallRegistration() || IsFunctionalOp(node.op)) return true;
+    const int64_t min_elements = pool_min_elements.load(std::memory_order_relaxed);
+    int64_t elements = 0;
+    for (const Tensor& t : inputs) {
+      if (t.valid()) elements += t.NumElements();
+    }
+    return elements >= min_elements;
   }
 
   // Sends a node's outputs on (frames, fetches, consumers) once it ran.
@@ -548,5 +569,7 @@ StatusOr<std::vector<Tensor>> RunWithFrames(const FrameExecutorInput& in, const 
   FrameExecutor executor(in, env);
   return executor.Run();
 }
+
+int64_t SetFramePoolMinElementsForTesting(int64_t elements) { return pool_min_elements.exchange(elements); }
 
 }  // namespace tfhost::runtime

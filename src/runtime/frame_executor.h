@@ -20,7 +20,8 @@
 // arrive (reported with the node, frame and iteration).
 //
 // Frame bookkeeping runs on the caller's thread. With an inter-op pool
-// (env.inter_op), kernels of plain nodes run on it whenever other work could
+// (env.inter_op), kernels of plain nodes that are worth a thread (function
+// calls, or at least kFramePoolMinElements input elements) run on it whenever other work could
 // run beside them, so independent nodes of up to parallel_iterations
 // iterations (and of separate branches) overlap, as in TensorFlow's executor;
 // what each node computes does not depend on that order. Without a pool, nodes
@@ -47,5 +48,11 @@ struct FrameExecutorInput {
 };
 
 StatusOr<std::vector<Tensor>> RunWithFrames(const FrameExecutorInput& in, const ExecEnv& env);
+
+// Kernels reading fewer input elements than this run inline even with a pool.
+inline constexpr int64_t kFramePoolMinElements = 16384;
+// Tests: changes that threshold (0 sends every plain kernel to the pool) for
+// all executors; returns the previous value.
+int64_t SetFramePoolMinElementsForTesting(int64_t elements);
 
 }  // namespace tfhost::runtime

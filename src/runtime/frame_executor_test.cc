@@ -60,8 +60,11 @@ std::string LoopVar(const std::string& scope, const std::string& suffix, const s
          Op(scope + "/Exit" + suffix, "Exit", {scope + "/Switch" + suffix}, dt);
 }
 
-// i, acc = while_loop(i < n, (i + 1, acc + f(i)), [0, 0]) where f is the node
-// "while/f" (an Identity the test may give its own kernel).
+// i, acc = while_loop(i < n, (i + 1, acc + sum(f(fill([kBig], i)))), [0, 0])
+// where f is the node "while/f" (an Identity the test may give its own
+// kernel). f reads kBig elements so that the executor hands it to the pool
+// (small kernels run inline).
+constexpr int kBig = 1 << 15;
 std::string SumLoop(int n, int parallel_iterations) {
   const std::string frame = "while/while_context";
   return IntConst("Const", 0) + IntConst("n", n) +
@@ -70,8 +73,16 @@ std::string SumLoop(int n, int parallel_iterations) {
          Enter("while/Less/Enter", "n", frame, true, parallel_iterations) +
          Op("while/Less", "Less", {"while/Merge", "while/Less/Enter"}) + Op("while/LoopCond", "LoopCond", {"while/Less"}, "") +
          IntConst("while/add/y", 1, "input: '^while/Identity' ") +
-         Op("while/add", "AddV2", {"while/Identity", "while/add/y"}) + Op("while/f", "Identity", {"while/Identity"}) +
-         Op("while/add_1", "AddV2", {"while/Identity_1", "while/f"});
+         Op("while/add", "AddV2", {"while/Identity", "while/add/y"}) +
+         "node { name: 'while/dims' op: 'Const' input: '^while/Identity' " + TypeAttr("dtype", "DT_INT32") +
+         " attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: " +
+         std::to_string(kBig) + " } } } }\n" + IntConst("while/axis", 0, "input: '^while/Identity' ") +
+         "node { name: 'while/fill' op: 'Fill' input: 'while/dims' input: 'while/Identity' " +
+         TypeAttr("T", "DT_INT32") + TypeAttr("index_type", "DT_INT32") + " }\n" +
+         Op("while/f", "Identity", {"while/fill"}) +
+         "node { name: 'while/sum' op: 'Sum' input: 'while/f' input: 'while/axis' " + TypeAttr("T", "DT_INT32") +
+         TypeAttr("Tidx", "DT_INT32") + " attr { key: 'keep_dims' value { b: false } } }\n" +
+         Op("while/add_1", "AddV2", {"while/Identity_1", "while/sum"});
 }
 
 // A kernel that lets iteration value k finish only once k ^ 1 has started:
@@ -86,7 +97,7 @@ struct Rendezvous {
   ops::OpRegistration Registration(const ops::OpRegistration& identity) {
     ops::OpRegistration reg = identity;
     reg.kernel = [this](ops::KernelContext& ctx) -> Status {
-      const int32_t k = ctx.input(0).data<int32_t>()[0];
+      const int32_t k = ctx.input(0).data<int32_t>()[0];  // every element is the iteration's i
       std::unique_lock<std::mutex> lock(mu);
       arrived.insert(k);
       cv.notify_all();
@@ -99,6 +110,14 @@ struct Rendezvous {
     };
     return reg;
   }
+};
+
+// Sends every plain kernel to the pool while alive, so small test graphs
+// exercise the concurrent path (by default small kernels run inline).
+struct AllKernelsOnThePool {
+  AllKernelsOnThePool() : previous(SetFramePoolMinElementsForTesting(0)) {}
+  ~AllKernelsOnThePool() { SetFramePoolMinElementsForTesting(previous); }
+  int64_t previous;
 };
 
 // Loads `pbtxt` and runs it through RunWithFrames; `inter_op_threads` 0 runs
@@ -139,7 +158,7 @@ TEST(FrameExecutorTest, IterationsWithinParallelIterationsRunConcurrently) {
   auto out = RunLoopGraph(SumLoop(4, 2), {"while/Exit:0", "while/Exit_1:0"}, 4, &reg);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ((*out)[0].data<int32_t>()[0], 4);
-  EXPECT_EQ((*out)[1].data<int32_t>()[0], 0 + 1 + 2 + 3);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], kBig * (0 + 1 + 2 + 3));
 }
 
 TEST(FrameExecutorTest, RendezvousLoopFailsWhenIterationsCannotOverlap) {
@@ -183,6 +202,7 @@ std::string NestedLoops(int n, int parallel_iterations) {
 }
 
 TEST(FrameExecutorTest, NestedLoopsGiveTheSequentialResultOnThePool) {
+  AllKernelsOnThePool all;
   for (int p : {1, 3, 10}) {
     auto seq = RunLoopGraph(NestedLoops(6, p), {"while/Exit:0", "while/Exit_1:0"}, 0);
     auto par = RunLoopGraph(NestedLoops(6, p), {"while/Exit:0", "while/Exit_1:0"}, 4);
@@ -229,6 +249,7 @@ std::string DeadAndCondGraph(int parallel_iterations) {
 }
 
 TEST(FrameExecutorTest, DeadLoopAndCondInBodyGiveTheSequentialResultOnThePool) {
+  AllKernelsOnThePool all;
   for (int p : {1, 4, 32}) {
     for (bool pred : {true, false}) {
       NamedTensors feeds = {{"x:0", Tensor::Scalar<int32_t>(1)}, {"pred:0", Tensor::Scalar<bool>(pred)}};
@@ -242,6 +263,26 @@ TEST(FrameExecutorTest, DeadLoopAndCondInBodyGiveTheSequentialResultOnThePool) {
       EXPECT_TRUE(TensorsEqual((*seq)[0], (*par)[0])) << "parallel_iterations " << p << " pred " << pred;
     }
   }
+}
+
+TEST(FrameExecutorTest, SmallKernelsRunInlineEvenWithAPool) {
+  // The rendezvous on a scalar is too small for the pool: it runs inline and
+  // so cannot meet its partner, which shows small kernels stay on the caller.
+  Rendezvous rendezvous;
+  rendezvous.timeout = std::chrono::milliseconds(100);
+  auto reg = rendezvous.Registration(*ops::OpRegistry::Global().Find("Identity"));
+  std::string scalar_f = SumLoop(4, 2);
+  const std::string big = "int_val: " + std::to_string(kBig);
+  scalar_f.replace(scalar_f.find(big), big.size(), "int_val: 1");
+  auto out = RunLoopGraph(scalar_f, {"while/Exit_1:0"}, 4, &reg);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kDeadlineExceeded) << out.status().ToString();
+  AllKernelsOnThePool all;
+  Rendezvous again;
+  auto reg2 = again.Registration(*ops::OpRegistry::Global().Find("Identity"));
+  out = RunLoopGraph(scalar_f, {"while/Exit_1:0"}, 4, &reg2);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at(0).data<int32_t>()[0], 0 + 1 + 2 + 3);
 }
 
 TEST(FrameExecutorTest, KernelErrorInOneIterationFailsTheRunAfterOthersFinish) {
@@ -334,6 +375,7 @@ TEST(FrameExecutorTest, DynamicRnnWithTensorArraysIsBitIdenticalOnTheInterOpPool
   std::vector<float> want(steps);
   float h = 0.25f;
   for (int t = 0; t < steps; ++t) want[t] = h = xs[t] + h * 0.5f;
+  AllKernelsOnThePool all;
   for (int p : {1, 32}) {
     auto seq = RunInSession(DynamicRnn(steps, p), 1, feeds, {"rnn/transpose_1:0", "rnn/while/Exit_2:0"});
     auto par = RunInSession(DynamicRnn(steps, p), 4, feeds, {"rnn/transpose_1:0", "rnn/while/Exit_2:0"});
