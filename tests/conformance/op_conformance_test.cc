@@ -7,6 +7,7 @@
 // "<Op>/<case>". Tolerances come from tolerances.h only.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -34,6 +35,11 @@ struct Case {
 };
 
 StatusOr<DType> JsonDType(const std::string& name) { return ParseDType(name); }
+
+bool IsQuantizedType(DType d) {
+  return d == DType::kQInt8 || d == DType::kQUInt8 || d == DType::kQInt16 || d == DType::kQUInt16 ||
+         d == DType::kQInt32;
+}
 
 StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
   TFHOST_ASSIGN_OR_RETURN(DType dtype, JsonDType(v["dtype"].GetString()));
@@ -64,6 +70,16 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
       }
       continue;
     }
+    if (dtype == DType::kUInt64) {  // beyond 2^53: exact integers, or decimal strings
+      if (x.IsUint64()) {
+        t.data<uint64_t>()[i] = x.GetUint64();
+      } else if (x.IsString()) {
+        t.data<uint64_t>()[i] = std::stoull(x.GetString());
+      } else {
+        return InvalidArgument("uint64 data must be integers or decimal strings");
+      }
+      continue;
+    }
     double value;
     if (x.IsString()) {  // "NaN", "Infinity", "-Infinity"
       std::string s = x.GetString();
@@ -85,6 +101,13 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
       case DType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(value); break;
       case DType::kUInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(value); break;
       case DType::kInt16: t.data<int16_t>()[i] = static_cast<int16_t>(value); break;
+      case DType::kUInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(value); break;
+      // Quantized types hold their integer in the storage type of their width.
+      case DType::kQInt8: t.data<int8_t>()[i] = static_cast<int8_t>(value); break;
+      case DType::kQUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(value); break;
+      case DType::kQInt16: t.data<int16_t>()[i] = static_cast<int16_t>(value); break;
+      case DType::kQUInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(value); break;
+      case DType::kQInt32: t.data<int32_t>()[i] = static_cast<int32_t>(value); break;
       default: return InvalidArgument("unsupported dtype in case file");
     }
   }
@@ -208,6 +231,18 @@ void ExpectMatchesReference(const Case& c, const std::vector<Tensor>& outputs, c
     if (want.dtype() == DType::kString) {
       for (int64_t i = 0; i < want.NumElements(); ++i) {
         EXPECT_EQ(got.strings()[i], want.strings()[i]) << label << " output " << k << " [" << i << "]";
+      }
+      continue;
+    }
+    if (IsQuantizedType(want.dtype()) || want.dtype() == DType::kUInt64) {
+      // Not representable as doubles (uint64) or not numeric to
+      // ToDoubleVector (quantized): element bytes must match exactly.
+      const size_t width = DTypeSize(want.dtype());
+      for (int64_t i = 0; i < want.NumElements(); ++i) {
+        EXPECT_EQ(std::memcmp(static_cast<const char*>(got.raw_data()) + i * width,
+                              static_cast<const char*>(want.raw_data()) + i * width, width),
+                  0)
+            << label << " output " << k << " [" << i << "]";
       }
       continue;
     }

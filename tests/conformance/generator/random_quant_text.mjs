@@ -13,8 +13,11 @@
 //  - Unicode: WHATWG TextDecoder/TextEncoder of Node.js, which replace each
 //    maximal ill-formed subpart by U+FFFD as ICU (TensorFlow's backend) does.
 //  - FFT2D/3D: tfjs's 1-D fft/ifft/rfft/irfft composed over the axes with transposes.
-// QuantizeV2/Dequantize have no cases here: the case-file reader has no
-// quantized dtypes; their hand-derived cases live in quantize_ops_test.cc.
+//  - QuantizeV2/Dequantize: TensorFlow's documented formulas (the op
+//    reference pages of tf.quantization.quantize / dequantize), evaluated
+//    here on inputs whose scaled values are exact in float, so rounding
+//    modes decide the ties on purpose.
+// uint64 values (keys, counters) are written as decimal strings.
 import { tf, A, lit, hand, caseBuilder, writeCases, TFJS_REFERENCE } from './case_builder.mjs';
 
 const { cases, randn, add } = caseBuilder(20261201);
@@ -207,5 +210,70 @@ add('2x3x6', 'RFFT2D', { Treal: A.type('float32'), Tcomplex: A.type('complex64')
 // IRFFT2D of a 4x5 half spectrum with fft_length [4, 8]: inverse along axis 0, then tfjs irfft (length 2 * (5 - 1)).
 add('4x5_to_4x8', 'IRFFT2D', { Treal: A.type('float32'), Tcomplex: A.type('complex64') }, [cplx([4, 5]), tf.tensor1d([4, 8], 'int32')],
   (x) => tf.spectral.irfft(alongAxis(x, 0, (t) => tf.spectral.ifft(t))), { inDtypes: ['complex64'] });
+
+// ------------------------------------------------------ V2 random forms ----
+// The V2 ops take the scrambled key and counter as uint64 words (low half
+// first); StatelessRandomGetKeyCounter(Alg) produce exactly those.
+const u64 = (lo, hi) => (BigInt(lo) | (BigInt(hi) << 32n)).toString();
+const keyOf = (g) => lit('uint64', [1], [u64(g.key[0], g.key[1])]);
+const counterOf = (g) => lit('uint64', [2], [u64(g.counter[0], g.counter[1]), u64(g.counter[2], g.counter[3])]);
+{
+  const g = seedGenerator(7, 17);
+  rnd('seed_7_17', 'StatelessRandomGetKeyCounter', { Tseed: A.type('int64') }, [seed64(7, 17)], [keyOf(g), counterOf(g)]);
+  const h = seedGenerator(-5, 99);
+  rnd('int32_seed', 'StatelessRandomGetKeyCounterAlg', { Tseed: A.type('int32') }, [seed32(-5, 99)],
+    [keyOf(h), counterOf(h), lit('int32', [], [1])]);
+  rnd('philox', 'StatelessRandomGetAlg', {}, [], [lit('int32', [], [1])]);
+  const alg = lit('int32', [], [1]);
+  rnd('float32_seed_7_17', 'StatelessRandomUniformV2', { dtype: A.type('float32'), Tshape: A.type('int32') },
+    [shape32([2, 5]), keyOf(g), counterOf(g), alg], [lit('float32', [2, 5], fixed(g, 10, 4, (b) => b.map(u32ToFloat)))]);
+  rnd('float32_seed_11_0', 'StatelessRandomNormalV2', { dtype: A.type('float32'), Tshape: A.type('int32') },
+    [shape32([7]), keyOf(seedGenerator(11, 0)), counterOf(seedGenerator(11, 0)), alg],
+    [lit('float32', [7], fixed(seedGenerator(11, 0), 7, 4, (b) => [...boxMuller(b[0], b[1]), ...boxMuller(b[2], b[3])]))]);
+  rnd('float32_2x5', 'StatelessTruncatedNormalV2', { dtype: A.type('float32'), Tshape: A.type('int32') },
+    [shape32([2, 5]), keyOf(seedGenerator(3, 4)), counterOf(seedGenerator(3, 4)), alg],
+    [lit('float32', [2, 5], truncatedNormal(seedGenerator(3, 4), 10))]);
+  rnd('int64_0_to_1000', 'StatelessRandomUniformIntV2', { dtype: A.type('int64'), Tshape: A.type('int32') },
+    [shape32([5]), keyOf(seedGenerator(42, 43)), counterOf(seedGenerator(42, 43)), alg, lit('int64', [], [0]), lit('int64', [], [1000])],
+    [lit('int64', [5], fixed(seedGenerator(42, 43), 5, 2, (b) => [0, 2].map((i) => Number((BigInt(b[i]) | (BigInt(b[i + 1]) << 32n)) % 1000n))))]);
+  rnd('uint64_bits', 'StatelessRandomUniformFullIntV2', { dtype: A.type('uint64'), Tshape: A.type('int32') },
+    [shape32([4]), keyOf(seedGenerator(1, 2)), counterOf(seedGenerator(1, 2)), alg],
+    [lit('uint64', [4], fixed(seedGenerator(1, 2), 4, 2, (b) => [u64(b[0], b[1]), u64(b[2], b[3])]))]);
+}
+
+// ------------------------------------------------- QuantizeV2/Dequantize ----
+const QUANT_REF = "TensorFlow's documented QuantizeV2/Dequantize formulas";
+const quant = (name, op, attrs, inputs, outputs) => cases.push({ ...hand(name, op, attrs, inputs, outputs), reference: QUANT_REF });
+const fscalar = (v) => lit('float32', [], [v]);
+{
+  // MIN_COMBINED, quint8, [0, 255]: out = trunc((clamp(x) - min) * 255 / (max - min) + 0.5).
+  const xs = [0, 1.4, 1.5, 254.6, 300, -3];
+  quant('min_combined_quint8', 'QuantizeV2', { T: A.type('quint8'), mode: A.s('MIN_COMBINED') },
+    [lit('float32', [6], xs), fscalar(0), fscalar(255)],
+    [lit('quint8', [6], xs.map((x) => Math.trunc(Math.min(255, Math.max(0, x)) + 0.5))), fscalar(0), fscalar(255)]);
+  // MIN_COMBINED, qint8, [-128, 127]: the same, then minus (range + 1) / 2 = 128.
+  const ys = [-128, 0, 3.7, 126.2, -200];
+  quant('min_combined_qint8', 'QuantizeV2', { T: A.type('qint8'), mode: A.s('MIN_COMBINED') },
+    [lit('float32', [5], ys), fscalar(-128), fscalar(127)],
+    [lit('qint8', [5], ys.map((x) => Math.trunc(Math.min(127, Math.max(-128, x)) + 128 + 0.5) - 128)), fscalar(-128), fscalar(127)]);
+  // SCALED, qint8, [-2, 127/64]: scale = min(-128 / -2, 127 / (127/64)) = 64;
+  // x * 64 lands on k + 0.5 for these inputs, so the round mode decides.
+  const zs = [0.5, 1.5, -0.5, 2.5, -2.5, 3].map((k) => k / 64);
+  const halfAway = (v) => Math.sign(v) * Math.floor(Math.abs(v) + 0.5);
+  const halfEven = (v) => { const r = Math.round(v); return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r; };
+  for (const [mode, fn] of [['HALF_AWAY_FROM_ZERO', halfAway], ['HALF_TO_EVEN', halfEven]]) {
+    quant(`scaled_qint8_${mode.toLowerCase()}`, 'QuantizeV2', { T: A.type('qint8'), mode: A.s('SCALED'), round_mode: A.s(mode) },
+      [lit('float32', [6], zs), fscalar(-2), fscalar(127 / 64)],
+      [lit('qint8', [6], zs.map((z) => fn(z * 64) + 0)), fscalar(-2), fscalar(127 / 64)]);
+  }
+  // Dequantize MIN_COMBINED quint8: min + x * (max - min) / 255.
+  quant('min_combined_quint8', 'Dequantize', { T: A.type('quint8'), mode: A.s('MIN_COMBINED'), dtype: A.type('float32') },
+    [lit('quint8', [4], [0, 1, 128, 255]), fscalar(-1), fscalar(1)],
+    [lit('float32', [4], [0, 1, 128, 255].map((q) => f(-1 + q * 2 / 255)))]);
+  // Dequantize SCALED qint8 [-1, 1]: scale = max(-1 / -128, 1 / 127) = 1 / 127.
+  quant('scaled_qint8', 'Dequantize', { T: A.type('qint8'), mode: A.s('SCALED'), dtype: A.type('float32') },
+    [lit('qint8', [4], [-128, -1, 0, 127]), fscalar(-1), fscalar(1)],
+    [lit('float32', [4], [-128, -1, 0, 127].map((q) => f(q / 127)))]);
+}
 
 writeCases('random_quant_text.mjs', `${RANDOM_REF}; ${TEXT_REF}; ${TFJS_REFERENCE} (FFT2D/3D)`, cases);
