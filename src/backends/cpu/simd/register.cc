@@ -1,5 +1,5 @@
 // Vectorized (AVX2/AVX-512, chosen at run time) element-wise, reduction,
-// softmax, transpose and copy kernels.
+// softmax, transpose and copy (concat, pad) kernels.
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/fast_kernel_registry.h"
 
@@ -12,6 +12,7 @@ void RegisterSimdKernels(FastKernelRegistry& registry) {
   simd::RegisterSoftmaxKernels(registry);
   simd::RegisterTransposeKernels(registry);
   simd::RegisterConcatKernels(registry);
+  simd::RegisterPadKernels(registry);
 }
 
 }  // namespace tfhost::backends

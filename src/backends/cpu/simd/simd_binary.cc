@@ -2,9 +2,12 @@
 // Maximum, Minimum, SquaredDifference) and BiasAdd (NHWC), for the
 // broadcasting patterns models use: equal shapes, a scalar on either side, a
 // trailing-dims vector on either side (bias, per-channel scale), and a
-// leading-dims tensor whose trailing dims are 1 (x - mean with keep_dims).
-// Anything else, and any input the reference would reject, runs the
-// reference kernel, so its error messages stay the only ones.
+// leading-dims tensor whose trailing dims are 1 (x - mean with keep_dims),
+// and every other valid broadcast ([N, 1] against [1, M], [B, 1, T] against
+// [1, H, 1], an attention mask [B, 1, 1, T] against [B, H, T, T]) as rows of
+// the output's innermost collapsed dim, each a vector loop against a vector
+// or a scalar of either operand. Any input the reference would reject runs
+// the reference kernel, so its error messages stay the only ones.
 #include <algorithm>
 #include <vector>
 
@@ -45,7 +48,21 @@ struct SquaredDifferenceF {
 //   kScalarB: o[i] = f(a[i], b[0])            kScalarA: f(a[0], b[i])
 //   kRowB:    o[i] = f(a[i], b[i % m])        kRowA:    f(a[i % m], b[i])
 //   kColB:    o[i] = f(a[i], b[i / m])        kColA:    f(a[i / m], b[i])
-enum class Pattern { kSame, kScalarB, kScalarA, kRowB, kRowA, kColB, kColA };
+//   kGeneral: any other broadcast, described by a GeneralBroadcast.
+enum class Pattern { kSame, kScalarB, kScalarA, kRowB, kRowA, kColB, kColA, kGeneral };
+
+// A general broadcast with the output's dims collapsed: size-1 output dims
+// dropped and neighbours merged where both operands broadcast the same way.
+// The last dim (inner) is where the loops run; each operand is there either a
+// vector (stride 1) or one value per row (broadcast).
+struct GeneralBroadcast {
+  static constexpr int kMaxDims = 16;
+  int rank = 0;                   // collapsed output rank, >= 1
+  int64_t dims[kMaxDims] = {};    // collapsed output dims
+  int64_t a_strides[kMaxDims] = {};  // element strides; 0 where a broadcasts
+  int64_t b_strides[kMaxDims] = {};
+  bool a_inner_scalar = false, b_inner_scalar = false;
+};
 
 struct BinaryArgs {
   const float* a;
@@ -53,6 +70,7 @@ struct BinaryArgs {
   float* o;
   Pattern pattern;
   int64_t m;
+  const GeneralBroadcast* general = nullptr;
 };
 
 template <int W, typename Op>
@@ -120,6 +138,31 @@ TFHOST_SIMD_INLINE void BinaryBody(const BinaryArgs& args, int64_t begin, int64_
         i += len;
       }
       return;
+    case Pattern::kGeneral: {
+      const GeneralBroadcast& g = *args.general;
+      const int64_t inner = g.dims[g.rank - 1];
+      for (int64_t i = begin; i < end;) {
+        // Row offsets of both operands from the row index's digits.
+        int64_t row = i / inner, a_off = 0, b_off = 0;
+        const int64_t j = i - row * inner;
+        for (int d = g.rank - 2; d >= 0 && row > 0; --d) {
+          const int64_t digit = row % g.dims[d];
+          row /= g.dims[d];
+          a_off += digit * g.a_strides[d];
+          b_off += digit * g.b_strides[d];
+        }
+        const int64_t len = std::min(inner - j, end - i);
+        if (g.a_inner_scalar) {
+          LoopSV<W, Op>(a[a_off], b + b_off + j, o + i, len);
+        } else if (g.b_inner_scalar) {
+          LoopVS<W, Op>(a + a_off + j, b[b_off], o + i, len);
+        } else {
+          LoopVV<W, Op>(a + a_off + j, b + b_off + j, o + i, len);
+        }
+        i += len;
+      }
+      return;
+    }
   }
 }
 
@@ -208,13 +251,60 @@ bool DetectPattern(const Shape& x, const Shape& y, Pattern* pattern, int64_t* m,
   return true;
 }
 
+// Collapses a valid broadcast of x and y (out = their broadcast shape, with
+// elements) into *g; false when it is not a broadcast or has too many dims.
+bool DescribeGeneral(const Shape& x, const Shape& y, GeneralBroadcast* g, Shape* out) {
+  const int r = std::max(x.rank(), y.rank());
+  std::vector<int64_t> xd(r, 1), yd(r, 1), od(r);
+  for (int d = 0; d < x.rank(); ++d) xd[r - x.rank() + d] = x.dim(d);
+  for (int d = 0; d < y.rank(); ++d) yd[r - y.rank() + d] = y.dim(d);
+  for (int d = 0; d < r; ++d) {
+    if (xd[d] != yd[d] && xd[d] != 1 && yd[d] != 1) return false;
+    od[d] = xd[d] == 1 ? yd[d] : xd[d];
+  }
+  *out = Shape(od);
+  // Collapsed dims (output size, x broadcasts, y broadcasts).
+  std::vector<int64_t> dims;
+  std::vector<bool> xb, yb;
+  for (int d = 0; d < r; ++d) {
+    if (od[d] == 1) continue;
+    const bool bx = xd[d] == 1, by = yd[d] == 1;
+    if (!dims.empty() && xb.back() == bx && yb.back() == by) {
+      dims.back() *= od[d];
+    } else {
+      dims.push_back(od[d]);
+      xb.push_back(bx);
+      yb.push_back(by);
+    }
+  }
+  if (dims.empty()) {  // every dim 1: one element
+    dims = {1};
+    xb = {false};
+    yb = {false};
+  }
+  if (static_cast<int>(dims.size()) > GeneralBroadcast::kMaxDims) return false;
+  g->rank = static_cast<int>(dims.size());
+  int64_t xs = 1, ys = 1;
+  for (int d = g->rank - 1; d >= 0; --d) {
+    g->dims[d] = dims[d];
+    g->a_strides[d] = xb[d] ? 0 : xs;
+    g->b_strides[d] = yb[d] ? 0 : ys;
+    if (!xb[d]) xs *= dims[d];
+    if (!yb[d]) ys *= dims[d];
+  }
+  g->a_inner_scalar = xb.back();
+  g->b_inner_scalar = yb.back();
+  return true;
+}
+
 // Runs the pattern over the pool. A short repeating operand (a bias of 3
 // channels) is tiled to at least 256 values first so the vector loops run
 // long stretches instead of tails.
-Status RunBinary(ops::KernelContext& ctx, BinaryFn fn, Pattern pattern, int64_t m, const Shape& out_shape) {
+Status RunBinary(ops::KernelContext& ctx, BinaryFn fn, Pattern pattern, int64_t m, const Shape& out_shape,
+                 const GeneralBroadcast* general = nullptr) {
   Tensor a = ctx.TakeInput(0);
   Tensor b = ctx.TakeInput(1);
-  BinaryArgs args{a.data<float>(), b.data<float>(), nullptr, pattern, m};
+  BinaryArgs args{a.data<float>(), b.data<float>(), nullptr, pattern, m, general};
   Tensor out;
   if (a.shape() == out_shape && a.RefCountIsOne()) {
     out = std::move(a);
@@ -248,8 +338,10 @@ ops::KernelFn MakeBinaryKernel(BinaryFn fn, const ops::KernelFn& reference) {
     Pattern pattern;
     int64_t m;
     Shape out_shape;
-    if (!DetectPattern(x.shape(), y.shape(), &pattern, &m, &out_shape)) return reference(ctx);
-    return RunBinary(ctx, fn, pattern, m, out_shape);
+    if (DetectPattern(x.shape(), y.shape(), &pattern, &m, &out_shape)) return RunBinary(ctx, fn, pattern, m, out_shape);
+    GeneralBroadcast general;
+    if (!DescribeGeneral(x.shape(), y.shape(), &general, &out_shape)) return reference(ctx);
+    return RunBinary(ctx, fn, Pattern::kGeneral, 1, out_shape, &general);
   };
 }
 

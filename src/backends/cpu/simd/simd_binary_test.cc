@@ -29,9 +29,15 @@ std::vector<std::pair<Shape, Shape>> ShapePairs(int64_t n) {
       {Shape({n, 5}), Shape({n, 1})},           // leading dims, trailing 1s
       {Shape({n, 1}), Shape({n, 5})},
       {Shape({2, 3, n}), Shape({2, 1, 1})},
-      {Shape({n, 1}), Shape({1, 4})},           // general: falls back
+      {Shape({n, 1}), Shape({1, 4})},           // general broadcasts
+      {Shape({1, 4}), Shape({n, 1})},
       {Shape({2, 1, n}), Shape({1, 3, 1})},
+      {Shape({1, 3, 1}), Shape({2, 1, n})},
       {Shape({3}), Shape({1, 1, 3})},
+      {Shape({2, 3, n, n}), Shape({2, 1, 1, n})},  // attention mask [B, 1, 1, T]
+      {Shape({2, 1, 1, n}), Shape({2, 3, n, n})},
+      {Shape({2, 3, 4, n}), Shape({2, 1, 4, 1})},  // broadcast in the middle and inner dims
+      {Shape({3, 1, 5, 1, n}), Shape({1, 4, 1, 2, 1})},
   };
 }
 
@@ -55,7 +61,31 @@ TEST(SimdBinaryTest, LargeInputsSplitOverThePoolMatchReference) {
                                     RandomFloats(Shape({3}), -10, 10, false, 2)}, FloatT());
     ExpectSimdMatchesReference(op, {RandomFloats(Shape({999, 131}), -10, 10, false, 1),
                                     RandomFloats(Shape({999, 1}), -10, 10, false, 2)}, FloatT());
+    ExpectSimdMatchesReference(op, {RandomFloats(Shape({4, 8, 64, 64}), -10, 10, false, 1),
+                                    RandomFloats(Shape({4, 1, 1, 64}), -10, 10, false, 2)}, FloatT());
   }
+}
+
+TEST(SimdBinaryTest, GeneralBroadcastsRunTheSimdKernelNotTheReference) {
+  // The kernel must not hand these to the reference: count its fallbacks.
+  auto node = ops::MakeSingleOpNode("Mul", FloatT());
+  ASSERT_TRUE(node.ok());
+  int fallbacks = 0;
+  const ops::KernelFn reference = ops::OpRegistry::Global().Find("Mul")->kernel;
+  FastKernel fast = FastKernelRegistry::Global().Make(*node, [&](ops::KernelContext& ctx) {
+    ++fallbacks;
+    return reference(ctx);
+  });
+  ASSERT_TRUE(fast.kernel);
+  for (const auto& [xs, ys] : std::vector<std::pair<Shape, Shape>>{{Shape({7, 1}), Shape({1, 9})},
+                                                                    {Shape({2, 3, 5, 5}), Shape({2, 1, 1, 5})},
+                                                                    {Shape({4, 1, 6}), Shape({1, 3, 1})}}) {
+    auto got = ops::RunKernelOnNode(*node, fast.kernel, {RandomFloats(xs, -2, 2, false, 1), RandomFloats(ys, -2, 2, false, 2)});
+    auto want = ops::RunSingleOp("Mul", {RandomFloats(xs, -2, 2, false, 1), RandomFloats(ys, -2, 2, false, 2)}, FloatT());
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0])) << xs.ToString() << " " << ys.ToString();
+  }
+  EXPECT_EQ(fallbacks, 0);
 }
 
 TEST(SimdBinaryTest, SameTensorOnBothSidesIsNotOverwritten) {

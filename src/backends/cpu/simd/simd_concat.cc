@@ -1,8 +1,7 @@
 // Copy-like ops done as blocked memcpy over the intra-op pool: ConcatV2 /
 // Concat along any axis, any fixed-size element type. Inputs the reference
 // would reject (mismatched shapes or dtypes, a bad axis), strings and huge
-// outputs run the reference kernel. (Pad is left to the reference kernel: its
-// strided copy was as fast as a row-by-row copy here.)
+// outputs run the reference kernel. (Pad, PadV2 and MirrorPad: simd_pad.cc.)
 #include <algorithm>
 #include <cstring>
 #include <vector>

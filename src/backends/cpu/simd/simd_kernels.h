@@ -14,5 +14,6 @@ void RegisterReduceKernels(FastKernelRegistry& registry);     // simd_reduce.cc
 void RegisterSoftmaxKernels(FastKernelRegistry& registry);    // simd_softmax.cc
 void RegisterTransposeKernels(FastKernelRegistry& registry);  // simd_transpose.cc
 void RegisterConcatKernels(FastKernelRegistry& registry);     // simd_concat.cc
+void RegisterPadKernels(FastKernelRegistry& registry);        // simd_pad.cc
 
 }  // namespace tfhost::backends::simd
