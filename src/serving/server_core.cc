@@ -338,13 +338,26 @@ void ServerCore::PredictTensorsAsync(ResolvedSignature resolved, TensorMap input
                      [call](StatusOr<TensorMap> outputs) { call->Ran(std::move(outputs)); });
     return;
   }
+  const std::chrono::nanoseconds limit = options_.inline_run_limit;
+  const int64_t elements = TotalElements(inputs);
+  // Times one blocking run and keeps the signature's run-cost streak.
+  auto run = [limit, elements](AsyncPredict& c, SignatureRunner& runner, TensorMap in) {
+    c.run_start = Clock::now();
+    auto outputs = runner.Run(c.resolved.servable, *c.resolved.signature, std::move(in), c.output_filter);
+    if (limit.count() > 0) {
+      c.resolved.servable->run_costs.Record(c.resolved.signature_name, elements, Clock::now() - c.run_start, limit);
+    }
+    c.Ran(std::move(outputs));
+  };
+  if (limit.count() > 0 && r.servable->run_costs.MayRunInline(r.signature_name, elements)) {
+    // Measured fast: running it here costs less than the hand-off to a
+    // worker and back.
+    return run(*call, *runner, std::move(inputs));
+  }
   // The inputs move into a shared holder so that a refused task (dropped by
   // the pool unrun) leaves `call` usable here.
   auto held = std::make_shared<TensorMap>(std::move(inputs));
-  bool queued = workers_->TrySchedule([call, runner, held] {
-    call->run_start = Clock::now();
-    call->Ran(runner->Run(call->resolved.servable, *call->resolved.signature, std::move(*held), call->output_filter));
-  });
+  bool queued = workers_->TrySchedule([call, runner, held, run] { run(*call, *runner, std::move(*held)); });
   if (!queued) {
     call->Finish(Unavailable("the server is overloaded: " + std::to_string(workers_->max_queued()) +
                              " requests already wait for a worker thread (" +

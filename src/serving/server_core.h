@@ -88,6 +88,12 @@ struct ServerCoreOptions {
   // and most tasks waiting (0 = 64 per thread); past it, UNAVAILABLE.
   int worker_threads = 0;
   size_t worker_queue_limit = 0;
+  // PredictTensorsAsync runs a signature on the calling thread, skipping the
+  // worker pool's two thread hand-offs, once its last
+  // SignatureRunCosts::kFastRunsNeeded runs each took less than this (and
+  // the inputs are no larger than theirs); one slower run sends it back to
+  // the pool. Zero: always the pool.
+  std::chrono::microseconds inline_run_limit{200};
 };
 
 // What a model spec resolves to, for front ends that need the signature
@@ -156,11 +162,12 @@ class ServerCore {
   StatusOr<PredictResult> PredictTensors(const ResolvedSignature& resolved, TensorMap inputs,
                                          const std::vector<std::string>& output_filter,
                                          const RequestContext& context = {});
-  // PredictTensors without blocking the caller: `done` gets the result
-  // exactly once, later, on a batch thread (when the model's runner takes the
-  // request asynchronously, i.e. batching) or on a worker-pool thread; at
-  // once on this thread for a request refused before running (bad inputs, a
-  // full worker queue: UNAVAILABLE). Same checks and metrics.
+  // PredictTensors without blocking the caller for long: `done` gets the
+  // result exactly once, later, on a batch thread (when the model's runner
+  // takes the request asynchronously, i.e. batching) or on a worker-pool
+  // thread; at once on this thread for a request refused before running (bad
+  // inputs, a full worker queue: UNAVAILABLE) and for a signature measured
+  // fast (options.inline_run_limit), which runs here. Same checks and metrics.
   using PredictDone = std::function<void(StatusOr<PredictResult>)>;
   void PredictTensorsAsync(ResolvedSignature resolved, TensorMap inputs, std::vector<std::string> output_filter,
                            const RequestContext& context, PredictDone done);

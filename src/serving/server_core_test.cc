@@ -13,6 +13,7 @@
 #include <iostream>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -793,6 +794,103 @@ TEST(ServerCoreTest, PerModelRunnerReceivesRequests) {
   core->SetRunner("default", nullptr);
   ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp).ok());
   EXPECT_EQ(runner->calls.load(), 3);
+}
+
+// Runs half_plus_two directly, noting the thread of each run; `delay` makes
+// a run slow.
+class ThreadNotingRunner : public SignatureRunner {
+ public:
+  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                          const std::vector<std::string>& output_filter) override {
+    {
+      std::lock_guard lock(mu);
+      threads.push_back(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(delay.load());
+    return DirectRunner().Run(servable, signature, std::move(inputs), output_filter);
+  }
+  std::thread::id Last() {
+    std::lock_guard lock(mu);
+    return threads.empty() ? std::thread::id() : threads.back();
+  }
+  std::mutex mu;
+  std::vector<std::thread::id> threads;
+  std::atomic<std::chrono::milliseconds> delay{std::chrono::milliseconds(0)};
+};
+
+// One PredictTensorsAsync call, waited for; true if it answered y = x/2 + 2.
+bool PredictAsyncAndWait(ServerCore& core, float x) {
+  auto resolved = core.ResolveSignature(Spec("default"));
+  if (!resolved.ok()) return false;
+  std::promise<StatusOr<PredictResult>> answer;
+  auto future = answer.get_future();
+  core.PredictTensorsAsync(std::move(*resolved), {{"x", Tensor::FromVector<float>({x})}}, {}, RequestContext{},
+                           [&answer](StatusOr<PredictResult> r) { answer.set_value(std::move(r)); });
+  if (future.wait_for(std::chrono::seconds(30)) != std::future_status::ready) return false;
+  auto result = future.get();
+  return result.ok() && result->outputs.at("y").data<float>()[0] == x / 2 + 2;
+}
+
+std::unique_ptr<ServerCore> MakeInlineCore(std::chrono::microseconds limit) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  ServerCoreOptions options = Options(SingleModelConfig("default", model));
+  options.enable_model_warmup = false;
+  options.inline_run_limit = limit;
+  auto core = ServerCore::Create(std::move(options));
+  EXPECT_TRUE(core.ok()) << core.status().ToString();
+  return core.ok() ? std::move(*core) : nullptr;
+}
+
+TEST(ServerCoreInlineRunTest, SignatureMeasuredFastRunsOnTheCallingThread) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  // A limit no run can reach, so the test does not depend on machine load.
+  auto core = MakeInlineCore(std::chrono::seconds(60));
+  ASSERT_NE(core, nullptr);
+  auto runner = std::make_shared<ThreadNotingRunner>();
+  core->SetRunner("default", runner);
+  const auto me = std::this_thread::get_id();
+  for (int i = 0; i < SignatureRunCosts::kFastRunsNeeded; ++i) {
+    ASSERT_TRUE(PredictAsyncAndWait(*core, static_cast<float>(i)));
+    EXPECT_NE(runner->Last(), me) << "run " << i << " ran inline before its streak was measured";
+  }
+  ASSERT_TRUE(PredictAsyncAndWait(*core, 3.0f));
+  EXPECT_EQ(runner->Last(), me);
+}
+
+TEST(ServerCoreInlineRunTest, SignatureThatTurnsSlowGoesBackToTheWorkerPool) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  auto core = MakeInlineCore(std::chrono::milliseconds(50));
+  ASSERT_NE(core, nullptr);
+  auto runner = std::make_shared<ThreadNotingRunner>();
+  core->SetRunner("default", runner);
+  const auto me = std::this_thread::get_id();
+  // Under 50 ms each unless the machine stalls a run that long; retried so
+  // that one stalled run does not fail the test.
+  bool inline_reached = false;
+  for (int i = 0; i < 10 * SignatureRunCosts::kFastRunsNeeded && !inline_reached; ++i) {
+    ASSERT_TRUE(PredictAsyncAndWait(*core, 1.0f));
+    inline_reached = runner->Last() == me;
+  }
+  ASSERT_TRUE(inline_reached);
+  runner->delay = std::chrono::milliseconds(60);
+  ASSERT_TRUE(PredictAsyncAndWait(*core, 2.0f));  // inline, and slow
+  EXPECT_EQ(runner->Last(), me);
+  runner->delay = std::chrono::milliseconds(0);
+  ASSERT_TRUE(PredictAsyncAndWait(*core, 3.0f));
+  EXPECT_NE(runner->Last(), me);
+}
+
+TEST(ServerCoreInlineRunTest, ZeroLimitAlwaysUsesTheWorkerPool) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  auto core = MakeInlineCore(std::chrono::microseconds(0));
+  ASSERT_NE(core, nullptr);
+  auto runner = std::make_shared<ThreadNotingRunner>();
+  core->SetRunner("default", runner);
+  const auto me = std::this_thread::get_id();
+  for (int i = 0; i < 2 * SignatureRunCosts::kFastRunsNeeded; ++i) {
+    ASSERT_TRUE(PredictAsyncAndWait(*core, 1.0f));
+    EXPECT_NE(runner->Last(), me);
+  }
 }
 
 TEST(ServerCoreTest, PolledConfigFileAddsAModelAndIgnoresABrokenEdit) {

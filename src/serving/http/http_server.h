@@ -3,9 +3,10 @@
 //
 // One io_context runs on `num_threads` threads. Each connection reads one
 // request at a time (so pipelined requests are answered in order), runs the
-// handler on one of those threads outside the connection's strand (so its
-// timeout can fire meanwhile) — an asynchronous handler may answer later from
-// any thread, freeing the I/O thread at once — and writes the response; keep-alive follows
+// handler — a blocking one (Start) on one of those threads outside the
+// connection's strand (so its timeout can fire meanwhile), an asynchronous
+// one (StartAsync) right on the strand, since it returns quickly and may
+// answer later from any thread — and writes the response; keep-alive follows
 // HTTP/1.1 rules. Limits: header and body sizes (413 with a JSON
 // error, then close), idle time between requests, the time a started
 // request may take to arrive (slow clients get 408), the time a response may
@@ -57,9 +58,12 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 // request timed out or the connection closed is discarded.
 using HttpResponder = std::function<void(HttpResponse)>;
 // An asynchronous handler: called on an I/O thread, it should return quickly
-// and answer through the responder (possibly later); the request may be
-// moved from. Must be thread-safe; exceptions thrown before answering are
-// answered with 500.
+// and answer through the responder (possibly later, or before it returns:
+// that answer is written at once from the same thread); the request may be
+// moved from. It runs on the connection's strand, so that connection's
+// request timeout cannot fire before it returns: work that may take long
+// belongs on another thread. Must be thread-safe; exceptions thrown before
+// answering are answered with 500.
 using AsyncHttpHandler = std::function<void(std::shared_ptr<HttpRequest>, HttpResponder)>;
 
 struct HttpServerOptions {
@@ -107,6 +111,8 @@ class HttpServer {
 
  private:
   explicit HttpServer(std::shared_ptr<Impl> impl);
+  static StatusOr<std::unique_ptr<HttpServer>> StartImpl(const HttpServerOptions& options, AsyncHttpHandler handler,
+                                                         bool handler_may_block);
   // Shared with the server's threads (see Stop()).
   std::shared_ptr<Impl> impl_;
 };

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
 
 namespace tfhost::serving {
@@ -319,6 +320,81 @@ TEST(HttpServerTest, StopGivesUpOnRequestsPastTheDeadline) {
   auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(server->Stop(100ms));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+std::unique_ptr<HttpServer> StartAsyncServer(HttpServerOptions options, AsyncHttpHandler handler) {
+  options.address = "127.0.0.1";
+  options.port = 0;
+  auto server = HttpServer::StartAsync(options, std::move(handler));
+  EXPECT_TRUE(server.ok()) << server.status().ToString();
+  return server.ok() ? std::move(*server) : nullptr;
+}
+
+// An asynchronous handler answers either before it returns (a fast model
+// run inline: written at once from the I/O thread) or later from another
+// thread; both reach the client in order on one keep-alive connection, and
+// the I/O thread never waits for the late one.
+TEST(HttpServerTest, AsyncHandlerAnswersBeforeReturningOrLaterFromAnotherThread) {
+  HttpServerOptions options;
+  options.num_threads = 1;
+  std::mutex mu;
+  std::vector<std::thread> late;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto server = StartAsyncServer(options, [&](std::shared_ptr<HttpRequest> r, HttpResponder respond) {
+    HttpResponse res;
+    res.body = r->target;
+    if (r->target != "/later") return respond(std::move(res));
+    std::lock_guard<std::mutex> l(mu);
+    late.emplace_back([released, respond = std::move(respond), res = std::move(res)]() mutable {
+      released.wait_for(5s);
+      respond(std::move(res));
+    });
+  });
+  ASSERT_NE(server, nullptr);
+  Client c(server->port());
+  for (int i = 0; i < 3; ++i) {
+    c.Send(Get("/now" + std::to_string(i)));
+    auto r = c.Read();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, "/now" + std::to_string(i));
+  }
+  Client waiting(server->port());
+  waiting.Send(Get("/later"));
+  // The one I/O thread stays free while /later waits for its answer.
+  c.Send(Get("/meanwhile"));
+  EXPECT_EQ(c.Read().body, "/meanwhile");
+  release.set_value();
+  auto r = waiting.Read();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "/later");
+  waiting.Send(Get("/again"));
+  EXPECT_EQ(waiting.Read().body, "/again");
+  server->Stop(1s);
+  std::lock_guard<std::mutex> l(mu);
+  for (auto& t : late) t.join();
+}
+
+// An asynchronous handler that throws before answering gets 500, and one
+// that drops its responder unanswered gets 500 too; the connection goes on.
+TEST(HttpServerTest, AsyncHandlerThatThrowsOrDropsTheResponderGets500) {
+  auto server = StartAsyncServer({}, [](std::shared_ptr<HttpRequest> r, HttpResponder respond) {
+    if (r->target == "/throw") throw std::runtime_error("kaboom");
+    if (r->target == "/drop") return;
+    HttpResponse res;
+    res.body = "ok";
+    respond(std::move(res));
+  });
+  ASSERT_NE(server, nullptr);
+  Client c(server->port());
+  c.Send(Get("/throw"));
+  auto thrown = c.Read();
+  EXPECT_EQ(thrown.status, 500);
+  EXPECT_NE(thrown.body.find("kaboom"), std::string::npos) << thrown.body;
+  c.Send(Get("/drop"));
+  EXPECT_EQ(c.Read().status, 500);
+  c.Send(Get("/fine"));
+  EXPECT_EQ(c.Read().body, "ok");
 }
 
 TEST(HttpServerTest, PortInUseIsAnErrorNamingThePort) {

@@ -16,6 +16,7 @@
 #include "base/tensor.h"
 #include "loaders/model_loader.h"
 #include "runtime/model.h"
+#include "serving/servable/run_cost.h"
 #include "tensorflow_serving/apis/get_model_metadata.pb.h"
 
 namespace tfhost::serving {
@@ -33,6 +34,9 @@ struct Servable {
   // __saved_model_init_op), as in TF Serving's metadata response. For formats
   // without SignatureDefs (GraphDef, TF.js) built from model->signatures().
   tensorflow::serving::SignatureDefMap signature_defs;
+  // How fast this version's signatures have run (ServerCore decides from it
+  // whether a request may run on the thread that received it).
+  mutable SignatureRunCosts run_costs;
 };
 
 using ServableHandle = std::shared_ptr<const Servable>;
