@@ -353,6 +353,28 @@ TEST_F(LaunchClusterTest, BenchAllreduceUnderLaunchIsCorrectFor2And4ProcessesOnT
   ExpectNoStrays();
 }
 
+// Where the NVIDIA driver exists (a GPU machine), one rank runs and checks;
+// elsewhere every rank must fail with a message naming what is missing (the
+// NCCL/CUDA libraries or the driver/GPU) and launch must exit 1, not crash or hang.
+TEST_F(LaunchClusterTest, BenchAllreduceNcclChecksOnAGpuOrSaysWhatIsMissing) {
+  bool driver = std::filesystem::exists("/proc/driver/nvidia/version");
+  Proc p = Run({TFHOST_BINARY, "launch", "--workers", driver ? "1" : "2", "--", TFHOST_BINARY, "bench", "allreduce",
+                "--backend", "nccl", "--sizes", "8:1M", "--iters", "3", "--warmup", "1"},
+               120);
+  if (driver) {
+    ASSERT_EQ(p.code, 0) << p.output;
+    EXPECT_NE(p.output.find("[worker:0] # check: every reduced value is correct"), std::string::npos) << p.output;
+  } else {
+    EXPECT_EQ(p.code, 1) << p.output;
+    bool says_why = p.output.find("could not be loaded") != std::string::npos ||
+                    p.output.find("no usable GPU") != std::string::npos ||
+                    p.output.find("no CUDA GPU is visible") != std::string::npos;
+    EXPECT_TRUE(says_why) << p.output;
+    EXPECT_LT(p.seconds, 60) << p.output;
+  }
+  ExpectNoStrays();
+}
+
 TEST_F(LaunchClusterTest, BenchAllreduceOverMpiBackendIsCorrectFor2And4Ranks) {
   if (!HaveProgram("mpirun")) GTEST_SKIP() << "mpirun (OpenMPI) is not installed";
   for (int n : {2, 4}) {

@@ -240,6 +240,20 @@ TEST_F(SlurmClusterTest, SrunTwoNodesFourTasksShareOneClusterAndReachEveryPeer) 
   EXPECT_NE(cluster.find("127.0.0.2:"), std::string::npos) << cluster;
 }
 
+TEST_F(SlurmClusterTest, LaunchersOnBothNodesAgreeOnTheNcclInterfaceThroughLauncherZerosStore) {
+  // --dry-run plans (the exchange included) and prints each launcher's plan.
+  Result r = Shell(Env() + "env -u NCCL_SOCKET_IFNAME srun -N2 -n4 --overcommit --kill-on-bad-exit=1 " +
+                       TFHOST_BINARY + " launch --engine slurm --slurm-address nodeaddr --dry-run -- true",
+                   120, check_ / "output");
+  ASSERT_EQ(r.code, 0) << r.output;
+  size_t agreed = 0;
+  for (size_t at = 0; (at = r.output.find("exchanged their NCCL interface candidates", at)) != std::string::npos; ++at) {
+    ++agreed;
+  }
+  EXPECT_EQ(agreed, 4u) << r.output;  // every launcher, on both nodes
+  EXPECT_EQ(r.output.find("not agreed with the other nodes"), std::string::npos) << r.output;
+}
+
 TEST_F(SlurmClusterTest, FailingTaskEndsTheStepWithinSeconds) {
   Result r = Shell(Env() + "srun -N2 -n4 --overcommit --kill-on-bad-exit=1 " + TFHOST_BINARY +
                        " launch --engine slurm --slurm-address nodeaddr" + Check("--fail-task worker:3 --code 3"),

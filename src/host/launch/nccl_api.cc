@@ -34,7 +34,7 @@ Status Resolve(void* handle, const std::string& library, const char* symbol, Fn*
   void* p = ::dlsym(handle, symbol);
   if (p == nullptr && !optional) {
     return NotFound(library + " has no symbol " + symbol + ": it is too old or not the real library (need NCCL 2.x "
-                    "and CUDA runtime 11 or 12)");
+                    "and CUDA runtime 11, 12 or 13)");
   }
   *out = reinterpret_cast<Fn>(p);
   return OkStatus();
@@ -55,7 +55,7 @@ StatusOr<std::shared_ptr<const NcclApi>> LoadNcclApi(const NcclLibraryNames& nam
   // more common (and more fundamental) thing to report.
   TFHOST_ASSIGN_OR_RETURN(auto cudart,
                           OpenFirst(names.cudart, "the CUDA runtime (libcudart)",
-                                    "expected the CUDA 11 or 12 runtime: install the CUDA toolkit or the "
+                                    "expected the CUDA 11, 12 or 13 runtime: install the CUDA toolkit or the "
                                     "nvidia-cuda-runtime-cu12 wheel and add its lib folder to LD_LIBRARY_PATH, or "
                                     "name the file in TFHOST_CUDART_LIBRARY"));
   TFHOST_ASSIGN_OR_RETURN(auto nccl,
