@@ -108,6 +108,9 @@ Status NcclCollective::WaitStream(const std::string& what) {
 }
 
 Status NcclCollective::EnsureBuffers(size_t bytes) {
+  // Every entry point passes here first: CUDA's current device is per
+  // thread, and the caller's thread may not be the one that connected.
+  TFHOST_RETURN_IF_ERROR(CudaStatus(*api_, api_->cuda_set_device(device_), "cudaSetDevice(" + std::to_string(device_) + ")"));
   bytes = std::max<size_t>(bytes, sizeof(float));
   if (bytes <= buffer_bytes_) return OkStatus();
   if (send_ != nullptr) api_->cuda_free(send_);

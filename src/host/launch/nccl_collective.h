@@ -17,7 +17,8 @@
 // that dies makes this rank abort its communicator and return an error
 // rather than hang.
 //
-// Thread-safety: one collective per thread (each owns a stream and buffers).
+// Thread-safety: one thread at a time per collective (each owns a stream and
+// buffers on its GPU, and makes that GPU current before every call).
 #pragma once
 
 #include <memory>
