@@ -10,6 +10,7 @@ void RegisterSparseOps(OpRegistry& registry) {
   sparse::RegisterDenseSegmentOps(registry);
   sparse::RegisterSparseReorderOps(registry);
   sparse::RegisterSparseAddReduceOps(registry);
+  sparse::RegisterSparseBincountOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -183,6 +183,26 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
     return OkStatus();
   });
   registry.Register({"SparseReduceSum", "SparseReduceMax"}, SparseReduceShape);
+  // SparseBincount: [size] or [dense_shape[0], size]; RaggedBincount: [rows, size].
+  registry.Register({"SparseBincount", "RaggedBincount"}, [](ShapeContext& ctx) {
+    const bool ragged = ctx.node().op == "RaggedBincount";
+    auto size = ctx.InputInts(ragged ? 2 : 3);
+    const int64_t bins = size && size->size() == 1 ? (*size)[0] : -1;
+    if (ragged) {
+      const PartialShape& splits = ctx.input(0);
+      ctx.set_output(0, PartialShape::Known({splits.rank() == 1 && splits.dim(0) > 0 ? splits.dim(0) - 1 : -1, bins}));
+      return OkStatus();
+    }
+    auto shape = ctx.InputInts(2);
+    if (shape && shape->size() == 1) {
+      ctx.set_output(0, PartialShape::Known({bins}));
+    } else if (shape && shape->size() == 2) {
+      ctx.set_output(0, PartialShape::Known({(*shape)[0], bins}));
+    } else if (ctx.input(2).rank() == 1 && ctx.input(2).dim(0) >= 1) {
+      ctx.set_output(0, ctx.input(2).dim(0) == 1 ? PartialShape::Known({bins}) : PartialShape::Known({-1, bins}));
+    }
+    return OkStatus();
+  });
   registry.Register({"SparseReduceSumSparse", "SparseReduceMaxSparse"}, SparseReduceSparseShape);
 }
 

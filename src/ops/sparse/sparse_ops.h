@@ -31,6 +31,8 @@ void RegisterSparseReorderOps(OpRegistry& registry);
 // SparseAdd, SparseTensorDenseAdd, SparseReduceSum/Max and their *Sparse forms
 // (sparse_add_reduce_ops.cc).
 void RegisterSparseAddReduceOps(OpRegistry& registry);
+// SparseBincount, RaggedBincount (sparse_bincount_ops.cc).
+void RegisterSparseBincountOps(OpRegistry& registry);
 // TensorFlow's FingerprintCat64: the hash of a cross from its features' hashes.
 uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 

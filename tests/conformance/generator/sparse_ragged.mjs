@@ -1,7 +1,8 @@
 // Conformance cases of the sparse-tensor and ragged ops added for Estimator /
 // TFX graphs: SparseReorder, SparseSlice, SparseSplit, SparseConcat,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwiseMul/Add/Div,
-// SparseReduceSum/Max(+Sparse) and RaggedTensorToSparse.
+// SparseReduceSum/Max(+Sparse), SparseBincount, RaggedBincount and
+// RaggedTensorToSparse.
 //
 // TensorFlow.js has none of these ops. Where a dense composition of tfjs ops
 // computes the same thing (SparseTensorDenseAdd = scatterND + add;
@@ -162,6 +163,44 @@ for (const [op, fn, shape, denseShape] of [
     (i, v, s, d) => fn(v, tf.gatherND(tf.broadcastTo(d, shape), i)),
     { inDtypes: ['int64', undefined, 'int64', undefined] });
 }
+
+// SparseBincount / RaggedBincount against tf.bincount (1-D) and
+// tf.denseBincount (2-D): a SparseTensor with every position stored, or a
+// ragged tensor with equal rows, counts exactly as the dense input does.
+{
+  const x = b.randint([9], 0, 7);
+  const w = b.randn([9], 0, 1);
+  const idx = tf.tensor(Array.from({ length: 9 }, (_, i) => i), [9, 1], 'int32');
+  b.add('one_dim_weighted', 'SparseBincount', { T: A.type('float32'), Tidx: A.type('int32'), binary_output: A.b(false) },
+    [idx, x, b.i32([9]), b.i32([5], []), w], (i, v, s, n, ww) => tf.bincount(v, ww, 5),
+    { inDtypes: ['int64', undefined, 'int64', undefined, undefined] });
+  const x2 = b.randint([3, 4], 0, 5);
+  const full = [];
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) full.push(r, c);
+  for (const binary of [false, true]) {
+    b.add(binary ? 'two_dim_binary' : 'two_dim_counts', 'SparseBincount',
+      { T: A.type('int32'), Tidx: A.type('int32'), binary_output: A.b(binary) },
+      [tf.tensor(full, [12, 2], 'int32'), tf.reshape(x2, [12]), b.i32([3, 4]), b.i32([4], []), tf.tensor([], [0], 'int32')],
+      () => tf.denseBincount(x2, tf.tensor([], [0], 'int32'), 4, binary),
+      { inDtypes: ['int64', undefined, 'int64', undefined, undefined] });
+  }
+  const w2 = b.randn([3, 4], 0, 1);
+  b.add('uniform_rows_weighted', 'RaggedBincount', { T: A.type('float32'), Tidx: A.type('int32'), binary_output: A.b(false) },
+    [b.i32([0, 4, 8, 12]), tf.reshape(x2, [12]), b.i32([5], []), tf.reshape(w2, [12])],
+    () => tf.denseBincount(x2, w2, 5),
+    { inDtypes: ['int64', undefined, undefined, undefined] });
+}
+hands.push(
+  // RaggedBincount of [[1, 1, 2], [], [3]], size 3: row 0 has two 1s and a
+  // 2, row 1 is empty, row 2's 3 >= size is ignored.
+  hand('ragged_rows', 'RaggedBincount', { T: A.type('int64'), Tidx: A.type('int32'), binary_output: A.b(false) },
+    [i64([0, 3, 3, 4]), i32([1, 1, 2, 3]), i32([3], []), i64([], [0])], [i64([0, 2, 1, 0, 0, 0, 0, 0, 0], [3, 3])]),
+  // SparseBincount of rows [[?, 3, 1], [2, 7, ?]], size 4: only stored values
+  // count (the implicit zeros add nothing to bin 0); 7 >= size is ignored.
+  hand('implicit_zeros_not_counted', 'SparseBincount', { T: A.type('float32'), Tidx: A.type('int32'), binary_output: A.b(false) },
+    [i64([0, 1, 0, 2, 1, 0, 1, 1], [4, 2]), i32([3, 1, 2, 7]), i64([2, 3]), i32([4], []), f32([], [0])],
+    [f32([0, 1, 0, 1, 0, 0, 1, 0], [2, 4])]),
+);
 
 writeCases('sparse_ragged.mjs', `${TFJS_REFERENCE}; hand-derived from TensorFlow's documented semantics`,
   [...b.cases, ...hands]);
