@@ -105,6 +105,9 @@ int Main(int argc, char** argv) {
        {Random(Shape({2, 8, 128, 128}), -1, 1), Random(Shape({2, 1, 1, 128}), -1, 1)}, f},
       {"Mul 1x56x56x64 by 1x56x1x64", "Mul",
        {Random(Shape({1, 56, 56, 64}), -1, 1), Random(Shape({1, 56, 1, 64}), -1, 1)}, f},
+      {"GeluExact 1x128x3072 (fused node)", "_TfhostFusedElementwise", {Random(Shape({1, 128, 3072}), -6, 6)},
+       with(with(with(f, "N", ops::MakeAttr(1)), "ops", ops::MakeAttr(std::vector<std::string>{"GeluExact"})),
+            "operands", ops::MakeAttr(std::vector<int64_t>{0, -1}))},
       {"Sub 512x1 - 1x512 (outer)", "Sub", {Random(Shape({512, 1}), -1, 1), Random(Shape({1, 512}), -1, 1)}, f},
   };
   ThreadPool pool(1);  // 1 worker + the caller = 2 threads

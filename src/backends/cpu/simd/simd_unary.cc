@@ -1,8 +1,13 @@
 // Element-wise unary float32 kernels: the activations (Relu, Relu6, Elu,
-// LeakyRelu, Sigmoid, Tanh, Softplus) and Exp, Neg, Abs, Square, Sqrt, Rsqrt. The
+// LeakyRelu, Sigmoid, Tanh, Softplus), Exp, Neg, Abs, Square, Sqrt, Rsqrt, and
+// GELU as passes/gelu_fusion.cc leaves it (a one-instruction
+// _TfhostFusedElementwise "GeluExact" / "GeluApproximate"). The
 // input buffer is reused for the output when nothing else holds it. NaN and
 // infinities follow the reference kernels (see simd_math.h for the
 // transcendental approximations and their error).
+#include <string>
+#include <vector>
+
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
@@ -58,6 +63,39 @@ struct RsqrtF {
   template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) { return 1.0f / SqrtV<W>(x); }
 };
 
+// 0.5 x (1 + erf(x / sqrt(2))) as 0.5 x erfc(-x / sqrt(2)): erfc(z) for z >= 0
+// is Numerical Recipes' Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z/2),
+// relative error < 1.2e-7 over the whole range, so the negative tail (where
+// 1 + erf would cancel) keeps its relative accuracy; for x >= 0 erfc(-z) =
+// 2 - erfc(z).
+struct GeluExactF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) {
+    const VF<W> z = Abs<W>(x) * 0.70710678118654752f;
+    const VF<W> t = 1.0f / (1.0f + 0.5f * z);
+    VF<W> p = Splat<W>(0.17087277f);
+    p = p * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    const VF<W> erfc_z = t * Exp<W>(p - z * z);
+    const VF<W> half_x = 0.5f * x;
+    return x < 0.0f ? half_x * erfc_z : half_x * (2.0f - erfc_z);
+  }
+};
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the formula of the
+// reference kernel, with the vector tanh.
+struct GeluApproximateF {
+  template <int W> static TFHOST_SIMD_INLINE VF<W> Apply(const VF<W>& x, float) {
+    const VF<W> inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + Tanh<W>(inner));
+  }
+};
+
 template <int W, typename Op>
 TFHOST_SIMD_INLINE void UnaryBody(const float* in, float* out, int64_t n, float alpha) {
   int64_t i = 0;
@@ -87,6 +125,48 @@ void UnaryGeneric(const float* in, float* out, int64_t n, float alpha) {
 }
 
 template <typename Op>
+UnaryFn PickUnary() {
+  return IsaTable<UnaryFn>{&UnaryAvx512<Op>, &UnaryAvx2<Op>, &UnaryGeneric<Op>}.Pick();
+}
+
+// The kernel running `fn` over the one float input, reusing its buffer.
+ops::KernelFn MakeUnaryKernel(UnaryFn fn, const ops::KernelFn& reference, float alpha, int64_t min_chunk) {
+  return [fn, reference, alpha, min_chunk](ops::KernelContext& ctx) -> Status {
+    if (ctx.num_inputs() != 1 || ctx.input(0).dtype() != DType::kFloat) return reference(ctx);
+    Tensor x = ctx.TakeInput(0);
+    const float* in = x.data<float>();
+    const Shape shape = x.shape();
+    Tensor y = ReuseOrAllocate(x, shape);
+    float* out = y.data<float>();
+    ParallelRange(ctx.intra_op(), y.NumElements(), min_chunk,
+                  [&](int64_t begin, int64_t end) { fn(in + begin, out + begin, end - begin, alpha); });
+    ctx.set_output(0, std::move(y));
+    return OkStatus();
+  };
+}
+
+// _TfhostFusedElementwise: only the one-instruction GELU nodes; longer
+// programs run the reference kernel's blocked interpreter.
+void RegisterGelu(FastKernelRegistry& registry) {
+  registry.Register("_TfhostFusedElementwise", kBackendName,
+                    [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+                      auto ops = ir::GetAttrOr<std::vector<std::string>>(node, "ops", {});
+                      auto operands = ir::GetAttrOr<std::vector<int64_t>>(node, "operands", {});
+                      if (!IsFloatNode(node) || !ops.ok() || !operands.ok() || ops->size() != 1 ||
+                          *operands != std::vector<int64_t>{0, -1}) {
+                        return {};
+                      }
+                      if ((*ops)[0] == "GeluExact") {
+                        return MakeUnaryKernel(PickUnary<GeluExactF>(), reference, 0, kMinChunkExpensive);
+                      }
+                      if ((*ops)[0] == "GeluApproximate") {
+                        return MakeUnaryKernel(PickUnary<GeluApproximateF>(), reference, 0, kMinChunkExpensive);
+                      }
+                      return {};
+                    });
+}
+
+template <typename Op>
 void RegisterUnary(FastKernelRegistry& registry, const char* op, bool expensive) {
   registry.Register(op, kBackendName, [expensive](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
@@ -96,20 +176,7 @@ void RegisterUnary(FastKernelRegistry& registry, const char* op, bool expensive)
       if (!a.ok()) return {};
       alpha = *a;
     }
-    const UnaryFn fn = IsaTable<UnaryFn>{&UnaryAvx512<Op>, &UnaryAvx2<Op>, &UnaryGeneric<Op>}.Pick();
-    const int64_t min_chunk = expensive ? kMinChunkExpensive : kMinChunkCheap;
-    return [fn, reference, alpha, min_chunk](ops::KernelContext& ctx) -> Status {
-      if (ctx.num_inputs() != 1 || ctx.input(0).dtype() != DType::kFloat) return reference(ctx);
-      Tensor x = ctx.TakeInput(0);
-      const float* in = x.data<float>();
-      const Shape shape = x.shape();
-      Tensor y = ReuseOrAllocate(x, shape);
-      float* out = y.data<float>();
-      ParallelRange(ctx.intra_op(), y.NumElements(), min_chunk,
-                    [&](int64_t begin, int64_t end) { fn(in + begin, out + begin, end - begin, alpha); });
-      ctx.set_output(0, std::move(y));
-      return OkStatus();
-    };
+    return MakeUnaryKernel(PickUnary<Op>(), reference, alpha, expensive ? kMinChunkExpensive : kMinChunkCheap);
   });
 }
 
@@ -129,6 +196,7 @@ void RegisterUnaryKernels(FastKernelRegistry& registry) {
   RegisterUnary<SquareF>(registry, "Square", false);
   RegisterUnary<SqrtF>(registry, "Sqrt", true);
   RegisterUnary<RsqrtF>(registry, "Rsqrt", true);
+  RegisterGelu(registry);
 }
 
 }  // namespace tfhost::backends::simd

@@ -54,6 +54,39 @@ TEST(SimdUnaryTest, TranscendentalMaxErrorOverDenseSweepIsWithinTolerance) {
   }
 }
 
+ir::AttrMap GeluAttrs(const std::string& kind) {
+  return {{"T", ops::MakeAttr(DType::kFloat)},
+          {"N", ops::MakeAttr(1)},
+          {"ops", ops::MakeAttr(std::vector<std::string>{kind})},
+          {"operands", ops::MakeAttr(std::vector<int64_t>{0, -1})}};
+}
+
+TEST(SimdUnaryTest, GeluNodesMatchReferenceOnEverySizeWithSpecialValues) {
+  for (const char* kind : {"GeluExact", "GeluApproximate"}) {
+    for (int64_t n : testing::SweepSizes()) {
+      ExpectSimdMatchesReference("_TfhostFusedElementwise", {RandomFloats(Shape({n}), -12, 12, true, n)},
+                                 GeluAttrs(kind));
+    }
+    // A dense sweep where erf/tanh do their work.
+    const int64_t n = 100001;
+    Tensor x(DType::kFloat, Shape({n}));
+    for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = -20.0f + 40.0f * static_cast<float>(i) / (n - 1);
+    ExpectSimdMatchesReference("_TfhostFusedElementwise", {x}, GeluAttrs(kind));
+  }
+}
+
+TEST(SimdUnaryTest, LongerFusedElementwiseProgramsAreDeclined) {
+  ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)},
+                       {"N", ops::MakeAttr(1)},
+                       {"ops", ops::MakeAttr(std::vector<std::string>{"GeluExact", "Relu"})},
+                       {"operands", ops::MakeAttr(std::vector<int64_t>{0, -1, 1, -1})}};
+  auto node = ops::MakeSingleOpNode("_TfhostFusedElementwise", attrs);
+  ASSERT_TRUE(node.ok());
+  EXPECT_FALSE(FastKernelRegistry::Global()
+                   .Make(*node, ops::OpRegistry::Global().Find("_TfhostFusedElementwise")->kernel)
+                   .kernel);
+}
+
 TEST(SimdUnaryTest, LeakyReluUsesTheNodesAlpha) {
   ir::AttrMap attrs = FloatT();
   attrs["alpha"] = ops::MakeAttr(0.01f);
