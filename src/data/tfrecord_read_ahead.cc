@@ -1,5 +1,6 @@
 #include "data/tfrecord_read_ahead.h"
 
+#include <system_error>
 #include <utility>
 
 namespace tfhost::data {
@@ -10,7 +11,11 @@ ReadAhead::ReadAhead(InputStream* stream, size_t chunk_bytes, size_t headroom, i
     buffers_.push_back(std::make_unique<char[]>(headroom_ + chunk_bytes_));
     free_.push_back(i);
   }
-  thread_ = std::thread([this] { Run(); });
+  try {
+    thread_ = std::thread([this] { Run(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (resource limits): the caller reads plainly.
+  }
 }
 
 ReadAhead::~ReadAhead() {
@@ -19,7 +24,7 @@ ReadAhead::~ReadAhead() {
     stop_ = true;
   }
   free_cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void ReadAhead::Run() {

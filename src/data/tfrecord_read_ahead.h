@@ -38,7 +38,8 @@ class ReadAhead {
   };
 
   // Starts the helper thread. `stream` must outlive this object and must
-  // not be used by anyone else until it is destroyed. chunks >= 2.
+  // not be used by anyone else until it is destroyed. chunks >= 2. If no
+  // thread can be started, started() is false and nothing reads the stream.
   ReadAhead(InputStream* stream, size_t chunk_bytes, size_t headroom, int chunks);
   // Stops the helper (it finishes at most the one read in progress) and
   // joins it; chunks not yet consumed are dropped.
@@ -54,6 +55,7 @@ class ReadAhead {
   void Release(int index);
 
   size_t headroom() const { return headroom_; }
+  bool started() const { return thread_.joinable(); }
 
  private:
   struct Filled {

@@ -170,9 +170,13 @@ StatusOr<size_t> TFRecordReader::Fill(size_t n) {
       // Started on first use, so a mapped file never starts a thread.
       size_t chunk = std::max<size_t>(options_.read_ahead_chunk_bytes, 4096);
       read_ahead_ = std::make_unique<ReadAhead>(stream_.get(), chunk, std::max<size_t>(chunk / 8, 4096),
-                                                std::max(2, options_.read_ahead_chunks));
+                                                std::clamp(options_.read_ahead_chunks, 2, 64));
+      if (!read_ahead_->started()) {  // no thread available: read plainly
+        read_ahead_.reset();
+        options_.read_ahead = false;
+      }
     }
-    return FillFromReadAhead(n);
+    if (read_ahead_ != nullptr) return FillFromReadAhead(n);
   }
   while (end_ - pos_ < n && !eof_) {
     if (end_ == cap_) {

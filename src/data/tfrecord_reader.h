@@ -73,7 +73,7 @@ struct TFRecordReaderOptions {
   // chunks measured at half the wall throughput. Ignored when the file is
   // mapped.
   bool read_ahead = false;
-  int read_ahead_chunks = 4;
+  int read_ahead_chunks = 4;  // 2..64
   size_t read_ahead_chunk_bytes = 256 << 10;
 };
 
