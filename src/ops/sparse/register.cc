@@ -11,6 +11,7 @@ void RegisterSparseOps(OpRegistry& registry) {
   sparse::RegisterSparseReorderOps(registry);
   sparse::RegisterSparseAddReduceOps(registry);
   sparse::RegisterSparseBincountOps(registry);
+  sparse::RegisterSparseElementwiseOps(registry);
 }
 
 }  // namespace tfhost::ops

@@ -177,7 +177,14 @@ void RegisterSparseShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(0, ctx.input(3));
     return OkStatus();
   });
-  registry.Register({"SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"}, [](ShapeContext& ctx) {
+  registry.Register({"SparseSparseMaximum", "SparseSparseMinimum"}, [](ShapeContext& ctx) {
+    const int64_t rank = SparseRank(ctx, 0, 2);
+    ctx.set_output(0, PartialShape::Known({-1, rank}));
+    ctx.set_output(1, PartialShape::Known({-1}));
+    return OkStatus();
+  });
+  registry.Register({"SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseSoftmax"},
+                    [](ShapeContext& ctx) {
     const PartialShape& idx = ctx.input(0);
     ctx.set_output(0, PartialShape::Known({idx.rank() == 2 ? idx.dim(0) : -1}));
     return OkStatus();

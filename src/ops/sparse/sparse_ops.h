@@ -33,6 +33,8 @@ void RegisterSparseReorderOps(OpRegistry& registry);
 void RegisterSparseAddReduceOps(OpRegistry& registry);
 // SparseBincount, RaggedBincount (sparse_bincount_ops.cc).
 void RegisterSparseBincountOps(OpRegistry& registry);
+// SparseSparseMaximum/Minimum, SparseSoftmax (sparse_elementwise_ops.cc).
+void RegisterSparseElementwiseOps(OpRegistry& registry);
 // TensorFlow's FingerprintCat64: the hash of a cross from its features' hashes.
 uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 

@@ -1,8 +1,8 @@
 // Conformance cases of the sparse-tensor and ragged ops added for Estimator /
 // TFX graphs: SparseReorder, SparseSlice, SparseSplit, SparseConcat,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwiseMul/Add/Div,
-// SparseReduceSum/Max(+Sparse), SparseBincount, RaggedBincount and
-// RaggedTensorToSparse.
+// SparseReduceSum/Max(+Sparse), SparseBincount, RaggedBincount,
+// SparseSparseMaximum/Minimum, SparseSoftmax and RaggedTensorToSparse.
 //
 // TensorFlow.js has none of these ops. Where a dense composition of tfjs ops
 // computes the same thing (SparseTensorDenseAdd = scatterND + add;
@@ -200,6 +200,23 @@ hands.push(
   hand('implicit_zeros_not_counted', 'SparseBincount', { T: A.type('float32'), Tidx: A.type('int32'), binary_output: A.b(false) },
     [i64([0, 1, 0, 2, 1, 0, 1, 1], [4, 2]), i32([3, 1, 2, 7]), i64([2, 3]), i32([4], []), f32([], [0])],
     [f32([0, 1, 0, 1, 0, 0, 1, 0], [2, 4])]),
+);
+hands.push(
+  // tf.sparse.maximum / minimum: the union of the indices in row-major order;
+  // an index stored in one input meets the other's implicit 0. a = {[0,0]: 1,
+  // [1,1]: -2}, b = {[0,0]: 3, [0,2]: -5, [1,2]: 4} -> max [3, 0, 0, 4],
+  // min [1, -5, -2, 0] at [0,0] [0,2] [1,1] [1,2].
+  hand('union', 'SparseSparseMaximum', T('float32'),
+    [i64([0, 0, 1, 1], [2, 2]), f32([1, -2]), i64([2, 3]), i64([0, 0, 0, 2, 1, 2], [3, 2]), f32([3, -5, 4]), i64([2, 3])],
+    [i64([0, 0, 0, 2, 1, 1, 1, 2], [4, 2]), f32([3, 0, 0, 4])]),
+  hand('union', 'SparseSparseMinimum', T('float32'),
+    [i64([0, 0, 1, 1], [2, 2]), f32([1, -2]), i64([2, 3]), i64([0, 0, 0, 2, 1, 2], [3, 2]), f32([3, -5, 4]), i64([2, 3])],
+    [i64([0, 0, 0, 2, 1, 1, 1, 2], [4, 2]), f32([1, -5, -2, 0])]),
+  // tf.sparse.softmax: softmax over the stored entries of each row, in input
+  // order. Row 1 {2: ln 3, 1: 0} -> 3/4, 1/4; row 0 {0: 1, 2: 1} -> 1/2 each.
+  hand('per_row_stored_only', 'SparseSoftmax', T('float32'),
+    [i64([1, 2, 0, 0, 1, 1, 0, 2], [4, 2]), f32([Math.log(3), 1, 0, 1]), i64([2, 3])],
+    [f32([0.75, 0.5, 0.25, 0.5])]),
 );
 
 writeCases('sparse_ragged.mjs', `${TFJS_REFERENCE}; hand-derived from TensorFlow's documented semantics`,
