@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <thread>
 #include <vector>
 
@@ -70,20 +72,51 @@ TEST(BufferPoolTest, StringsAndTensorsOutsideAScopeDoNotUseThePool) {
   EXPECT_EQ(pool->stats().system_allocations, 0);
 }
 
-TEST(BufferPoolTest, RetainedFreeBytesStayWithinTheBound) {
+TEST(BufferPoolTest, TheBoundGrowsToTheLargestWorkingSetSoRepeatedRunsAllocateNothing) {
   auto pool = BufferPool::Create(/*max_retained_bytes=*/64 << 10);
   BufferPool::ScopedCurrent current(pool.get());
+  int64_t working_set = 0;  // capacity in use at the run's peak (16 KiB blocks round up)
+  auto run = [&] {  // a "run" whose working set (8 x 16 KiB) exceeds the configured bound
+    std::vector<Tensor> live;
+    for (int i = 0; i < 8; ++i) live.emplace_back(DType::kFloat, Shape({4096}));
+    working_set = pool->stats().in_use_capacity;
+  };
+  run();
+  auto first = pool->stats();
+  EXPECT_GT(working_set, 64 << 10);
+  EXPECT_EQ(first.max_retained_bytes, 2 * working_set);
+  EXPECT_EQ(first.retained_bytes, working_set);
+  EXPECT_EQ(first.released_to_system, 0);
+  EXPECT_EQ(first.in_use_bytes, 0);
+  EXPECT_GE(first.peak_in_use_bytes, 8 * 16384);
+  run();
+  run();
+  EXPECT_EQ(pool->stats().system_allocations, first.system_allocations) << "repeated runs went to the system";
+}
+
+TEST(BufferPoolTest, RetainedFreeBytesNeverExceedTwiceTheLargestWorkingSet) {
+  auto pool = BufferPool::Create(/*max_retained_bytes=*/64 << 10);
+  BufferPool::ScopedCurrent current(pool.get());
+  int64_t working_set = 0;
   {
     std::vector<Tensor> live;
-    for (int i = 0; i < 8; ++i) live.emplace_back(DType::kFloat, Shape({4096}));  // 16 KiB each
-    EXPECT_GE(pool->stats().in_use_bytes, 8 * 16384);
+    for (int i = 0; i < 8; ++i) live.emplace_back(DType::kFloat, Shape({4096}));
+    working_set = pool->stats().in_use_capacity;
+  }
+  // Blocks of other sizes pile up beside the 8 small ones until the cache
+  // would exceed twice the largest working set; then a released block goes
+  // to the system.
+  { Tensor medium(DType::kFloat, Shape({25600})); }  // 100 KiB: cached beside them
+  int64_t largest = 0;
+  {
+    Tensor big(DType::kFloat, Shape({51200}));  // 200 KiB: no cached block fits
+    largest = pool->stats().in_use_capacity;
   }
   auto s = pool->stats();
-  EXPECT_LE(s.retained_bytes, 64 << 10);
-  EXPECT_GT(s.retained_bytes, 0);
-  EXPECT_GE(s.released_to_system, 4);
+  EXPECT_LE(s.retained_bytes, s.max_retained_bytes);
+  EXPECT_EQ(s.max_retained_bytes, 2 * std::max(working_set, largest));
+  EXPECT_GE(s.released_to_system, 1);
   EXPECT_EQ(s.in_use_bytes, 0);
-  EXPECT_GE(s.peak_in_use_bytes, 8 * 16384);
 }
 
 TEST(BufferPoolTest, ZeroBoundKeepsNothing) {

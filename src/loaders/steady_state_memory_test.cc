@@ -108,6 +108,31 @@ TEST(SteadyStateMemoryTest, NsfwWarmRunsAllocateNoNewBuffersAndPeakMatchesThePla
   ExpectSameTensors(ConstantValues(session), constants_before);
 }
 
+// A configured pool bound far below the run's working set: the bound grows
+// with the largest working set, so warm runs still allocate nothing (before,
+// the excess went back to the system and was faulted in again every run).
+TEST(SteadyStateMemoryTest, WarmRunsAllocateNothingEvenWhenTheWorkingSetExceedsThePoolBound) {
+  const std::string path = testing::FixturePath("models/tfjs/nsfw_mobilenet_v2/model.json");
+  TFHOST_REQUIRE_FIXTURE(path);
+  loaders::LoadOptions options;
+  options.session.intra_op_threads = 2;
+  options.session.buffer_pool_bytes = 1 << 20;
+  auto loaded = loaders::LoadModel(path, options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  runtime::Session& session = (*loaded)->session();
+  const auto& sig = (*loaded)->signatures().at("serving_default");
+  const std::string input = sig.inputs[0].tensor_name;
+  const std::string output = sig.outputs[0].tensor_name;
+  Tensor x = NsfwInput(0.5f);
+  ASSERT_TRUE(session.Run({{input, x}}, {output}).ok());
+  const BufferPoolStats warm = session.buffer_pool_stats();
+  EXPECT_GT(warm.peak_in_use_bytes, 1 << 20) << "the test needs a working set above the bound";
+  for (int run = 2; run <= 6; ++run) ASSERT_TRUE(session.Run({{input, x}}, {output}).ok());
+  const BufferPoolStats after = session.buffer_pool_stats();
+  EXPECT_EQ(after.system_allocations, warm.system_allocations) << "warm runs went to the system";
+  EXPECT_GE(after.max_retained_bytes, warm.peak_in_use_bytes);
+}
+
 TEST(SteadyStateMemoryTest, NsfwConcurrentRunsFromFourThreadsAgree) {
   const std::string path = testing::FixturePath("models/tfjs/nsfw_mobilenet_v2/model.json");
   TFHOST_REQUIRE_FIXTURE(path);
