@@ -15,7 +15,7 @@ packages=(
   libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev libdnnl-dev
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
-  libjpeg62-turbo libpng16-16
+  libjpeg62-turbo libpng16-16 libicu72
   chromium
 )
 

@@ -12,6 +12,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterBase64StripSplitOps(registry);
   RegisterPrintOps(registry);
   RegisterUnicodeOps(registry);
+  RegisterUnicodeScriptOp(registry);
 }
 
 }  // namespace tfhost::ops

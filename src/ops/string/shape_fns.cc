@@ -47,6 +47,7 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry) {
     return OkStatus();
   });
   registry.Register("UnicodeTranscode", UnchangedShape);
+  registry.Register("UnicodeScript", UnchangedShape);
 }
 
 }  // namespace tfhost::ops

@@ -34,6 +34,8 @@ void RegisterPrintOps(OpRegistry& registry);
 // UnicodeDecode, UnicodeDecodeWithOffsets, UnicodeEncode, UnicodeTranscode
 // (unicode_ops.cc; UTF-8, UTF-16-BE, UTF-32-BE).
 void RegisterUnicodeOps(OpRegistry& registry);
+// UnicodeScript (unicode_script.cc; the system's ICU, loaded at run time).
+void RegisterUnicodeScriptOp(OpRegistry& registry);
 // A tensor rendered as tf.print does ("[1 2 3]", "..." past `summarize`
 // entries per dimension, strings quoted).
 std::string SummarizeTensor(const Tensor& t, int64_t summarize);

@@ -14,7 +14,7 @@
 //    drops the code point; replace_control_characters treats U+0000..U+001F
 //    as errors too.
 // UnicodeScript needs the Unicode Script property of every code point (ICU's
-// data tables) and is deliberately not implemented.
+// data tables): unicode_script.cc asks the system's ICU.
 #include <cctype>
 #include <cstdint>
 #include <string>

@@ -186,6 +186,31 @@ const cpsOf = (s) => [...s].map((c) => c.codePointAt(0));
     [strs([3], u16rows)], [strs([3], back)]);
 }
 
+// --------------------------------------------------------- UnicodeScript ----
+// The Script property as V8's regular expressions know it (\p{Script=...},
+// Unicode data of Node's own ICU build), mapped to ICU's UScriptCode numbers
+// (uscript.h: COMMON 0, INHERITED 1, ARABIC 2, CYRILLIC 8, GREEK 14, HAN 17,
+// HANGUL 18, HEBREW 19, HIRAGANA 20, KATAKANA 22, LATIN 25, THAI 38,
+// UNKNOWN 103). Code points outside 0..0x10FFFF are -1 (TensorFlow's
+// USCRIPT_INVALID_CODE).
+{
+  const SCRIPT_CODES = { Common: 0, Inherited: 1, Arabic: 2, Cyrillic: 8, Greek: 14, Han: 17, Hangul: 18, Hebrew: 19,
+    Hiragana: 20, Katakana: 22, Latin: 25, Thai: 38, Unknown: 103 };
+  const scriptOf = (cp) => {
+    if (cp < 0 || cp > 0x10ffff) return -1;
+    const ch = String.fromCodePoint(cp);
+    for (const [name, code] of Object.entries(SCRIPT_CODES)) {
+      if (new RegExp(`^\\p{Script=${name}}$`, 'u').test(ch)) return code;
+    }
+    throw new Error(`code point ${cp.toString(16)} is in none of the listed scripts`);
+  };
+  const cps = [0x41, 0x7a, 0x0416, 0x03a9, 0x05d0, 0x0e01, 0x4e2d, 0xd55c, 0x3042, 0x30ab, 0x0627, 0x0030, 0x0020,
+    0x0301, 0x0378, 0x1f600, -5, 0x110000];
+  const SCRIPT_REF = 'V8 regular expressions \\p{Script=...} (Node.js) mapped to ICU UScriptCode numbers';
+  cases.push({ ...hand('mixed_scripts', 'UnicodeScript', {}, [lit('int32', [2, 9], cps)], [lit('int32', [2, 9], cps.map(scriptOf))]),
+    reference: SCRIPT_REF });
+}
+
 // ------------------------------------------------------------ FFT2D / 3D ----
 // tfjs transforms the innermost axis only; other axes go through transposes.
 const C64 = { inDtypes: ['complex64'], outDtypes: ['complex64'] };
