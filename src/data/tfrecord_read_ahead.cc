@@ -7,10 +7,10 @@ namespace tfhost::data {
 
 ReadAhead::ReadAhead(InputStream* stream, size_t chunk_bytes, size_t headroom, int chunks)
     : stream_(stream), chunk_bytes_(chunk_bytes), headroom_(headroom) {
-  for (int i = 0; i < chunks; ++i) {
-    buffers_.push_back(std::make_unique<char[]>(headroom_ + chunk_bytes_));
-    free_.push_back(i);
-  }
+  // Buffers are allocated by the helper on first use (a small file needs
+  // one or two) and not zero-filled.
+  buffers_.resize(static_cast<size_t>(chunks));
+  for (int i = 0; i < chunks; ++i) free_.push_back(i);
   try {
     thread_ = std::thread([this] { Run(); });
   } catch (const std::system_error&) {
@@ -37,6 +37,8 @@ void ReadAhead::Run() {
       index = free_.front();
       free_.pop_front();
     }
+    std::unique_ptr<char[]>& buffer = buffers_[static_cast<size_t>(index)];
+    if (buffer == nullptr) buffer = std::make_unique_for_overwrite<char[]>(headroom_ + chunk_bytes_);
     // Fill the whole chunk (a compressed stream returns less per call), so
     // the consumer switches buffers — and copies a record tail — once per
     // chunk, not once per read().

@@ -70,6 +70,8 @@ class ReadAhead {
   InputStream* stream_;
   const size_t chunk_bytes_;
   const size_t headroom_;
+  // Written only by the helper (allocation on first use); the consumer
+  // reads an entry after taking its chunk through mu_.
   std::vector<std::unique_ptr<char[]>> buffers_;
 
   std::mutex mu_;

@@ -189,7 +189,7 @@ StatusOr<size_t> TFRecordReader::Fill(size_t n) {
         // The buffer is full of unread bytes: grow it. It only ever holds
         // bytes that really arrived, so a lying length cannot inflate it.
         size_t new_cap = std::max(cap_ * 2, options_.buffer_bytes);
-        auto bigger = std::make_unique<char[]>(new_cap);
+        auto bigger = std::make_unique_for_overwrite<char[]>(new_cap);  // no zero-fill: bytes are read in
         if (avail > 0) std::memcpy(bigger.get(), buf_.get(), avail);
         buf_ = std::move(bigger);
         base_ = buf_.get();
@@ -229,7 +229,7 @@ StatusOr<size_t> TFRecordReader::FillFromReadAhead(size_t n) {
     size_t need = avail + next.size;
     if (cap_ < need) {
       size_t new_cap = std::max(need, cap_ * 2);
-      auto bigger = std::make_unique<char[]>(new_cap);
+      auto bigger = std::make_unique_for_overwrite<char[]>(new_cap);
       std::memcpy(bigger.get(), base_ + pos_, avail);
       buf_ = std::move(bigger);
       cap_ = new_cap;
