@@ -186,6 +186,7 @@ TEST(DataCommandTest, BenchReportsEveryModeWithRatios) {
   EXPECT_NE(r.out.find("\"fast_decoder_vs_libprotobuf\":"), std::string::npos);
   EXPECT_NE(r.out.find("\"verify_vs_raw_cpu\":"), std::string::npos);
   EXPECT_NE(r.out.find("\"verify_read_ahead_vs_raw\":"), std::string::npos);
+  EXPECT_NE(r.out.find("\"reader_cpu_file_mb_per_s\":"), std::string::npos);
   EXPECT_NE(r.out.find("\"cpu_file_mb_per_s\":"), std::string::npos);
 }
 

@@ -42,6 +42,13 @@ struct ThroughputResult {
   // machine wall time includes waiting for a core; CPU time does not, so
   // ratios of it compare the work itself.
   double cpu_seconds = 0;
+  // CPU time of the reading threads alone (read-ahead helpers excluded), in
+  // their cheapest round. With read-ahead, file bytes per second of it is
+  // the wall-time ceiling when every helper has a core of its own.
+  double reader_cpu_seconds = 0;
+  double reader_cpu_file_mb_per_s() const {
+    return reader_cpu_seconds > 0 ? file_bytes / reader_cpu_seconds / 1e6 : 0;
+  }
   double records_per_s() const { return seconds > 0 ? records / seconds : 0; }
   double file_mb_per_s() const { return seconds > 0 ? file_bytes / seconds / 1e6 : 0; }
   double record_mb_per_s() const { return seconds > 0 ? record_bytes / seconds / 1e6 : 0; }
