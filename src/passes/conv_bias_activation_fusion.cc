@@ -9,6 +9,9 @@
 //   MatMul, BatchMatMul*   + BiasAdd [+ act]  -> _FusedMatMul
 //
 //   BatchMatMul* of rank >= 3 + BiasAdd [+ act] -> _TfhostFusedBatchMatMul
+//   BatchMatMul* of rank >= 3 + Add(tensor) [+ act] -> _TfhostFusedBatchMatMul
+//                                            fused_ops ["Add", act] (a mask that
+//                                            broadcasts into the product)
 //
 // (A BatchMatMul/V2/V3 whose operands are both statically 2-D is MatMul with
 // adj_x/adj_y as transpose_a/b. Higher ranks — a transformer's dense layer on
@@ -123,6 +126,27 @@ BaseKind KindOf(const ir::Graph& graph, const ir::Node& node) {
   return BaseKind::kNone;
 }
 
+// Whether `ref` (a float tensor) broadcasts into the batched product's
+// output without enlarging it, all static: each of its dims is 1 or the
+// output's known dim, and the Add's own output has the product's shape (an
+// attention mask [B, 1, 1, T] against scores [B, H, T, T]).
+bool AddendFits(const ir::Graph& graph, const ir::TensorRef& ref, const ir::Node& base, const ir::Node& add) {
+  const ir::PartialShape* s = StaticShapeOf(graph, ref);
+  const auto& dts = graph.node(ref.node).output_dtypes;
+  if (s == nullptr || ref.index >= static_cast<int>(dts.size()) || dts[ref.index] != DType::kFloat) return false;
+  if (base.output_shapes.empty() || add.output_shapes.empty() || !base.output_shapes[0].rank_known() ||
+      !add.output_shapes[0].rank_known() || base.output_shapes[0].dims != add.output_shapes[0].dims) {
+    return false;
+  }
+  const ir::PartialShape& out = base.output_shapes[0];
+  if (s->rank() > out.rank()) return false;
+  for (int i = 0; i < s->rank(); ++i) {
+    const int64_t d = s->dim(i), o = out.dim(out.rank() - s->rank() + i);
+    if (d != 1 && (d < 0 || o < 0 || d != o)) return false;
+  }
+  return true;
+}
+
 const char* FusedOpFor(BaseKind kind) {
   switch (kind) {
     case BaseKind::kConv: return "_FusedConv2D";
@@ -154,6 +178,7 @@ struct Match {
   int bias_node = -1;                // BiasAdd/Add node, or -1
   ir::TensorRef bias;                // BiasAdd's bias input (when bias_node is a BiasAdd)
   std::optional<Tensor> bias_value;  // new Const (Add form or zero bias)
+  bool addend = false;               // batched product + Add of a broadcast tensor: fused_ops "Add"
   std::string activation;            // fused_ops name, or ""
   float leaky_alpha = 0.2f;
   std::vector<int> act_nodes;  // activation node(s); the last one is the result
@@ -258,6 +283,12 @@ class ConvBiasActivationFusion : public GraphPass {
               m.bias_value = Tensor::FromVector<float>(*v, Shape({channels}));
             }
           }
+          if (m.bias_node < 0 && kind == BaseKind::kBatchMatMulNd && n.inputs[other].node != i &&
+              AddendFits(graph, n.inputs[other], base, n)) {
+            m.bias_node = next;
+            m.bias = n.inputs[other];
+            m.addend = true;
+          }
         }
       }
     }
@@ -329,7 +360,7 @@ class ConvBiasActivationFusion : public GraphPass {
         r.attrs = base.attrs;
       }
       r.attrs["T"] = ops::MakeAttr(DType::kFloat);
-      std::vector<std::string> ops = {"BiasAdd"};
+      std::vector<std::string> ops = {m.addend ? "Add" : "BiasAdd"};
       if (!m.activation.empty()) ops.push_back(m.activation);
       r.attrs["fused_ops"] = ops::MakeAttr(ops);
       r.attrs["num_args"] = ops::MakeAttr(1);

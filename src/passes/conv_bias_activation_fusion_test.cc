@@ -146,6 +146,37 @@ TEST(ConvBiasActivationFusionTest, BatchMatMulOfRankThreeAndFourBecomesTfhostFus
   EXPECT_EQ(CountOp(g, "AddV2"), 0);
 }
 
+TEST(ConvBiasActivationFusionTest, AttentionScoresAndBroadcastMaskBecomeOneFusedBatchMatMulWithAdd) {
+  // scores = q k^T + mask[B, 1, 1, T]; a mask that would enlarge the product
+  // ([2, 2, 3, 3] against [1, 2, 3, 3]) and x + x stay unfused.
+  GraphBuilder b;
+  b.Placeholder("q", DType::kFloat, {2, 2, 3, 4})
+      .Placeholder("k", DType::kFloat, {2, 2, 3, 4})
+      .Placeholder("mask", DType::kFloat, {2, 1, 1, 3})
+      .Add("scores", "BatchMatMulV2", {"q", "k"}, {{"adj_y", ops::MakeAttr(true)}})
+      .Add("masked", "AddV2", {"scores", "mask"})
+      .Add("act", "Relu", {"masked"})
+      .Placeholder("q1", DType::kFloat, {1, 2, 3, 4})
+      .Placeholder("big", DType::kFloat, {2, 2, 3, 3})
+      .Add("s1", "BatchMatMulV2", {"q1", "q1"}, {{"adj_y", ops::MakeAttr(true)}})
+      .Add("enlarged", "AddV2", {"s1", "big"})
+      .Add("s2", "BatchMatMulV2", {"q1", "q1"}, {{"adj_y", ops::MakeAttr(true)}})
+      .Add("doubled", "AddV2", {"s2", "s2"});
+  std::map<std::string, Tensor> feeds{{"q", Ramp(Shape({2, 2, 3, 4}), 1.f, 0.3f)},
+                                      {"k", Ramp(Shape({2, 2, 3, 4}), 1.f, 0.9f)},
+                                      {"mask", Ramp(Shape({2, 1, 1, 3}), 3.f, 0.5f)},
+                                      {"q1", Ramp(Shape({1, 2, 3, 4}), 1.f, 0.1f)},
+                                      {"big", Ramp(Shape({2, 2, 3, 3}), 1.f, 0.2f)}};
+  ir::Graph g = FuseAndCompare(b.Build(), {"act", "enlarged", "doubled"}, feeds, 1e-6);
+  const ir::Node& act = g.node(g.FindNode("act"));
+  EXPECT_EQ(act.op, "_TfhostFusedBatchMatMul");
+  EXPECT_EQ(FusedOps(act), (std::vector<std::string>{"Add", "Relu"}));
+  ASSERT_EQ(act.inputs.size(), 3u);
+  EXPECT_EQ(g.node(act.inputs[2].node).name, "mask");
+  EXPECT_EQ(g.node(g.FindNode("enlarged")).op, "AddV2");
+  EXPECT_EQ(g.node(g.FindNode("doubled")).op, "AddV2");
+}
+
 TEST(ConvBiasActivationFusionTest, BatchMatMulV1WithUnknownBatchDimsIsNotFused) {
   // V1 fails on unequal batch dims; the fused op would broadcast them, so
   // only statically equal batch dims fuse.

@@ -85,7 +85,8 @@ Status FusedMatMulKernel(KernelContext& ctx) {
 
 // _TfhostFusedBatchMatMul: BatchMatMulV2 (adj_x/adj_y, batch dims broadcast
 // NumPy-style, ranks >= 2) followed by the same epilogue, channels along the
-// last dim.
+// last dim, or by ["Add" (, activation)] with a tensor addend that broadcasts
+// to the output.
 Status FusedBatchMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
                             std::vector<Tensor>& out) {
   const Tensor& a = in[0];
@@ -139,9 +140,31 @@ Status FusedBatchMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>&
     b_batch[bi] = b_idx;
   }
   Tensor c(a.dtype(), out_shape);
+  // fused_ops ["Add" (, activation)]: a tensor addend broadcast to the output
+  // (an attention mask), the spelling of grappler's oneDNN BatchMatMul fusion.
+  TFHOST_ASSIGN_OR_RETURN(auto fused_ops, ctx.AttrOr<std::vector<std::string>>("fused_ops", {}));
+  const bool addend_form = !fused_ops.empty() && fused_ops[0] == "Add";
+  Activation addend_act = Activation::kNone;
+  std::vector<double> addend;
+  if (addend_form) {
+    if (in.size() < 3 || fused_ops.size() > 2) {
+      return ctx.Error("fused_ops [Add, ...] needs one addend arg and at most one activation after it");
+    }
+    if (fused_ops.size() == 2) {
+      TFHOST_ASSIGN_OR_RETURN(addend_act, ParseFusedActivation(fused_ops[1]));
+      if (addend_act == Activation::kPrelu) return ctx.Error("Prelu cannot follow Add");
+    }
+    auto values = BroadcastValues(in[2], out_shape);
+    if (!values.ok()) return ctx.Error("addend: " + values.status().message());
+    addend = std::move(*values);
+  }
+  TFHOST_ASSIGN_OR_RETURN(float leaky_alpha, ctx.AttrOr<float>("leakyrelu_alpha", 0.2f));
   auto run = [&](auto zero) -> Status {
     using T = decltype(zero);
-    TFHOST_ASSIGN_OR_RETURN(FusedEpilogue<T> epi, BuildFusedEpilogue<T>(ctx, in, 2, c.shape(), false));
+    FusedEpilogue<T> epi;
+    if (!addend_form) {
+      TFHOST_ASSIGN_OR_RETURN(epi, BuildFusedEpilogue<T>(ctx, in, 2, c.shape(), false));
+    }
     if (c.NumElements() == 0) return OkStatus();
     std::vector<T> b_t;
     const T* bp = b.data<T>();
@@ -165,6 +188,10 @@ Status FusedBatchMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>&
         row += i1 - i0;
       }
       if (!epi.IsIdentity()) epi.Apply(cp + begin * n, begin * n, (end - begin) * n);
+      if (addend_form) {
+        for (int64_t i = begin * n; i < end * n; ++i) cp[i] = static_cast<T>(cp[i] + static_cast<T>(addend[i]));
+        ApplyActivation<T>(addend_act, static_cast<T>(leaky_alpha), cp + begin * n, (end - begin) * n);
+      }
     };
     ParallelRows(ctx, batches * m, body);
     return OkStatus();

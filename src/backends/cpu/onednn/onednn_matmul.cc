@@ -23,13 +23,16 @@ struct MatMulConfig {
   bool broadcast = false;  // V2/V3: batch dims broadcast
   bool transpose_a = false, transpose_b = false;
   bool bf16 = false;  // node marked bf16 and the CPU has it
-  Epilogue epilogue;       // _FusedMatMul only
+  Epilogue epilogue;       // _FusedMatMul / _TfhostFusedBatchMatMul
+  // fused_ops ["Add" (, act)]: arg 0 is a tensor addend broadcast to the
+  // output, a binary_add post-op before the eltwise one.
+  bool addend = false;
 };
 
 struct MatMulEntry {
   bool ok = false;
   dnnl::matmul prim;
-  memory::desc a_md, b_md, c_md, bias_md, scratchpad_md;
+  memory::desc a_md, b_md, c_md, bias_md, addend_md, scratchpad_md;
   Shape out_shape;
   int64_t n = 0;
   // bf16: a_md/b_md are the primitive's bf16 operands; the user descriptors
@@ -54,7 +57,8 @@ memory::dims OperandStrides(const memory::dims& stored, bool transposed) {
 
 constexpr int kMaxRank = 12;  // DNNL_MAX_NDIMS
 
-std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a, const Tensor& b, bool bf16) {
+std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a, const Tensor& b, const Tensor* addend,
+                                        bool bf16) {
   auto entry = std::make_shared<MatMulEntry>();
   const int ar = a.rank(), br = b.rank();
   if (ar < 2 || br < 2 || (!cfg.batch && (ar != 2 || br != 2))) return entry;
@@ -107,7 +111,23 @@ std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a
   try {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    attr.set_post_ops(MakePostOps(e, r, n));
+    if (cfg.addend) {
+      // The addend padded to rank r; it may broadcast into the output but
+      // not enlarge it.
+      if (addend == nullptr || addend->rank() > r) return entry;
+      memory::dims dd(r - addend->rank(), 1);
+      dd.insert(dd.end(), addend->shape().dims().begin(), addend->shape().dims().end());
+      for (int i = 0; i < r; ++i) {
+        if (dd[i] != 1 && dd[i] != cd[i]) return entry;
+      }
+      entry->addend_md = PlainDesc(dd);
+      dnnl::post_ops po;
+      po.append_binary(dnnl::algorithm::binary_add, entry->addend_md);
+      if (e.has_eltwise) po.append_eltwise(1.0f, e.eltwise, e.alpha, e.beta);
+      attr.set_post_ops(po);
+    } else {
+      attr.set_post_ops(MakePostOps(e, r, n));
+    }
     std::unique_ptr<dnnl::matmul::desc> desc;
     if (e.affine == Epilogue::Affine::kBias) {
       memory::dims bias_dims(r, 1);
@@ -159,14 +179,20 @@ class MatMulKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != DType::kFloat || b.dtype() != DType::kFloat) return reference_(ctx);
+    const Tensor* addend = cfg_.addend ? &ctx.input(2) : nullptr;
+    if (addend != nullptr && addend->dtype() != DType::kFloat) return reference_(ctx);
     std::vector<int64_t> key = a.shape().dims();
-    key.push_back(-1);  // separates the two shapes (ranks may differ)
+    key.push_back(-1);  // separates the shapes (ranks may differ)
     key.insert(key.end(), b.shape().dims().begin(), b.shape().dims().end());
+    if (addend != nullptr) {
+      key.push_back(-1);
+      key.insert(key.end(), addend->shape().dims().begin(), addend->shape().dims().end());
+    }
     std::shared_ptr<MatMulEntry> entry = cache_->Find(key);
     if (entry == nullptr) {
-      entry = BuildEntry(cfg_, a, b, cfg_.bf16);
+      entry = BuildEntry(cfg_, a, b, addend, cfg_.bf16);
       // No bf16 primitive for these shapes: float32 rather than the reference.
-      if (!entry->ok && cfg_.bf16) entry = BuildEntry(cfg_, a, b, false);
+      if (!entry->ok && cfg_.bf16) entry = BuildEntry(cfg_, a, b, addend, false);
       cache_->Insert(key, entry);
     }
     if (!entry->ok) return reference_(ctx);
@@ -176,6 +202,7 @@ class MatMulKernel {
       if (!IsFloatVector(bias, entry->n)) return reference_(ctx);
       args.emplace(DNNL_ARG_BIAS, Wrap(entry->bias_md, bias));
     }
+    if (addend != nullptr) args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(entry->addend_md, *addend));
     Tensor c(DType::kFloat, entry->out_shape);
     if (entry->bf16) {
       // Untransposed, the row-major bf16 operand is a dense copy of a.
@@ -201,9 +228,24 @@ class MatMulKernel {
 // the shared ParseEpilogue leaves to the reference kernel, is oneDNN's
 // gelu_erf / gelu_tanh eltwise post-op here: the rest of the list is parsed
 // without it.
-bool ParseMatMulEpilogue(const ir::Node& node, Epilogue* out) {
+bool ParseMatMulEpilogue(const ir::Node& node, Epilogue* out, bool* addend = nullptr) {
   auto fused = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
   if (!fused.ok()) return false;
+  if (addend != nullptr && !fused->empty() && (*fused)[0] == "Add") {
+    // ["Add" (, act)]: parse the activation alone, then count the addend.
+    auto num_args = ir::GetAttrOr<int64_t>(node, "num_args", 0);
+    if (!num_args.ok() || *num_args != 1 || fused->size() > 2) return false;
+    ir::Node rest = node;
+    tensorflow::AttrValue list;
+    list.mutable_list();
+    if (fused->size() == 2) list.mutable_list()->add_s((*fused)[1]);
+    rest.attrs["fused_ops"] = list;
+    rest.attrs["num_args"].set_i(0);
+    if (!ParseMatMulEpilogue(rest, out)) return false;
+    out->num_args = 1;
+    *addend = true;
+    return true;
+  }
   dnnl::algorithm gelu = dnnl::algorithm::undef;
   if (!fused->empty() && (fused->back() == "GeluExact" || fused->back() == "GeluApproximate")) {
     gelu = fused->back() == "GeluExact" ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::eltwise_gelu_tanh;
@@ -236,7 +278,7 @@ ops::KernelFn MakeMatMulKernel(const ir::Node& node, const ops::KernelFn& refere
   } else {
     cfg.batch = true;
     cfg.broadcast = node.op != "BatchMatMul";
-    if (node.op == kFusedBatchMatMulOp && !ParseMatMulEpilogue(node, &cfg.epilogue)) return {};
+    if (node.op == kFusedBatchMatMulOp && !ParseMatMulEpilogue(node, &cfg.epilogue, &cfg.addend)) return {};
     if (node.op == "BatchMatMulV3") {
       if (!AttrIsFloat(node, "Ta") || !AttrIsFloat(node, "Tb") || !AttrIsFloat(node, "Tout")) return {};
     } else if (!AttrIsFloat(node, "T")) {

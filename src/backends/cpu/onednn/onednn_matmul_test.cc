@@ -117,6 +117,43 @@ TEST(OneDnnMatMulTest, FusedBatchMatMulMatchesReferenceForRanksThreeAndFour) {
   }
 }
 
+TEST(OneDnnMatMulTest, FusedBatchMatMulAddsABroadcastAddendAsAPostOp) {
+  // Attention scores [B, H, T, T] = q k^T plus a mask of several broadcast
+  // shapes, then nothing, Relu or GELU; and the reference equals
+  // BatchMatMulV2 + AddV2.
+  uint32_t seed = 120;
+  const Shape q({2, 3, 5, 8});
+  for (const Shape& mask : {Shape({2, 1, 1, 5}), Shape({2, 3, 5, 5}), Shape({5}), Shape({1, 3, 5, 5}), Shape({5, 1})}) {
+    for (const std::vector<std::string>& fused_ops : std::vector<std::vector<std::string>>{
+             {"Add"}, {"Add", "Relu"}, {"Add", "GeluApproximate"}}) {
+      ir::AttrMap attrs = {{"T", MakeAttr(DType::kFloat)},
+                           {"adj_y", MakeAttr(true)},
+                           {"fused_ops", MakeAttr(fused_ops)},
+                           {"num_args", MakeAttr(int64_t{1})}};
+      const Tensor x = RandomTensor(q, seed++), y = RandomTensor(q, seed++), m = RandomTensor(mask, seed++);
+      const std::string label = "mask " + mask.ToString() + " " + fused_ops.back();
+      ExpectMatchesReference("_TfhostFusedBatchMatMul", attrs, {x, y, m}, kTol, label);
+      if (fused_ops.size() == 1) {
+        auto fused = ops::RunSingleOp("_TfhostFusedBatchMatMul", {x, y, m}, attrs);
+        auto prod = ops::RunSingleOp("BatchMatMulV2", {x, y}, {{"T", MakeAttr(DType::kFloat)}, {"adj_y", MakeAttr(true)}});
+        ASSERT_TRUE(fused.ok() && prod.ok()) << label;
+        auto sum = ops::RunSingleOp("AddV2", {(*prod)[0], m}, {{"T", MakeAttr(DType::kFloat)}});
+        ASSERT_TRUE(sum.ok()) << label;
+        ExpectClose((*fused)[0], (*sum)[0], kTol, label + " vs BatchMatMulV2 + AddV2");
+      }
+    }
+  }
+  // An addend that would enlarge the output is the reference's error.
+  ir::AttrMap attrs = {{"T", MakeAttr(DType::kFloat)},
+                       {"fused_ops", MakeAttr(std::vector<std::string>{"Add"})},
+                       {"num_args", MakeAttr(int64_t{1})}};
+  EXPECT_FALSE(ops::RunSingleOp("_TfhostFusedBatchMatMul",
+                                {RandomTensor(Shape({2, 3, 4}), 1), RandomTensor(Shape({2, 4, 5}), 2),
+                                 RandomTensor(Shape({3, 2, 3, 5}), 3)},
+                                attrs)
+                   .ok());
+}
+
 TEST(OneDnnMatMulTest, BatchMatMulsMatchReferenceWithAdjointsAndBroadcastBatchDims) {
   uint32_t seed = 100;
   struct Case {
