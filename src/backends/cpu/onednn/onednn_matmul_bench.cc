@@ -110,6 +110,11 @@ int Main(int argc, char** argv) {
   const Step scores = Make("BatchMatMulV2", bmm), add = Make("AddV2", f),
              scores_mask = Make("_TfhostFusedBatchMatMul", fused_bmm);
 
+  // The same dense layer (bias only) in float32 and in bf16 (--precision bf16's mark).
+  ir::AttrMap mm_bf16 = mm_bias;
+  mm_bf16["_tfhost_precision"].set_s("bf16");
+  const Step dense_bf16 = Make("_FusedMatMul", mm_bf16);
+  const Tensor x32 = Random(Shape({32, 768}), 8);
   const Tensor scores_value = Random(Shape({2, 12, 128, 128}), 7);
   struct Case {
     const char* label;
@@ -122,6 +127,10 @@ int Main(int argc, char** argv) {
       {"scores 2x12x128x64 . k^T + mask 2x1x1x128",
        [&](ThreadPool* p) { Run(add, {Run(scores, {q, k}, p), mask}, p); },
        [&](ThreadPool* p) { Run(scores_mask, {q, k, mask}, p); }},
+      {"dense 128x768x3072 fp32 (separate) vs bf16", [&](ThreadPool* p) { Run(dense, {x, w, bias}, p); },
+       [&](ThreadPool* p) { Run(dense_bf16, {x, w, bias}, p); }},
+      {"dense 32x768x3072 fp32 (separate) vs bf16", [&](ThreadPool* p) { Run(dense, {x32, w, bias}, p); },
+       [&](ThreadPool* p) { Run(dense_bf16, {x32, w, bias}, p); }},
       {"  (parts: BatchMatMulV2 alone vs AddV2 alone)",
        [&](ThreadPool* p) { Run(scores, {q, k}, p); },
        [&](ThreadPool* p) { Run(add, {scores_value, mask}, p); }},
