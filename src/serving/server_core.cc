@@ -196,6 +196,32 @@ void ServerCore::Record(const std::string& model_name, const char* api, const Re
       ->Observe(static_cast<double>(MicrosSince(start)));
 }
 
+const ServerCore::PredictCells& ServerCore::PredictCellsFor(const std::string& model_name) const {
+  {
+    std::shared_lock lock(predict_cells_mu_);
+    auto it = predict_cells_.find(model_name);
+    if (it != predict_cells_.end()) return *it->second;
+  }
+  auto cells = std::make_unique<PredictCells>();
+  cells->ok_count = metrics_->request_count->WithLabels({model_name, StatusCodeName(StatusCode::kOk)});
+  cells->runtime_latency = metrics_->runtime_latency->WithLabels({model_name, "predict", "tfhost"});
+  std::unique_lock lock(predict_cells_mu_);
+  auto& slot = predict_cells_[model_name];
+  if (!slot) slot = std::move(cells);
+  return *slot;
+}
+
+HistogramCell* ServerCore::PredictLatencyCell(const std::string& model_name, Entrypoint entrypoint) const {
+  auto& slot = PredictCellsFor(model_name).latency_by_entrypoint[static_cast<int>(entrypoint)];
+  HistogramCell* cell = slot.load(std::memory_order_acquire);
+  if (cell == nullptr) {
+    // Racing threads get the same cell from the registry.
+    cell = metrics_->request_latency->WithLabels({model_name, "predict", EntrypointName(entrypoint)});
+    slot.store(cell, std::memory_order_release);
+  }
+  return cell;
+}
+
 void ServerCore::SetRunner(const std::string& model_name, std::shared_ptr<SignatureRunner> runner) {
   std::unique_lock lock(runners_mu_);
   if (runner) {
@@ -297,13 +323,18 @@ struct ServerCore::AsyncPredict {
   PredictDone done;
 
   void Finish(StatusOr<PredictResult> result) {
-    core->Record(resolved.servable ? resolved.servable->name : "", "predict", context, start, result.status());
+    if (result.ok() && resolved.servable) {
+      const std::string& name = resolved.servable->name;
+      core->PredictCellsFor(name).ok_count->Increment();
+      core->PredictLatencyCell(name, context.entrypoint)->Observe(static_cast<double>(MicrosSince(start)));
+    } else {
+      core->Record(resolved.servable ? resolved.servable->name : "", "predict", context, start, result.status());
+    }
     done(std::move(result));
   }
   void Ran(StatusOr<TensorMap> outputs) {
     const ServableHandle& servable = resolved.servable;
-    core->metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"})
-        ->Observe(static_cast<double>(MicrosSince(run_start)));
+    core->PredictCellsFor(servable->name).runtime_latency->Observe(static_cast<double>(MicrosSince(run_start)));
     if (!outputs.ok()) return Finish(WithRunContext(outputs.status(), *servable, *resolved.signature));
     PredictResult result;
     result.model_name = servable->name;

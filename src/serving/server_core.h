@@ -18,6 +18,7 @@
 // Thread-safety: every method may be called from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -196,6 +197,20 @@ class ServerCore {
   explicit ServerCore(ServerCoreOptions options);
   Status Warmup(const ServableHandle& servable);
   void ConfigPollLoop();
+  // The metric cells a successful predict of one served model updates,
+  // looked up once per model name: labelled lookups build label vectors and
+  // keys (a dozen allocations) per call.
+  struct PredictCells {
+    CounterCell* ok_count;
+    // Indexed by Entrypoint; each made on first use, so that the exposition
+    // shows only the entry points that served requests.
+    mutable std::atomic<HistogramCell*> latency_by_entrypoint[3] = {};
+    HistogramCell* runtime_latency;
+  };
+  // `model_name` must be a served model's name (the cache keeps one entry
+  // per name, so names from requests must not reach it).
+  const PredictCells& PredictCellsFor(const std::string& model_name) const;
+  HistogramCell* PredictLatencyCell(const std::string& model_name, Entrypoint entrypoint) const;
   // Records request_count and request_latency.
   void Record(const std::string& model_name, const char* api, const RequestContext& context,
               std::chrono::steady_clock::time_point start, const Status& status) const;
@@ -210,6 +225,8 @@ class ServerCore {
   std::unique_ptr<MetricsRegistry> owned_registry_;
   MetricsRegistry* registry_ = nullptr;
   std::unique_ptr<ServingMetrics> metrics_;
+  mutable std::shared_mutex predict_cells_mu_;
+  mutable std::map<std::string, std::unique_ptr<PredictCells>, std::less<>> predict_cells_;
   mutable std::shared_mutex runners_mu_;
   std::shared_ptr<SignatureRunner> default_runner_;
   std::map<std::string, std::shared_ptr<SignatureRunner>> runners_;

@@ -880,6 +880,37 @@ TEST(ServerCoreInlineRunTest, SignatureThatTurnsSlowGoesBackToTheWorkerPool) {
   EXPECT_NE(runner->Last(), me);
 }
 
+// The asynchronous predict path keeps TF Serving's metrics through its
+// cached cells: one series per entry point that served, none for the others.
+TEST(ServerCoreInlineRunTest, AsyncPredictsAreCountedUnderTheirEntrypoint) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  auto core = MakeInlineCore(std::chrono::seconds(60));
+  ASSERT_NE(core, nullptr);
+  for (int i = 0; i < SignatureRunCosts::kFastRunsNeeded + 2; ++i) {  // pool runs, then inline ones
+    auto resolved = core->ResolveSignature(Spec("default"));
+    ASSERT_TRUE(resolved.ok());
+    std::promise<bool> answer;
+    core->PredictTensorsAsync(std::move(*resolved), {{"x", Tensor::FromVector<float>({1})}}, {},
+                              RequestContext{Entrypoint::kRest},
+                              [&answer](StatusOr<PredictResult> r) { answer.set_value(r.ok()); });
+    ASSERT_TRUE(answer.get_future().get());
+  }
+  const std::string n = std::to_string(SignatureRunCosts::kFastRunsNeeded + 2);
+  std::string text = core->MetricsText();
+  EXPECT_NE(text.find(":tensorflow:serving:request_count{model_name=\"default\",status=\"OK\"} " + n),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(":tensorflow:serving:request_latency_count{model_name=\"default\",API=\"predict\","
+                      "entrypoint=\"REST\"} " + n),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(":tensorflow:serving:runtime_latency_count{model_name=\"default\",API=\"predict\","
+                      "runtime=\"tfhost\"} " + n),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("entrypoint=\"GRPC\""), std::string::npos) << text;
+}
+
 TEST(ServerCoreInlineRunTest, ZeroLimitAlwaysUsesTheWorkerPool) {
   TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
   auto core = MakeInlineCore(std::chrono::microseconds(0));

@@ -397,6 +397,37 @@ TEST(HttpServerTest, AsyncHandlerThatThrowsOrDropsTheResponderGets500) {
   EXPECT_EQ(c.Read().body, "ok");
 }
 
+TEST(HttpServerTest, ResponseHeadHasServerTypeLengthAndExtraFieldsWithoutLineBreaks) {
+  auto server = StartServer({}, [](const HttpRequest&) {
+    HttpResponse res;
+    res.status = 404;
+    res.content_type = "text/plain";
+    res.body = "nope";
+    res.headers.emplace_back("X-Extra", "a\r\nInjected: yes");
+    return res;
+  });
+  ASSERT_NE(server, nullptr);
+  Client c(server->port());
+  c.Send(Get("/"));
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body, "nope");
+  EXPECT_EQ(r.head.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << r.head;
+  EXPECT_NE(r.head.find("\r\nServer: tfhost\r\n"), std::string::npos) << r.head;
+  EXPECT_NE(r.head.find("\r\nContent-Type: text/plain\r\n"), std::string::npos) << r.head;
+  EXPECT_NE(r.head.find("\r\nContent-Length: 4"), std::string::npos) << r.head;
+  EXPECT_NE(r.head.find("\r\nX-Extra: a  Injected: yes"), std::string::npos) << r.head;
+  EXPECT_EQ(r.head.find("\r\nInjected"), std::string::npos) << r.head;
+  // HTTP/1.0 with keep-alive asked for is told so, and stays open.
+  Client old(server->port());
+  old.Send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  auto r10 = old.Read();
+  EXPECT_EQ(r10.head.rfind("HTTP/1.0 404", 0), 0u) << r10.head;
+  EXPECT_NE(r10.head.find("\r\nConnection: keep-alive"), std::string::npos) << r10.head;
+  old.Send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  EXPECT_EQ(old.Read().status, 404);
+}
+
 TEST(HttpServerTest, PortInUseIsAnErrorNamingThePort) {
   auto first = StartServer({});
   HttpServerOptions options;
