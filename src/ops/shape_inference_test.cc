@@ -78,6 +78,21 @@ TEST(ShapeInferenceTest, ConvSameAndValidStrideTwoKeepUnknownBatch) {
   EXPECT_EQ(b.Shape(valid), "[?,111,111,32]");  // (224 - 3 + 2) / 2
 }
 
+TEST(ShapeInferenceTest, FusedBatchMatMulKeepsTheBroadcastProductShape) {
+  GraphBuilder b;
+  int q = b.Placeholder("q", {-1, 4, 16, 8});
+  int k = b.Placeholder("k", {1, 4, 16, 8});
+  int mask = b.Placeholder("mask", {-1, 1, 1, 16});
+  tensorflow::AttrValue ops;
+  ops.mutable_list()->add_s("Add");
+  tensorflow::AttrValue num_args;
+  num_args.set_i(1);
+  int scores = b.Add("scores", "_TfhostFusedBatchMatMul", {Out(q), Out(k), Out(mask)},
+                     {{"adj_y", Bool(true)}, {"fused_ops", ops}, {"num_args", num_args}});
+  ASSERT_TRUE(InferShapes(b.graph).ok());
+  EXPECT_EQ(b.Shape(scores), "[?,4,16,16]");
+}
+
 TEST(ShapeInferenceTest, DepthwiseAndPoolFollowTheWindowArithmetic) {
   GraphBuilder b;
   int x = b.Placeholder("x", {-1, 7, 7, 16});

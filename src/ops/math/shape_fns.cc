@@ -206,7 +206,10 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"ArgMax", "ArgMin"}, ArgReductionShape);
   registry.Register({"MatMul", "_FusedMatMul"}, MatMulShape);
   registry.Register("BatchMatMul", [](ShapeContext& ctx) { return BatchMatMulShape(ctx, false); });
-  registry.Register({"BatchMatMulV2", "BatchMatMulV3"}, [](ShapeContext& ctx) { return BatchMatMulShape(ctx, true); });
+  // _TfhostFusedBatchMatMul (passes/conv_bias_activation_fusion): its fused
+  // addend broadcasts into the product, so the product's shape is the output.
+  registry.Register({"BatchMatMulV2", "BatchMatMulV3", "_TfhostFusedBatchMatMul"},
+                    [](ShapeContext& ctx) { return BatchMatMulShape(ctx, true); });
   registry.Register("Einsum", EinsumShape);
   // Bincount: [size]; DenseBincount: [size] or [batch, size] by input rank.
   registry.Register({"Bincount", "DenseBincount"}, [](ShapeContext& ctx) {
