@@ -158,14 +158,12 @@ const char* FusedOpFor(BaseKind kind) {
   }
 }
 
-// An activation the fused kernels apply: its fused_ops name, or "".
-// GELU (a node gelu_fusion wrote) only into matrix products: oneDNN's matmul
-// has the gelu post-ops in tfhost's kernel, the convolution's epilogue does
-// not take them yet, and a declined fast conv would cost far more than the
-// separate element-wise pass.
-std::string FusedActivationName(const ir::Node& node, bool allow_gelu) {
+// An activation the fused kernels apply: its fused_ops name, or "". GELU is
+// a node gelu_fusion wrote; every fused kernel (reference and oneDNN, whose
+// gelu_erf / gelu_tanh post-ops run it) takes it.
+std::string FusedActivationName(const ir::Node& node) {
   if (node.inputs.size() != 1 || !internal::IsFloatNode(node)) return "";
-  if (std::string gelu = GeluNodeKind(node); !gelu.empty()) return allow_gelu ? gelu : "";
+  if (std::string gelu = GeluNodeKind(node); !gelu.empty()) return gelu;
   static const char* kNames[] = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"};
   for (const char* n : kNames) {
     if (node.op == n) return n;
@@ -208,12 +206,12 @@ class ConvBiasActivationFusion : public GraphPass {
   // The activation reading output 0 of `node` (its only reader), or Swish.
   static void MatchActivation(const ir::Graph& graph, const PassContext& ctx,
                               const std::vector<std::vector<int>>& consumers, const std::vector<bool>& keep,
-                              int node, bool allow_gelu, Match* m) {
+                              int node, Match* m) {
     if (ctx.MustKeep(graph.node(node))) return;
     const int a = SoleConsumer(graph, consumers, node);
     if (a >= 0) {
       const ir::Node& act = graph.node(a);
-      std::string name = FusedActivationName(act, allow_gelu);
+      std::string name = FusedActivationName(act);
       if (name.empty() || !keep[a] || IsProtected(graph, act)) return;
       if (name == "LeakyRelu") {
         auto alpha = ir::GetAttrOr<float>(act, "alpha", 0.2f);
@@ -255,11 +253,8 @@ class ConvBiasActivationFusion : public GraphPass {
     if (kind == BaseKind::kNone || ctx.MustKeep(base) || IsProtected(graph, base)) return std::nullopt;
     Match m;
     m.base = i;
-    const bool allow_gelu =
-        kind == BaseKind::kMatMul || kind == BaseKind::kBatchMatMul || kind == BaseKind::kBatchMatMulNd ||
-        (kind == BaseKind::kFusedWithoutActivation && (base.op == "_FusedMatMul" || base.op == kFusedBatchMatMulOp));
     if (kind == BaseKind::kFusedWithoutActivation) {
-      MatchActivation(graph, ctx, consumers, keep, i, allow_gelu, &m);
+      MatchActivation(graph, ctx, consumers, keep, i, &m);
       if (m.activation.empty()) return std::nullopt;
       m.result = m.act_nodes.back();
       return m;
@@ -292,7 +287,7 @@ class ConvBiasActivationFusion : public GraphPass {
         }
       }
     }
-    MatchActivation(graph, ctx, consumers, keep, m.bias_node >= 0 ? m.bias_node : i, allow_gelu, &m);
+    MatchActivation(graph, ctx, consumers, keep, m.bias_node >= 0 ? m.bias_node : i, &m);
     if (m.bias_node < 0) {
       if (m.activation.empty() || channels <= 0) return std::nullopt;
       m.bias_value = Tensor(DType::kFloat, Shape({channels}));  // zeros

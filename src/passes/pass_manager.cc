@@ -135,7 +135,7 @@ PassManager PassManager::Default() {
   pm.Add(MakeCommonSubexpressionElimination());
   // Before fusion: folding turns a batch norm into the BiasAdd fusion eats.
   pm.Add(MakeBatchNormFolding());
-  // GELU spelled out in ops becomes one node the matmul fusion can take.
+  // GELU spelled out in ops becomes one node the conv/matmul fusion can take.
   pm.Add(MakeGeluFusion());
   pm.Add(MakeConvBiasActivationFusion());
   // Last: what is left of element-wise chains once activations went into

@@ -206,7 +206,13 @@ bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out) {
       case ops::nn::Activation::kTanh:
         e.eltwise = dnnl::algorithm::eltwise_tanh;
         break;
-      default:  // Prelu (tensor alpha), Gelu: the reference kernel runs
+      case ops::nn::Activation::kGeluExact:
+        e.eltwise = dnnl::algorithm::eltwise_gelu_erf;
+        break;
+      case ops::nn::Activation::kGeluApproximate:
+        e.eltwise = dnnl::algorithm::eltwise_gelu_tanh;
+        break;
+      default:  // Prelu (tensor alpha): the reference kernel runs
         return false;
     }
     ++op;

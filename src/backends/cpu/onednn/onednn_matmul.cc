@@ -224,10 +224,9 @@ class MatMulKernel {
   std::shared_ptr<ShapeCache<MatMulEntry>> cache_;
 };
 
-// The fused epilogue of _FusedMatMul / _TfhostFusedBatchMatMul. GELU, which
-// the shared ParseEpilogue leaves to the reference kernel, is oneDNN's
-// gelu_erf / gelu_tanh eltwise post-op here: the rest of the list is parsed
-// without it.
+// The fused epilogue of _FusedMatMul / _TfhostFusedBatchMatMul: the shared
+// ParseEpilogue (GELU included, as oneDNN's gelu_erf / gelu_tanh post-ops),
+// plus _TfhostFusedBatchMatMul's leading "Add" of a broadcast addend.
 bool ParseMatMulEpilogue(const ir::Node& node, Epilogue* out, bool* addend = nullptr) {
   auto fused = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
   if (!fused.ok()) return false;
@@ -246,21 +245,7 @@ bool ParseMatMulEpilogue(const ir::Node& node, Epilogue* out, bool* addend = nul
     *addend = true;
     return true;
   }
-  dnnl::algorithm gelu = dnnl::algorithm::undef;
-  if (!fused->empty() && (fused->back() == "GeluExact" || fused->back() == "GeluApproximate")) {
-    gelu = fused->back() == "GeluExact" ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::eltwise_gelu_tanh;
-  }
-  if (gelu == dnnl::algorithm::undef) return ParseEpilogue(node, /*allow_batch_norm=*/false, out);
-  ir::Node rest = node;
-  tensorflow::AttrValue list;
-  list.mutable_list();  // an empty list is still a list
-  for (size_t i = 0; i + 1 < fused->size(); ++i) list.mutable_list()->add_s((*fused)[i]);
-  rest.attrs["fused_ops"] = list;
-  if (!ParseEpilogue(rest, /*allow_batch_norm=*/false, out) || out->has_eltwise) return false;
-  out->has_eltwise = true;
-  out->eltwise = gelu;
-  out->alpha = out->beta = 0;
-  return true;
+  return ParseEpilogue(node, /*allow_batch_norm=*/false, out);
 }
 
 }  // namespace
