@@ -275,7 +275,7 @@ Status FusedElementwiseKernel(KernelContext& ctx) {
     TFHOST_ASSIGN_OR_RETURN(InputView v, MakeView(ctx, ctx.input(k), out_shape, k));
     views.push_back(std::move(v));
   }
-  Tensor out(DType::kFloat, out_shape);
+  Tensor out = Tensor::Uninitialized(DType::kFloat, out_shape);  // every block below writes its range
   float* y = out.data<float>();
   const int64_t n = out.NumElements();
 

@@ -203,7 +203,7 @@ class MatMulKernel {
       args.emplace(DNNL_ARG_BIAS, Wrap(entry->bias_md, bias));
     }
     if (addend != nullptr) args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(entry->addend_md, *addend));
-    Tensor c(DType::kFloat, entry->out_shape);
+    Tensor c = Tensor::Uninitialized(DType::kFloat, entry->out_shape);  // oneDNN writes every element
     if (entry->bf16) {
       // Untransposed, the row-major bf16 operand is a dense copy of a.
       args.emplace(DNNL_ARG_SRC, cfg_.transpose_a ? ReorderToBf16(entry->a_user_md, a, entry->a_md)

@@ -311,7 +311,7 @@ Status RunBinary(ops::KernelContext& ctx, BinaryFn fn, Pattern pattern, int64_t 
   } else if (b.shape() == out_shape && b.RefCountIsOne()) {
     out = std::move(b);
   } else {
-    out = Tensor(DType::kFloat, out_shape);
+    out = Tensor::Uninitialized(DType::kFloat, out_shape);  // the kernel writes every element
   }
   args.o = out.data<float>();
   const int64_t n = out.NumElements();

@@ -263,7 +263,7 @@ Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference, 
     ctx.set_output(0, std::move(out));
     return OkStatus();
   }
-  Tensor out(input.dtype(), out_shape);
+  Tensor out = Tensor::Uninitialized(input.dtype(), out_shape);  // a permutation: every element written
   switch (DTypeSize(input.dtype())) {
     case 1: RunTranspose<uint8_t>(input, out, s, ctx.intra_op(), tile32); break;
     case 2: RunTranspose<uint16_t>(input, out, s, ctx.intra_op(), tile32); break;
