@@ -40,6 +40,22 @@ Status Fill(const std::string& json, SignatureInputTypes types, PredictRequest* 
   return FillPredictRequestFromJson(json, Inputs(std::move(types)), req, format ? format : &f);
 }
 
+// The parse's first values live in a small buffer inside the document; a
+// body far larger (here ~100 KB, many heap chunks) parses the same way.
+TEST(JsonTensorCodecTest, BodyLargerThanTheDocumentsInlineBufferParsesWhole) {
+  std::string body = R"({"instances": [)";
+  std::vector<float> expected;
+  for (int i = 0; i < 20000; ++i) {
+    body += (i ? ", [" : "[") + std::to_string(i) + ".5]";
+    expected.push_back(static_cast<float>(i) + 0.5f);
+  }
+  body += "]}";
+  PredictRequest req;
+  ASSERT_TRUE(Fill(body, {{"x", DType::kFloat}}, &req).ok());
+  Tensor x = InputTensor(req, "x");
+  EXPECT_TRUE(TensorsEqual(x, Tensor::FromVector<float>(expected, Shape({20000, 1}))));
+}
+
 TEST(JsonTensorCodecTest, RowFormatPlainListBecomesBatchOfOneInput) {
   PredictRequest req;
   JsonPredictFormat format;
