@@ -27,9 +27,9 @@
 // handed out, so a fetched tensor may outlive its session; after the owner
 // lets go (Close), returned blocks go straight back to the system.
 //
-// Bound: at most `max_retained_bytes` of *free* blocks are kept; a block
-// released beyond that goes back to the system. Blocks in use are never
-// limited (a run needs what it needs); 0 keeps nothing (pooling off).
+// Bound: `max_retained_bytes` of *free* blocks, raised to twice the largest
+// capacity ever in use at once (so each run finds its working set cached);
+// a block released beyond it goes back to the system; 0 keeps none (off).
 //
 // Size classes: requests round up to a multiple of 64 bytes up to 1 KiB,
 // then to one of 8 steps per power of two, so a new block wastes at most
@@ -64,7 +64,7 @@ struct BufferPoolStats {
 
 class BufferPool : public std::enable_shared_from_this<BufferPool> {
  public:
-  // Default bound on cached free blocks for a Session's pool.
+  // Default floor of the bound on cached free blocks for a Session's pool.
   static constexpr int64_t kDefaultMaxRetainedBytes = int64_t{256} << 20;
 
   static std::shared_ptr<BufferPool> Create(int64_t max_retained_bytes = kDefaultMaxRetainedBytes);

@@ -50,8 +50,8 @@ struct SessionOptions {
   std::string model_name;
   // Fast kernels (src/backends) where one applies, or reference kernels only.
   backends::KernelChoice kernels = backends::KernelChoice::kFast;
-  // Bound on the free tensor buffers the session's BufferPool keeps for reuse
-  // between runs (base/buffer_pool.h); 0 keeps none (every run allocates).
+  // Floor of the bound on the free tensor buffers the session's BufferPool
+  // keeps between runs (base/buffer_pool.h); 0 keeps none (every run allocates).
   int64_t buffer_pool_bytes = BufferPool::kDefaultMaxRetainedBytes;
 };
 
