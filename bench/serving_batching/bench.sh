@@ -65,7 +65,12 @@ done
 server_round() {  # -> "images_per_s p50_ms p99_ms errors"
   local out
   out="$("$LOAD" --target="127.0.0.1:$PORT" --model=nsfw --input="$INPUT" --row_shape=224,224,3 \
-         --streams="$STREAMS" --duration_s="$DURATION" --warmup_s=3)" || true
+         --streams="$STREAMS" --duration_s="$DURATION" --warmup_s=3 2>"$WORK/load.err")" || true
+  if ! grep -q '"requests": [1-9]' <<<"$out"; then  # an empty round: keep the evidence
+    { echo "bench: a round finished no call; load generator said:"; echo "$out"; cat "$WORK/load.err"
+      kill -0 "$SERVER_PID" 2>/dev/null && echo "server alive" || echo "server exited"
+      echo "last server log lines:"; tail -n 20 "$WORK/serve.log"; } >&2
+  fi
   python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%.1f %.1f %.1f %d" % (d["req_per_s"], d["p50_ms"], d["p99_ms"], d["errors"]))' "$out"
 }
 bench_round() {  # -> "images_per_s p50_ms"
