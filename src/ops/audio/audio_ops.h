@@ -32,6 +32,17 @@ void Fft(std::vector<std::complex<double>>& data);
 // Smallest power of two >= n (n >= 1).
 int64_t NextPowerOfTwo(int64_t n);
 
+// Unscaled DFT of any length, in place: the radix-2 FFT for powers of two, a
+// direct O(n^2) sum otherwise (hence kMaxDirectDftLength). `inverse` flips
+// the exponent's sign and does not divide by n. FFT, FFT2D and FFT3D and
+// their inverse and real forms all run on it.
+void Dft(std::vector<std::complex<double>>& data, bool inverse);
+
+// Bounds on an fft_length (or a transformed axis) that every FFT op enforces,
+// so a model cannot ask for unbounded memory or an O(n^2) sum over millions.
+inline constexpr int64_t kMaxFftLength = int64_t{1} << 22;
+inline constexpr int64_t kMaxDirectDftLength = int64_t{1} << 14;
+
 // Decoded WAV (8/16/24/32-bit PCM, 32/64-bit float): samples interleaved by
 // channel, scaled to [-1, 1).
 struct WavData {

@@ -27,39 +27,9 @@ namespace {
 
 using Complex = std::complex<double>;
 
-// Per-axis bounds, as for the 1-D ops: a direct DFT is O(n^2) for lengths that
-// are not powers of two. The element bound keeps a model's fft_length from
-// asking for unbounded memory.
-constexpr int64_t kMaxAxisLength = int64_t{1} << 22;
-constexpr int64_t kMaxDirectDft = 1 << 14;
+// The 1-D ops' bounds per axis (audio_ops.h); the element bound keeps a
+// model's fft_length from asking for unbounded memory.
 constexpr int64_t kMaxElements = int64_t{1} << 28;
-
-// Unscaled 1-D transform of `a` (sign -1 forward, +1 inverse).
-void Transform1D(std::vector<Complex>& a, bool inverse) {
-  const size_t n = a.size();
-  if (n <= 1) return;
-  if (inverse) {
-    for (auto& v : a) v = std::conj(v);
-  }
-  if ((n & (n - 1)) == 0) {
-    Fft(a);
-  } else {
-    std::vector<Complex> out(n);
-    for (size_t k = 0; k < n; ++k) {
-      Complex sum = 0;
-      for (size_t j = 0; j < n; ++j) {
-        // (k * j) mod n keeps the angle exact for large products.
-        const double angle = -2.0 * std::numbers::pi * static_cast<double>((k * j) % n) / static_cast<double>(n);
-        sum += a[j] * Complex(std::cos(angle), std::sin(angle));
-      }
-      out[k] = sum;
-    }
-    a = std::move(out);
-  }
-  if (inverse) {
-    for (auto& v : a) v = std::conj(v);
-  }
-}
 
 // Transforms every line of `data` (row-major `dims`) along `axis`, unscaled.
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, int axis, bool inverse) {
@@ -73,7 +43,7 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
     for (int64_t in = 0; in < inner; ++in) {
       const int64_t base = o * n * inner + in;
       for (int64_t k = 0; k < n; ++k) line[k] = data[base + k * inner];
-      Transform1D(line, inverse);
+      Dft(line, inverse);
       for (int64_t k = 0; k < n; ++k) data[base + k * inner] = line[k];
     }
   }
@@ -130,10 +100,10 @@ StatusOr<std::vector<int64_t>> ReadLengths(const KernelContext& ctx, int d) {
   }
   TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> v, len.ToInt64Vector());
   for (int64_t n : v) {
-    if (n < 0 || n > kMaxAxisLength) return ctx.Error("fft_length entry " + std::to_string(n) + " is out of range");
-    if (n > kMaxDirectDft && (n & (n - 1)) != 0) {
+    if (n < 0 || n > kMaxFftLength) return ctx.Error("fft_length entry " + std::to_string(n) + " is out of range");
+    if (n > kMaxDirectDftLength && (n & (n - 1)) != 0) {
       return ctx.Error("fft_length entry " + std::to_string(n) + " that is not a power of two must be at most " +
-                       std::to_string(kMaxDirectDft));
+                       std::to_string(kMaxDirectDftLength));
     }
   }
   return v;
@@ -147,7 +117,7 @@ Status CheckInput(const KernelContext& ctx, const Tensor& x, int d, bool complex
     return ctx.Error("input must have rank at least " + std::to_string(d) + ", got shape " + x.shape().ToString());
   }
   for (int i = x.rank() - d; i < x.rank(); ++i) {
-    if (x.dim(i) > kMaxAxisLength || (x.dim(i) > kMaxDirectDft && (x.dim(i) & (x.dim(i) - 1)) != 0)) {
+    if (x.dim(i) > kMaxFftLength || (x.dim(i) > kMaxDirectDftLength && (x.dim(i) & (x.dim(i) - 1)) != 0)) {
       return ctx.Error("transform length " + std::to_string(x.dim(i)) + " is too large");
     }
   }
@@ -240,7 +210,7 @@ Status IrfftNd(KernelContext& ctx, int d) {
       if (src == 0 || (last % 2 == 0 && src == last / 2)) v = {v.real(), 0.0};
       row[k] = k < bins ? v : std::conj(v);
     }
-    Transform1D(row, true);
+    Dft(row, true);
     for (int64_t j = 0; j < last; ++j) {
       const double v = row[j].real() / scale;
       if (out_type == DType::kFloat) {

@@ -25,34 +25,11 @@ namespace {
 
 using Complex = std::complex<double>;
 
-// Largest transform length accepted (the direct DFT is O(n^2) for lengths
-// that are not powers of two).
-constexpr int64_t kMaxFftLength = int64_t{1} << 22;
-constexpr int64_t kMaxDirectDft = 1 << 14;
-
+// The scaled transform of the 1-D ops: the inverse divides by n.
 void Transform(std::vector<Complex>& a, bool inverse) {
-  const size_t n = a.size();
-  if (n <= 1) return;
-  if (inverse) {
-    for (auto& v : a) v = std::conj(v);
-  }
-  if ((n & (n - 1)) == 0) {
-    Fft(a);
-  } else {
-    std::vector<Complex> out(n);
-    for (size_t k = 0; k < n; ++k) {
-      Complex sum = 0;
-      for (size_t j = 0; j < n; ++j) {
-        // (k * j) mod n keeps the angle exact for large products.
-        const double angle = -2.0 * std::numbers::pi * static_cast<double>((k * j) % n) / static_cast<double>(n);
-        sum += a[j] * Complex(std::cos(angle), std::sin(angle));
-      }
-      out[k] = sum;
-    }
-    a = std::move(out);
-  }
-  if (inverse) {
-    for (auto& v : a) v = std::conj(v) / static_cast<double>(n);
+  Dft(a, inverse);
+  if (inverse && a.size() > 1) {
+    for (auto& v : a) v /= static_cast<double>(a.size());
   }
 }
 
@@ -87,9 +64,9 @@ StatusOr<int64_t> ReadFftLength(const KernelContext& ctx) {
   if (len.rank() != 1 || len.dim(0) != 1) return ctx.Error("fft_length must be a vector of 1, got " + len.shape().ToString());
   TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> v, len.ToInt64Vector());
   if (v[0] < 0 || v[0] > kMaxFftLength) return ctx.Error("fft_length " + std::to_string(v[0]) + " is out of range");
-  if (v[0] > kMaxDirectDft && (v[0] & (v[0] - 1)) != 0) {
+  if (v[0] > kMaxDirectDftLength && (v[0] & (v[0] - 1)) != 0) {
     return ctx.Error("fft_length " + std::to_string(v[0]) + " that is not a power of two must be at most " +
-                     std::to_string(kMaxDirectDft));
+                     std::to_string(kMaxDirectDftLength));
   }
   return v[0];
 }
@@ -152,7 +129,7 @@ Status ComplexFft(KernelContext& ctx, bool inverse) {
   const Tensor& x = ctx.input(0);
   if (!IsComplex(x.dtype())) return ctx.Error("input must be complex64 or complex128");
   TFHOST_ASSIGN_OR_RETURN(auto rows, Rows(ctx, x));
-  if (rows.second > kMaxDirectDft && (rows.second & (rows.second - 1)) != 0) {
+  if (rows.second > kMaxDirectDftLength && (rows.second & (rows.second - 1)) != 0) {
     return ctx.Error("transform length " + std::to_string(rows.second) + " is too large");
   }
   Tensor out(x.dtype(), x.shape());
@@ -200,6 +177,32 @@ Status MakeComplex(KernelContext& ctx) {
 }
 
 }  // namespace
+
+void Dft(std::vector<Complex>& a, bool inverse) {
+  const size_t n = a.size();
+  if (n <= 1) return;
+  if (inverse) {
+    for (auto& v : a) v = std::conj(v);
+  }
+  if ((n & (n - 1)) == 0) {
+    Fft(a);
+  } else {
+    std::vector<Complex> out(n);
+    for (size_t k = 0; k < n; ++k) {
+      Complex sum = 0;
+      for (size_t j = 0; j < n; ++j) {
+        // (k * j) mod n keeps the angle exact for large products.
+        const double angle = -2.0 * std::numbers::pi * static_cast<double>((k * j) % n) / static_cast<double>(n);
+        sum += a[j] * Complex(std::cos(angle), std::sin(angle));
+      }
+      out[k] = sum;
+    }
+    a = std::move(out);
+  }
+  if (inverse) {
+    for (auto& v : a) v = std::conj(v);
+  }
+}
 
 void RegisterFftOps(OpRegistry& registry) {
   array::RegisterChecked(registry,
