@@ -21,18 +21,15 @@
 #include <random>
 
 #include "ops/random/philox_random.h"
+#include "ops/random/random_distributions.h"
 
 namespace tfhost::ops::random {
 
 namespace {
 
-// Blocks reserved per output element and per run (TensorFlow's value).
-constexpr uint64_t kReservedBlocksPerOutput = 256;
 // Outputs are bounded so that a shape read from a model cannot ask for an
 // unbounded allocation (2^32 floats is 16 GiB).
 constexpr int64_t kMaxOutputElements = int64_t{1} << 32;
-// Groups per parallel chunk: below this, a task switch costs more than Philox.
-constexpr int64_t kMinGroupsPerChunk = 4096;
 
 // One node's generator: where its next run's reservation starts.
 class GeneratorResource : public Resource {
@@ -45,6 +42,7 @@ class GeneratorResource : public Resource {
   PhiloxRandom Reserve(int64_t output_count) {
     std::lock_guard<std::mutex> lock(mu_);
     PhiloxRandom local = gen_;
+    // Blocks reserved per output element and per run (TensorFlow's value).
     gen_.Skip(static_cast<uint64_t>(output_count) * kReservedBlocksPerOutput);
     return local;
   }
@@ -111,131 +109,6 @@ StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, DType dtype, const Sha
   }
 }
 
-// Runs fn(first_group, end_group) over [0, groups), in parallel when a pool exists.
-void ForGroups(const KernelContext& ctx, int64_t groups,
-               const std::function<void(int64_t, int64_t)>& fn) {
-  if (ctx.intra_op() == nullptr || groups <= kMinGroupsPerChunk) {
-    fn(0, groups);
-  } else {
-    ctx.intra_op()->ParallelFor(groups, kMinGroupsPerChunk, fn);
-  }
-}
-
-// Distributions that turn one block into kGroup outputs: group g uses block
-// g of the reservation. dist(block, T* group) writes kGroup values.
-template <int kGroup, typename T, typename Dist>
-void FillFixed(const KernelContext& ctx, const PhiloxRandom& base, T* out, int64_t n, Dist dist) {
-  const int64_t groups = (n + kGroup - 1) / kGroup;
-  ForGroups(ctx, groups, [&](int64_t begin, int64_t end) {
-    PhiloxRandom gen = base;
-    gen.Skip(static_cast<uint64_t>(begin));
-    T group[kGroup];
-    for (int64_t g = begin; g < end; ++g) {
-      dist(gen(), group);
-      const int64_t offset = g * kGroup;
-      std::copy_n(group, std::min<int64_t>(kGroup, n - offset), out + offset);
-    }
-  });
-}
-
-// Distributions that take a variable number of words per group: group g reads
-// words from its own stream starting kGroup * 256 / 4 blocks per group in.
-template <int kGroup, typename T, typename Dist>
-void FillVariable(const KernelContext& ctx, const PhiloxRandom& base, T* out, int64_t n, Dist dist) {
-  constexpr uint64_t kBlocksPerGroup = kGroup * kReservedBlocksPerOutput / 4;
-  const int64_t groups = (n + kGroup - 1) / kGroup;
-  ForGroups(ctx, groups, [&](int64_t begin, int64_t end) {
-    T group[kGroup];
-    for (int64_t g = begin; g < end; ++g) {
-      PhiloxRandom gen = base;
-      gen.Skip(static_cast<uint64_t>(g) * kBlocksPerGroup);
-      SingleSampleGenerator words(&gen);
-      dist(words, group);
-      const int64_t offset = g * kGroup;
-      std::copy_n(group, std::min<int64_t>(kGroup, n - offset), out + offset);
-    }
-  });
-}
-
-enum class Distribution { kUniform, kNormal, kTruncatedNormal };
-
-// Truncated normal keeps samples with |x| < 2, as TensorFlow does.
-constexpr float kTruncateFloat = 2.0f;
-constexpr double kTruncateDouble = 2.0;
-
-// Fills float, half or bfloat16 outputs (S is the storage type; `convert`
-// maps a float sample onto it). Uniforms come straight from each type's own
-// mantissa bits (`uniform`: one word to one value), not from a converted float.
-template <typename S, typename Convert, typename Uniform>
-void FillFloatLike(const KernelContext& ctx, Distribution dist, const PhiloxRandom& gen, S* out,
-                   int64_t n, Convert convert, Uniform uniform) {
-  switch (dist) {
-    case Distribution::kUniform:
-      FillFixed<4>(ctx, gen, out, n, [&](const PhiloxRandom::Block& b, S* g) {
-        for (int i = 0; i < 4; ++i) g[i] = uniform(b[i]);
-      });
-      break;
-    case Distribution::kNormal:
-      FillFixed<4>(ctx, gen, out, n, [&](const PhiloxRandom::Block& b, S* g) {
-        float f[4];
-        BoxMullerFloat(b[0], b[1], &f[0], &f[1]);
-        BoxMullerFloat(b[2], b[3], &f[2], &f[3]);
-        for (int i = 0; i < 4; ++i) g[i] = convert(f[i]);
-      });
-      break;
-    case Distribution::kTruncatedNormal:
-      FillVariable<4>(ctx, gen, out, n, [&](SingleSampleGenerator& words, S* g) {
-        int filled = 0;
-        while (true) {
-          const uint32_t x0 = words();
-          const uint32_t x1 = words();
-          float f[2];
-          BoxMullerFloat(x0, x1, &f[0], &f[1]);
-          for (float v : f) {
-            if (std::fabs(v) < kTruncateFloat) {
-              g[filled++] = convert(v);
-              if (filled == 4) return;
-            }
-          }
-        }
-      });
-      break;
-  }
-}
-
-void FillDouble(const KernelContext& ctx, Distribution dist, const PhiloxRandom& gen, double* out,
-                int64_t n) {
-  switch (dist) {
-    case Distribution::kUniform:
-      FillFixed<2>(ctx, gen, out, n, [](const PhiloxRandom::Block& b, double* g) {
-        g[0] = Uint64ToDouble(b[0], b[1]);
-        g[1] = Uint64ToDouble(b[2], b[3]);
-      });
-      break;
-    case Distribution::kNormal:
-      FillFixed<2>(ctx, gen, out, n, [](const PhiloxRandom::Block& b, double* g) {
-        BoxMullerDouble(b[0], b[1], b[2], b[3], &g[0], &g[1]);
-      });
-      break;
-    case Distribution::kTruncatedNormal:
-      FillVariable<2>(ctx, gen, out, n, [](SingleSampleGenerator& words, double* g) {
-        int filled = 0;
-        while (true) {
-          const uint32_t x0 = words(), x1 = words(), x2 = words(), x3 = words();
-          double d[2];
-          BoxMullerDouble(x0, x1, x2, x3, &d[0], &d[1]);
-          for (double v : d) {
-            if (std::fabs(v) < kTruncateDouble) {
-              g[filled++] = v;
-              if (filled == 2) return;
-            }
-          }
-        }
-      });
-      break;
-  }
-}
-
 // RandomUniform, RandomStandardNormal, TruncatedNormal: (shape) -> dtype.
 Status RandomFloatKernel(KernelContext& ctx, Distribution dist) {
   TFHOST_RETURN_IF_ERROR(CheckInputCount(ctx, 1));
@@ -248,20 +121,7 @@ Status RandomFloatKernel(KernelContext& ctx, Distribution dist) {
   TFHOST_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
   const int64_t n = shape.num_elements();
   TFHOST_ASSIGN_OR_RETURN(PhiloxRandom gen, ReserveForRun(ctx, n));
-  switch (dtype) {
-    case DType::kFloat:
-      FillFloatLike(ctx, dist, gen, out.data<float>(), n, [](float f) { return f; }, Uint32ToFloat);
-      break;
-    case DType::kDouble:
-      FillDouble(ctx, dist, gen, out.data<double>(), n);
-      break;
-    case DType::kHalf:
-      FillFloatLike(ctx, dist, gen, out.data<uint16_t>(), n, FloatToHalf, Uint16ToHalfBits);
-      break;
-    default:  // kBFloat16
-      FillFloatLike(ctx, dist, gen, out.data<uint16_t>(), n, FloatToBFloat16, Uint16ToBFloat16Bits);
-      break;
-  }
+  FillFloatTensor(ctx.intra_op(), dist, gen, out);
   ctx.set_output(0, std::move(out));
   return OkStatus();
 }
@@ -302,20 +162,10 @@ Status RandomUniformIntKernel(KernelContext& ctx) {
   }
   TFHOST_ASSIGN_OR_RETURN(PhiloxRandom gen, ReserveForRun(ctx, n));
   if (tout == DType::kInt32) {
-    const uint32_t range = static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo);
-    const uint32_t base = static_cast<uint32_t>(lo);
-    FillFixed<4>(ctx, gen, out.data<int32_t>(), n, [&](const PhiloxRandom::Block& b, int32_t* g) {
-      for (int i = 0; i < 4; ++i) g[i] = static_cast<int32_t>(base + b[i] % range);
-    });
+    FillUniformInt<int32_t>(ctx.intra_op(), gen, static_cast<int32_t>(lo), static_cast<int32_t>(hi),
+                            out.data<int32_t>(), n);
   } else {
-    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    const uint64_t base = static_cast<uint64_t>(lo);
-    FillFixed<2>(ctx, gen, out.data<int64_t>(), n, [&](const PhiloxRandom::Block& b, int64_t* g) {
-      for (int i = 0; i < 2; ++i) {
-        const uint64_t bits = b[2 * i] | (static_cast<uint64_t>(b[2 * i + 1]) << 32);
-        g[i] = static_cast<int64_t>(base + bits % range);
-      }
-    });
+    FillUniformInt<int64_t>(ctx.intra_op(), gen, lo, hi, out.data<int64_t>(), n);
   }
   ctx.set_output(0, std::move(out));
   return OkStatus();

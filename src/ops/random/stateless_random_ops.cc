@@ -13,6 +13,8 @@
 #include <new>
 #include <string>
 
+#include "ops/random/random_distributions.h"
+
 namespace tfhost::ops::random {
 
 namespace {
@@ -20,12 +22,6 @@ namespace {
 // Outputs are bounded so that a shape read from a model cannot ask for an
 // unbounded allocation (2^32 floats is 16 GiB).
 constexpr int64_t kMaxOutputElements = int64_t{1} << 32;
-// Samples TensorFlow reserves per output for distributions with a variable
-// number of samples per output.
-constexpr uint64_t kReservedSamplesPerOutput = 256;
-// |x| < 2 is kept by the truncated normal (TensorFlow's kTruncateValue).
-constexpr float kTruncateFloat = 2.0f;
-constexpr double kTruncateDouble = 2.0;
 
 Status CheckInputCount(const KernelContext& ctx, int n) {
   if (ctx.num_inputs() != n) {
@@ -138,157 +134,6 @@ StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, DType dtype, const Sha
   }
 }
 
-// Block g of the stream -> group g (kGroup values).
-template <int kGroup, typename T, typename Dist>
-void FillFixed(PhiloxRandom gen, T* out, int64_t n, Dist dist) {
-  T group[kGroup];
-  for (int64_t offset = 0; offset < n; offset += kGroup) {
-    dist(gen(), group);
-    std::copy_n(group, std::min<int64_t>(kGroup, n - offset), out + offset);
-  }
-}
-
-// Group g reads words from its own stream, kGroup * 256 / 4 blocks per group.
-template <int kGroup, typename T, typename Dist>
-void FillVariable(const PhiloxRandom& base, T* out, int64_t n, Dist dist) {
-  constexpr uint64_t kBlocksPerGroup = kGroup * kReservedSamplesPerOutput / 4;
-  T group[kGroup];
-  for (int64_t g = 0; g * kGroup < n; ++g) {
-    PhiloxRandom gen = base;
-    gen.Skip(static_cast<uint64_t>(g) * kBlocksPerGroup);
-    SingleSampleGenerator words(&gen);
-    dist(words, group);
-    const int64_t offset = g * kGroup;
-    std::copy_n(group, std::min<int64_t>(kGroup, n - offset), out + offset);
-  }
-}
-
-enum class Distribution { kUniform, kNormal, kTruncatedNormal };
-
-// float, half and bfloat16 (S is the storage type, `convert` rounds a float
-// sample onto it, `uniform` maps one word to one uniform of that type).
-template <typename S, typename Convert, typename Uniform>
-void FillFloatLike(Distribution dist, const PhiloxRandom& gen, S* out, int64_t n, Convert convert,
-                   Uniform uniform) {
-  switch (dist) {
-    case Distribution::kUniform:
-      FillFixed<4>(gen, out, n, [&](const PhiloxRandom::Block& b, S* g) {
-        for (int i = 0; i < 4; ++i) g[i] = uniform(b[i]);
-      });
-      break;
-    case Distribution::kNormal:
-      FillFixed<4>(gen, out, n, [&](const PhiloxRandom::Block& b, S* g) {
-        float f[4];
-        BoxMullerFloat(b[0], b[1], &f[0], &f[1]);
-        BoxMullerFloat(b[2], b[3], &f[2], &f[3]);
-        for (int i = 0; i < 4; ++i) g[i] = convert(f[i]);
-      });
-      break;
-    case Distribution::kTruncatedNormal:
-      FillVariable<4>(gen, out, n, [&](SingleSampleGenerator& words, S* g) {
-        int filled = 0;
-        while (true) {
-          const uint32_t x0 = words();
-          const uint32_t x1 = words();
-          float f[2];
-          BoxMullerFloat(x0, x1, &f[0], &f[1]);
-          for (float v : f) {
-            if (std::fabs(v) < kTruncateFloat) {
-              g[filled++] = convert(v);
-              if (filled == 4) return;
-            }
-          }
-        }
-      });
-      break;
-  }
-}
-
-void FillDouble(Distribution dist, const PhiloxRandom& gen, double* out, int64_t n) {
-  switch (dist) {
-    case Distribution::kUniform:
-      FillFixed<2>(gen, out, n, [](const PhiloxRandom::Block& b, double* g) {
-        g[0] = Uint64ToDouble(b[0], b[1]);
-        g[1] = Uint64ToDouble(b[2], b[3]);
-      });
-      break;
-    case Distribution::kNormal:
-      FillFixed<2>(gen, out, n, [](const PhiloxRandom::Block& b, double* g) {
-        BoxMullerDouble(b[0], b[1], b[2], b[3], &g[0], &g[1]);
-      });
-      break;
-    case Distribution::kTruncatedNormal:
-      FillVariable<2>(gen, out, n, [](SingleSampleGenerator& words, double* g) {
-        int filled = 0;
-        while (true) {
-          const uint32_t x0 = words(), x1 = words(), x2 = words(), x3 = words();
-          double d[2];
-          BoxMullerDouble(x0, x1, x2, x3, &d[0], &d[1]);
-          for (double v : d) {
-            if (std::fabs(v) < kTruncateDouble) {
-              g[filled++] = v;
-              if (filled == 2) return;
-            }
-          }
-        }
-      });
-      break;
-  }
-}
-
-void FillFloat(Distribution dist, const PhiloxRandom& gen, Tensor& out) {
-  const int64_t n = out.NumElements();
-  switch (out.dtype()) {
-    case DType::kFloat:
-      FillFloatLike(dist, gen, out.data<float>(), n, [](float f) { return f; }, Uint32ToFloat);
-      break;
-    case DType::kDouble:
-      FillDouble(dist, gen, out.data<double>(), n);
-      break;
-    case DType::kHalf:
-      FillFloatLike(dist, gen, out.data<uint16_t>(), n, FloatToHalf, Uint16ToHalfBits);
-      break;
-    default:  // kBFloat16
-      FillFloatLike(dist, gen, out.data<uint16_t>(), n, FloatToBFloat16, Uint16ToBFloat16Bits);
-      break;
-  }
-}
-
-// Uniform integers in [lo, hi): lo + (random bits mod (hi - lo)), slightly
-// biased unless the range is a power of two, exactly as TensorFlow does.
-// 32-bit types use one word per value, 64-bit types two (low word first).
-template <typename T>
-void FillUniformInt(const PhiloxRandom& gen, T lo, T hi, T* out, int64_t n) {
-  if constexpr (sizeof(T) == 4) {
-    const uint32_t range = static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo);
-    FillFixed<4>(gen, out, n, [&](const PhiloxRandom::Block& b, T* g) {
-      for (int i = 0; i < 4; ++i) g[i] = static_cast<T>(static_cast<uint32_t>(lo) + b[i] % range);
-    });
-  } else {
-    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    FillFixed<2>(gen, out, n, [&](const PhiloxRandom::Block& b, T* g) {
-      for (int i = 0; i < 2; ++i) {
-        const uint64_t bits = b[2 * i] | (static_cast<uint64_t>(b[2 * i + 1]) << 32);
-        g[i] = static_cast<T>(static_cast<uint64_t>(lo) + bits % range);
-      }
-    });
-  }
-}
-
-// Every bit pattern equally likely: the words themselves.
-template <typename T>
-void FillFullInt(const PhiloxRandom& gen, T* out, int64_t n) {
-  if constexpr (sizeof(T) == 4) {
-    FillFixed<4>(gen, out, n, [](const PhiloxRandom::Block& b, T* g) {
-      for (int i = 0; i < 4; ++i) g[i] = static_cast<T>(b[i]);
-    });
-  } else {
-    FillFixed<2>(gen, out, n, [](const PhiloxRandom::Block& b, T* g) {
-      for (int i = 0; i < 2; ++i) g[i] = static_cast<T>(b[2 * i] | (static_cast<uint64_t>(b[2 * i + 1]) << 32));
-    });
-  }
-}
-
 bool IsFloatOutput(DType d) {
   return d == DType::kFloat || d == DType::kDouble || d == DType::kHalf || d == DType::kBFloat16;
 }
@@ -330,7 +175,7 @@ Status FloatKernel(KernelContext& ctx, Distribution dist, bool v2) {
   TFHOST_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
   if (out.NumElements() > 0) {
     TFHOST_RETURN_IF_ERROR(CheckAlgorithm(ctx, alg));
-    FillFloat(dist, gen, out);
+    FillFloatTensor(ctx.intra_op(), dist, gen, out);
   }
   ctx.set_output(0, std::move(out));
   return OkStatus();
@@ -369,7 +214,7 @@ Status UniformIntKernel(KernelContext& ctx, bool v2) {
         status = ctx.Error("Need minval < maxval, got " + std::to_string(lo) + " >= " + std::to_string(hi));
         return;
       }
-      FillUniformInt<T>(gen, lo, hi, out.data<T>(), n);
+      FillUniformInt<T>(ctx.intra_op(), gen, lo, hi, out.data<T>(), n);
     };
     switch (dtype) {
       case DType::kInt32: fill(int32_t{0}); break;
@@ -398,10 +243,10 @@ Status FullIntKernel(KernelContext& ctx, bool v2) {
   if (n > 0) {
     TFHOST_RETURN_IF_ERROR(CheckAlgorithm(ctx, alg));
     switch (dtype) {
-      case DType::kInt32: FillFullInt(gen, out.data<int32_t>(), n); break;
-      case DType::kInt64: FillFullInt(gen, out.data<int64_t>(), n); break;
-      case DType::kUInt32: FillFullInt(gen, out.data<uint32_t>(), n); break;
-      default: FillFullInt(gen, out.data<uint64_t>(), n); break;
+      case DType::kInt32: FillFullInt(ctx.intra_op(), gen, out.data<int32_t>(), n); break;
+      case DType::kInt64: FillFullInt(ctx.intra_op(), gen, out.data<int64_t>(), n); break;
+      case DType::kUInt32: FillFullInt(ctx.intra_op(), gen, out.data<uint32_t>(), n); break;
+      default: FillFullInt(ctx.intra_op(), gen, out.data<uint64_t>(), n); break;
     }
   }
   ctx.set_output(0, std::move(out));
