@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "base/thread_pool.h"
 #include "ops/run_single_op.h"
 #include "ops/shape_inference.h"
 
@@ -88,6 +89,18 @@ TEST(StatelessRandomOpsTest, NormalMatchesTensorFlowDocumentedValues) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   const float want[3] = {0.03197195f, 0.8979765f, 0.13253039f};
   for (int i = 0; i < 3; ++i) EXPECT_NEAR((*out)[0].data<float>()[i], want[i], 1e-6) << i;
+}
+
+// Large outputs are split over the intra-op pool; every group's place in the
+// stream is fixed, so the split never changes a value.
+TEST(StatelessRandomOpsTest, SplittingOverThreadsGivesTheSameNumbers) {
+  ThreadPool pool(3);
+  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"}) {
+    auto inline_out = RunOp(op, {Shape32({50001}), Seed64(3, 9)}, {{"dtype", MakeAttr(DType::kFloat)}});
+    auto pooled = RunSingleOp(op, {Shape32({50001}), Seed64(3, 9)}, {{"dtype", MakeAttr(DType::kFloat)}}, nullptr, &pool);
+    ASSERT_TRUE(inline_out.ok() && pooled.ok()) << op;
+    EXPECT_TRUE(TensorsEqual((*inline_out)[0], (*pooled)[0])) << op;
+  }
 }
 
 TEST(StatelessRandomOpsTest, V1AndV2AgreeThroughGetKeyCounter) {
