@@ -1,3 +1,4 @@
+#include "ops/shape_fn_test_util.h"
 #include "ops/shape_inference.h"
 
 #include <gtest/gtest.h>
@@ -7,45 +8,11 @@
 namespace tfhost::ops {
 namespace {
 
+using testing::GraphBuilder;
+using testing::Out;
+
+
 using ir::PartialShape;
-
-// Builds small graphs by hand: output dtypes are set directly so the tests
-// exercise shape inference alone (InferTypes is tested elsewhere).
-class GraphBuilder {
- public:
-  int Placeholder(const std::string& name, std::vector<int64_t> dims) {
-    ir::AttrMap attrs;
-    *attrs["shape"].mutable_shape() = PartialShape::Known(std::move(dims)).ToProto();
-    return Add(name, "Placeholder", {}, attrs);
-  }
-  int PlaceholderUnknownRank(const std::string& name) {
-    ir::AttrMap attrs;
-    attrs["shape"].mutable_shape()->set_unknown_rank(true);
-    return Add(name, "Placeholder", {}, attrs);
-  }
-  int Const(const std::string& name, const Tensor& value) {
-    ir::AttrMap attrs;
-    ir::TensorToProto(value, attrs["value"].mutable_tensor());
-    return Add(name, "Const", {}, attrs);
-  }
-  int Add(const std::string& name, const std::string& op, std::vector<ir::TensorRef> inputs,
-          ir::AttrMap attrs = {}, int num_outputs = 1) {
-    ir::Node n;
-    n.name = name;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    n.output_dtypes.assign(num_outputs, DType::kFloat);
-    auto id = graph.AddNode(std::move(n));
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return *id;
-  }
-  std::string Shape(int node, int index = 0) const { return graph.node(node).output_shapes.at(index).ToString(); }
-
-  ir::Graph graph;
-};
-
-ir::TensorRef Out(int node, int index = 0) { return {node, index}; }
 
 tensorflow::AttrValue IntList(std::vector<int64_t> v) {
   tensorflow::AttrValue a;

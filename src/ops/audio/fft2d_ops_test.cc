@@ -4,27 +4,13 @@
 #include <vector>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_fn_test_util.h"
 #include "ops/shape_inference.h"
 
 namespace tfhost::ops {
 namespace {
 
-// Runs `op`'s shape function on the given input shapes / constant values.
-std::vector<ir::PartialShape> InferShape(const std::string& op, std::vector<ir::PartialShape> inputs,
-                                         std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
-  ir::Node node;
-  node.name = "n";
-  node.op = op;
-  node.attrs = std::move(attrs);
-  values.resize(inputs.size(), nullptr);
-  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
-  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
-  EXPECT_NE(fn, nullptr) << op;
-  if (fn == nullptr) return {};
-  Status status = (*fn)(ctx);
-  EXPECT_TRUE(status.ok()) << op << ": " << status.ToString();
-  return ctx.TakeOutputs();
-}
+using testing::InferShape;
 
 using C = std::complex<float>;
 

@@ -5,43 +5,15 @@
 
 #include "ir/tensor_proto.h"
 #include "ops/run_single_op.h"
+#include "ops/shape_fn_test_util.h"
 #include "ops/shape_inference.h"
 
 namespace tfhost::ops {
 namespace {
 
-// Builds small graphs by hand (Placeholder / Const inputs) to run the
-// registered shape functions through InferShapes.
-class GraphBuilder {
- public:
-  int Placeholder(const std::string& name, std::vector<int64_t> dims) {
-    ir::AttrMap attrs;
-    *attrs["shape"].mutable_shape() = ir::PartialShape::Known(std::move(dims)).ToProto();
-    return Add(name, "Placeholder", {}, attrs);
-  }
-  int Const(const std::string& name, const Tensor& value) {
-    ir::AttrMap attrs;
-    ir::TensorToProto(value, attrs["value"].mutable_tensor());
-    return Add(name, "Const", {}, attrs, 1, value.dtype());
-  }
-  int Add(const std::string& name, const std::string& op, std::vector<ir::TensorRef> inputs, ir::AttrMap attrs = {},
-          int num_outputs = 1, DType dtype = DType::kFloat) {
-    ir::Node n;
-    n.name = name;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    n.output_dtypes.assign(num_outputs, dtype);
-    auto id = graph.AddNode(std::move(n));
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return *id;
-  }
-  std::string Shape(int node, int index = 0) const { return graph.node(node).output_shapes.at(index).ToString(); }
+using testing::GraphBuilder;
+using testing::Out;
 
-  ir::Graph graph;
-};
-
-ir::TensorRef Out(int node, int index = 0) { return {node, index}; }
 
 TEST(ImageCoverageShapeTest, ResizeTakesSizeFromAConstAndKeepsBatchAndChannels) {
   GraphBuilder b;

@@ -5,6 +5,7 @@
 
 #include "ir/tensor_proto.h"
 #include "ops/op_registry.h"
+#include "ops/shape_fn_test_util.h"
 #include "ops/shape_inference.h"
 
 namespace tfhost::ops {
@@ -25,51 +26,35 @@ TEST(NewOpShapeFnsTest, EveryNewOpHasAShapeFunctionAndAKernel) {
   }
 }
 
-// Runs `op`'s shape function on the given input shapes / constant values.
-std::vector<PartialShape> Infer(const std::string& op, std::vector<PartialShape> inputs,
-                                std::vector<const Tensor*> values, int num_outputs, ir::AttrMap attrs = {}) {
-  ir::Node node;
-  node.name = "n";
-  node.op = op;
-  node.attrs = std::move(attrs);
-  values.resize(inputs.size(), nullptr);
-  ShapeContext ctx(node, std::move(inputs), std::move(values), num_outputs);
-  const ShapeFn* fn = ShapeFnRegistry::Global().Find(op);
-  EXPECT_NE(fn, nullptr) << op;
-  if (fn == nullptr) return {};
-  EXPECT_TRUE((*fn)(ctx).ok()) << op;
-  return ctx.TakeOutputs();
-}
-
 TEST(NewOpShapeFnsTest, AudioShapesFollowWindowStrideAndCoefficients) {
   tensorflow::AttrValue window, stride;
   window.set_i(400);
   stride.set_i(160);
-  auto spec = Infer("AudioSpectrogram", {PartialShape::Known({16000, 1})}, {}, 1,
+  auto spec = testing::InferShape("AudioSpectrogram", {PartialShape::Known({16000, 1})}, {}, 1,
                     {{"window_size", window}, {"stride", stride}});
   // FFT 512 -> 257 bins; 1 + (16000 - 400) / 160 = 98 frames.
   EXPECT_EQ(spec[0], PartialShape::Known({1, 98, 257}));
   tensorflow::AttrValue coeffs;
   coeffs.set_i(13);
-  auto mfcc = Infer("Mfcc", {PartialShape::Known({1, 98, 257}), PartialShape::Scalar()}, {}, 1,
+  auto mfcc = testing::InferShape("Mfcc", {PartialShape::Known({1, 98, 257}), PartialShape::Scalar()}, {}, 1,
                     {{"dct_coefficient_count", coeffs}});
   EXPECT_EQ(mfcc[0], PartialShape::Known({1, 98, 13}));
 }
 
 TEST(NewOpShapeFnsTest, SparseAndDetectionShapesUseConstantInputs) {
   Tensor shape = Tensor::FromVector<int64_t>({3, 4});
-  auto dense = Infer("SparseToDense", {PartialShape::Known({-1, 2}), PartialShape::Known({2}), PartialShape::Known({-1}),
+  auto dense = testing::InferShape("SparseToDense", {PartialShape::Known({-1, 2}), PartialShape::Known({2}), PartialShape::Known({-1}),
                                        PartialShape::Scalar()},
                      {nullptr, &shape}, 1);
   EXPECT_EQ(dense[0], PartialShape::Known({3, 4}));
   Tensor crop = Tensor::FromVector<int32_t>({7, 5});
-  auto crops = Infer("CropAndResize", {PartialShape::Known({2, 32, 32, 3}), PartialShape::Known({6, 4}),
+  auto crops = testing::InferShape("CropAndResize", {PartialShape::Known({2, 32, 32, 3}), PartialShape::Known({6, 4}),
                                        PartialShape::Known({6}), PartialShape::Known({2})},
                      {nullptr, nullptr, nullptr, &crop}, 1);
   EXPECT_EQ(crops[0], PartialShape::Known({6, 7, 5, 3}));
   tensorflow::AttrValue eq;
   eq.set_s("bqhd,bkhd->bhqk");
-  auto scores = Infer("Einsum", {PartialShape::Known({2, 5, 4, 8}), PartialShape::Known({2, 7, 4, 8})}, {}, 1,
+  auto scores = testing::InferShape("Einsum", {PartialShape::Known({2, 5, 4, 8}), PartialShape::Known({2, 7, 4, 8})}, {}, 1,
                       {{"equation", eq}});
   EXPECT_EQ(scores[0], PartialShape::Known({2, 4, 5, 7}));
 }
