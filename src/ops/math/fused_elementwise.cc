@@ -176,11 +176,25 @@ inline float SigmoidOf(float x) {
   return e / (1.f + e);
 }
 
+// Sanitized builds compile one clone: an ifunc resolver runs while the
+// dynamic loader relocates, before a sanitizer's runtime is up, and an
+// instrumented resolver crashes there (every TSan test binary did).
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define TFHOST_ISA_CLONES
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define TFHOST_ISA_CLONES
+#endif
+#endif
+#ifndef TFHOST_ISA_CLONES
+#define TFHOST_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+
 // One instruction over `len` values; y may alias x or z. Cloned per ISA and
 // picked at load time (ifunc), so the plain loops vectorize with AVX2 or
 // AVX-512 where the CPU has them; each loop body is one operation, so no
 // multiply-add contraction can change a result.
-__attribute__((target_clones("avx512f", "avx2", "default")))
+TFHOST_ISA_CLONES
 void Execute(const Instruction& ins, const float* x, const float* z, float* y, int64_t len) {
   switch (ins.code) {
     case Code::kAdd: for (int64_t i = 0; i < len; ++i) y[i] = x[i] + z[i]; break;
