@@ -38,6 +38,12 @@ int64_t NextPowerOfTwo(int64_t n);
 // their inverse and real forms all run on it.
 void Dft(std::vector<std::complex<double>>& data, bool inverse);
 
+// Element i of a complex64/complex128 tensor (LoadComplex/StoreComplex) or
+// a float/double one (LoadReal), as double precision.
+std::complex<double> LoadComplex(const Tensor& t, int64_t i);
+void StoreComplex(Tensor& t, int64_t i, std::complex<double> v);
+double LoadReal(const Tensor& t, int64_t i);
+
 // Bounds on an fft_length (or a transformed axis) that every FFT op enforces,
 // so a model cannot ask for unbounded memory or an O(n^2) sum over millions.
 inline constexpr int64_t kMaxFftLength = int64_t{1} << 22;

@@ -49,22 +49,6 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   }
 }
 
-Complex LoadComplex(const Tensor& t, int64_t i) {
-  if (t.dtype() == DType::kComplex64) return {t.data<float>()[2 * i], t.data<float>()[2 * i + 1]};
-  return {t.data<double>()[2 * i], t.data<double>()[2 * i + 1]};
-}
-void StoreComplex(Tensor& t, int64_t i, Complex v) {
-  if (t.dtype() == DType::kComplex64) {
-    t.data<float>()[2 * i] = static_cast<float>(v.real());
-    t.data<float>()[2 * i + 1] = static_cast<float>(v.imag());
-  } else {
-    t.data<double>()[2 * i] = v.real();
-    t.data<double>()[2 * i + 1] = v.imag();
-  }
-}
-double LoadReal(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::kFloat ? t.data<float>()[i] : t.data<double>()[i];
-}
 
 // Copies `t` (complex or real) into a complex buffer of dims `to`: each of the
 // last `to.size() - batch_rank` axes cropped or zero-padded. `t`'s leading

@@ -35,22 +35,6 @@ void Transform(std::vector<Complex>& a, bool inverse) {
 
 bool IsComplex(DType d) { return d == DType::kComplex64 || d == DType::kComplex128; }
 
-Complex LoadComplex(const Tensor& t, int64_t i) {
-  if (t.dtype() == DType::kComplex64) return {t.data<float>()[2 * i], t.data<float>()[2 * i + 1]};
-  return {t.data<double>()[2 * i], t.data<double>()[2 * i + 1]};
-}
-void StoreComplex(Tensor& t, int64_t i, Complex v) {
-  if (t.dtype() == DType::kComplex64) {
-    t.data<float>()[2 * i] = static_cast<float>(v.real());
-    t.data<float>()[2 * i + 1] = static_cast<float>(v.imag());
-  } else {
-    t.data<double>()[2 * i] = v.real();
-    t.data<double>()[2 * i + 1] = v.imag();
-  }
-}
-double LoadReal(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::kFloat ? t.data<float>()[i] : t.data<double>()[i];
-}
 void StoreReal(Tensor& t, int64_t i, double v) {
   if (t.dtype() == DType::kFloat) {
     t.data<float>()[i] = static_cast<float>(v);
@@ -177,6 +161,23 @@ Status MakeComplex(KernelContext& ctx) {
 }
 
 }  // namespace
+
+Complex LoadComplex(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kComplex64) return {t.data<float>()[2 * i], t.data<float>()[2 * i + 1]};
+  return {t.data<double>()[2 * i], t.data<double>()[2 * i + 1]};
+}
+void StoreComplex(Tensor& t, int64_t i, Complex v) {
+  if (t.dtype() == DType::kComplex64) {
+    t.data<float>()[2 * i] = static_cast<float>(v.real());
+    t.data<float>()[2 * i + 1] = static_cast<float>(v.imag());
+  } else {
+    t.data<double>()[2 * i] = v.real();
+    t.data<double>()[2 * i + 1] = v.imag();
+  }
+}
+double LoadReal(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::kFloat ? t.data<float>()[i] : t.data<double>()[i];
+}
 
 void Dft(std::vector<Complex>& a, bool inverse) {
   const size_t n = a.size();
