@@ -16,9 +16,11 @@
 namespace tfhost {
 namespace {
 
-std::unique_ptr<runtime::Model> Load(const std::string& path) {
+std::unique_ptr<runtime::Model> Load(const std::string& path,
+                                     int64_t buffer_pool_bytes = BufferPool::kDefaultMaxRetainedBytes) {
   loaders::LoadOptions options;
   options.session.intra_op_threads = 2;
+  options.session.buffer_pool_bytes = buffer_pool_bytes;
   auto model = loaders::LoadModel(path, options);
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   return model.ok() ? std::move(*model) : nullptr;
@@ -114,13 +116,10 @@ TEST(SteadyStateMemoryTest, NsfwWarmRunsAllocateNoNewBuffersAndPeakMatchesThePla
 TEST(SteadyStateMemoryTest, WarmRunsAllocateNothingEvenWhenTheWorkingSetExceedsThePoolBound) {
   const std::string path = testing::FixturePath("models/tfjs/nsfw_mobilenet_v2/model.json");
   TFHOST_REQUIRE_FIXTURE(path);
-  loaders::LoadOptions options;
-  options.session.intra_op_threads = 2;
-  options.session.buffer_pool_bytes = 1 << 20;
-  auto loaded = loaders::LoadModel(path, options);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  runtime::Session& session = (*loaded)->session();
-  const auto& sig = (*loaded)->signatures().at("serving_default");
+  auto model = Load(path, /*buffer_pool_bytes=*/1 << 20);
+  ASSERT_NE(model, nullptr);
+  runtime::Session& session = model->session();
+  const auto& sig = model->signatures().at("serving_default");
   const std::string input = sig.inputs[0].tensor_name;
   const std::string output = sig.outputs[0].tensor_name;
   Tensor x = NsfwInput(0.5f);
