@@ -164,6 +164,21 @@ TEST(GeluFusionTest, FetchedIntermediateBlocksTheRewrite) {
   EXPECT_EQ(CountOp(g, kFusedElementwiseOp), 0);
 }
 
+// GELU fusion then the conv/matmul fusion on x, w, bias -> product ->
+// BiasAdd -> exact GELU named "gelu": one `op` node with [BiasAdd, GeluExact]
+// is left, computing the same values.
+void ExpectBiasGeluFusedInto(const ir::Graph& before, const std::map<std::string, Tensor>& feeds,
+                             const std::string& op) {
+  std::vector<std::unique_ptr<GraphPass>> passes;
+  passes.push_back(MakeGeluFusion());
+  passes.push_back(MakeConvBiasActivationFusion());
+  ir::Graph g = RunAndCompare(before, passes, {"gelu"}, feeds);
+  EXPECT_EQ(g.num_nodes(), 4);  // x, w, bias, gelu
+  const ir::Node& gelu = g.node(g.FindNode("gelu"));
+  EXPECT_EQ(gelu.op, op);
+  EXPECT_EQ(Ops(gelu, "fused_ops"), (std::vector<std::string>{"BiasAdd", "GeluExact"}));
+}
+
 TEST(GeluFusionTest, MatMulBiasAddGeluBecomesFusedMatMulWithGeluExact) {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {3, 5})
@@ -173,14 +188,7 @@ TEST(GeluFusionTest, MatMulBiasAddGeluBecomesFusedMatMulWithGeluExact) {
       .Add("biased", "BiasAdd", {"mm", "bias"});
   AddExactGelu(b, "biased", "gelu");
   std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({3, 5}), 2.f, 0.f)}};
-  std::vector<std::unique_ptr<GraphPass>> passes;
-  passes.push_back(MakeGeluFusion());
-  passes.push_back(MakeConvBiasActivationFusion());
-  ir::Graph g = RunAndCompare(b.Build(), passes, {"gelu"}, feeds);
-  EXPECT_EQ(g.num_nodes(), 4);  // x, w, bias, gelu
-  const ir::Node& gelu = g.node(g.FindNode("gelu"));
-  EXPECT_EQ(gelu.op, "_FusedMatMul");
-  EXPECT_EQ(Ops(gelu, "fused_ops"), (std::vector<std::string>{"BiasAdd", "GeluExact"}));
+  ExpectBiasGeluFusedInto(b.Build(), feeds, "_FusedMatMul");
 }
 
 TEST(GeluFusionTest, Conv2DBiasAddGeluBecomesFusedConv2DWithGeluExact) {
@@ -193,14 +201,7 @@ TEST(GeluFusionTest, Conv2DBiasAddGeluBecomesFusedConv2DWithGeluExact) {
       .Add("biased", "BiasAdd", {"conv", "bias"});
   AddExactGelu(b, "biased", "gelu");
   std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({1, 4, 4, 2}), 2.f, 0.f)}};
-  std::vector<std::unique_ptr<GraphPass>> passes;
-  passes.push_back(MakeGeluFusion());
-  passes.push_back(MakeConvBiasActivationFusion());
-  ir::Graph g = RunAndCompare(b.Build(), passes, {"gelu"}, feeds);
-  EXPECT_EQ(g.num_nodes(), 4);  // x, w, bias, gelu
-  const ir::Node& gelu = g.node(g.FindNode("gelu"));
-  EXPECT_EQ(gelu.op, "_FusedConv2D");
-  EXPECT_EQ(Ops(gelu, "fused_ops"), (std::vector<std::string>{"BiasAdd", "GeluExact"}));
+  ExpectBiasGeluFusedInto(b.Build(), feeds, "_FusedConv2D");
 }
 
 TEST(GeluFusionTest, ElementwiseFusionTakesGeluIntoItsProgram) {
