@@ -3,7 +3,9 @@
 // accumulates a contiguous out_c vector (the filter's innermost dim), so the
 // hot loop is a vectorizable axpy. Rows (batch * out_h) run in parallel.
 // Grouped convolution (input channels a multiple of the filter's in_c) is
-// supported as TensorFlow does.
+// supported as TensorFlow does. _FusedConv2D's epilogue (bias or batch norm,
+// residual Add, activation: ops/nn/fused_activation.h) runs on each row
+// while it is still in cache.
 #include <algorithm>
 #include <type_traits>
 

@@ -121,6 +121,10 @@ void FusedEpilogue<T>::Apply(T* data, int64_t offset, int64_t n) const {
       for (int64_t j = 0; j < c; ++j) row[j] += shift[j];
     }
   }
+  if (residual != nullptr) {
+    const T* r = residual + offset;
+    for (int64_t i = 0; i < n; ++i) data[i] += r[i];
+  }
   if (act == Activation::kPrelu) {
     if (prelu_per_element) {
       const T* a = prelu_alpha.data() + offset;
@@ -150,6 +154,27 @@ StatusOr<std::vector<T>> ChannelVector(const KernelContext& ctx, const Tensor& t
   const std::vector<double> v = t.ToDoubleVector();
   for (int64_t i = 0; i < c; ++i) out[i] = static_cast<T>(v[i]);
   return out;
+}
+
+// The "Add" arg: a residual of exactly the output's shape and dtype, as a
+// tensor in the output's channels-last element order. An op whose
+// data_format is NCHW produces (and so is given) NCHW tensors; the epilogue
+// runs on the NHWC result before it is transposed back.
+template <typename T>
+StatusOr<Tensor> ResidualInNhwc(const KernelContext& ctx, const Tensor& r, const Shape& out_shape) {
+  TFHOST_ASSIGN_OR_RETURN(std::string format, ctx.AttrOr<std::string>("data_format", "NHWC"));
+  const bool nchw = format == "NCHW" && out_shape.rank() == 4;
+  const Shape want = nchw ? Shape({out_shape.dim(0), out_shape.dim(3), out_shape.dim(1), out_shape.dim(2)})
+                          : out_shape;
+  if (!r.valid() || r.dtype() != DTypeOf<T>::value) {
+    return ctx.Error("fused_ops Add: the residual must be " + DTypeShortName(DTypeOf<T>::value) +
+                     " like the output, got " + (r.valid() ? DTypeShortName(r.dtype()) : "no tensor"));
+  }
+  if (r.shape() != want) {
+    return ctx.Error("fused_ops Add: the residual must have the output's shape " + want.ToString() +
+                     " (no broadcasting), got " + r.shape().ToString());
+  }
+  return nchw ? NchwToNhwc(r) : r;
 }
 
 }  // namespace
@@ -203,6 +228,12 @@ StatusOr<FusedEpilogue<T>> BuildFusedEpilogue(const KernelContext& ctx,
     }
     ++op;
   }
+  if (op < fused_ops.size() && fused_ops[op] == "Add") {
+    TFHOST_ASSIGN_OR_RETURN(const Tensor* residual, take_arg("Add"));
+    TFHOST_ASSIGN_OR_RETURN(e.residual_holder, ResidualInNhwc<T>(ctx, *residual, out_shape));
+    e.residual = e.residual_holder.template data<T>();
+    ++op;
+  }
   if (op < fused_ops.size()) {
     auto act = ParseFusedActivation(fused_ops[op]);
     if (!act.ok()) {
@@ -231,8 +262,8 @@ StatusOr<FusedEpilogue<T>> BuildFusedEpilogue(const KernelContext& ctx,
     std::string list;
     for (const auto& s : fused_ops) list += (list.empty() ? "" : ", ") + s;
     return Unimplemented(ir::NodeContext(ctx.node()) + ": fused_ops [" + list +
-                         "] is not supported (expected [BiasAdd|FusedBatchNorm] followed by at "
-                         "most one activation)");
+                         "] is not supported (expected [BiasAdd|FusedBatchNorm], then an "
+                         "optional Add, then at most one activation)");
   }
   return e;
 }

@@ -3,8 +3,11 @@
 // (and the standalone activation ops) agree on the math.
 //
 // An epilogue is: an optional per-channel affine step (BiasAdd, or
-// FusedBatchNorm folded into scale and shift), then an optional activation.
-// The output is channels-last; channels = last dim.
+// FusedBatchNorm folded into scale and shift), then an optional residual
+// "Add" of a tensor of the output's shape (TensorFlow's oneDNN remapper
+// spelling for conv + bias + AddV2, as in ResNet/MobileNet residual blocks),
+// then an optional activation. The output is channels-last; channels = last
+// dim.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +58,14 @@ struct FusedEpilogue {
   // Prelu alpha: `channels` values (per channel), or one per output element.
   std::vector<T> prelu_alpha;
   bool prelu_per_element = false;
+  // fused_ops "Add": one value per output element, added after the affine
+  // step and before the activation (null: none). Points into `residual_holder`.
+  const T* residual = nullptr;
+  Tensor residual_holder;
 
-  bool IsIdentity() const { return scale.empty() && shift.empty() && act == Activation::kNone; }
+  bool IsIdentity() const {
+    return scale.empty() && shift.empty() && residual == nullptr && act == Activation::kNone;
+  }
   // Applies to `n` consecutive output values starting at flat index `offset`.
   // Preconditions: offset and n are multiples of `channels`.
   void Apply(T* data, int64_t offset, int64_t n) const;
@@ -66,7 +75,12 @@ struct FusedEpilogue {
 // fused args inputs[first_arg ...] (already widened to float when T is
 // half-like) and builds the epilogue for an output of `out_shape` whose last
 // dim is the channel dim. FusedBatchNorm is accepted only when
-// `allow_batch_norm`. Errors name the node and the offending op or arg.
+// `allow_batch_norm`. The grammar is
+//   [BiasAdd | FusedBatchNorm] [Add] [activation]
+// with one arg per BiasAdd, four per FusedBatchNorm, one per Add (the
+// residual, of exactly the output's shape and dtype; with data_format "NCHW"
+// it is given in NCHW like the op's output and transposed here) and one per
+// Prelu. Errors name the node and the offending op or arg.
 template <typename T>
 StatusOr<FusedEpilogue<T>> BuildFusedEpilogue(const KernelContext& ctx,
                                               const std::vector<Tensor>& inputs, int first_arg,

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/run_single_op.h"
+#include "ops/shape_fn_test_util.h"
 
 namespace tfhost::ops {
 namespace {
@@ -146,6 +147,155 @@ TEST(FusedConv2DTest, SchemaAcceptsNewerTArgsForm) {
   attrs["num_host_args"] = MakeAttr(0);
   auto out = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias}, attrs);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
+}
+
+// A residual for the 1x3x3x3 output of Input() * Filter(): large enough
+// against the conv values that Relu after the Add zeroes some outputs it
+// would not have zeroed before it (and the reverse).
+Tensor Residual(Shape s = Shape({1, 3, 3, 3})) {
+  std::vector<float> v(static_cast<size_t>(s.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.7f * i) * 4.f;
+  return F(v, std::move(s));
+}
+
+// conv (+ bias) then AddV2 with the residual, then the activation, as the
+// unfused graph computes it.
+StatusOr<Tensor> Composed(const std::string& conv_op, ir::AttrMap attrs, const Tensor& x, const Tensor& f,
+                          const Tensor& bias, const Tensor& residual, const std::string& act) {
+  TFHOST_ASSIGN_OR_RETURN(auto conv, RunSingleOp(conv_op, {x, f}, attrs));
+  ir::AttrMap bias_attrs = {{"T", MakeAttr(DType::kFloat)}};
+  if (auto it = attrs.find("data_format"); it != attrs.end()) bias_attrs["data_format"] = it->second;
+  TFHOST_ASSIGN_OR_RETURN(auto biased, RunSingleOp("BiasAdd", {conv[0], bias}, bias_attrs));
+  TFHOST_ASSIGN_OR_RETURN(auto sum, RunSingleOp("AddV2", {biased[0], residual}, {{"T", MakeAttr(DType::kFloat)}}));
+  if (act.empty()) return sum[0];
+  return Unary(act, sum[0]);
+}
+
+TEST(FusedConv2DTest, ResidualAddThenActivationEqualsComposedOpsBitForBit) {
+  const Tensor bias = F({0.5f, -1.f, 3.f}, Shape({3}));
+  for (const char* act : {"", "Relu", "Relu6"}) {
+    std::vector<std::string> ops = {"BiasAdd", "Add"};
+    if (*act) ops.push_back(act);
+    auto fused = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, Residual()}, FusedAttrs(ops, 2));
+    ASSERT_TRUE(fused.ok()) << act << ": " << fused.status().ToString();
+    auto want = Composed("Conv2D", ConvAttrs(), Input(), Filter(), bias, Residual(), act);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    EXPECT_TRUE(TensorsEqual((*fused)[0], *want)) << act << "\n" << (*fused)[0].DebugString(30) << "\n"
+                                                   << want->DebugString(30);
+  }
+}
+
+TEST(FusedConv2DTest, ResidualAddOrderIsBiasThenAddThenActivation) {
+  // With Relu applied before the Add (the wrong order) negative sums would
+  // survive; after it none may.
+  const Tensor bias = F({0.f, 0.f, 0.f}, Shape({3}));
+  Tensor residual = Residual();
+  auto fused = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, residual},
+                           FusedAttrs({"BiasAdd", "Add", "Relu"}, 2));
+  auto conv = RunSingleOp("Conv2D", {Input(), Filter()}, ConvAttrs());
+  ASSERT_TRUE(fused.ok() && conv.ok()) << fused.status().ToString();
+  int clipped = 0;
+  for (int64_t i = 0; i < residual.NumElements(); ++i) {
+    const float sum = (*conv)[0].data<float>()[i] + residual.data<float>()[i];
+    EXPECT_FLOAT_EQ((*fused)[0].data<float>()[i], std::max(sum, 0.f)) << i;
+    clipped += sum < 0 && (*conv)[0].data<float>()[i] > 0;
+  }
+  EXPECT_GT(clipped, 0) << "no output where the order matters";
+}
+
+TEST(FusedConv2DTest, ResidualAddWorksInNchwAndAfterFusedBatchNorm) {
+  // NCHW: the residual comes in NCHW like the output.
+  ir::AttrMap nchw = FusedAttrs({"BiasAdd", "Add", "Relu"}, 2);
+  nchw["data_format"] = MakeAttr("NCHW");
+  const Tensor nhwc = Input();
+  const Tensor x = F(std::vector<float>(nhwc.data<float>(), nhwc.data<float>() + 18), Shape({1, 2, 3, 3}));
+  const Tensor bias = F({0.5f, -1.f, 3.f}, Shape({3}));
+  const Tensor residual = Residual(Shape({1, 3, 3, 3}));
+  auto fused = RunSingleOp("_FusedConv2D", {x, Filter(), bias, residual}, nchw);
+  ir::AttrMap conv_nchw = ConvAttrs();
+  conv_nchw["data_format"] = MakeAttr("NCHW");
+  auto want = Composed("Conv2D", conv_nchw, x, Filter(), bias, residual, "Relu");
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*fused)[0], *want)) << (*fused)[0].DebugString(30) << "\n" << want->DebugString(30);
+
+  const Tensor scale = F({1.f, 2.f, 0.5f}, Shape({3})), offset = F({0.f, 1.f, -1.f}, Shape({3}));
+  const Tensor mean = F({0.1f, -0.2f, 0.3f}, Shape({3})), var = F({1.f, 4.f, 0.25f}, Shape({3}));
+  auto bn = RunSingleOp("_FusedConv2D", {Input(), Filter(), scale, offset, mean, var, Residual()},
+                        FusedAttrs({"FusedBatchNorm", "Add"}, 5));
+  auto bn_only = RunSingleOp("_FusedConv2D", {Input(), Filter(), scale, offset, mean, var},
+                             FusedAttrs({"FusedBatchNorm"}, 4));
+  ASSERT_TRUE(bn.ok() && bn_only.ok()) << bn.status().ToString();
+  for (int64_t i = 0; i < 27; ++i) {
+    EXPECT_EQ((*bn)[0].data<float>()[i], (*bn_only)[0].data<float>()[i] + Residual().data<float>()[i]) << i;
+  }
+}
+
+TEST(FusedDepthwiseConv2dNativeTest, ResidualAddEqualsComposedOps) {
+  // Input() is 1x3x3x2; a 2x2x2x2 depthwise filter gives 1x3x3x4.
+  std::vector<float> fv(16);
+  for (int i = 0; i < 16; ++i) fv[i] = ((i * 5) % 7) / 3.f - 1.f;
+  const Tensor filter = F(fv, Shape({2, 2, 2, 2}));
+  const Tensor bias = F({0.5f, -1.f, 3.f, 0.f}, Shape({4}));
+  const Tensor residual = Residual(Shape({1, 3, 3, 4}));
+  ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu"}, 2);
+  auto fused = RunSingleOp("FusedDepthwiseConv2dNative", {Input(), filter, bias, residual}, attrs);
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  auto want = Composed("DepthwiseConv2dNative", ConvAttrs(), Input(), filter, bias, residual, "Relu");
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*fused)[0], *want)) << (*fused)[0].DebugString(40) << "\n" << want->DebugString(40);
+}
+
+TEST(FusedConv2DTest, RejectsResidualOfWrongShapeDtypeOrMissingArg) {
+  const Tensor bias = F({0.f, 0.f, 0.f}, Shape({3}));
+  const auto attrs = FusedAttrs({"BiasAdd", "Add", "Relu"}, 2);
+  // Broadcastable to the output, but the fused Add does not broadcast.
+  for (Shape s : {Shape({1, 1, 1, 3}), Shape({3}), Shape({1, 3, 3, 4}), Shape({2, 3, 3, 3})}) {
+    auto out = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, Residual(s)}, attrs);
+    ASSERT_FALSE(out.ok()) << s.ToString();
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(out.status().message().find("residual must have the output's shape [1,3,3,3]"), std::string::npos)
+        << out.status().message();
+  }
+  Tensor wrong_dtype(DType::kDouble, Shape({1, 3, 3, 3}));
+  auto dtype = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, wrong_dtype}, attrs);
+  ASSERT_FALSE(dtype.ok());
+  EXPECT_NE(dtype.status().message().find("residual must be float"), std::string::npos) << dtype.status().message();
+
+  auto missing = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias}, FusedAttrs({"BiasAdd", "Add"}, 1));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("fused_ops Add needs fused arg 1"), std::string::npos)
+      << missing.status().message();
+
+  auto twice = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, Residual(), Residual()},
+                           FusedAttrs({"BiasAdd", "Add", "Add"}, 3));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), StatusCode::kUnimplemented) << twice.status().ToString();
+}
+
+TEST(FusedConv2DShapeTest, ResidualRefinesTheOutputAndAConflictFails) {
+  ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add"}, 2);
+  // Unknown batch in the input; the residual knows it.
+  auto out = testing::InferShape(
+      "_FusedConv2D",
+      {ir::PartialShape::Known({-1, 3, 3, 2}), ir::PartialShape::Known({2, 2, 2, 3}), ir::PartialShape::Known({3}),
+       ir::PartialShape::Known({4, 3, 3, -1})},
+      {}, 1, attrs);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], ir::PartialShape::Known({4, 3, 3, 3}));
+
+  ir::Node node;
+  node.name = "n";
+  node.op = "_FusedConv2D";
+  node.attrs = attrs;
+  ShapeContext ctx(node,
+                   {ir::PartialShape::Known({1, 3, 3, 2}), ir::PartialShape::Known({2, 2, 2, 3}),
+                    ir::PartialShape::Known({3}), ir::PartialShape::Known({1, 3, 3, 4})},
+                   {nullptr, nullptr, nullptr, nullptr}, 1);
+  Status st = (*ShapeFnRegistry::Global().Find("_FusedConv2D"))(ctx);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("residual [1,3,3,4] must have the output's shape [1,3,3,3]"), std::string::npos)
+      << st.message();
 }
 
 TEST(FusedMatMulTest, BiasAddReluAndTransposes) {

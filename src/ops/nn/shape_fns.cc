@@ -77,6 +77,30 @@ Status CheckRank(const ShapeContext& ctx, const ir::PartialShape& s, int rank, c
   return OkStatus();
 }
 
+// The fused convolutions' fused_ops "Add" residual (ops/nn/fused_activation.h)
+// has exactly the output's shape: a known conflict fails, and what the
+// residual knows refines the output. The residual is the arg after the
+// BiasAdd (one) or FusedBatchNorm (four) args; ops without "Add" pass.
+Status MergeFusedResidual(ShapeContext& ctx) {
+  auto fused_ops = ctx.AttrOr<std::vector<std::string>>("fused_ops", {});
+  if (!fused_ops) return OkStatus();
+  int arg = 2;
+  for (const std::string& op : *fused_ops) {
+    if (op == "Add") {
+      const ir::PartialShape& residual = ctx.input(arg);
+      auto merged = ir::MergeShapes(ctx.output(0), residual);
+      if (!merged.ok()) {
+        return ctx.Error("fused_ops Add: the residual " + residual.ToString() + " must have the output's shape " +
+                         ctx.output(0).ToString());
+      }
+      ctx.set_output(0, std::move(*merged));
+      return OkStatus();
+    }
+    arg += op == "BiasAdd" ? 1 : op == "FusedBatchNorm" ? 4 : 0;
+  }
+  return OkStatus();
+}
+
 // Conv2D and _FusedConv2D: filter [kh, kw, in_c / groups, out_c] (HWIO) or
 // [out_c, in_c / groups, kh, kw] (OIHW, _FusedConv2D only).
 Status Conv2DShape(ShapeContext& ctx) {
@@ -100,7 +124,8 @@ Status Conv2DShape(ShapeContext& ctx) {
     return ctx.Error("input depth " + std::to_string(in_c) + " is not a multiple of the filter's input depth " +
                      std::to_string(f_in) + " (input " + in.ToString() + ", filter " + filter.ToString() + ")");
   }
-  return SetWindowedOutput(ctx, *w, in, kh, kw, out_c);
+  TFHOST_RETURN_IF_ERROR(SetWindowedOutput(ctx, *w, in, kh, kw, out_c));
+  return MergeFusedResidual(ctx);
 }
 
 // DepthwiseConv2dNative and FusedDepthwiseConv2dNative: filter
@@ -124,7 +149,8 @@ Status DepthwiseConv2DShape(ShapeContext& ctx) {
   }
   if (in_c < 0) in_c = f.dim(2);
   const int64_t out_c = in_c >= 0 && f.dim(3) >= 0 ? in_c * f.dim(3) : -1;
-  return SetWindowedOutput(ctx, *w, in, f.dim(0), f.dim(1), out_c);
+  TFHOST_RETURN_IF_ERROR(SetWindowedOutput(ctx, *w, in, f.dim(0), f.dim(1), out_c));
+  return MergeFusedResidual(ctx);
 }
 
 // MaxPool, AvgPool (ksize/strides attrs) and MaxPoolV2 (const inputs).
