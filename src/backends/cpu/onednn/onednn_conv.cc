@@ -4,11 +4,19 @@
 // are plain), so only the weights are ever reordered, and only when the
 // filter tensor changes: a Const filter is the same buffer on every run.
 //
+// A residual Add (fused_ops [BiasAdd, Add, act], residual_add_fusion) is a
+// sum post-op: oneDNN adds what dst already holds, so dst is the residual's
+// own buffer when this node is its last reader (written in place, no copy),
+// else a copy of it.
+//
 // bf16 nodes (NodeWantsBf16, on a CPU with native bf16) convert the filter to
 // bf16 once in the same reorder, and the input activations to bf16 on every
 // call (in whatever layout the primitive picks); bias, post-ops and the
 // output stay float32, so accumulation is float32 too.
 #include "backends/cpu/onednn/onednn_conv.h"
+
+#include <cstring>
+#include <string>
 
 #include "backends/cpu/onednn/onednn_engine.h"
 #include "ir/attrs.h"
@@ -124,6 +132,11 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
           weights_any, entry->dst_md, strides, dilates, pad_l, pad_r);
     }
     dnnl::convolution_forward::primitive_desc pd(*desc, attr, Engine());
+    // Not every jit kernel takes a sum post-op (oneDNN 2.6 on AVX2 has none
+    // for batch norm's binary post-ops followed by sum) and the fallback is
+    // oneDNN's naive reference convolution; tfhost's reference kernel does
+    // the same work with its epilogue in cache.
+    if (e.has_sum && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return entry;
     // The primitive must take activations as they are: a plain layout it
     // cannot use would need reorders of its own (let the reference run).
     if (pd.dst_desc() != entry->dst_md) return entry;
@@ -159,6 +172,26 @@ std::shared_ptr<memory> WeightsFor(ConvEntry& entry, const Tensor& f) {
   entry.weights_source = f;
   entry.weights = reordered;
   return reordered;
+}
+
+// The dst of a sum post-op, holding the residual input `arg`: the residual
+// itself when nothing else holds its buffer (the executor drops its own
+// reference at a tensor's last use, and constants and feeds always keep one,
+// so this is an intermediate nobody reads after this node), else a copy.
+Tensor ResidualAsDst(ops::KernelContext& ctx, int arg) {
+  Tensor r = ctx.TakeInput(arg);
+  if (r.RefCountIsOne()) return r;
+  Tensor y = Tensor::Uninitialized(DType::kFloat, r.shape());
+  const char* src = static_cast<const char*>(r.raw_data());
+  char* dst = static_cast<char*>(y.raw_data());
+  const int64_t bytes = static_cast<int64_t>(r.ByteSize());
+  auto copy = [&](int64_t begin, int64_t end) { std::memcpy(dst + begin, src + begin, end - begin); };
+  if (ctx.intra_op() != nullptr && bytes >= (int64_t{1} << 20)) {
+    ctx.intra_op()->ParallelFor(bytes, int64_t{1} << 18, copy);
+  } else {
+    copy(0, bytes);
+  }
+  return y;
 }
 
 class ConvKernel {
@@ -208,9 +241,16 @@ class ConvKernel {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, Wrap(md, bn_scale));
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, Wrap(md, bn_shift));
     }
+    // The residual (last fused arg) seeds dst for the sum post-op.
+    const int residual_arg = 2 + e.num_args - 1;
+    if (e.has_sum) {
+      const Tensor& r = ctx.input(residual_arg);
+      if (!r.valid() || r.dtype() != DType::kFloat || r.shape() != entry->out_shape) return reference_(ctx);
+    }
     // oneDNN writes every element of the output: a zero fill first would be
     // one more pass over memory (and a serial one) per convolution.
-    Tensor y = Tensor::Uninitialized(DType::kFloat, entry->out_shape);
+    Tensor y = e.has_sum ? ResidualAsDst(ctx, residual_arg)
+                         : Tensor::Uninitialized(DType::kFloat, entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
     if (entry->bf16) {
       // Into this thread's buffer (slot 1; slot 0 is Execute's scratchpad):
@@ -261,7 +301,7 @@ ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& referenc
   if (cfg.fused) {
     auto filter_format = ir::GetAttrOr<std::string>(node, "filter_format", "HWIO");
     if (!filter_format.ok() || *filter_format != "HWIO") return {};
-    if (!ParseEpilogue(node, /*allow_batch_norm=*/true, &cfg.epilogue)) return {};
+    if (!ParseEpilogue(node, /*allow_batch_norm=*/true, &cfg.epilogue, /*allow_sum=*/true)) return {};
   }
   return ConvKernel(std::move(cfg), reference);
 }

@@ -175,6 +175,140 @@ TEST(OneDnnConvTest, FusedConvolutionsMatchReferenceForEveryFusedEpilogue) {
   }
 }
 
+// A fused convolution with a residual Add (fused_ops `fused_ops`, which must
+// contain "Add"): attrs and inputs, the residual last, of the output's shape.
+struct ResidualCase {
+  ir::AttrMap attrs;
+  std::vector<Tensor> inputs;
+};
+
+ResidualCase MakeResidualCase(const std::string& op, const ConvCase& c, const std::vector<std::string>& fused_ops,
+                              uint32_t seed) {
+  const bool depthwise = op == "FusedDepthwiseConv2dNative";
+  const int64_t channels = depthwise ? c.in_c * c.out_c : c.out_c;
+  ResidualCase r;
+  r.attrs = c.Attrs();
+  r.attrs["fused_ops"] = MakeAttr(fused_ops);
+  r.inputs = {RandomTensor(c.InputShape(), seed), RandomTensor(Shape({c.kh, c.kw, c.in_c, c.out_c}), seed + 1, -2, 2)};
+  std::vector<Tensor> affine = FusedArgs(fused_ops, channels, seed + 2);
+  r.inputs.insert(r.inputs.end(), affine.begin(), affine.end());
+  // The output's shape, from the plain convolution.
+  auto plain = ops::RunSingleOp(depthwise ? "DepthwiseConv2dNative" : "Conv2D", {r.inputs[0], r.inputs[1]}, c.Attrs());
+  EXPECT_TRUE(plain.ok()) << plain.status().ToString();
+  if (!plain.ok()) return r;
+  // Residuals of about the conv's magnitude, so the activation after the sum
+  // sees both signs.
+  r.inputs.push_back(RandomTensor((*plain)[0].shape(), seed + 9, -3, 3));
+  r.attrs["num_args"] = MakeAttr(static_cast<int64_t>(r.inputs.size() - 2));
+  return r;
+}
+
+TEST(OneDnnConvTest, FusedConvolutionsWithResidualAddMatchReference) {
+  uint32_t seed = 700;
+  const std::vector<std::vector<std::string>> lists = {
+      {"BiasAdd", "Add"}, {"BiasAdd", "Add", "Relu"}, {"BiasAdd", "Add", "Relu6"}, {"BiasAdd", "Add", "Sigmoid"}};
+  for (const char* op : {"_FusedConv2D", "FusedDepthwiseConv2dNative"}) {
+    const bool depthwise = std::string(op) == "FusedDepthwiseConv2dNative";
+    for (const auto& fused_ops : lists) {
+      for (bool nchw : {false, true}) {
+        for (int64_t stride : {1, 2}) {
+          ConvCase c;
+          c.nchw = nchw;
+          c.batch = 2;
+          c.h = 9;
+          c.w = 6;
+          c.in_c = depthwise ? 8 : 16;
+          c.out_c = depthwise ? 1 : 16;
+          c.kh = c.kw = depthwise ? 3 : 1;  // the blocks' 1x1 projection and 3x3 depthwise
+          c.stride_h = c.stride_w = stride;
+          ResidualCase r = MakeResidualCase(op, c, fused_ops, seed);
+          seed += 20;
+          std::string label = std::string(op) + " [";
+          for (const auto& f : fused_ops) label += f + ",";
+          ExpectMatchesReference(op, r.attrs, r.inputs, 1e-4, label + "] " + c.Label());
+        }
+      }
+    }
+  }
+}
+
+// Batch norm's binary post-ops followed by sum have no jit kernel on some
+// CPUs (AVX2 in oneDNN 2.6): whichever kernel runs, the result is the
+// reference's, and it is never oneDNN's naive reference convolution.
+TEST(OneDnnConvTest, BatchNormThenResidualAddMatchesReferenceWhicheverKernelRuns) {
+  uint32_t seed = 900;
+  for (const char* op : {"_FusedConv2D", "FusedDepthwiseConv2dNative"}) {
+    ConvCase c;
+    c.batch = 2;
+    c.in_c = 8;
+    c.out_c = std::string(op) == "_FusedConv2D" ? 8 : 1;
+    ResidualCase r = MakeResidualCase(op, c, {"FusedBatchNorm", "Add", "Relu"}, seed);
+    seed += 20;
+    auto want = ops::RunSingleOp(op, r.inputs, r.attrs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto f = MakeFast(op, r.attrs);
+    ASSERT_TRUE(f.fast.kernel);
+    auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, r.inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectClose((*got)[0], (*want)[0], 1e-4, std::string(op) + " [FusedBatchNorm, Add, Relu]");
+  }
+}
+
+TEST(OneDnnConvTest, ResidualNobodyElseHoldsIsWrittenInPlaceAndOtherwiseCopied) {
+  ConvCase c;
+  c.batch = 1;
+  c.h = 8;
+  c.w = 8;
+  c.in_c = 16;
+  c.out_c = 16;
+  c.kh = c.kw = 1;
+  ResidualCase r = MakeResidualCase("_FusedConv2D", c, {"BiasAdd", "Add", "Relu"}, 31);
+  auto want = ops::RunSingleOp("_FusedConv2D", r.inputs, r.attrs);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto f = MakeFast("_FusedConv2D", r.attrs);
+  ASSERT_TRUE(f.fast.kernel);
+
+  // Shared (the test keeps `r.inputs`): the residual must stay unchanged.
+  const Tensor residual_before = r.inputs.back().Clone();
+  auto shared = ops::RunKernelOnNode(f.node, f.fast.kernel, r.inputs);
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  ExpectClose((*shared)[0], (*want)[0], 1e-4, "shared residual");
+  EXPECT_FALSE((*shared)[0].SharesBufferWith(r.inputs.back()));
+  EXPECT_TRUE(TensorsEqual(r.inputs.back(), residual_before)) << "a shared residual was written";
+
+  // Sole owner: the output is the residual's buffer.
+  std::vector<Tensor> owned = r.inputs;
+  owned.back() = r.inputs.back().Clone();
+  const void* residual_data = owned.back().raw_data();
+  auto in_place = ops::RunKernelOnNode(f.node, f.fast.kernel, std::move(owned));
+  ASSERT_TRUE(in_place.ok()) << in_place.status().ToString();
+  EXPECT_EQ((*in_place)[0].raw_data(), residual_data) << "the residual's buffer was not reused";
+  ExpectClose((*in_place)[0], (*want)[0], 1e-4, "owned residual");
+  EXPECT_EQ(f.fallbacks->load(), 0);
+}
+
+TEST(OneDnnConvTest, ResidualOfAnotherShapeOrDtypeFallsBackToTheReferenceError) {
+  ConvCase c;
+  c.in_c = 4;
+  c.out_c = 8;
+  ResidualCase r = MakeResidualCase("_FusedConv2D", c, {"BiasAdd", "Add", "Relu"}, 41);
+  auto f = MakeFast("_FusedConv2D", r.attrs);
+  ASSERT_TRUE(f.fast.kernel);
+  std::vector<Tensor> bad_shape = r.inputs;
+  bad_shape.back() = RandomTensor(Shape({1, 1, 1, 8}), 42);  // broadcasts in AddV2, not in the fused op
+  auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, bad_shape);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("residual must have the output's shape"), std::string::npos)
+      << got.status().message();
+  EXPECT_EQ(f.fallbacks->load(), 1);
+  std::vector<Tensor> bad_dtype = r.inputs;
+  bad_dtype.back() = Tensor(DType::kDouble, r.inputs.back().shape());
+  got = ops::RunKernelOnNode(f.node, f.fast.kernel, bad_dtype);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("residual must be float"), std::string::npos) << got.status().message();
+  EXPECT_EQ(f.fallbacks->load(), 2);
+}
+
 TEST(OneDnnConvTest, ChangedWeightsAreReorderedAgainAndTheSameBufferIsReused) {
   ConvCase c;
   c.in_c = 16;
@@ -330,6 +464,46 @@ TEST(OneDnnConvTest, OutputsOverwriteEveryElementOfAReusedPoolBlock) {
         ExpectClose((*got)[0], (*want)[0], 1e-4, std::string(op) + " " + c.Label());
         EXPECT_EQ(f.fallbacks->load(), 0);
       }
+    }
+  }
+}
+
+// The same with a residual Add that others still hold: the output is a copy
+// of the residual in a fresh block, which the sum post-op then adds to; a
+// stale NaN block must be fully overwritten by that copy.
+TEST(OneDnnConvTest, ResidualCopiesOverwriteEveryElementOfAReusedPoolBlock) {
+  uint32_t seed = 800;
+  for (const char* op : {"_FusedConv2D", "FusedDepthwiseConv2dNative"}) {
+    for (bool nchw : {false, true}) {
+      ConvCase c;
+      c.nchw = nchw;
+      c.batch = 2;
+      c.h = 9;
+      c.w = 6;
+      c.in_c = 5;
+      c.out_c = std::string(op) == "_FusedConv2D" ? 7 : 2;
+      c.stride_h = c.stride_w = 2;
+      ResidualCase r = MakeResidualCase(op, c, {"BiasAdd", "Add", "Relu"}, seed);
+      seed += 20;
+      auto want = ops::RunSingleOp(op, r.inputs, r.attrs);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      auto f = MakeFast(op, r.attrs);
+      ASSERT_TRUE(f.fast.kernel);
+      auto pool = BufferPool::Create();
+      BufferPool::ScopedCurrent current(pool.get());
+      {
+        Tensor stale = Tensor::Uninitialized(DType::kFloat, (*want)[0].shape());
+        for (int64_t i = 0; i < stale.NumElements(); ++i) {
+          stale.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+        }
+      }
+      ASSERT_GT(pool->stats().retained_bytes, 0);
+      const int64_t reuses = pool->stats().reuses;
+      auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, r.inputs);  // r.inputs keeps the residual shared
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_GT(pool->stats().reuses, reuses) << "the output did not take the stale block";
+      ExpectClose((*got)[0], (*want)[0], 1e-4, std::string(op) + " residual " + c.Label());
+      EXPECT_EQ(f.fallbacks->load(), 0);
     }
   }
 }

@@ -155,7 +155,7 @@ bool AttrIsFloat(const ir::Node& node, const std::string& key) {
   return t.ok() && *t == DType::kFloat;
 }
 
-bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out) {
+bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out, bool allow_sum) {
   auto fused_ops = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
   auto num_args = ir::GetAttrOr<int64_t>(node, "num_args", 0);
   auto num_host_args = ir::GetAttrOr<int64_t>(node, "num_host_args", 0);
@@ -177,6 +177,12 @@ bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out) {
     if (!allow_batch_norm) return false;
     e.affine = Epilogue::Affine::kBatchNorm;
     e.num_args = 4;
+    ++op;
+  }
+  if (op < ops.size() && ops[op] == "Add") {
+    if (!allow_sum) return false;
+    e.has_sum = true;
+    ++e.num_args;
     ++op;
   }
   if (op < ops.size()) {
@@ -260,6 +266,7 @@ dnnl::post_ops MakePostOps(const Epilogue& e, int rank, int64_t channels) {
     po.append_binary(dnnl::algorithm::binary_mul, PlainDesc(dims));
     po.append_binary(dnnl::algorithm::binary_add, PlainDesc(dims));
   }
+  if (e.has_sum) po.append_sum(1.0f);
   if (e.has_eltwise) po.append_eltwise(1.0f, e.eltwise, e.alpha, e.beta);
   return po;
 }

@@ -96,21 +96,25 @@ bool AttrIsFloat(const ir::Node& node, const std::string& key);
 // The fused_ops epilogue of _FusedConv2D / FusedDepthwiseConv2dNative /
 // _FusedMatMul in the forms oneDNN fuses: an optional BiasAdd (conv/matmul
 // bias argument) or FusedBatchNorm (binary mul + add post-ops of per-channel
-// scale and shift), then an optional activation (an eltwise post-op).
+// scale and shift), then an optional residual Add (a sum post-op: the
+// primitive adds what dst holds, so the kernel puts the residual there
+// first), then an optional activation (an eltwise post-op).
 struct Epilogue {
   enum class Affine { kNone, kBias, kBatchNorm };
   Affine affine = Affine::kNone;
+  bool has_sum = false;  // fused_ops "Add": the residual is the last fused arg
   bool has_eltwise = false;
   dnnl::algorithm eltwise = dnnl::algorithm::eltwise_relu;
   float alpha = 0, beta = 0;
   float epsilon = 1e-4f;
-  int num_args = 0;  // fused args the node must have (1 bias, 4 batch norm)
+  int num_args = 0;  // fused args the node must have (1 bias, 4 batch norm, +1 Add)
 };
 
 // Decodes fused_ops / num_args / epsilon / leakyrelu_alpha. Returns false for
-// anything not expressible above (Prelu, Gelu, host args, an arg count that
-// does not fit), so the node declines and the reference kernel runs.
-bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out);
+// anything not expressible above (Prelu, host args, an arg count that does
+// not fit; "Add" unless `allow_sum`, for kernels that cannot seed dst with
+// the residual), so the node declines and the reference kernel runs.
+bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out, bool allow_sum = false);
 
 // Per-channel scale and shift of FusedBatchNorm args (scale, offset, mean,
 // variance), folded as the reference does (in double). Returns false when an
@@ -120,7 +124,9 @@ bool FoldBatchNorm(const Tensor& scale, const Tensor& offset, const Tensor& mean
                    Tensor* fold_shift);
 
 // The post-ops for `e` with channels along dim 1 of a `rank`-dim output of
-// `channels` channels (binary src1 descriptors for batch norm).
+// `channels` channels (binary src1 descriptors for batch norm), in the
+// reference epilogue's order: batch norm, sum, eltwise (the bias is the
+// primitive's own and comes before all of them).
 dnnl::post_ops MakePostOps(const Epilogue& e, int rank, int64_t channels);
 
 // Whether the tensor is a float vector-like arg of exactly `n` elements.
