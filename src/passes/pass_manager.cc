@@ -4,6 +4,7 @@
 
 #include "ops/op_registry.h"
 #include "passes/gelu_fusion.h"
+#include "passes/residual_add_fusion.h"
 
 namespace tfhost::passes {
 
@@ -138,6 +139,9 @@ PassManager PassManager::Default() {
   // GELU spelled out in ops becomes one node the conv/matmul fusion can take.
   pm.Add(MakeGeluFusion());
   pm.Add(MakeConvBiasActivationFusion());
+  // On the fused convolutions the previous pass wrote, and before the
+  // element-wise fusion would take their residual Add + activation.
+  pm.Add(MakeResidualAddFusion());
   // Last: what is left of element-wise chains once activations went into
   // the convolutions.
   pm.Add(MakeElementwiseFusion());
