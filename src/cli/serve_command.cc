@@ -19,9 +19,11 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/stop_watchdog.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/batching/batching_parameters.h"
 #include "serving/batching/batching_runner.h"
+#include "serving/graceful_stop.h"
 #include "serving/grpc/grpc_server.h"
 #include "serving/http/http_server.h"
 #include "serving/rest/rest_api_handler.h"
@@ -36,6 +38,9 @@ namespace fs = std::filesystem;
 using serving::ServerCore;
 
 constexpr char kDefaultMetricsPath[] = "/monitoring/prometheus/metrics";
+// How long past --shutdown_timeout_ms the stop may take before the watchdog
+// ends the process: a model run in flight at the deadline, then unloading.
+constexpr std::chrono::seconds kStopGrace{30};
 
 struct ServeFlags {
   int port = 8500;
@@ -426,23 +431,17 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "
       << f.shutdown_timeout_ms << " ms)\n";
   err.flush();
+  // The drain deadline, plus time for model runs in flight at the deadline
+  // (they are let finish) and for unloading.
+  StopWatchdog watchdog(err, std::chrono::milliseconds(f.shutdown_timeout_ms) + kStopGrace);
+  watchdog.Phase("draining requests");
   rest.SetDraining(true);
-  auto drain_start = std::chrono::steady_clock::now();
-  // gRPC and REST drain at the same time, each within the same deadline.
-  bool grpc_drained = true;
-  std::thread grpc_stop([&] {
-    if (grpc) grpc_drained = grpc->Shutdown(std::chrono::milliseconds(f.shutdown_timeout_ms));
-  });
-  bool drained = server ? server->Stop(std::chrono::milliseconds(f.shutdown_timeout_ms)) : true;
-  grpc_stop.join();
-  drained = drained && grpc_drained;
-  if (batcher) {
-    auto used = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - drain_start);
-    batcher->Shutdown(std::max(std::chrono::milliseconds(0), std::chrono::milliseconds(f.shutdown_timeout_ms) - used));
-    (*core)->SetDefaultRunner(nullptr);
-  }
+  const bool drained = serving::GracefulStop({grpc.get(), server.get(), batcher.get()},
+                                             std::chrono::milliseconds(f.shutdown_timeout_ms));
+  if (batcher) (*core)->SetDefaultRunner(nullptr);
   err << "tfhost serve: " << (drained ? "all requests finished" : "shutdown deadline passed; open requests dropped")
       << "; unloading models\n";
+  watchdog.Phase("unloading models");
   grpc.reset();
   server.reset();
   core->reset();

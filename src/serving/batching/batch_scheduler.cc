@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <future>
+#include <set>
 
 #include <pthread.h>
 
@@ -345,7 +346,7 @@ void BatchScheduler::WorkerLoop() {
       bool ready = q.batches.size() > 1;  // a closed batch waits
       if (!ready && !front.empty()) {
         const int64_t deadline = front.open_micros + q.TimeoutMicros();
-        ready = q.closed || stopping_ || front.rows >= q.ReadyRows() || now >= deadline;
+        ready = q.closed || stopping_ || draining_ || front.rows >= q.ReadyRows() || now >= deadline;
         if (!ready && (earliest_deadline < 0 || deadline < earliest_deadline)) earliest_deadline = deadline;
       }
       if (!ready) continue;
@@ -423,26 +424,32 @@ void BatchScheduler::WorkerLoop() {
   }
 }
 
-void BatchScheduler::Shutdown(std::chrono::milliseconds drain) {
+void BatchScheduler::BeginDrain() {
   {
     std::lock_guard<std::mutex> l(mu_);
+    draining_ = true;
+  }
+  work_cv_.notify_all();
+}
+
+int64_t BatchScheduler::Shutdown(std::chrono::milliseconds drain) {
+  // Whatever has not started by the deadline is cancelled right then, even
+  // while other batches still run: a caller blocked on a queued task must not
+  // wait for a long batch it is not part of.
+  std::vector<std::pair<std::unique_ptr<Batch>, Queue*>> left;
+  {
+    std::unique_lock<std::mutex> l(mu_);
     if (!stopping_) {
       stopping_ = true;
       drain_deadline_ = std::chrono::steady_clock::now() + drain;
       for (auto& q : queues_) q->closed = true;
     }
-  }
-  work_cv_.notify_all();
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    threads.swap(threads_);
-  }
-  for (std::thread& t : threads) t.join();
-  // Whatever did not start before the deadline is cancelled.
-  std::vector<std::pair<std::unique_ptr<Batch>, Queue*>> left;
-  {
-    std::lock_guard<std::mutex> l(mu_);
+    work_cv_.notify_all();
+    drain_cv_.wait_until(l, drain_deadline_, [&] {
+      return std::all_of(queues_.begin(), queues_.end(), [](const std::shared_ptr<Queue>& q) {
+        return q->batches.size() == 1 && q->batches.front()->empty();
+      });
+    });
     for (auto& q : queues_) {
       while (!q->batches.empty()) {
         if (!q->batches.front()->empty()) left.emplace_back(std::move(q->batches.front()), q.get());
@@ -452,16 +459,25 @@ void BatchScheduler::Shutdown(std::chrono::milliseconds drain) {
       q->waiting_tasks = 0;
     }
   }
+  std::set<const TaskState*> cancelled;  // a split task has a piece per batch
   for (auto& [batch, q] : left) {
+    for (const Piece& p : batch->pieces) cancelled.insert(p.task.get());
     FailBatch(*batch, Status(StatusCode::kCancelled, "batching queue '" + q->name +
                                                          "' shut down before this request ran"),
               clock_, nullptr);
   }
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    threads.swap(threads_);
+  }
+  for (std::thread& t : threads) t.join();  // running batches finish
   {
     std::lock_guard<std::mutex> l(mu_);
     shut_down_ = true;
   }
   drain_cv_.notify_all();
+  return static_cast<int64_t>(cancelled.size());
 }
 
 }  // namespace tfhost::serving::batching

@@ -23,7 +23,8 @@
 // In adaptive mode (BatchingConfig::mode) an AdaptivePolicy per queue picks
 // the batch size (<= the configured one) and the timeout.
 //
-// Shutdown: a closed queue accepts nothing new (UNAVAILABLE) and runs what it
+// Shutdown: BeginDrain runs waiting batches at once while still accepting
+// tasks; a closed queue accepts nothing new (UNAVAILABLE) and runs what it
 // holds at once; BatchScheduler::Shutdown drains until a deadline and then
 // completes every task still waiting with CANCELLED. Every accepted task's
 // callback runs exactly once.
@@ -131,11 +132,17 @@ class BatchScheduler : public std::enable_shared_from_this<BatchScheduler> {
   StatusOr<std::unique_ptr<BatchQueue>> AddQueue(const std::string& name, const BatchingConfig& config,
                                                  BatchRunFn run, BatchObserver* observer = nullptr);
 
+  // The server is draining: from now on a batch runs as soon as a thread is
+  // free, without waiting for more rows or for its timeout (no more requests
+  // are coming to fill it). New tasks are still accepted. Idempotent.
+  void BeginDrain();
+
   // Closes every queue, keeps running queued batches until `drain` has
   // passed, then cancels (CANCELLED) whatever has not started and joins the
   // threads (a running batch is always finished). Later Schedule calls get
-  // UNAVAILABLE. Idempotent; the destructor calls Shutdown(0).
-  void Shutdown(std::chrono::milliseconds drain = std::chrono::milliseconds(0));
+  // UNAVAILABLE. Returns how many tasks were cancelled (0 on later calls).
+  // Idempotent; the destructor calls Shutdown(0).
+  int64_t Shutdown(std::chrono::milliseconds drain = std::chrono::milliseconds(0));
 
   int num_threads() const { return static_cast<int>(threads_.size()); }
 
@@ -155,6 +162,7 @@ class BatchScheduler : public std::enable_shared_from_this<BatchScheduler> {
   std::condition_variable drain_cv_;  // queue closers: a batch finished
   std::vector<std::shared_ptr<internal::Queue>> queues_;
   size_t next_queue_ = 0;  // round-robin position
+  bool draining_ = false;  // BeginDrain: every waiting batch is ready
   bool stopping_ = false;
   bool shut_down_ = false;  // Shutdown finished: nothing will run any more
   std::chrono::steady_clock::time_point drain_deadline_;

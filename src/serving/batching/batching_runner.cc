@@ -230,7 +230,9 @@ bool BatchingRunner::CanRunAsync(const runtime::Signature& signature, const Tens
   return CanBatch(signature, inputs, options_.config.pad_variable_length_inputs);
 }
 
-void BatchingRunner::Shutdown(std::chrono::milliseconds drain) { scheduler_->Shutdown(drain); }
+void BatchingRunner::BeginDrain() { scheduler_->BeginDrain(); }
+
+int64_t BatchingRunner::Shutdown(std::chrono::milliseconds drain) { return scheduler_->Shutdown(drain); }
 
 void BatchingRunner::Prune() {
   std::lock_guard<std::mutex> l(mu_);

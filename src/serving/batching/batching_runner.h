@@ -72,9 +72,11 @@ class BatchingRunner : public SignatureRunner {
   // True when the request would be queued for a batch (CanBatch).
   bool CanRunAsync(const runtime::Signature& signature, const TensorMap& inputs) const override;
 
+  // The server is draining: waiting batches run at once (BatchScheduler::BeginDrain).
+  void BeginDrain();
   // Graceful stop: no new requests (UNAVAILABLE), queued ones run until
-  // `drain` passes, the rest get CANCELLED.
-  void Shutdown(std::chrono::milliseconds drain);
+  // `drain` passes, the rest get CANCELLED; returns how many were cancelled.
+  int64_t Shutdown(std::chrono::milliseconds drain);
   // Drops queues whose servable is gone.
   void Prune();
   std::vector<BatchQueueInfo> Queues() const;

@@ -11,6 +11,7 @@
 #include "base/test_fixtures.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/server_core.h"
+#include "serving/serving_test_util.h"
 
 namespace tfhost::serving::batching {
 namespace {
@@ -41,37 +42,6 @@ ts::PredictRequest Request(const std::vector<float>& xs) {
   for (float v : xs) x.add_float_val(v);
   return request;
 }
-
-// Holds every batch until opened, then runs it directly.
-class GatedRunner : public SignatureRunner {
- public:
-  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                          const std::vector<std::string>& output_filter) override {
-    {
-      std::unique_lock<std::mutex> l(mu_);
-      ++entered_;
-      cv_.notify_all();
-      cv_.wait(l, [&] { return open_; });
-    }
-    return direct_.Run(servable, signature, std::move(inputs), output_filter);
-  }
-  bool WaitEntered(int n) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::seconds(30), [&] { return entered_ >= n; });
-  }
-  void Open() {
-    std::lock_guard<std::mutex> l(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  DirectRunner direct_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int entered_ = 0;
-  bool open_ = false;
-};
 
 TEST(BatchingServerCoreTest, PredictThroughTfServingBatchingConfigMatchesTheModel) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
@@ -130,7 +100,7 @@ TEST(BatchingServerCoreTest, FullQueueAnswersPredictWithUnavailableAtOnce) {
   TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
   auto core = MakeCore();
   ASSERT_TRUE(core);
-  auto gated = std::make_shared<GatedRunner>();
+  auto gated = std::make_shared<serving::testing::GateRunner>();
   BatchingRunnerOptions options;
   options.config.max_batch_size = 1;
   options.config.max_enqueued_batches = 1;
@@ -146,7 +116,7 @@ TEST(BatchingServerCoreTest, FullQueueAnswersPredictWithUnavailableAtOnce) {
     ts::PredictResponse r;
     statuses[0] = core->Predict(Request({1}), &r);
   });
-  ASSERT_TRUE(gated->WaitEntered(1));  // the only batch thread is busy
+  ASSERT_TRUE(gated->WaitForWaiting(1));  // the only batch thread is busy
   clients.emplace_back([&] {
     ts::PredictResponse r;
     statuses[1] = core->Predict(Request({2}), &r);

@@ -31,6 +31,7 @@ std::string ModelsDir() { return tfhost::testing::FixturePath("models/tfserving"
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
 using testing::FromJson;
+using testing::GateRunner;
 using testing::PartiallyEquals;
 using testing::ReadText;
 using testing::ToJson;
@@ -442,38 +443,6 @@ TEST(GrpcServerTest, ManyConcurrentCallsAllSucceed) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(s.server->in_flight(), 0);
 }
-
-// Holds every request until released (or until it has waited `max_wait`).
-class GateRunner : public SignatureRunner {
- public:
-  explicit GateRunner(std::chrono::milliseconds max_wait) : max_wait_(max_wait) {}
-  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                          const std::vector<std::string>& output_filter) override {
-    {
-      std::unique_lock lock(mu_);
-      ++waiting_;
-      cv_.notify_all();
-      cv_.wait_for(lock, max_wait_, [this] { return open_; });
-    }
-    return DirectRunner().Run(servable, signature, std::move(inputs), output_filter);
-  }
-  bool WaitForWaiting(int n) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(20), [&] { return waiting_ >= n; });
-  }
-  void Open() {
-    std::lock_guard lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::chrono::milliseconds max_wait_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int waiting_ = 0;
-  bool open_ = false;
-};
 
 TEST(GrpcServerTest, ShutdownLetsInFlightCallsFinishAndRefusesNewOnes) {
   TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
