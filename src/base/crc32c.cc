@@ -578,6 +578,23 @@ uint32_t Extend(uint32_t init_crc, const void* data, size_t n) {
   return ExtendPortable(init_crc, data, n);
 }
 
+#ifdef TFHOST_CRC32C_X86
+namespace {
+__attribute__((target("sse4.2"))) uint32_t Value64Sse42(uint64_t v) {
+  return static_cast<uint32_t>(_mm_crc32_u64(0xFFFFFFFFu, v)) ^ 0xFFFFFFFFu;
+}
+}  // namespace
+#endif
+
+uint32_t Value64(uint64_t v) {
+#ifdef TFHOST_CRC32C_X86
+  if (kActive != Impl::kPortable) return Value64Sse42(v);
+#endif
+  uint8_t bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * i));
+  return ExtendPortable(0, bytes, 8);
+}
+
 bool UsingHardware() { return kActive != Impl::kPortable; }
 
 Impl ActiveImpl() { return kActive; }

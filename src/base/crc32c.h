@@ -32,6 +32,11 @@ uint32_t Extend(uint32_t init_crc, const void* data, size_t n);
 // CRC-32C of data[0, n). Value("123456789", 9) == 0xE3069283.
 inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
 
+// CRC-32C of the 8 little-endian bytes of `v`, as Value(&v, 8): a TFRecord
+// length field. One crc32 instruction where the CPU has it, without the
+// length dispatch of Extend (about 3 ns less per record).
+uint32_t Value64(uint64_t v);
+
 // Stored checksums are masked so that a CRC of bytes that themselves contain
 // CRCs is not degenerate: rotate right by 15 bits, then add a constant.
 inline constexpr uint32_t kMaskDelta = 0xa282ead8u;

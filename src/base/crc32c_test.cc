@@ -70,6 +70,15 @@ TEST(Crc32cTest, UnsupportedImplementationRunsThePortableCode) {
   }
 }
 
+TEST(Crc32cTest, Value64IsTheCrcOfTheEightLittleEndianBytes) {
+  std::vector<uint8_t> buf = RandomBytes(8 * 1000, 64);
+  for (size_t i = 0; i < buf.size(); i += 8) {
+    uint64_t v = 0;
+    for (int k = 0; k < 8; ++k) v |= uint64_t{buf[i + k]} << (8 * k);
+    ASSERT_EQ(Value64(v), ExtendPortable(0, &buf[i], 8)) << "v " << v;
+  }
+}
+
 TEST(Crc32cTest, MaskOfZeroIsTheDelta) {
   EXPECT_EQ(Mask(0), 0xa282ead8u);
   EXPECT_EQ(Unmask(0xa282ead8u), 0u);

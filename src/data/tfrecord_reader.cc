@@ -46,7 +46,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool HeaderValid(const char* p) { return crc32c::Mask(crc32c::Value(p, 8)) == Load32(p + 8); }
+bool HeaderValid(const char* p) { return crc32c::Mask(crc32c::Value64(Load64(p))) == Load32(p + 8); }
 
 }  // namespace
 
@@ -281,7 +281,7 @@ StatusOr<TFRecordReader::Outcome> TFRecordReader::TryRecord(std::string_view* re
   const char* p = base_ + pos_;
   uint64_t length = Load64(p);
   uint32_t stored = Load32(p + 8);
-  uint32_t computed = crc32c::Mask(crc32c::Value(p, 8));
+  uint32_t computed = crc32c::Mask(crc32c::Value64(length));
   if (stored != computed) {
     c->what = "bad length CRC (stored " + Hex(stored) + ", computed " + Hex(computed) +
               "): garbage in the file, or not a TFRecord file" +
@@ -385,7 +385,7 @@ StatusOr<bool> TFRecordReader::ReadView(std::string_view* record) {
     const char* p = base_ + pos_;
     uint64_t length = Load64(p);
     if (length <= avail - kHeaderBytes - kFooterBytes && length <= options_.max_record_bytes &&
-        crc32c::Mask(crc32c::Value(p, 8)) == Load32(p + 8) &&
+        crc32c::Mask(crc32c::Value64(length)) == Load32(p + 8) &&
         (!options_.verify_data_crc ||
          crc32c::Mask(crc32c::Value(p + kHeaderBytes, length)) == Load32(p + kHeaderBytes + length))) {
       *record = std::string_view(p + kHeaderBytes, static_cast<size_t>(length));
@@ -462,7 +462,7 @@ void AppendTFRecordFrame(std::string_view record, std::string* out) {
   char header[kHeaderBytes];
   uint64_t length = record.size();
   std::memcpy(header, &length, 8);
-  uint32_t length_crc = crc32c::Mask(crc32c::Value(header, 8));
+  uint32_t length_crc = crc32c::Mask(crc32c::Value64(length));
   std::memcpy(header + 8, &length_crc, 4);
   uint32_t data_crc = crc32c::Mask(crc32c::Value(record.data(), record.size()));
   out->append(header, kHeaderBytes);
