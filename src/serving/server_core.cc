@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sstream>
 
@@ -34,6 +35,36 @@ class TimedRunner : public SignatureRunner {
  private:
   SignatureRunner& inner_;
   HistogramCell* cell_;
+};
+
+// Waits for a run that the runner queues (a batch) only until the client's
+// deadline; its late result is then dropped. Runs that happen in the caller's
+// thread are not cut short: a started model run cannot be stopped midway.
+class DeadlineRunner : public SignatureRunner {
+ public:
+  DeadlineRunner(SignatureRunner& inner, std::chrono::system_clock::time_point deadline)
+      : inner_(inner), deadline_(deadline) {}
+  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
+                          const std::vector<std::string>& output_filter) override {
+    if (std::chrono::system_clock::now() >= deadline_) {
+      return Status(StatusCode::kDeadlineExceeded, "the request's deadline passed before it could run");
+    }
+    if (!inner_.CanRunAsync(signature, inputs)) return inner_.Run(servable, signature, std::move(inputs), output_filter);
+    auto result = std::make_shared<std::promise<StatusOr<TensorMap>>>();
+    std::future<StatusOr<TensorMap>> outputs = result->get_future();
+    inner_.RunAsync(servable, signature, std::move(inputs), output_filter,
+                    [result](StatusOr<TensorMap> r) { result->set_value(std::move(r)); });
+    if (outputs.wait_until(deadline_) == std::future_status::timeout) {
+      return Status(StatusCode::kDeadlineExceeded,
+                    "the request's deadline passed while it waited for its batch of model '" + servable->name +
+                        "' to run");
+    }
+    return outputs.get();
+  }
+
+ private:
+  SignatureRunner& inner_;
+  std::chrono::system_clock::time_point deadline_;
 };
 
 Status MissingModelSpec() { return InvalidArgument("Missing ModelSpec"); }
@@ -404,8 +435,11 @@ Status ServerCore::RunInference(const ts::ModelSpec* spec, const char* api, cons
   auto run = [&]() -> Status {
     if (spec == nullptr) return MissingModelSpec();
     TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(*spec));
-    auto runner = RunnerFor(servable->name);
-    TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, api, "tfhost"}));
+    std::shared_ptr<SignatureRunner> runner = RunnerFor(servable->name);
+    std::optional<DeadlineRunner> bounded;
+    SignatureRunner* inner = runner.get();
+    if (context.deadline) inner = &bounded.emplace(*runner, *context.deadline);
+    TimedRunner timed(*inner, metrics_->runtime_latency->WithLabels({servable->name, api, "tfhost"}));
     return body(servable, timed);
   };
   Status s = run();

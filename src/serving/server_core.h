@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -52,6 +53,11 @@ const char* EntrypointName(Entrypoint e);  // "GRPC", "REST", "INTERNAL"
 
 struct RequestContext {
   Entrypoint entrypoint = Entrypoint::kInternal;
+  // The client's deadline (gRPC's, as TF Serving takes it), if it set one. A
+  // request waiting for its batch gives up at the deadline with
+  // DEADLINE_EXCEEDED, so the thread it holds is free again; a run that has
+  // started is let finish.
+  std::optional<std::chrono::system_clock::time_point> deadline;
 };
 
 struct ServerCoreOptions {

@@ -141,5 +141,45 @@ TEST(BatchingServerCoreTest, FullQueueAnswersPredictWithUnavailableAtOnce) {
   EXPECT_TRUE(statuses[1].ok()) << statuses[1].ToString();
 }
 
+TEST(BatchingServerCoreTest, ARequestWaitingForItsBatchGivesUpAtItsDeadline) {
+  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  auto core = MakeCore();
+  ASSERT_TRUE(core);
+  auto gated = std::make_shared<serving::testing::GateRunner>();
+  BatchingRunnerOptions options;
+  options.config.max_batch_size = 1;
+  options.config.num_batch_threads = 1;
+  options.inner = gated;
+  auto runner = BatchingRunner::Create(options);
+  ASSERT_TRUE(runner.ok());
+  core->SetDefaultRunner(*runner);
+
+  Status held;
+  std::thread holder([&] {
+    ts::PredictResponse r;
+    held = core->Predict(Request({1}), &r);
+  });
+  ASSERT_TRUE(gated->WaitForWaiting(1));  // the only batch thread is busy
+
+  RequestContext context{Entrypoint::kGrpc};
+  context.deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(200);
+  const auto start = std::chrono::steady_clock::now();
+  ts::PredictResponse response;
+  Status late = core->Predict(Request({2}), &response, context);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(late.code(), StatusCode::kDeadlineExceeded) << late.ToString();
+  EXPECT_NE(late.message().find("deadline passed while it waited for its batch"), std::string::npos) << late.ToString();
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "the caller should be let go at its deadline";
+
+  // A deadline already past fails at once, without queueing.
+  context.deadline = std::chrono::system_clock::now() - std::chrono::seconds(1);
+  Status expired = core->Predict(Request({3}), &response, context);
+  EXPECT_EQ(expired.code(), StatusCode::kDeadlineExceeded) << expired.ToString();
+
+  gated->Open();
+  holder.join();
+  EXPECT_TRUE(held.ok()) << held.ToString();
+}
+
 }  // namespace
 }  // namespace tfhost::serving::batching

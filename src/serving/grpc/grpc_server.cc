@@ -87,27 +87,31 @@ class GrpcServer::Impl {
 
     grpc::Status Classify(grpc::ServerContext* context, const ts::ClassificationRequest* request,
                           ts::ClassificationResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Classify(*request, response, Grpc()); });
+      return impl_->Handle(context, [&] { return impl_->core_->Classify(*request, response, Grpc(*context)); });
     }
     grpc::Status Regress(grpc::ServerContext* context, const ts::RegressionRequest* request,
                          ts::RegressionResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Regress(*request, response, Grpc()); });
+      return impl_->Handle(context, [&] { return impl_->core_->Regress(*request, response, Grpc(*context)); });
     }
     grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
                          ts::PredictResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Predict(*request, response, Grpc()); });
+      return impl_->Handle(context, [&] { return impl_->core_->Predict(*request, response, Grpc(*context)); });
     }
     grpc::Status MultiInference(grpc::ServerContext* context, const ts::MultiInferenceRequest* request,
                                 ts::MultiInferenceResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->MultiInference(*request, response, Grpc()); });
+      return impl_->Handle(context, [&] { return impl_->core_->MultiInference(*request, response, Grpc(*context)); });
     }
     grpc::Status GetModelMetadata(grpc::ServerContext* context, const ts::GetModelMetadataRequest* request,
                                   ts::GetModelMetadataResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->GetModelMetadata(*request, response, Grpc()); });
+      return impl_->Handle(context, [&] { return impl_->core_->GetModelMetadata(*request, response, Grpc(*context)); });
     }
 
    private:
-    static RequestContext Grpc() { return RequestContext{Entrypoint::kGrpc}; }
+    static RequestContext Grpc(const grpc::ServerContext& context) {
+      RequestContext c{Entrypoint::kGrpc};
+      if (context.deadline() != std::chrono::system_clock::time_point::max()) c.deadline = context.deadline();
+      return c;
+    }
     Impl* impl_;
   };
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "serving/batching/batching_runner.h"
 #include "serving/server_core.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
@@ -442,6 +443,41 @@ TEST(GrpcServerTest, ManyConcurrentCallsAllSucceed) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(s.server->in_flight(), 0);
+}
+
+TEST(GrpcServerTest, AClientDeadlineReleasesTheHandlerOfARequestWaitingForItsBatch) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
+  ASSERT_TRUE(s);
+  auto gate = std::make_shared<GateRunner>(std::chrono::seconds(20));
+  batching::BatchingRunnerOptions options;
+  options.config.max_batch_size = 1;
+  options.config.num_batch_threads = 1;
+  options.inner = gate;
+  auto batcher = batching::BatchingRunner::Create(options);
+  ASSERT_TRUE(batcher.ok()) << batcher.status().ToString();
+  s.core->SetRunner("default", *batcher);
+  auto held = std::async(std::launch::async, [&] {
+    ts::PredictResponse resp;
+    return s.predict->Predict(Ctx().get(), FloatPredict("default", {2}, {1, 1}), &resp);
+  });
+  ASSERT_TRUE(gate->WaitForWaiting(1));  // the only batch thread is busy
+  ASSERT_EQ((*batcher)->Queues().size(), 1u) << "the held request should have been batched";
+
+  grpc::ClientContext short_deadline;
+  short_deadline.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  ts::PredictResponse resp;
+  grpc::Status late = s.predict->Predict(&short_deadline, FloatPredict("default", {4}, {1, 1}), &resp);
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << late.error_message();
+  // The server side lets go too: only the held call's handler is left.
+  bool released = false;
+  for (int i = 0; i < 500 && !released; ++i) {
+    released = s.server->in_flight() == 1;
+    if (!released) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(released) << "handlers in flight: " << s.server->in_flight();
+  gate->Open();
+  EXPECT_GRPC_OK(held.get());
 }
 
 TEST(GrpcServerTest, ShutdownLetsInFlightCallsFinishAndRefusesNewOnes) {
