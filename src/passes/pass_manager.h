@@ -64,8 +64,8 @@ class PassManager {
  public:
   // identity_elimination, constant_folding, common_subexpression_elimination,
   // batch_norm_folding, gelu_fusion, conv_bias_activation_fusion,
-  // elementwise_fusion, then dead-node pruning. docs/graph_passes.md explains
-  // each.
+  // residual_add_fusion, elementwise_fusion, then dead-node pruning.
+  // docs/graph_passes.md explains each.
   static PassManager Default();
 
   void Add(std::unique_ptr<GraphPass> pass) { passes_.push_back(std::move(pass)); }
