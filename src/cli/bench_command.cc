@@ -416,6 +416,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   auto kernels = ParseKernelsFlag(kernels_flag);
   if (!kernels.ok()) return ReportUsage(err, "bench", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "bench", st.message());
+  NoteBf16Fallback(err, "bench", precision);
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "bench", inputs.status().message());
   Report rep;

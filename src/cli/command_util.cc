@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "backends/cpu/onednn/onednn_engine.h"
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
@@ -79,6 +80,13 @@ void AddPrecisionFlag(FlagParser& flags, std::string* precision) {
 Status CheckPrecisionFlag(const std::string& text) {
   if (text == "fp32" || text == "bf16") return OkStatus();
   return InvalidArgument("--precision must be fp32 or bf16, not '" + text + "'");
+}
+
+void NoteBf16Fallback(std::ostream& err, const char* command, const std::string& precision) {
+  if (precision != "bf16" || backends::onednn::CpuHasBf16()) return;
+  err << "tfhost " << command
+      << ": --precision bf16: this CPU has no native bf16 instructions (avx512_bf16 or AMX), so every "
+         "product runs in float32\n";
 }
 
 StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text) {

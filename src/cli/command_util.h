@@ -44,6 +44,10 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
 // CheckPrecisionFlag's error names the accepted values.
 void AddPrecisionFlag(FlagParser& flags, std::string* precision);
 Status CheckPrecisionFlag(const std::string& text);
+// For --precision bf16 on a CPU without native bf16 (avx512_bf16 or AMX):
+// tells the user, on `err`, that every product runs in float32, so a bf16
+// figure from this machine is not read as a bf16 measurement.
+void NoteBf16Fallback(std::ostream& err, const char* command, const std::string& precision);
 
 // --kernels fast|reference, as run and bench take it; ParseKernelsFlag turns
 // the text into the choice (the error names the accepted values).

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backends/cpu/onednn/onednn_engine.h"
 #include "cli/cli.h"
 
 namespace tfhost::cli {
@@ -119,6 +120,19 @@ TEST(CommandUtilTest, FillerMakesOnlyTheInputsNotGiven) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "cannot make x");
   fs::remove(path);
+}
+
+TEST(CommandUtilTest, Bf16OnACpuWithoutItSaysProductsRunInFloat32) {
+  std::ostringstream fp32, bf16;
+  NoteBf16Fallback(fp32, "bench", "fp32");
+  NoteBf16Fallback(bf16, "bench", "bf16");
+  EXPECT_EQ(fp32.str(), "");
+  if (backends::onednn::CpuHasBf16()) {
+    EXPECT_EQ(bf16.str(), "") << "this CPU runs bf16 natively";
+  } else {
+    EXPECT_NE(bf16.str().find("tfhost bench: --precision bf16: this CPU has no native bf16"), std::string::npos)
+        << bf16.str();
+  }
 }
 
 TEST(CommandUtilTest, KernelsFlagParsesBothChoicesAndNamesThemOnError) {

@@ -62,6 +62,7 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   auto kernels = ParseKernelsFlag(kernels_flag);
   if (!kernels.ok()) return ReportUsage(err, "run", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "run", st.message());
+  NoteBf16Fallback(err, "run", precision);
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
 

@@ -288,6 +288,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   AddServeFlags(flags, f);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  NoteBf16Fallback(err, "serve", f.precision);
   if (f.rest_api_port == 0 && f.port == 0) {
     return ReportUsage(err, "serve",
                        "--port=0 turns gRPC off and --rest_api_port=0 turns REST off: nothing would be served");
