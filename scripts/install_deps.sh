@@ -27,11 +27,22 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# s3rver (npm, pinned by its lock file) for tests/data_cache/s3rver_interop_test.sh;
+# without npm that test skips and says why.
+s3rver_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/data_cache/s3rver"
+if [ ! -d "$s3rver_dir/node_modules/s3rver" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "deps: npm ci in tests/data_cache/s3rver"
+    (cd "$s3rver_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    echo "deps: npm not found; s3rver_interop_test will skip"
+  fi
+fi
