@@ -41,7 +41,9 @@ s3rver_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/data_cache/s3
 if [ ! -d "$s3rver_dir/node_modules/s3rver" ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "deps: npm ci in tests/data_cache/s3rver"
-    (cd "$s3rver_dir" && npm ci --no-audit --no-fund --loglevel=error)
+    # Not fatal: without the registry the build and every other test still run.
+    (cd "$s3rver_dir" && npm ci --no-audit --no-fund --loglevel=error) ||
+      { rm -rf "$s3rver_dir/node_modules"; echo "deps: npm ci failed; s3rver_interop_test will skip"; }
   else
     echo "deps: npm not found; s3rver_interop_test will skip"
   fi
