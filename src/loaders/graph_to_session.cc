@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "backends/cpu/onednn/onednn_engine.h"
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
 #include "passes/pass_manager.h"
@@ -57,7 +58,13 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   }
   if (options.precision == "bf16") {
-    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
+    const passes::PassContext ctx = passes::PassContext::FromRoots(graph, pass_roots);
+    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, ctx);
+    // bf16 activations only where bf16 kernels run: elsewhere --precision
+    // bf16 computes in float32, and so must the edges between nodes.
+    if (st.ok() && options.session.kernels == backends::KernelChoice::kFast && backends::onednn::CpuHasBf16()) {
+      st = passes::MakeBf16ActivationChaining()->Run(&graph, ctx);
+    }
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   } else if (options.precision != "fp32") {
     return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");

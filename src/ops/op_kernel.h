@@ -33,6 +33,9 @@ class KernelContext {
   // Moves an input out, so an element-wise kernel may reuse its buffer when it
   // is the only owner (Tensor::RefCountIsOne).
   Tensor TakeInput(int i) { return std::move(inputs_[i]); }
+  // Replaces an input (a bf16 activation widened to float32 for a kernel that
+  // only reads float32, runtime/bf16_edges.h).
+  void set_input(int i, Tensor t) { inputs_[i] = std::move(t); }
   // Only kernels registered with `handles_dead_inputs` (Merge) see dead inputs.
   bool input_is_dead(int i) const { return input_dead_[i]; }
 

@@ -94,6 +94,10 @@ std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // kernels ignore it); kFp32 leaves the graph alone. precision.cc.
 enum class Precision { kFp32, kBf16 };
 std::unique_ptr<GraphPass> MakePrecisionPass(Precision precision);
+// Not in Default(): after the precision pass, where bf16 kernels run (fast
+// kernels, native bf16). Stores the output of a bf16 convolution in bf16
+// when only bf16 convolutions read it. bf16_activation_chaining.cc.
+std::unique_ptr<GraphPass> MakeBf16ActivationChaining();
 
 // The internal op elementwise_fusion emits (ops/math/fused_elementwise.cc).
 inline constexpr char kFusedElementwiseOp[] = "_TfhostFusedElementwise";

@@ -22,13 +22,13 @@
 #include <set>
 
 #include "ir/attrs.h"
+#include "ir/precision_attrs.h"
 
 #include "passes/pass_manager.h"
 
 namespace tfhost::passes {
 namespace {
 
-inline constexpr char kPrecisionAttr[] = "_tfhost_precision";
 constexpr int64_t kMinBf16Channels = 128;
 
 // The dtype attr(s) that must all be float32 for the node to be marked.
@@ -96,7 +96,7 @@ class PrecisionPass : public GraphPass {
       if (channels < kMinBf16Channels) continue;  // narrow or unknown: float32 (see above)
       tensorflow::AttrValue v;
       v.set_s("bf16");
-      node.attrs[kPrecisionAttr] = v;
+      node.attrs[ir::kPrecisionAttr] = v;
     }
     return OkStatus();
   }

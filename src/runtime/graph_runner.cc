@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/tensor_proto.h"
+#include "runtime/bf16_edges.h"
 #include "runtime/execution_plan.h"
 #include "runtime/frame_executor.h"
 #include "runtime/function_runtime.h"
@@ -101,14 +102,19 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     if (r->kernels_[i] != nullptr && reachable[i] && r->kernels_[i]->def.is_stateful()) {
       r->has_stateful_ = true;
     }
-    if (kernels == backends::KernelChoice::kFast && reachable[i] && r->kernels_[i] != nullptr &&
-        r->kernels_[i] != &FunctionCallRegistration()) {
-      backends::FastKernel fast = backends::FastKernelRegistry::Global().Make(n, r->kernels_[i]->kernel);
-      if (fast.kernel) {
+    if (reachable[i] && r->kernels_[i] != nullptr && r->kernels_[i] != &FunctionCallRegistration()) {
+      // The reference kernel, widened/narrowed at bf16 edges, is also what a
+      // fast kernel falls back to.
+      ops::KernelFn reference = AdaptToBf16Edges(n, r->kernels_[i]->kernel);
+      backends::FastKernel fast;
+      if (kernels == backends::KernelChoice::kFast) fast = backends::FastKernelRegistry::Global().Make(n, reference);
+      const bool has_fast = static_cast<bool>(fast.kernel);
+      if (has_fast || HasBf16Edge(n)) {
         auto reg = std::make_unique<ops::OpRegistration>(*r->kernels_[i]);
-        reg->kernel = std::move(fast.kernel);
+        reg->kernel = has_fast ? AdaptToBf16Edges(n, std::move(fast.kernel), /*widen_input=*/false)
+                               : std::move(reference);
         r->kernels_[i] = reg.get();
-        r->kernel_backends_[i] = fast.backend;
+        if (has_fast) r->kernel_backends_[i] = fast.backend;
         r->fast_registrations_.push_back(std::move(reg));
       }
     }

@@ -2,6 +2,7 @@
 // products marked bf16 match the float32 reference within 2e-2 of the
 // output's largest magnitude, differ from the float32 oneDNN result (so the
 // bf16 primitives really ran), and keep their converted weights across calls.
+// Convolutions at the ends of a bf16 edge write and read bf16 activations.
 // Skipped on CPUs without native bf16, where marked nodes run float32.
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 
 #include "backends/cpu/onednn/onednn_engine.h"
 #include "backends/cpu/onednn/onednn_test_util.h"
+#include "ops/nn/nn_util.h"
 
 namespace tfhost::backends::onednn {
 namespace {
@@ -103,6 +105,64 @@ TEST_F(OneDnnBf16Test, Bf16MarkedDepthwiseConvolutionsRunFloat32) {
   auto got = ops::RunKernelOnNode(marked.node, marked.fast.kernel, inputs);
   ASSERT_TRUE(want.ok() && got.ok());
   EXPECT_EQ((*got)[0].ToDoubleVector(), (*want)[0].ToDoubleVector());
+}
+
+// A bf16 edge (passes/bf16_activation_chaining.cc): the writer stores what
+// its float32 output rounds to, and a reader takes bf16 activations as a
+// reader of float32 ones would have rounded them.
+TEST_F(OneDnnBf16Test, Bf16EdgeWriterStoresItsFloat32OutputRoundedToNearestEven) {
+  ir::AttrMap attrs = ConvAttrs("SAME", 1);
+  attrs["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd", "Relu6"});
+  attrs["num_args"] = MakeAttr(int64_t{1});
+  const std::vector<Tensor> inputs = {RandomTensor(Shape({2, 7, 7, 64}), 40), RandomTensor(Shape({1, 1, 64, 160}), 41),
+                                      RandomTensor(Shape({160}), 42)};
+  ir::AttrMap writer_attrs = WithBf16(attrs);
+  writer_attrs[ir::kOutputDtypeAttr] = MakeAttr(DType::kBFloat16);
+  auto plain = MakeFast("_FusedConv2D", WithBf16(attrs));
+  auto writer = MakeFast("_FusedConv2D", writer_attrs);
+  ASSERT_TRUE(plain.fast.kernel && writer.fast.kernel);
+  auto want = ops::RunKernelOnNode(plain.node, plain.fast.kernel, inputs);
+  auto got = ops::RunKernelOnNode(writer.node, writer.fast.kernel, inputs);
+  ASSERT_TRUE(want.ok() && got.ok());
+  ASSERT_EQ((*got)[0].dtype(), DType::kBFloat16);
+  const Tensor rounded = ops::nn::NarrowFromFloat((*want)[0], DType::kBFloat16);
+  ASSERT_EQ((*got)[0].shape(), rounded.shape());
+  for (int64_t i = 0; i < rounded.NumElements(); ++i) {
+    ASSERT_EQ((*got)[0].data<uint16_t>()[i], rounded.data<uint16_t>()[i]) << "element " << i;
+  }
+  EXPECT_EQ(writer.fallbacks->load(), 0);
+}
+
+TEST_F(OneDnnBf16Test, Bf16EdgeReaderTakesBf16ActivationsAsFloat32OnesWouldRound) {
+  const ir::AttrMap attrs = WithBf16(ConvAttrs("SAME", 1));
+  const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 9, 9, 64}), 43), DType::kBFloat16);
+  const Tensor f = RandomTensor(Shape({1, 1, 64, 128}), 44);
+  auto conv = MakeFast("Conv2D", attrs);
+  ASSERT_TRUE(conv.fast.kernel);
+  auto from_bf16 = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {x, f});
+  auto from_float = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {ops::nn::WidenToFloat(x), f});
+  ASSERT_TRUE(from_bf16.ok() && from_float.ok()) << from_bf16.status().ToString();
+  EXPECT_EQ((*from_bf16)[0].dtype(), DType::kFloat);
+  EXPECT_EQ((*from_bf16)[0].ToDoubleVector(), (*from_float)[0].ToDoubleVector());
+  EXPECT_EQ(conv.fallbacks->load(), 0);
+}
+
+TEST_F(OneDnnBf16Test, DepthwiseReaderOfBf16ActivationsComputesInBf16) {
+  // Its float32 input is not converted (Bf16MarkedDepthwiseConvolutionsRunFloat32),
+  // but bf16 activations are read as they come: within 2e-2 of the
+  // reference, and not the float32 result.
+  const ir::AttrMap attrs = WithBf16(ConvAttrs("SAME", 2));
+  const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 14, 14, 144}), 45), DType::kBFloat16);
+  const Tensor f = RandomTensor(Shape({3, 3, 144, 1}), 46);
+  auto dw = MakeFast("DepthwiseConv2dNative", attrs);
+  ASSERT_TRUE(dw.fast.kernel);
+  auto got = ops::RunKernelOnNode(dw.node, dw.fast.kernel, {x, f});
+  auto fp32 = ops::RunKernelOnNode(dw.node, dw.fast.kernel, {ops::nn::WidenToFloat(x), f});
+  auto want = ops::RunSingleOp("DepthwiseConv2dNative", {ops::nn::WidenToFloat(x), f}, ConvAttrs("SAME", 2));
+  ASSERT_TRUE(got.ok() && fp32.ok() && want.ok()) << got.status().ToString();
+  EXPECT_LE(RelativeError((*got)[0], (*want)[0]), 2e-2);
+  EXPECT_GT(RelativeError((*got)[0], (*fp32)[0]), 0.0) << "the float32 primitive ran";
+  EXPECT_EQ(dw.fallbacks->load(), 0);
 }
 
 TEST_F(OneDnnBf16Test, Bf16MatrixProductsMatchFloat32WithinTwoPercent) {

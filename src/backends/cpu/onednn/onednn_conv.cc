@@ -11,8 +11,11 @@
 //
 // bf16 nodes (NodeWantsBf16, on a CPU with native bf16) convert the filter to
 // bf16 once in the same reorder, and the input activations to bf16 on every
-// call (in whatever layout the primitive picks); bias, post-ops and the
-// output stay float32, so accumulation is float32 too.
+// call (in whatever layout the primitive picks); bias, post-ops and
+// accumulation stay float32. Across a bf16 edge
+// (passes/bf16_activation_chaining.cc) activations arrive in bf16, NHWC, and
+// are read as they are, and a node whose output is such an edge writes it in
+// bf16 after its float32 epilogue: the rounding its readers would have done.
 #include "backends/cpu/onednn/onednn_conv.h"
 
 #include <cstring>
@@ -21,6 +24,7 @@
 #include "backends/cpu/onednn/onednn_engine.h"
 #include "ir/attrs.h"
 #include "ops/nn/conv_geometry.h"
+#include "ops/nn/nn_util.h"
 
 namespace tfhost::backends::onednn {
 namespace {
@@ -32,7 +36,8 @@ using ops::nn::Window2D;
 struct ConvConfig {
   bool depthwise = false;
   bool fused = false;
-  bool bf16 = false;  // node marked bf16 and the CPU has it
+  bool bf16 = false;  // node marked bf16 and the CPU has it (float32 input)
+  bool bf16_output = false;  // output 0 is a bf16 edge
   Window2D window;
   Epilogue epilogue;
 };
@@ -45,6 +50,8 @@ struct ConvEntry {
   // activations as the graph holds them.
   bool bf16 = false;
   bool src_dense_copy = false;  // the bf16 source has the activations' own layout
+  bool src_bf16 = false;        // the activations arrive in bf16 (src_md is theirs)
+  bool dst_bf16 = false;        // the output is written in bf16
   memory::desc src_user_md;
   bool reorder_weights = false;
   Shape out_shape;  // in the node's data_format
@@ -61,7 +68,9 @@ memory::format_tag ActivationTag(DataFormat f) {
 
 // Builds the primitive for one shape; entry->ok stays false when oneDNN (or
 // the geometry) rejects it, so the reference kernel handles that shape.
-std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, const Tensor& f, bool bf16) {
+// `bf16`: compute in bf16; `src_bf16`: x holds bf16 (implies bf16).
+std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, const Tensor& f, bool bf16,
+                                      bool src_bf16) {
   auto entry = std::make_shared<ConvEntry>();
   const Window2D& w = cfg.window;
   const bool nhwc = w.format == DataFormat::kNhwc;
@@ -91,14 +100,22 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
 
   entry->out_c = oc;
   entry->out_shape = nhwc ? Shape({n, dh->out, dw->out, oc}) : Shape({n, oc, dh->out, dw->out});
-  entry->src_md = memory::desc({n, c, h, wd}, memory::data_type::f32, ActivationTag(w.format));
+  const Epilogue& e = cfg.epilogue;
+  entry->src_md = memory::desc({n, c, h, wd}, src_bf16 ? memory::data_type::bf16 : memory::data_type::f32,
+                               ActivationTag(w.format));
   entry->src_user_md = entry->src_md;
   entry->bf16 = bf16;
+  entry->src_bf16 = src_bf16;
+  // A residual sum accumulates into its float32 residual.
+  entry->dst_bf16 = bf16 && cfg.bf16_output && !e.has_sum;
   const memory::data_type compute = bf16 ? memory::data_type::bf16 : memory::data_type::f32;
-  // bf16 activations are converted anyway, so the primitive may pick their layout.
+  // float32 activations bound for bf16 are converted anyway, so the primitive
+  // may pick their layout; bf16 ones are taken as they come.
   const memory::desc src_arg =
-      bf16 ? memory::desc({n, c, h, wd}, compute, memory::format_tag::any) : entry->src_md;
-  entry->dst_md = memory::desc({n, oc, dh->out, dw->out}, memory::data_type::f32, ActivationTag(w.format));
+      bf16 && !src_bf16 ? memory::desc({n, c, h, wd}, compute, memory::format_tag::any) : entry->src_md;
+  entry->dst_md = memory::desc({n, oc, dh->out, dw->out},
+                               entry->dst_bf16 ? memory::data_type::bf16 : memory::data_type::f32,
+                               ActivationTag(w.format));
   // The HWIO filter [kh, kw, group_in, oc] (output channel = g * group_out + o)
   // described in oneDNN's (g, o, i, h, w) order by strides.
   memory::dims wdims, wstrides;
@@ -115,7 +132,6 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
   const memory::dims dilates = {w.dilation_h - 1, w.dilation_w - 1};
   const memory::dims pad_l = {dh->pad_before, dw->pad_before};
   const memory::dims pad_r = {dh->pad_after, dw->pad_after};
-  const Epilogue& e = cfg.epilogue;
   try {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -140,7 +156,7 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
     // The primitive must take activations as they are: a plain layout it
     // cannot use would need reorders of its own (let the reference run).
     if (pd.dst_desc() != entry->dst_md) return entry;
-    if (bf16) {
+    if (bf16 && !src_bf16) {
       entry->src_md = pd.src_desc();
       entry->src_dense_copy =
           entry->src_md == memory::desc({n, c, h, wd}, memory::data_type::bf16, ActivationTag(w.format));
@@ -210,21 +226,20 @@ class ConvKernel {
     SetThreadsFor(ctx);
     const Epilogue& e = cfg_.epilogue;
     if (ctx.num_inputs() < 2 + e.num_args) return reference_(ctx);
-    const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
-    if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
-      return reference_(ctx);
+    const bool x_bf16 = ctx.input(0).dtype() == DType::kBFloat16;
+    if ((ctx.input(0).dtype() != DType::kFloat && !x_bf16) || f.dtype() != DType::kFloat ||
+        ctx.input(0).rank() != 4 || f.rank() != 4) {
+      return reference_(ctx);  // a bf16 edge's reader widens it (runtime/bf16_edges.h)
     }
-    std::vector<int64_t> key = x.shape().dims();
-    key.insert(key.end(), f.shape().dims().begin(), f.shape().dims().end());
-    std::shared_ptr<ConvEntry> entry = cache_->Find(key);
-    if (entry == nullptr) {
-      entry = BuildEntry(cfg_, x, f, cfg_.bf16);
-      // No bf16 primitive for this shape: float32 rather than the reference.
-      if (!entry->ok && cfg_.bf16) entry = BuildEntry(cfg_, x, f, false);
-      cache_->Insert(key, entry);
+    std::shared_ptr<ConvEntry> entry = EntryFor(ctx.input(0), f);
+    if (!entry->ok && x_bf16) {
+      // No bf16 primitive takes these activations as they are: widen them.
+      ctx.set_input(0, ops::nn::WidenToFloat(ctx.input(0)));
+      entry = EntryFor(ctx.input(0), f);
     }
     if (!entry->ok) return reference_(ctx);
+    const Tensor& x = ctx.input(0);
 
     std::unordered_map<int, memory> args;
     Tensor bn_scale, bn_shift;
@@ -250,9 +265,12 @@ class ConvKernel {
     // oneDNN writes every element of the output: a zero fill first would be
     // one more pass over memory (and a serial one) per convolution.
     Tensor y = e.has_sum ? ResidualAsDst(ctx, residual_arg)
-                         : Tensor::Uninitialized(DType::kFloat, entry->out_shape);
+                         : Tensor::Uninitialized(entry->dst_bf16 ? DType::kBFloat16 : DType::kFloat,
+                                                 entry->out_shape);
     std::shared_ptr<memory> weights = WeightsFor(*entry, f);
-    if (entry->bf16) {
+    if (entry->src_bf16) {
+      args.emplace(DNNL_ARG_SRC, Wrap(entry->src_md, x));
+    } else if (entry->bf16) {
       // Into this thread's buffer (slot 1; slot 0 is Execute's scratchpad):
       // at batch 32 a fresh buffer per call was an mmap and its page faults.
       memory src(entry->src_md, Engine(), ThreadBuffer(1, entry->src_md.get_size()));
@@ -270,6 +288,28 @@ class ConvKernel {
     Execute(entry->prim, entry->scratchpad_md, std::move(args));
     ctx.set_output(0, std::move(y));
     return OkStatus();
+  }
+
+  // The cached primitive for these activations (dtype and shape) and filter
+  // shape. float32 activations compute in bf16 when the node is marked,
+  // bf16 ones (a bf16 edge) always; no bf16 primitive for a float32 shape
+  // means float32 rather than the reference.
+  std::shared_ptr<ConvEntry> EntryFor(const Tensor& x, const Tensor& f) const {
+    const bool src_bf16 = x.dtype() == DType::kBFloat16 && CpuHasBf16();
+    std::vector<int64_t> key = x.shape().dims();
+    key.push_back(src_bf16 ? -2 : -1);
+    key.insert(key.end(), f.shape().dims().begin(), f.shape().dims().end());
+    std::shared_ptr<ConvEntry> entry = cache_->Find(key);
+    if (entry != nullptr) return entry;
+    if (x.dtype() == DType::kBFloat16 && !src_bf16) {
+      entry = std::make_shared<ConvEntry>();  // not ok: the caller widens x
+    } else {
+      const bool bf16 = src_bf16 || cfg_.bf16;
+      entry = BuildEntry(cfg_, x, f, bf16, src_bf16);
+      if (!entry->ok && bf16 && !src_bf16) entry = BuildEntry(cfg_, x, f, false, false);
+    }
+    cache_->Insert(key, entry);
+    return entry;
   }
 
   ConvConfig cfg_;
@@ -297,7 +337,10 @@ ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& referenc
   // Depthwise convolutions stay float32: they are bound by memory traffic,
   // and converting their activations cost more than bf16 saved (measured on
   // nsfw_mobilenet_v2, docs/backends.md "bf16").
+  // bf16 activations (a bf16 edge) are another matter: they compute in bf16.
   cfg.bf16 = NodeWantsBf16(node) && CpuHasBf16() && !cfg.depthwise;
+  auto output_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
+  cfg.bf16_output = output_dtype.ok() && *output_dtype == DType::kBFloat16;
   if (cfg.fused) {
     auto filter_format = ir::GetAttrOr<std::string>(node, "filter_format", "HWIO");
     if (!filter_format.ok() || *filter_format != "HWIO") return {};

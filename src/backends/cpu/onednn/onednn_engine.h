@@ -21,6 +21,7 @@
 
 #include "base/tensor.h"
 #include "ir/graph.h"
+#include "ir/precision_attrs.h"
 #include "ops/op_kernel.h"
 
 namespace tfhost::backends::onednn {
@@ -62,7 +63,7 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
 // bf16 compute (--precision bf16, passes/precision.cc): the node carries the
 // string attr `_tfhost_precision` = "bf16". Convolutions and matrix products
 // then take bf16 activations and weights and accumulate into float32 outputs.
-inline constexpr char kPrecisionAttr[] = "_tfhost_precision";
+using ir::kPrecisionAttr;
 // Whether the node asks for bf16 compute.
 bool NodeWantsBf16(const ir::Node& node);
 // Whether this CPU runs bf16 natively (avx512_bf16 or AMX, as oneDNN sees
