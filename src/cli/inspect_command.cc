@@ -1,4 +1,4 @@
-// `tfhost inspect PATH [--json] [--tag T] [--check] [--optimized]`: what
+// `tfhost inspect PATH [--json] [--tag T] [--check] [--optimized [--precision P]]`: what
 // `saved_model_cli show --all` prints (format, tag sets, every signature with
 // its tensors), plus the op histogram of the graph tfhost will run, the
 // variables' count and size, and, per signature, the ops on its path that
@@ -26,7 +26,9 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "backends/cpu/onednn/onednn_engine.h"
 #include "cli/command_util.h"
+#include "ir/precision_attrs.h"
 #include "loaders/model_loader.h"
 #include "ops/op_registry.h"
 #include "passes/pass_manager.h"
@@ -416,8 +418,10 @@ std::string ToJson(runtime::Model& model, const MissingOps& missing) {
 
 // --optimized: the node count before and after each graph pass (src/passes),
 // replayed on `model` (inspect loads it without passes), the optimized
-// graph's op histogram, and what its fused nodes fuse.
-Status PrintPassStats(runtime::Model& model, std::ostream& out) {
+// graph's op histogram, and what its fused nodes fuse. With --precision
+// bf16, the bf16 passes as `tfhost run` would apply them here, and how many
+// nodes compute in bf16 and store their output in bf16.
+Status PrintPassStats(runtime::Model& model, const std::string& precision, std::ostream& out) {
   // With the weights: the session's own graph holds only their dtype and
   // shape (one copy of the weights), and CSE must compare values.
   ir::Graph graph = model.session().GraphWithConstants();
@@ -428,6 +432,10 @@ Status PrintPassStats(runtime::Model& model, std::ostream& out) {
   }
   std::vector<passes::PassStats> stats;
   TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
+  if (precision == "bf16") {
+    TFHOST_RETURN_IF_ERROR(passes::PassManager::Bf16(backends::onednn::CpuHasBf16())
+                               .Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
+  }
   out << "\nGraph passes (nodes before -> after):\n";
   for (const auto& row : stats) {
     out << "  " << row.pass << ": " << row.nodes_before << " -> " << row.nodes_after << "\n";
@@ -449,13 +457,23 @@ Status PrintPassStats(runtime::Model& model, std::ostream& out) {
     out << "Fused nodes (op [fused ops]: count):\n";
     for (const auto& [line, count] : fused) out << "  " << line << ": " << count << "\n";
   }
+  if (precision == "bf16") {
+    int marked = 0, stored = 0;
+    for (const auto& n : graph.nodes()) {
+      marked += n.FindAttr(ir::kPrecisionAttr) != nullptr;
+      stored += n.FindAttr(ir::kOutputDtypeAttr) != nullptr;
+    }
+    out << "bf16: " << marked << " nodes compute in bf16, " << stored << " store their output in bf16"
+        << (backends::onednn::CpuHasBf16() ? "" : " (this CPU has no native bf16: all float32 at run time)") << "\n";
+  }
   return OkStatus();
 }
 
 int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, tags = "serve";
+  std::string precision = "fp32";
   bool json = false, check = false, optimized = false;
-  FlagParser flags("tfhost inspect PATH [--json] [--tag T] [--check] [--optimized]",
+  FlagParser flags("tfhost inspect PATH [--json] [--tag T] [--check] [--optimized [--precision P]]",
                    "Shows a model's format, tag sets, signatures (inputs and outputs with tensor names,\n"
                    "dtypes and shapes), the op histogram of its graph, its variables, and per signature\n"
                    "the ops on its path that tfhost has no kernel for.");
@@ -465,7 +483,9 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddBool("check", &check, "exit 1 when any signature needs an op tfhost lacks");
   flags.AddBool("optimized", &optimized,
                 "also show the graph after the passes: node counts per pass, op histogram, fused ops (text)");
+  AddPrecisionFlag(flags, &precision);
   if (int code = ParseOrExit(flags, args, "inspect", out, err); code >= 0) return code;
+  if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "inspect", st.message());
 
   // The model as written; --optimized adds the view after the passes.
   CliLoad load;
@@ -503,7 +523,7 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   } else {
     PrintText(**model, tags, missing, out);
     if (optimized) {
-      Status st = PrintPassStats(**model, out);
+      Status st = PrintPassStats(**model, precision, out);
       if (!st.ok()) return ReportFailure(err, "inspect", st);
     }
   }

@@ -113,5 +113,16 @@ TEST_F(InspectCommandTest, OptimizedShowsPerPassCountsHistogramAndFusedOps) {
   EXPECT_EQ(out_.str().find("Graph passes"), std::string::npos) << out_.str();
 }
 
+TEST_F(InspectCommandTest, OptimizedBf16ShowsThePrecisionPassesAndWhatTheyMarked) {
+  std::string path = Write("conv.pbtxt", kConvBiasRelu);
+  EXPECT_EQ(Inspect({path, "--optimized", "--precision", "bf16"}), kExitOk) << err_.str();
+  const std::string text = out_.str();
+  EXPECT_NE(text.find("precision: 4 -> 4"), std::string::npos) << text;
+  // One output channel: too narrow for bf16 (passes/precision.cc).
+  EXPECT_NE(text.find("bf16: 0 nodes compute in bf16, 0 store their output in bf16"), std::string::npos) << text;
+  EXPECT_EQ(Inspect({path, "--optimized", "--precision", "fp16"}), kExitUsage);
+  EXPECT_NE(err_.str().find("--precision must be fp32 or bf16, not 'fp16'"), std::string::npos) << err_.str();
+}
+
 }  // namespace
 }  // namespace tfhost::cli

@@ -58,13 +58,11 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   }
   if (options.precision == "bf16") {
-    const passes::PassContext ctx = passes::PassContext::FromRoots(graph, pass_roots);
-    st = passes::MakePrecisionPass(passes::Precision::kBf16)->Run(&graph, ctx);
     // bf16 activations only where bf16 kernels run: elsewhere --precision
     // bf16 computes in float32, and so must the edges between nodes.
-    if (st.ok() && options.session.kernels == backends::KernelChoice::kFast && backends::onednn::CpuHasBf16()) {
-      st = passes::MakeBf16ActivationChaining()->Run(&graph, ctx);
-    }
+    const bool bf16_activations =
+        options.session.kernels == backends::KernelChoice::kFast && backends::onednn::CpuHasBf16();
+    st = passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   } else if (options.precision != "fp32") {
     return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");

@@ -149,6 +149,13 @@ PassManager PassManager::Default() {
   return pm;
 }
 
+PassManager PassManager::Bf16(bool bf16_activations) {
+  PassManager pm;
+  pm.Add(MakePrecisionPass(Precision::kBf16));
+  if (bf16_activations) pm.Add(MakeBf16ActivationChaining());
+  return pm;
+}
+
 Status PassManager::Run(ir::Graph* graph, const PassContext& given, std::vector<PassStats>* stats) const {
   // A node nothing consumes is there to be fetched or fed by name (a saver's
   // filename Const, a signature tensor the roots missed): keep it.

@@ -67,6 +67,10 @@ class PassManager {
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
+  // --precision bf16, after Default(): the precision pass, then, when
+  // `bf16_activations` (bf16 kernels will run: fast kernels on a CPU with
+  // native bf16), bf16 activation chaining.
+  static PassManager Bf16(bool bf16_activations);
 
   void Add(std::unique_ptr<GraphPass> pass) { passes_.push_back(std::move(pass)); }
   // Runs the passes in order; `stats` (may be null) gets one row per pass.
