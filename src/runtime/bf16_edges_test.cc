@@ -12,11 +12,11 @@
 
 #include "ir/op_def_util.h"
 #include "ir/precision_attrs.h"
-#include "ir/tensor_proto.h"
 #include "ops/nn/nn_util.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 #include "runtime/session.h"
+#include "runtime/test_graph_def_util.h"
 #include "tensorflow/core/framework/graph.pb.h"
 
 namespace tfhost::runtime {
@@ -30,19 +30,10 @@ Tensor Values(Shape shape, float scale) {
   return t;
 }
 
-tensorflow::NodeDef* AddNode(tensorflow::GraphDef& g, const std::string& name, const std::string& op,
-                             std::vector<std::string> inputs = {}) {
-  auto* n = g.add_node();
-  n->set_name(name);
-  n->set_op(op);
-  for (auto& i : inputs) n->add_input(i);
-  return n;
-}
+using testing::AddNode;
 
 void AddConst(tensorflow::GraphDef& g, const std::string& name, const Tensor& value) {
-  auto* n = AddNode(g, name, "Const");
-  (*n->mutable_attr())["dtype"].set_type(static_cast<tensorflow::DataType>(value.dtype()));
-  ir::TensorToProto(value, (*n->mutable_attr())["value"].mutable_tensor());
+  testing::SetConst(AddNode(g, name, "Const"), value);
 }
 
 void AddConv(tensorflow::GraphDef& g, const std::string& name, const std::string& input, const std::string& filter) {

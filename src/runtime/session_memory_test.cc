@@ -11,25 +11,23 @@
 
 #include "ir/tensor_proto.h"
 #include "runtime/session.h"
+#include "runtime/test_graph_def_util.h"
 #include "tensorflow/core/framework/graph.pb.h"
 
 namespace tfhost::runtime {
 namespace {
 
+// A float node (T = DT_FLOAT).
 tensorflow::NodeDef* AddNode(tensorflow::GraphDef& g, const std::string& name, const std::string& op,
                              std::vector<std::string> inputs = {}) {
-  auto* n = g.add_node();
-  n->set_name(name);
-  n->set_op(op);
-  for (auto& i : inputs) n->add_input(i);
+  auto* n = testing::AddNode(g, name, op, std::move(inputs));
   (*n->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
   return n;
 }
 
 void SetConst(tensorflow::NodeDef* n, const Tensor& value) {
   n->mutable_attr()->erase("T");
-  (*n->mutable_attr())["dtype"].set_type(static_cast<tensorflow::DataType>(value.dtype()));
-  ir::TensorToProto(value, (*n->mutable_attr())["value"].mutable_tensor());
+  testing::SetConst(n, value);
 }
 
 tensorflow::NodeDef* AddPlaceholder(tensorflow::GraphDef& g, const std::string& name) {

@@ -5,27 +5,17 @@
 #include <gtest/gtest.h>
 
 #include "ir/tensor_proto.h"
+#include "runtime/test_graph_def_util.h"
 #include "tensorflow/core/framework/graph.pb.h"
 
 namespace tfhost::runtime {
 namespace {
 
-tensorflow::NodeDef* AddNode(tensorflow::GraphDef& g, const std::string& name, const std::string& op,
-                             std::vector<std::string> inputs = {}) {
-  auto* n = g.add_node();
-  n->set_name(name);
-  n->set_op(op);
-  for (auto& i : inputs) n->add_input(i);
-  return n;
-}
+using testing::AddNode;
+using testing::SetConst;
 
 void SetType(tensorflow::NodeDef* n, const std::string& attr, DType t) {
   (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(t));
-}
-
-void SetConst(tensorflow::NodeDef* n, const Tensor& value) {
-  SetType(n, "dtype", value.dtype());
-  ir::TensorToProto(value, (*n->mutable_attr())["value"].mutable_tensor());
 }
 
 std::unique_ptr<Session> MakeSession(const tensorflow::GraphDef& gd, int inter_op = 1) {
