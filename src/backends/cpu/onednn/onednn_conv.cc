@@ -18,7 +18,6 @@
 // bf16 after its float32 epilogue: the rounding its readers would have done.
 #include "backends/cpu/onednn/onednn_conv.h"
 
-#include <cstring>
 #include <string>
 
 #include "backends/cpu/onednn/onednn_engine.h"
@@ -198,15 +197,7 @@ Tensor ResidualAsDst(ops::KernelContext& ctx, int arg) {
   Tensor r = ctx.TakeInput(arg);
   if (r.RefCountIsOne()) return r;
   Tensor y = Tensor::Uninitialized(DType::kFloat, r.shape());
-  const char* src = static_cast<const char*>(r.raw_data());
-  char* dst = static_cast<char*>(y.raw_data());
-  const int64_t bytes = static_cast<int64_t>(r.ByteSize());
-  auto copy = [&](int64_t begin, int64_t end) { std::memcpy(dst + begin, src + begin, end - begin); };
-  if (ctx.intra_op() != nullptr && bytes >= (int64_t{1} << 20)) {
-    ctx.intra_op()->ParallelFor(bytes, int64_t{1} << 18, copy);
-  } else {
-    copy(0, bytes);
-  }
+  ParallelCopy(ctx, y.raw_data(), r.raw_data(), static_cast<int64_t>(r.ByteSize()));
   return y;
 }
 

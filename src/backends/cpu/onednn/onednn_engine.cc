@@ -150,6 +150,17 @@ void ConvertToBf16Into(const Tensor& t, const dnnl::memory& out, const ops::Kern
   }
 }
 
+void ParallelCopy(const ops::KernelContext& ctx, void* dst, const void* src, int64_t bytes) {
+  auto copy = [&](int64_t begin, int64_t end) {
+    std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin, end - begin);
+  };
+  if (ctx.intra_op() != nullptr && bytes >= (int64_t{1} << 20)) {
+    ctx.intra_op()->ParallelFor(bytes, int64_t{1} << 18, copy);
+  } else {
+    copy(0, bytes);
+  }
+}
+
 bool AttrIsFloat(const ir::Node& node, const std::string& key) {
   auto t = ir::GetAttr<DType>(node, key);
   return t.ok() && *t == DType::kFloat;

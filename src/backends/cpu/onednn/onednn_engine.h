@@ -90,6 +90,10 @@ void ConvertToBf16Into(const Tensor& t, const dnnl::memory& out, const ops::Kern
 // costing an mmap and page faults on every call.
 void* ThreadBuffer(int slot, size_t bytes);
 
+// Copies `bytes` from `src` to `dst`, split over the context's intra-op pool
+// when it is large enough to pay for the split.
+void ParallelCopy(const ops::KernelContext& ctx, void* dst, const void* src, int64_t bytes);
+
 // Attr helpers for the nodes' factories: absent or malformed attrs yield the
 // default / false so the factory can decline.
 bool AttrIsFloat(const ir::Node& node, const std::string& key);

@@ -2,6 +2,11 @@
 // broadcasting are strides and size-1 dims), so no operand is copied. One
 // primitive per (x shape, y shape) is cached per node.
 //
+// oneDNN 2.6's gemm-based MatMul (`gemm:jit`, what it picks below AVX-512)
+// reads the second operand up to 1.9x slower when it starts on a cache line,
+// as every tensor buffer here does: for large products that operand is
+// copied to a buffer 16 bytes past a line first (kMisalignBMinRows below).
+//
 // bf16 nodes (NodeWantsBf16, on a CPU with native bf16) convert both operands
 // to bf16 (row-major) and write a float32 product: the second operand (the
 // weights of a MatMul) is converted once per buffer and kept, the first on
@@ -9,6 +14,7 @@
 #include "backends/cpu/onednn/onednn_matmul.h"
 
 #include <algorithm>
+#include <string>
 
 #include "backends/cpu/onednn/onednn_engine.h"
 #include "ir/attrs.h"
@@ -42,7 +48,20 @@ struct MatMulEntry {
   std::mutex b_mu;
   Tensor b_source;                 // operand the cached bf16 copy came from
   std::shared_ptr<memory> b_bf16;
+  // float32 gemm:jit: pass b from a copy off its cache-line alignment.
+  bool misalign_b = false;
 };
+
+// Measured with ONEDNN_MAX_CPU_ISA=AVX2 (bench/onednn_gemm_alignment,
+// docs/perf.md session 7), copy included: 512^3 runs 1.24-1.34x faster,
+// 1024^3 the same; products with fewer rows or narrower outputs gain less
+// than the copy costs (128 x 256 x 256: 0.70-0.98x; 8 rows: 0.2-0.7x), and
+// the AVX-512 (brg) kernels gain nothing. 16 bytes past a line was the
+// fastest offset tried (64 and 256 bytes were as slow as aligned or slower).
+constexpr int64_t kMisalignBMinRows = 256;
+constexpr int64_t kMisalignBMinColumns = 512;
+constexpr int64_t kMisalignBMinElements = int64_t{1} << 18;
+constexpr size_t kMisalignedOperand = 16;  // bytes
 
 // Strides of the logical (untransposed) operand over a row-major tensor of
 // `stored` dims: the stored strides with the last two swapped when
@@ -138,6 +157,8 @@ std::shared_ptr<MatMulEntry> BuildEntry(const MatMulConfig& cfg, const Tensor& a
       desc = std::make_unique<dnnl::matmul::desc>(entry->a_md, entry->b_md, entry->c_md);
     }
     dnnl::matmul::primitive_desc pd(*desc, attr, Engine());
+    entry->misalign_b = !bf16 && r == 2 && !cfg.transpose_b && m >= kMisalignBMinRows && n >= kMisalignBMinColumns &&
+                        k * n >= kMisalignBMinElements && std::string(pd.impl_info_str()).rfind("gemm:jit", 0) == 0;
     entry->scratchpad_md = pd.scratchpad_desc();
     entry->prim = dnnl::matmul(pd);
   } catch (const dnnl::error&) {
@@ -209,6 +230,12 @@ class MatMulKernel {
       args.emplace(DNNL_ARG_SRC, cfg_.transpose_a ? ReorderToBf16(entry->a_user_md, a, entry->a_md)
                                                   : ConvertToBf16(a, entry->a_md, ctx));
       args.emplace(DNNL_ARG_WEIGHTS, *Bf16Operand(*entry, b));
+    } else if (entry->misalign_b) {
+      // Slot 1 of this thread (slot 0 is Execute's scratchpad).
+      char* copy = static_cast<char*>(ThreadBuffer(1, b.ByteSize() + kMisalignedOperand)) + kMisalignedOperand;
+      ParallelCopy(ctx, copy, b.raw_data(), static_cast<int64_t>(b.ByteSize()));
+      args.emplace(DNNL_ARG_SRC, Wrap(entry->a_md, a));
+      args.emplace(DNNL_ARG_WEIGHTS, memory(entry->b_md, Engine(), copy));
     } else {
       args.emplace(DNNL_ARG_SRC, Wrap(entry->a_md, a));
       args.emplace(DNNL_ARG_WEIGHTS, Wrap(entry->b_md, b));
