@@ -8,7 +8,10 @@
 // Run it under ONEDNN_MAX_CPU_ISA=AVX2 to see the AVX2 kernels on an
 // AVX-512 machine (run.sh does both).
 //
-//   onednn_layout_ab BATCH nhwc|any f32|bf16 [RUNS]
+//   onednn_layout_ab BATCH nhwc|any|nChw8c|nChw16c f32|bf16 [RUNS]
+//
+// nChw8c / nChw16c force that blocked layout on every convolution after
+// the stem (oneDNN's own choice under `any` is not always its fastest).
 //
 // Prints one line: batch, layout, dtype, reorders, p50 ms, and the
 // implementations oneDNN chose (how many convolutions each).
@@ -66,11 +69,22 @@ struct Step {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s BATCH nhwc|any f32|bf16 [RUNS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s BATCH nhwc|any|nChw8c|nChw16c f32|bf16 [RUNS]\n", argv[0]);
     return 2;
   }
   const int batch = std::atoi(argv[1]);
-  const bool any = std::strcmp(argv[2], "any") == 0;
+  const std::string layout = argv[2];
+  Tag forced = Tag::nhwc;
+  if (layout == "any") {
+    forced = Tag::any;
+  } else if (layout == "nChw8c") {
+    forced = Tag::aBcd8b;
+  } else if (layout == "nChw16c") {
+    forced = Tag::aBcd16b;
+  } else if (layout != "nhwc") {
+    std::fprintf(stderr, "layout must be nhwc, any, nChw8c or nChw16c, not '%s'\n", argv[2]);
+    return 2;
+  }
   const Dt act = std::strcmp(argv[3], "bf16") == 0 ? Dt::bf16 : Dt::f32;
   const int runs = argc > 4 ? std::atoi(argv[4]) : 20;
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
@@ -90,8 +104,8 @@ int main(int argc, char** argv) {
       // reference one); everything after it is `act` in the chosen layout.
       const bool stem = i == 0;
       const Dt dt = stem ? Dt::f32 : act;
-      const memory::desc src({batch, c.ic, c.h, c.h}, dt, any && !stem ? Tag::any : Tag::nhwc);
-      const memory::desc dst({batch, c.oc, oh, oh}, dt, any && !stem ? Tag::any : Tag::nhwc);
+      const memory::desc src({batch, c.ic, c.h, c.h}, dt, stem ? Tag::nhwc : forced);
+      const memory::desc dst({batch, c.oc, oh, oh}, dt, stem ? Tag::nhwc : forced);
       const memory::desc weights = c.depthwise ? memory::desc({c.oc, 1, 1, c.k, c.k}, dt, Tag::any)
                                                : memory::desc({c.oc, c.ic, c.k, c.k}, dt, Tag::any);
       const memory::desc bias({c.oc}, Dt::f32, Tag::x);

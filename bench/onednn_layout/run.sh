@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B of activation layouts for a MobileNetV2 convolution chain in oneDNN
 # (onednn_layout_ab.cc): NHWC throughout vs each primitive's preferred
-# layout, on this CPU's widest kernels and on the AVX2 ones
+# layout (and, on the widest kernels, nChw16c forced), on this CPU's widest
+# kernels and on the AVX2 ones
 # (ONEDNN_MAX_CPU_ISA=AVX2), one thread at batch 1 and two at batch 32,
 # ROUNDS alternating rounds. bf16 rows only where the CPU has avx512_bf16.
 #
@@ -20,7 +21,9 @@ for round in $(seq "$ROUNDS"); do
       read -r batch threads <<< "$setting"
       for dt in $dtypes; do
         [[ $isa == AVX2 && $dt == bf16 ]] && continue
-        for layout in nhwc any; do
+        layouts="nhwc any"
+        [[ $isa == DEFAULT ]] && layouts="nhwc any nChw16c"
+        for layout in $layouts; do
           env_isa=()
           [[ $isa == AVX2 ]] && env_isa=(ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2)
           echo -n "round $round  isa $isa  threads $threads  "
