@@ -74,13 +74,13 @@ int main(int argc, char** argv) {
   }
   const int batch = std::atoi(argv[1]);
   const std::string layout = argv[2];
-  Tag forced = Tag::nhwc;
+  Tag activation_tag = Tag::nhwc;
   if (layout == "any") {
-    forced = Tag::any;
+    activation_tag = Tag::any;
   } else if (layout == "nChw8c") {
-    forced = Tag::aBcd8b;
+    activation_tag = Tag::aBcd8b;
   } else if (layout == "nChw16c") {
-    forced = Tag::aBcd16b;
+    activation_tag = Tag::aBcd16b;
   } else if (layout != "nhwc") {
     std::fprintf(stderr, "layout must be nhwc, any, nChw8c or nChw16c, not '%s'\n", argv[2]);
     return 2;
@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
       // reference one); everything after it is `act` in the chosen layout.
       const bool stem = i == 0;
       const Dt dt = stem ? Dt::f32 : act;
-      const memory::desc src({batch, c.ic, c.h, c.h}, dt, stem ? Tag::nhwc : forced);
-      const memory::desc dst({batch, c.oc, oh, oh}, dt, stem ? Tag::nhwc : forced);
+      const memory::desc src({batch, c.ic, c.h, c.h}, dt, stem ? Tag::nhwc : activation_tag);
+      const memory::desc dst({batch, c.oc, oh, oh}, dt, stem ? Tag::nhwc : activation_tag);
       const memory::desc weights = c.depthwise ? memory::desc({c.oc, 1, 1, c.k, c.k}, dt, Tag::any)
                                                : memory::desc({c.oc, c.ic, c.k, c.k}, dt, Tag::any);
       const memory::desc bias({c.oc}, Dt::f32, Tag::x);
