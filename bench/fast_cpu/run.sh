@@ -20,6 +20,9 @@
 #            measured 2-thread peak
 #   matmul   one 512x512x512 MatMul through the engine (matmul_512.pbtxt):
 #            target >= 75% of peak
+#   matmul_avx2  (not in the default list) the same on oneDNN's AVX2 kernels
+#            (ONEDNN_MAX_CPU_ISA=AVX2, what an AVX2-only CPU runs) against
+#            fma_peak's AVX2 peak, on a CPU with AVX-512
 #   cold     fresh processes: load + first inference of nsfw_mobilenet_v2
 #            (target < 300 ms), peak RSS vs 2 x weight bytes + 64 MiB
 #   bf16     only when `tfhost bench --help` lists --precision: bf16 vs fp32
@@ -89,12 +92,16 @@ echo
 # ---------------------------------------------------------------- peak
 peak1=""
 peak2=""
-if want peak || want batch32 || want matmul; then
+avx2_peak1=""
+avx2_peak2=""
+if want peak || want batch32 || want matmul || want matmul_avx2; then
   log "fma_peak, 1 and 2 threads (load $(load))"
   "$FMA_PEAK" --threads 1 --json > "$out/peak1.json"
   "$FMA_PEAK" --threads 2 --json > "$out/peak2.json"
   peak1="$(js 'J[0].peak_gflops' "$out/peak1.json")"
   peak2="$(js 'J[0].peak_gflops' "$out/peak2.json")"
+  avx2_peak1="$(js "(J[0].fma.find((f) => f.isa === 'avx2') || {}).gflops" "$out/peak1.json")"
+  avx2_peak2="$(js "(J[0].fma.find((f) => f.isa === 'avx2') || {}).gflops" "$out/peak2.json")"
   if want peak; then
     echo "### Peak fp32 GFLOP/s (bench/fma_peak, best of 5 rounds)"
     echo
@@ -206,6 +213,23 @@ if want matmul; then
   js "J[0].results.map((r) => { const peak = r.threads === 1 ? $peak1 : $peak2; const pct = 100 * r.gflops_per_s / peak;
     return \`| \${r.threads} | \${r.runs} | \${fmt(r.p50_ms, 3)} | \${fmt(r.gflops_per_s)} | \${fmt(peak)} | \` +
       \`**\${fmt(pct)}%** (\${pct >= 75 ? 'met' : 'not met'}) |\`; }).join('\n')" "$out/matmul.json"
+  echo
+fi
+
+# ---------------------------------------------------------------- matmul_avx2
+if want matmul_avx2; then
+  log "matmul_avx2: 512^3 on oneDNN's AVX2 kernels, threads 1,2 (load $(load))"
+  ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 "$TFHOST" bench "$here/matmul_512.pbtxt" --threads 1,2 \
+    --runs "$((RUNS * 5))" --warmup "$WARMUP" "${TFHOST_FLAGS[@]}" --json > "$out/matmul_avx2.json"
+  echo "### 512×512×512 MatMul on oneDNN's AVX2 kernels (ONEDNN_MAX_CPU_ISA=AVX2)"
+  echo
+  echo 'What an AVX2-only CPU runs (`gemm:jit`), measured against bench/fma_peak'"'"'s AVX2 FMA peak of this run.'
+  echo
+  echo "| threads | runs | p50 ms | GFLOP/s | AVX2 peak | % of AVX2 peak |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  js "J[0].results.map((r) => { const peak = r.threads === 1 ? $avx2_peak1 : $avx2_peak2; const pct = 100 * r.gflops_per_s / peak;
+    return \`| \${r.threads} | \${r.runs} | \${fmt(r.p50_ms, 3)} | \${fmt(r.gflops_per_s)} | \${fmt(peak)} | \` +
+      \`**\${fmt(pct)}%** (\${pct >= 75 ? 'met' : 'not met'}) |\`; }).join('\n')" "$out/matmul_avx2.json"
   echo
 fi
 
