@@ -288,7 +288,9 @@ class ConvKernel {
   std::shared_ptr<ConvEntry> EntryFor(const Tensor& x, const Tensor& f) const {
     const bool src_bf16 = x.dtype() == DType::kBFloat16 && CpuHasBf16();
     std::vector<int64_t> key = x.shape().dims();
-    key.push_back(src_bf16 ? -2 : -1);
+    // Keyed by the dtype, not the path taken: bf16 activations on a CPU
+    // without bf16 must not leave their (declined) entry in float32's slot.
+    key.push_back(x.dtype() == DType::kBFloat16 ? -2 : -1);
     key.insert(key.end(), f.shape().dims().begin(), f.shape().dims().end());
     std::shared_ptr<ConvEntry> entry = cache_->Find(key);
     if (entry != nullptr) return entry;

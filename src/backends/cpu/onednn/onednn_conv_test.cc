@@ -8,6 +8,7 @@
 #include "base/buffer_pool.h"
 
 #include "backends/cpu/onednn/onednn_test_util.h"
+#include "ops/nn/nn_util.h"
 
 namespace tfhost::backends::onednn {
 namespace {
@@ -94,6 +95,29 @@ TEST(OneDnnConvTest, Conv2DMatchesReferenceOverLayoutsPaddingsStridesDilations) 
       ExpectMatchesReference("Conv2D", c.Attrs(), in, 1e-4, "Conv2D " + c.Label());
     }
   }
+}
+
+TEST(OneDnnConvTest, Bf16ActivationsRunOnOneDnnWhetherOrNotTheCpuHasBf16) {
+  // A bf16 edge's activations (passes/bf16_activation_chaining.cc): with
+  // native bf16 they compute in bf16; without it (ctest runs this binary
+  // again under ONEDNN_MAX_CPU_ISA=AVX2) they are widened to float32 and
+  // still run on oneDNN, and so do later float32 activations of that shape.
+  ConvCase c;
+  c.batch = 2;
+  c.in_c = 16;
+  c.out_c = 32;
+  const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(c.InputShape(), 70), DType::kBFloat16);
+  const Tensor f = RandomTensor(Shape({c.kh, c.kw, c.in_c, c.out_c}), 71);
+  auto want = ops::RunSingleOp("Conv2D", {ops::nn::WidenToFloat(x), f}, c.Attrs());
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto conv = MakeFast("Conv2D", c.Attrs());
+  ASSERT_TRUE(conv.fast.kernel);
+  for (const Tensor& input : {x, ops::nn::WidenToFloat(x), x}) {
+    auto got = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {input, f});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectClose((*got)[0], (*want)[0], 2e-2, std::string("input ") + DTypeName(input.dtype()));
+  }
+  EXPECT_EQ(conv.fallbacks->load(), 0) << "fell back to the reference kernel";
 }
 
 TEST(OneDnnConvTest, Conv2DWithManyChannelsMatchesReference) {
