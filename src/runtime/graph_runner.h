@@ -85,7 +85,8 @@ class GraphRunner {
   ir::Graph graph_;
   std::string context_;
   std::vector<const ops::OpRegistration*> kernels_;  // per node; null = no kernel
-  // Registrations whose kernel is a fast one; kernels_ points into these.
+  // Registrations whose kernel replaces the registry's: a fast one, or the
+  // reference kernel adapted to bf16 edges; kernels_ points into these.
   std::vector<std::unique_ptr<ops::OpRegistration>> fast_registrations_;
   std::vector<std::string> kernel_backends_;         // per node; "" = reference
   std::vector<Tensor> constants_;                    // decoded value of each Const node

@@ -40,10 +40,9 @@ TEST(OneDnnMatMulTest, MatMulMatchesReferenceForEveryTransposeAndOddSizes) {
 TEST(OneDnnMatMulTest, LargeMatMulsMatchReferenceWhateverPathTheSecondOperandTakes) {
   // At least 256 rows, 512 columns and 2^18 elements of b: on oneDNN's
   // gemm-based MatMul (AVX2; ctest runs this binary again as
-  // onednn_matmul_test_avx2) b is
-  // copied off its cache-line alignment first. Repeated calls reuse the
-  // thread's copy buffer with new values; a transposed b takes the
-  // unmodified path.
+  // onednn_matmul_test_avx2) b is copied off its cache-line alignment first.
+  // Repeated calls reuse the thread's copy buffer with new values; a
+  // transposed b takes the unmodified path.
   uint32_t seed = 100;
   for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{256, 512, 512}, {261, 515, 530}}) {
     for (int call = 0; call < 2; ++call) {
