@@ -200,6 +200,16 @@ if want batch32; then
 fi
 
 # ---------------------------------------------------------------- matmul
+# matmul_table JSON PEAK1 PEAK2 PEAK_LABEL: the 512^3 rows against the peaks.
+matmul_table() {
+  echo "| threads | runs | p50 ms | GFLOP/s | $4 | % of $4 |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  js "J[0].results.map((r) => { const peak = r.threads === 1 ? $2 : $3; const pct = 100 * r.gflops_per_s / peak;
+    return \`| \${r.threads} | \${r.runs} | \${fmt(r.p50_ms, 3)} | \${fmt(r.gflops_per_s)} | \${fmt(peak)} | \` +
+      \`**\${fmt(pct)}%** (\${pct >= 75 ? 'met' : 'not met'}) |\`; }).join('\n')" "$1"
+  echo
+}
+
 if want matmul; then
   log "matmul: 512^3, threads 1,2 (load $(load))"
   "$TFHOST" bench "$here/matmul_512.pbtxt" --threads 1,2 --runs "$((RUNS * 5))" --warmup "$WARMUP" \
@@ -208,12 +218,7 @@ if want matmul; then
   echo
   echo "Both operands are fed inputs (no weight pre-packing). Target: >= 75% of peak (same thread count)."
   echo
-  echo "| threads | runs | p50 ms | GFLOP/s | peak | % of peak |"
-  echo "|---:|---:|---:|---:|---:|---:|"
-  js "J[0].results.map((r) => { const peak = r.threads === 1 ? $peak1 : $peak2; const pct = 100 * r.gflops_per_s / peak;
-    return \`| \${r.threads} | \${r.runs} | \${fmt(r.p50_ms, 3)} | \${fmt(r.gflops_per_s)} | \${fmt(peak)} | \` +
-      \`**\${fmt(pct)}%** (\${pct >= 75 ? 'met' : 'not met'}) |\`; }).join('\n')" "$out/matmul.json"
-  echo
+  matmul_table "$out/matmul.json" "$peak1" "$peak2" "peak"
 fi
 
 # ---------------------------------------------------------------- matmul_avx2
@@ -225,12 +230,7 @@ if want matmul_avx2; then
   echo
   echo 'What an AVX2-only CPU runs (`gemm:jit`), measured against bench/fma_peak'"'"'s AVX2 FMA peak of this run.'
   echo
-  echo "| threads | runs | p50 ms | GFLOP/s | AVX2 peak | % of AVX2 peak |"
-  echo "|---:|---:|---:|---:|---:|---:|"
-  js "J[0].results.map((r) => { const peak = r.threads === 1 ? $avx2_peak1 : $avx2_peak2; const pct = 100 * r.gflops_per_s / peak;
-    return \`| \${r.threads} | \${r.runs} | \${fmt(r.p50_ms, 3)} | \${fmt(r.gflops_per_s)} | \${fmt(peak)} | \` +
-      \`**\${fmt(pct)}%** (\${pct >= 75 ? 'met' : 'not met'}) |\`; }).join('\n')" "$out/matmul_avx2.json"
-  echo
+  matmul_table "$out/matmul_avx2.json" "$avx2_peak1" "$avx2_peak2" "AVX2 peak"
 fi
 
 # ---------------------------------------------------------------- cold
