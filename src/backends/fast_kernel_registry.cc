@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "backends/cpu/simd/simd_kernels.h"
+
 namespace tfhost::backends {
 
 StatusOr<KernelChoice> ParseKernelChoice(const std::string& text) {
@@ -17,6 +19,9 @@ const char* KernelChoiceName(KernelChoice choice) {
 const FastKernelRegistry& FastKernelRegistry::Global() {
   static const FastKernelRegistry* registry = [] {
     auto* r = new FastKernelRegistry;
+    // Ahead of oneDNN's depthwise convolutions, for the shapes where it is
+    // faster (docs/perf.md, session 8); oneDNN's kernel is its fallback.
+    simd::RegisterDepthwiseConvKernels(*r);
     RegisterOneDnnKernels(*r);
     RegisterSimdKernels(*r);
     return r;
@@ -29,13 +34,30 @@ void FastKernelRegistry::Register(const std::string& op, const std::string& back
 }
 
 FastKernel FastKernelRegistry::Make(const ir::Node& node, const ops::KernelFn& reference) const {
+  return MakeChained(node, reference, "");
+}
+
+FastKernel FastKernelRegistry::MakeFrom(const std::string& backend, const ir::Node& node,
+                                        const ops::KernelFn& reference) const {
+  return MakeChained(node, reference, backend);
+}
+
+FastKernel FastKernelRegistry::MakeChained(const ir::Node& node, const ops::KernelFn& reference,
+                                           const std::string& only) const {
   auto it = factories_.find(node.op);
   if (it == factories_.end()) return {};
-  for (const Entry& e : it->second) {
-    ops::KernelFn kernel = e.factory(node, reference);
-    if (kernel) return FastKernel{e.backend, std::move(kernel)};
+  // From the last factory to the first, each given what the ones after it
+  // made (or the reference kernel) as the kernel for calls it declines.
+  FastKernel made;
+  ops::KernelFn fallback = reference;
+  for (auto e = it->second.rbegin(); e != it->second.rend(); ++e) {
+    if (!only.empty() && e->backend != only) continue;
+    ops::KernelFn kernel = e->factory(node, fallback);
+    if (!kernel) continue;
+    fallback = kernel;
+    made = FastKernel{e->backend, std::move(kernel)};
   }
-  return {};
+  return made;
 }
 
 std::vector<std::string> FastKernelRegistry::Ops() const {

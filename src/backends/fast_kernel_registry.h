@@ -8,7 +8,8 @@
 // layout, primitives cached per input shape. A factory that does not handle
 // the node's attrs (dtype, data_format, ...) returns an empty KernelFn and the
 // reference kernel runs. At run time a fast kernel may still hand a call it
-// does not handle (an unusual shape) to the reference kernel it was given.
+// does not handle (an unusual shape) to the kernel it was given: the
+// reference kernel, or another backend's fast kernel for the op (Register).
 //
 // Thread-safety: Global() is built once and read-only after; kernels made by
 // it may be called from several threads at once and must lock their caches.
@@ -32,7 +33,8 @@ enum class KernelChoice { kFast, kReference };
 StatusOr<KernelChoice> ParseKernelChoice(const std::string& text);
 const char* KernelChoiceName(KernelChoice choice);
 
-// Makes the kernel for one node; `reference` is the op's reference kernel.
+// Makes the kernel for one node; `reference` is the kernel for the calls it
+// declines (the op's reference kernel, or a fast kernel registered after it).
 using FastKernelFactory = std::function<ops::KernelFn(const ir::Node& node, const ops::KernelFn& reference)>;
 
 struct FastKernel {
@@ -44,12 +46,17 @@ class FastKernelRegistry {
  public:
   static const FastKernelRegistry& Global();
 
-  // Factories of one op are tried in registration order; the first that
-  // returns a kernel wins.
+  // Of the factories of one op, the first (in registration order) that
+  // returns a kernel wins; the kernel it was given to hand declined calls to
+  // is what the factories registered after it make (the first of those that
+  // accepts, itself chained the same way), else the reference kernel.
   void Register(const std::string& op, const std::string& backend, FastKernelFactory factory);
 
   // The fast kernel for `node`, or an empty FastKernel::kernel when none applies.
   FastKernel Make(const ir::Node& node, const ops::KernelFn& reference) const;
+  // The same from `backend`'s factories alone (tests and benchmarks of one
+  // backend where another is registered ahead of it).
+  FastKernel MakeFrom(const std::string& backend, const ir::Node& node, const ops::KernelFn& reference) const;
   // Ops with at least one registered factory, sorted.
   std::vector<std::string> Ops() const;
 
@@ -58,6 +65,9 @@ class FastKernelRegistry {
     std::string backend;
     FastKernelFactory factory;
   };
+  // Make over the factories whose backend is `only` (every one when empty).
+  FastKernel MakeChained(const ir::Node& node, const ops::KernelFn& reference, const std::string& only) const;
+
   std::unordered_map<std::string, std::vector<Entry>> factories_;
 };
 

@@ -60,6 +60,47 @@ TEST(FastKernelRegistryTest, FactoryReceivesTheReferenceKernelToFallBackOn) {
   EXPECT_EQ(reference_calls, 1);
 }
 
+TEST(FastKernelRegistryTest, DeclinedCallsGoToTheNextAcceptingFactorysKernelThenTheReference) {
+  FastKernelRegistry registry;
+  // "first" hands every call on; "declines" makes nothing; "last" hands on
+  // every second call.
+  registry.Register("Conv2D", "first", [](const ir::Node&, const ops::KernelFn& fallback) {
+    return [fallback](ops::KernelContext& ctx) { return fallback(ctx); };
+  });
+  registry.Register("Conv2D", "declines", [](const ir::Node&, const ops::KernelFn&) { return ops::KernelFn(); });
+  int last_calls = 0;
+  registry.Register("Conv2D", "last", [&](const ir::Node&, const ops::KernelFn& fallback) {
+    return [&last_calls, fallback](ops::KernelContext& ctx) {
+      return ++last_calls % 2 == 0 ? fallback(ctx) : OkStatus();
+    };
+  });
+  int reference_calls = 0;
+  FastKernel fast = registry.Make(NodeWithOp("Conv2D"), Marker(&reference_calls));
+  ASSERT_TRUE(fast.kernel);
+  EXPECT_EQ(fast.backend, "first");
+  ir::Node node = NodeWithOp("Conv2D");
+  ops::KernelContext ctx(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(ctx).ok());
+  ASSERT_TRUE(fast.kernel(ctx).ok());
+  EXPECT_EQ(last_calls, 2);
+  EXPECT_EQ(reference_calls, 1);
+}
+
+TEST(FastKernelRegistryTest, MakeFromUsesOnlyTheNamedBackend) {
+  FastKernelRegistry registry;
+  int first_calls = 0, second_calls = 0;
+  registry.Register("Conv2D", "first", [&](const ir::Node&, const ops::KernelFn&) { return Marker(&first_calls); });
+  registry.Register("Conv2D", "second", [&](const ir::Node&, const ops::KernelFn&) { return Marker(&second_calls); });
+  FastKernel fast = registry.MakeFrom("second", NodeWithOp("Conv2D"), ops::KernelFn());
+  EXPECT_EQ(fast.backend, "second");
+  ir::Node node = NodeWithOp("Conv2D");
+  ops::KernelContext ctx(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(ctx).ok());
+  EXPECT_EQ(first_calls, 0);
+  EXPECT_EQ(second_calls, 1);
+  EXPECT_FALSE(registry.MakeFrom("third", NodeWithOp("Conv2D"), ops::KernelFn()).kernel);
+}
+
 TEST(FastKernelRegistryTest, KernelChoiceParsesBothSpellingsAndNamesThemOnError) {
   EXPECT_EQ(*ParseKernelChoice("fast"), KernelChoice::kFast);
   EXPECT_EQ(*ParseKernelChoice("reference"), KernelChoice::kReference);

@@ -41,7 +41,7 @@ inline FastUnderTest MakeFast(const std::string& op, const ir::AttrMap& attrs) {
   f.node = *node;
   const ops::KernelFn reference = ops::OpRegistry::Global().Find(op)->kernel;
   auto counter = f.fallbacks;
-  f.fast = FastKernelRegistry::Global().Make(f.node, [reference, counter](ops::KernelContext& ctx) {
+  f.fast = FastKernelRegistry::Global().MakeFrom("onednn", f.node, [reference, counter](ops::KernelContext& ctx) {
     ++*counter;
     return reference(ctx);
   });

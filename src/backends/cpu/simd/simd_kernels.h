@@ -16,4 +16,8 @@ void RegisterTransposeKernels(FastKernelRegistry& registry);  // simd_transpose.
 void RegisterConcatKernels(FastKernelRegistry& registry);     // simd_concat.cc
 void RegisterPadKernels(FastKernelRegistry& registry);        // simd_pad.cc
 
+// Registered ahead of oneDNN's convolutions (fast_kernel_registry.cc), which
+// take the calls it does not handle.
+void RegisterDepthwiseConvKernels(FastKernelRegistry& registry);  // simd_depthwise_conv.cc
+
 }  // namespace tfhost::backends::simd

@@ -107,15 +107,17 @@ inline ops::KernelFn MakeSimdKernel(const ir::Node& node) {
 // Runs `op` on `inputs` with the reference kernel, then with the SIMD kernel
 // under every supported ISA level, with no pool and a 2-worker pool, and
 // checks the outputs agree. `rtol`/`atol` default to the conformance ones;
-// pass 0, 0 for ops that must be exact.
+// pass 0, 0 for ops that must be exact. `levels`: the ISA levels to try
+// (default: every one this CPU supports).
 inline void ExpectSimdMatchesReference(const std::string& op, const std::vector<Tensor>& inputs,
-                                       const ir::AttrMap& attrs, double rtol = kRtol, double atol = kAtol) {
+                                       const ir::AttrMap& attrs, double rtol = kRtol, double atol = kAtol,
+                                       const std::vector<IsaLevel>& levels = SupportedIsaLevels()) {
   auto want = ops::RunSingleOp(op, inputs, attrs);
   ASSERT_TRUE(want.ok()) << op << ": " << want.status().ToString();
   auto node = ops::MakeSingleOpNode(op, attrs);
   ASSERT_TRUE(node.ok()) << node.status().ToString();
   ThreadPool pool(2);
-  for (IsaLevel level : SupportedIsaLevels()) {
+  for (IsaLevel level : levels) {
     ScopedIsaLevel scoped(level);
     ops::KernelFn kernel = MakeSimdKernel(*node);
     if (!kernel) return;

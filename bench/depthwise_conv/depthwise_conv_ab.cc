@@ -1,0 +1,133 @@
+// Why 3x3 stride-1 depthwise convolutions run on tfhost's own SIMD kernel
+// (src/backends/cpu/simd/simd_depthwise_conv.cc) rather than oneDNN's: times
+// both kernels, as the graph runner makes them, on the depthwise shapes of
+// the fixture models (blazeface's 24-96 channels, MobileNetV2 x1.4's
+// 48-1344), alternating rounds so machine noise hits both alike, on one
+// thread and on two (the intra-op pool for the SIMD kernel, OpenMP for
+// oneDNN). Prints medians and oneDNN / SIMD (above 1: the SIMD kernel is
+// faster). The SIMD kernel is AVX-512 only; elsewhere this prints why and
+// exits 2.
+//
+//   depthwise_conv_ab [ROUNDS]      (default 7)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/simd/cpu_features.h"
+#include "backends/fast_kernel_registry.h"
+#include "base/thread_pool.h"
+#include "ops/op_registry.h"
+#include "ops/run_single_op.h"
+
+namespace tfhost {
+namespace {
+
+struct Case {
+  const char* model;
+  int64_t h, w, c;
+  bool relu6;
+};
+
+Tensor Random(const Shape& shape, uint32_t seed) {
+  Tensor t(DType::kFloat, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+std::string LoadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// Microseconds per call over `reps` calls.
+double Time(const ir::Node& node, const ops::KernelFn& kernel, const std::vector<Tensor>& inputs, ThreadPool* pool,
+            int reps) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; ++r) {
+    auto out = ops::RunKernelOnNode(node, kernel, inputs, nullptr, pool);
+    if (!out.ok()) {
+      std::fprintf(stderr, "%s\n", out.status().ToString().c_str());
+      std::exit(1);
+    }
+  }
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / reps;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 7;
+  if (backends::simd::DetectedIsaLevel() != backends::simd::IsaLevel::kAvx512) {
+    std::fprintf(stderr, "depthwise_conv_ab: this CPU has no AVX-512, so oneDNN runs every depthwise convolution\n");
+    return 2;
+  }
+  const Case cases[] = {
+      {"blazeface", 128, 128, 24, false}, {"blazeface", 64, 64, 24, false}, {"blazeface", 32, 32, 48, false},
+      {"blazeface", 16, 16, 96, false},   {"nsfw", 112, 112, 48, true},     {"nsfw", 56, 56, 192, true},
+      {"nsfw", 28, 28, 288, true},        {"nsfw", 14, 14, 576, true},      {"nsfw", 14, 14, 816, true},
+      {"nsfw", 7, 7, 1344, true},
+  };
+  ThreadPool pool(1);  // 1 worker + the caller = 2 threads
+  std::printf("isa: %s   rounds: %d   load average before: %s\n",
+              backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, LoadAverage().c_str());
+  std::printf("%-10s %-16s %8s %10s %10s %9s %10s\n", "model", "NHWC", "threads", "oneDNN us", "SIMD us",
+              "x", "SIMD GF/s");
+  const ops::KernelFn reference = ops::OpRegistry::Global().Find("FusedDepthwiseConv2dNative")->kernel;
+  for (const Case& c : cases) {
+    ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)},
+                         {"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})},
+                         {"padding", ops::MakeAttr("SAME")},
+                         {"num_args", ops::MakeAttr(int64_t{1})}};
+    std::vector<std::string> fused = {"BiasAdd"};
+    if (c.relu6) fused.push_back("Relu6");
+    attrs["fused_ops"] = ops::MakeAttr(fused);
+    auto node = ops::MakeSingleOpNode("FusedDepthwiseConv2dNative", attrs);
+    if (!node.ok()) {
+      std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
+      return 1;
+    }
+    const backends::FastKernel simd = backends::FastKernelRegistry::Global().Make(*node, reference);
+    const ops::KernelFn onednn = backends::FastKernelRegistry::Global().MakeFrom("onednn", *node, reference).kernel;
+    if (!simd.kernel || simd.backend != "simd" || !onednn) {
+      std::fprintf(stderr, "no kernel for %s %lldx%lldx%lld\n", c.model, static_cast<long long>(c.h),
+                   static_cast<long long>(c.w), static_cast<long long>(c.c));
+      return 1;
+    }
+    const std::vector<Tensor> inputs = {Random(Shape({1, c.h, c.w, c.c}), 1), Random(Shape({3, 3, c.c, 1}), 2),
+                                        Random(Shape({c.c}), 3)};
+    const double flops = 2.0 * 9 * c.h * c.w * c.c;
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      const double one = Time(*node, onednn, inputs, p, 3);  // also creates the primitive
+      Time(*node, simd.kernel, inputs, p, 3);
+      const int reps = std::max(1, static_cast<int>(3000.0 / std::max(one, 1.0)));
+      std::vector<double> a, b;
+      for (int r = 0; r < rounds; ++r) {
+        a.push_back(Time(*node, onednn, inputs, p, reps));
+        b.push_back(Time(*node, simd.kernel, inputs, p, reps));
+      }
+      const double ta = Median(a), tb = Median(b);
+      const std::string shape = "1x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c);
+      std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
+                  ta / tb, flops / tb / 1e3);
+    }
+  }
+  std::printf("load average after: %s\n", LoadAverage().c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace tfhost
+
+int main(int argc, char** argv) { return tfhost::Main(argc, argv); }

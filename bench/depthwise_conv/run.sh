@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# tfhost's SIMD 3x3 depthwise convolution vs oneDNN's, 1 and 2 threads
+# (depthwise_conv_ab.cc; AVX-512 CPUs only, as the kernel).
+#
+#   bench/depthwise_conv/run.sh [BINARY] [ROUNDS]   (default build/depthwise_conv_ab, 7)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bin="${1:-$root/build/depthwise_conv_ab}"
+rounds="${2:-7}"
+[[ -x "$bin" ]] || { echo "run.sh: no binary at $bin (cmake --build build --target depthwise_conv_ab)" >&2; exit 2; }
+echo "# $(date -u '+%F %H:%M') UTC, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+"$bin" "$rounds"

@@ -1,0 +1,386 @@
+// 3x3 depthwise convolution, stride 1, NHWC float32 (DepthwiseConv2dNative
+// and FusedDepthwiseConv2dNative with an optional BiasAdd and Relu/Relu6):
+// the MobileNet/BlazeFace layer that oneDNN 2.6's NHWC kernel (brdgmm_dw)
+// runs at 40-60 GFLOP/s on a core that does 230 (docs/perf.md, session 8).
+//
+// With stride 1 an output row and the input row it reads line up as flat
+// arrays of width * channels floats: output element j takes input element
+// j + (dx - pad_left) * channels of each of the three input rows, times the
+// weight of channel j % channels. So a vector of any W consecutive output
+// floats is nine multiply-adds of shifted input vectors by a weight vector
+// that repeats with period lcm(W, channels): no per-pixel channel tails,
+// whatever the channel count (24 channels are 1.5 vectors per pixel).
+//
+// A block computes two such vectors (one period apart) in four output rows
+// at once: each of the six input rows' shifted vectors is loaded once and
+// feeds up to three output rows, so the 8 accumulators, 9 weights and the
+// loaded vectors stay in registers (written out with macros: the compiler
+// spills arrays of vectors). Loads that reach past a row's ends (the
+// left/right padding and the last vectors) take only their valid lanes,
+// and rows outside the image read a zero row.
+//
+// Everything else (other strides and sizes, dilation, depth multipliers, NCHW,
+// bf16 activations, batch-norm or residual epilogues, CPUs without AVX-512)
+// goes to the kernel registered after this one (oneDNN's), which this kernel
+// is given as its fallback.
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <vector>
+
+#include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_math.h"
+#include "backends/cpu/simd/simd_util.h"
+#include "ir/precision_attrs.h"
+#include "ops/nn/conv_geometry.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+constexpr int kRows = 4;  // output rows per block (and per unit of parallel work)
+
+enum class Act { kNone, kRelu, kRelu6 };
+
+struct DepthwiseArgs {
+  const float* x = nullptr;
+  float* y = nullptr;
+  const float* pattern = nullptr;  // 9 taps then the bias, each `period` floats
+  const float* zeros = nullptr;    // n_in zeros: rows above and below the image
+  int64_t in_h = 0, out_h = 0;
+  int64_t n_in = 0, n_out = 0;  // floats per input / output row
+  int64_t period = 0;           // lcm(W, channels)
+  int64_t groups = 0;           // periods per output row, rounded up
+  int64_t strips = 0;           // blocks of kRows output rows per image
+  int64_t pad_top = 0;
+  int64_t off[3] = {0, 0, 0};  // flat input offset of each filter column
+  Act act = Act::kNone;
+};
+
+// Keeps a loaded vector in a register: without it the compiler folds the
+// load into each of the (up to three) multiply-adds that use it, tripling
+// the loads, which are what bounds this kernel.
+template <int W>
+TFHOST_SIMD_INLINE void Pin(VF<W>& v) {
+#ifdef TFHOST_SIMD_X86
+  asm("" : "+v"(v));
+#else
+  (void)v;
+#endif
+}
+
+// Ends one input row's work: its multiply-adds are done before the next
+// row's loads start. Left to itself the compiler hoists every load of the
+// block to the top and runs each accumulator's nine multiply-adds as one
+// dependent chain, spilling the weights (half the speed, measured).
+template <int W>
+TFHOST_SIMD_INLINE void Fence(VF<W>& a0, VF<W>& a1, VF<W>& a2, VF<W>& a3, VF<W>& a4, VF<W>& a5, VF<W>& a6,
+                              VF<W>& a7) {
+#ifdef TFHOST_SIMD_X86
+  asm volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7) : : "memory");
+#else
+  (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7;
+#endif
+}
+
+// W floats of an input row at flat index i; with kChecked, lanes outside
+// [0, n) read as 0.
+template <int W, bool kChecked>
+TFHOST_SIMD_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
+  if constexpr (kChecked) {
+    const int64_t lo = std::max<int64_t>(0, -i);
+    const int64_t hi = std::min<int64_t>(W, n - i);
+    if (lo != 0 || hi != W) {
+      float buf[W] = {};
+      if (hi > lo) std::memcpy(buf + lo, row + i + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+      return Load<W>(buf);
+    }
+  }
+  return Load<W>(row + i);
+}
+
+template <int W>
+TFHOST_SIMD_INLINE VF<W> Activate(VF<W> v, Act act) {
+  // As the reference: NaN passes through both.
+  if (act != Act::kNone) v = v < Splat<W>(0.0f) ? Splat<W>(0.0f) : v;
+  if (act == Act::kRelu6) v = Splat<W>(6.0f) < v ? Splat<W>(6.0f) : v;
+  return v;
+}
+
+template <int W, bool kChecked>
+TFHOST_SIMD_INLINE void RowStore(float* row, int64_t i, int64_t n, const VF<W>& v) {
+  if constexpr (kChecked) {
+    if (i >= n) return;
+    if (i + W > n) {
+      StorePartial<W>(row + i, v, n - i);
+      return;
+    }
+  }
+  Store<W>(row + i, v);
+}
+
+// Output vectors at flat q and q + period of kRows rows (`rows` of them
+// stored). `taps` and `bias` point at this vector's lanes of the pattern.
+template <int W, bool kChecked>
+TFHOST_SIMD_INLINE void DepthwiseBlock(const DepthwiseArgs& a, const float* const* in, float* const* out,
+                                       int64_t rows, int64_t q, const float* taps, const float* bias) {
+  const int64_t p = a.period;
+  const VF<W> w00 = Load<W>(taps), w01 = Load<W>(taps + p), w02 = Load<W>(taps + 2 * p);
+  const VF<W> w10 = Load<W>(taps + 3 * p), w11 = Load<W>(taps + 4 * p), w12 = Load<W>(taps + 5 * p);
+  const VF<W> w20 = Load<W>(taps + 6 * p), w21 = Load<W>(taps + 7 * p), w22 = Load<W>(taps + 8 * p);
+  const VF<W> b = Load<W>(bias);
+  // a<g><r>: vector g (0: at q, 1: at q + p) of output row r.
+  VF<W> a00 = b, a01 = b, a02 = b, a03 = b, a10 = b, a11 = b, a12 = b, a13 = b;
+  // Input row I, filter column DX: load both vectors once, then FMAS (input
+  // row I feeds output row R through filter row I - R).
+#define TFHOST_DW_TAP(I, DX, FMAS)                                          \
+  {                                                                         \
+    VF<W> l0 = RowLoad<W, kChecked>(in[I], q + a.off[DX], a.n_in);          \
+    VF<W> l1 = RowLoad<W, kChecked>(in[I], q + p + a.off[DX], a.n_in);      \
+    Pin<W>(l0);                                                             \
+    Pin<W>(l1);                                                             \
+    FMAS                                                                    \
+  }
+#define TFHOST_DW_FMA(R, DY, DX)       \
+  a0##R = l0 * w##DY##DX + a0##R;      \
+  a1##R = l1 * w##DY##DX + a1##R;
+#define TFHOST_DW_INPUT_ROW(I, FMAS_OF) \
+  TFHOST_DW_TAP(I, 0, FMAS_OF(0)) TFHOST_DW_TAP(I, 1, FMAS_OF(1)) TFHOST_DW_TAP(I, 2, FMAS_OF(2))
+#define TFHOST_DW_ROW0(DX) TFHOST_DW_FMA(0, 0, DX)
+#define TFHOST_DW_ROW1(DX) TFHOST_DW_FMA(0, 1, DX) TFHOST_DW_FMA(1, 0, DX)
+#define TFHOST_DW_ROW2(DX) TFHOST_DW_FMA(0, 2, DX) TFHOST_DW_FMA(1, 1, DX) TFHOST_DW_FMA(2, 0, DX)
+#define TFHOST_DW_ROW3(DX) TFHOST_DW_FMA(1, 2, DX) TFHOST_DW_FMA(2, 1, DX) TFHOST_DW_FMA(3, 0, DX)
+#define TFHOST_DW_ROW4(DX) TFHOST_DW_FMA(2, 2, DX) TFHOST_DW_FMA(3, 1, DX)
+#define TFHOST_DW_ROW5(DX) TFHOST_DW_FMA(3, 2, DX)
+  TFHOST_DW_INPUT_ROW(0, TFHOST_DW_ROW0)
+  Fence<W>(a00, a01, a02, a03, a10, a11, a12, a13);
+  TFHOST_DW_INPUT_ROW(1, TFHOST_DW_ROW1)
+  Fence<W>(a00, a01, a02, a03, a10, a11, a12, a13);
+  TFHOST_DW_INPUT_ROW(2, TFHOST_DW_ROW2)
+  Fence<W>(a00, a01, a02, a03, a10, a11, a12, a13);
+  TFHOST_DW_INPUT_ROW(3, TFHOST_DW_ROW3)
+  Fence<W>(a00, a01, a02, a03, a10, a11, a12, a13);
+  TFHOST_DW_INPUT_ROW(4, TFHOST_DW_ROW4)
+  Fence<W>(a00, a01, a02, a03, a10, a11, a12, a13);
+  TFHOST_DW_INPUT_ROW(5, TFHOST_DW_ROW5)
+#undef TFHOST_DW_ROW5
+#undef TFHOST_DW_ROW4
+#undef TFHOST_DW_ROW3
+#undef TFHOST_DW_ROW2
+#undef TFHOST_DW_ROW1
+#undef TFHOST_DW_ROW0
+#undef TFHOST_DW_INPUT_ROW
+#undef TFHOST_DW_FMA
+#undef TFHOST_DW_TAP
+#define TFHOST_DW_STORE(R)                                                   \
+  if (rows > R) {                                                            \
+    RowStore<W, kChecked>(out[R], q, a.n_out, Activate<W>(a0##R, a.act));     \
+    RowStore<W, kChecked>(out[R], q + p, a.n_out, Activate<W>(a1##R, a.act)); \
+  }
+  TFHOST_DW_STORE(0)
+  TFHOST_DW_STORE(1)
+  TFHOST_DW_STORE(2)
+  TFHOST_DW_STORE(3)
+#undef TFHOST_DW_STORE
+}
+
+// Units [begin, end) of (image, strip of kRows output rows).
+template <int W>
+TFHOST_SIMD_INLINE void DepthwiseBody(const DepthwiseArgs& a, int64_t begin, int64_t end) {
+  const int64_t p = a.period;
+  const int64_t off_min = std::min({a.off[0], a.off[1], a.off[2]});
+  const int64_t off_max = std::max({a.off[0], a.off[1], a.off[2]});
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t image = unit / a.strips;
+    const int64_t oy = (unit % a.strips) * kRows;
+    const int64_t rows = std::min<int64_t>(kRows, a.out_h - oy);
+    const float* x = a.x + image * a.in_h * a.n_in;
+    const float* in[kRows + 2];
+    for (int64_t i = 0; i < kRows + 2; ++i) {
+      const int64_t iy = oy - a.pad_top + i;
+      in[i] = iy >= 0 && iy < a.in_h ? x + iy * a.n_in : a.zeros;
+    }
+    float* out[kRows];
+    for (int64_t r = 0; r < kRows; ++r) out[r] = a.y + (image * a.out_h + oy + std::min(r, rows - 1)) * a.n_out;
+    for (int64_t v = 0; v * W < p; ++v) {
+      const float* taps = a.pattern + v * W;
+      const float* bias = a.pattern + 9 * p + v * W;
+      for (int64_t g = 0; g < a.groups; g += 2) {
+        const int64_t q = g * p + v * W;
+        const bool inside = q + off_min >= 0 && q + p + off_max + W <= a.n_in && q + p + W <= a.n_out;
+        if (inside) {
+          DepthwiseBlock<W, false>(a, in, out, rows, q, taps, bias);
+        } else {
+          DepthwiseBlock<W, true>(a, in, out, rows, q, taps, bias);
+        }
+      }
+    }
+  }
+}
+
+// AVX-512 only: a block holds 8 accumulators, 9 weights and 2 loaded vectors
+// in registers, which AVX2's 16 cannot, and its AVX2 copy measured 0.5-0.9x
+// oneDNN's AVX2 kernel (bench/depthwise_conv); there oneDNN keeps the node.
+TFHOST_SIMD_TARGET_AVX512 void DepthwiseAvx512(const DepthwiseArgs& a, int64_t begin, int64_t end) {
+  DepthwiseBody<kWidthAvx512>(a, begin, end);
+}
+
+// What a call reads besides the activations: the filter and bias laid out as
+// the kernel reads them, and a zero row at least as wide as an input row.
+struct Pattern {
+  std::vector<float> taps_and_bias;
+  std::vector<float> zeros;
+};
+
+// Rebuilt when the filter's or bias's buffer changes (a Const is the same
+// buffer on every run) or a wider input row comes.
+class PatternCache {
+ public:
+  std::shared_ptr<const Pattern> Get(const Tensor& filter, const Tensor* bias, int64_t channels, int64_t period,
+                                     int64_t row_floats) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const bool same = pattern_ != nullptr && filter_.SharesBufferWith(filter) && period_ == period &&
+                      (bias == nullptr ? !bias_.valid() : bias_.SharesBufferWith(*bias)) &&
+                      static_cast<int64_t>(pattern_->zeros.size()) >= row_floats;
+    if (same) return pattern_;
+    auto pattern = std::make_shared<Pattern>();
+    pattern->taps_and_bias.assign(10 * period, 0.0f);
+    float* p = pattern->taps_and_bias.data();
+    const float* f = filter.data<float>();
+    for (int64_t t = 0; t < 9; ++t) {
+      for (int64_t j = 0; j < period; ++j) p[t * period + j] = f[t * channels + j % channels];
+    }
+    if (bias != nullptr) {
+      const float* bv = bias->data<float>();
+      for (int64_t j = 0; j < period; ++j) p[9 * period + j] = bv[j % channels];
+    }
+    pattern->zeros.assign(row_floats, 0.0f);
+    filter_ = filter;
+    bias_ = bias != nullptr ? *bias : Tensor();
+    period_ = period;
+    pattern_ = pattern;
+    return pattern;
+  }
+
+ private:
+  std::mutex mu_;
+  Tensor filter_, bias_;
+  int64_t period_ = 0;
+  std::shared_ptr<const Pattern> pattern_;
+};
+
+class DepthwiseConvKernel {
+ public:
+  DepthwiseConvKernel(ops::nn::Window2D window, bool has_bias, Act act, ops::KernelFn fallback)
+      : window_(window),
+        has_bias_(has_bias),
+        act_(act),
+        fallback_(std::move(fallback)),
+        patterns_(std::make_shared<PatternCache>()) {}
+
+  Status operator()(ops::KernelContext& ctx) const {
+    if (ctx.num_inputs() != (has_bias_ ? 3 : 2)) return fallback_(ctx);
+    const Tensor& x = ctx.input(0);
+    const Tensor& f = ctx.input(1);
+    if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
+      return fallback_(ctx);  // bf16 activations included: oneDNN reads them
+    }
+    const int64_t c = x.dim(3);
+    if (f.dim(0) != 3 || f.dim(1) != 3 || f.dim(2) != c || f.dim(3) != 1) return fallback_(ctx);
+    const Tensor* bias = has_bias_ ? &ctx.input(2) : nullptr;
+    if (bias != nullptr && (bias->dtype() != DType::kFloat || bias->NumElements() != c)) return fallback_(ctx);
+    auto geo = ops::nn::ComputeConvGeometry(window_, x.shape(), 3, 3);
+    if (!geo.ok()) return fallback_(ctx);  // its error, with the node named
+    if (x.NumElements() == 0 || geo->out_h <= 0 || geo->out_w <= 0) return fallback_(ctx);
+
+    DepthwiseArgs a;
+    a.period = std::lcm<int64_t>(kWidthAvx512, c);
+    std::shared_ptr<const Pattern> pattern = patterns_->Get(f, bias, c, a.period, geo->in_w * c);
+    a.pattern = pattern->taps_and_bias.data();
+    a.zeros = pattern->zeros.data();
+    a.in_h = geo->in_h;
+    a.out_h = geo->out_h;
+    a.n_in = geo->in_w * c;
+    a.n_out = geo->out_w * c;
+    a.groups = (a.n_out + a.period - 1) / a.period;
+    a.strips = (a.out_h + kRows - 1) / kRows;
+    a.pad_top = geo->pad_top;
+    for (int dx = 0; dx < 3; ++dx) a.off[dx] = (dx - geo->pad_left) * c;
+    a.act = act_;
+    a.x = x.data<float>();
+    Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({geo->batch, geo->out_h, geo->out_w, c}));
+    a.y = y.data<float>();
+    // A unit is kRows output rows: 9 multiply-adds per output float. Waking
+    // a pool thread costs about as much as 2^21 of them on the machines
+    // measured (bench/depthwise_conv), so smaller convolutions run inline.
+    const int64_t unit_work = 9 * kRows * a.n_out;
+    const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, unit_work));
+    ParallelRange(ctx.intra_op(), geo->batch * a.strips, min_units,
+                  [&](int64_t b, int64_t e) { DepthwiseAvx512(a, b, e); });
+    ctx.set_output(0, std::move(y));
+    return OkStatus();
+  }
+
+ private:
+  ops::nn::Window2D window_;
+  bool has_bias_;
+  Act act_;
+  ops::KernelFn fallback_;
+  std::shared_ptr<PatternCache> patterns_;
+};
+
+// fused_ops [] / [BiasAdd] / [BiasAdd, Relu|Relu6]; false for anything else.
+bool ParseFusedOps(const ir::Node& node, bool* has_bias, Act* act) {
+  auto fused_ops = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
+  auto num_args = ir::GetAttrOr<int64_t>(node, "num_args", 0);
+  auto num_host_args = ir::GetAttrOr<int64_t>(node, "num_host_args", 0);
+  if (!fused_ops.ok() || !num_args.ok() || !num_host_args.ok() || *num_host_args != 0) return false;
+  const std::vector<std::string>& ops = *fused_ops;
+  *has_bias = !ops.empty() && ops[0] == "BiasAdd";
+  if (*num_args != (*has_bias ? 1 : 0)) return false;
+  const size_t rest = *has_bias ? 1 : 0;
+  *act = Act::kNone;
+  if (ops.size() == rest) return true;
+  if (ops.size() != rest + 1) return false;
+  if (ops[rest] == "Relu") {
+    *act = Act::kRelu;
+  } else if (ops[rest] == "Relu6") {
+    *act = Act::kRelu6;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback) {
+  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
+  // Nodes writing a bf16 edge keep oneDNN's kernel, which writes bf16 itself.
+  auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
+  if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
+  auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
+  auto padding = ir::GetAttr<std::string>(node, "padding");
+  auto explicit_paddings = ir::GetAttrOr<std::vector<int64_t>>(node, "explicit_paddings", {});
+  auto data_format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
+  auto dilations = ir::GetAttrOr<std::vector<int64_t>>(node, "dilations", {1, 1, 1, 1});
+  if (!strides.ok() || !padding.ok() || !explicit_paddings.ok() || !data_format.ok() || !dilations.ok()) return {};
+  auto window = ops::nn::MakeWindow2D(*strides, *padding, *explicit_paddings, *data_format, *dilations,
+                                      /*allow_explicit=*/true);
+  if (!window.ok() || window->format != ops::nn::DataFormat::kNhwc || window->stride_h != 1 ||
+      window->stride_w != 1 || window->dilation_h != 1 || window->dilation_w != 1) {
+    return {};
+  }
+  bool has_bias = false;
+  Act act = Act::kNone;
+  if (node.op == "FusedDepthwiseConv2dNative" && !ParseFusedOps(node, &has_bias, &act)) return {};
+  return DepthwiseConvKernel(*window, has_bias, act, fallback);
+}
+
+}  // namespace
+
+void RegisterDepthwiseConvKernels(FastKernelRegistry& registry) {
+  for (const char* op : {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) {
+    registry.Register(op, kBackendName, MakeDepthwiseConvKernel);
+  }
+}
+
+}  // namespace tfhost::backends::simd
