@@ -20,6 +20,7 @@
 
 #include "backends/cpu/simd/cpu_features.h"
 #include "backends/fast_kernel_registry.h"
+#include "base/buffer_pool.h"
 #include "base/thread_pool.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
@@ -29,7 +30,7 @@ namespace {
 
 struct Case {
   const char* model;
-  int64_t h, w, c;
+  int64_t n, h, w, c;
   bool relu6;
 };
 
@@ -73,13 +74,20 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "depthwise_conv_ab: this CPU has no AVX-512, so oneDNN runs every depthwise convolution\n");
     return 2;
   }
+  // The stride-1 depthwise layers of blazeface and nsfw_mobilenet_v2, at
+  // batch 1 and (nsfw) at the batch-32 target's size.
   const Case cases[] = {
-      {"blazeface", 128, 128, 24, false}, {"blazeface", 64, 64, 24, false}, {"blazeface", 32, 32, 48, false},
-      {"blazeface", 16, 16, 96, false},   {"nsfw", 112, 112, 48, true},     {"nsfw", 56, 56, 192, true},
-      {"nsfw", 28, 28, 288, true},        {"nsfw", 14, 14, 576, true},      {"nsfw", 14, 14, 816, true},
-      {"nsfw", 7, 7, 1344, true},
+      {"blazeface", 1, 128, 128, 24, false}, {"blazeface", 1, 64, 64, 24, false}, {"blazeface", 1, 32, 32, 48, false},
+      {"blazeface", 1, 16, 16, 96, false},   {"nsfw", 1, 112, 112, 48, true},     {"nsfw", 1, 56, 56, 192, true},
+      {"nsfw", 1, 28, 28, 288, true},        {"nsfw", 1, 14, 14, 528, true},      {"nsfw", 1, 14, 14, 816, true},
+      {"nsfw", 1, 7, 7, 1344, true},         {"nsfw", 32, 112, 112, 48, true},    {"nsfw", 32, 56, 56, 192, true},
+      {"nsfw", 32, 28, 28, 288, true},       {"nsfw", 32, 14, 14, 528, true},     {"nsfw", 32, 7, 7, 1344, true},
   };
   ThreadPool pool(1);  // 1 worker + the caller = 2 threads
+  // Outputs come from a buffer pool, as in a session: fresh 77 MB blocks at
+  // batch 32 would time this VM's page faults, not the kernels.
+  std::shared_ptr<BufferPool> buffers = BufferPool::Create();
+  BufferPool::ScopedCurrent current(buffers.get());
   std::printf("isa: %s   rounds: %d   load average before: %s\n",
               backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, LoadAverage().c_str());
   std::printf("%-10s %-16s %8s %10s %10s %9s %10s\n", "model", "NHWC", "threads", "oneDNN us", "SIMD us",
@@ -98,17 +106,19 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
       return 1;
     }
-    const backends::FastKernel simd = backends::FastKernelRegistry::Global().Make(*node, reference);
-    const ops::KernelFn onednn = backends::FastKernelRegistry::Global().MakeFrom("onednn", *node, reference).kernel;
-    if (!simd.kernel || simd.backend != "simd" || !onednn) {
-      std::fprintf(stderr, "no kernel for %s %lldx%lldx%lld\n", c.model, static_cast<long long>(c.h),
-                   static_cast<long long>(c.w), static_cast<long long>(c.c));
-      return 1;
-    }
-    const std::vector<Tensor> inputs = {Random(Shape({1, c.h, c.w, c.c}), 1), Random(Shape({3, 3, c.c, 1}), 2),
+    const std::vector<Tensor> inputs = {Random(Shape({c.n, c.h, c.w, c.c}), 1), Random(Shape({3, 3, c.c, 1}), 2),
                                         Random(Shape({c.c}), 3)};
-    const double flops = 2.0 * 9 * c.h * c.w * c.c;
+    const double flops = 2.0 * 9 * c.n * c.h * c.w * c.c;
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      // Fresh kernels per thread count: oneDNN's brgemm kernels fix their
+      // thread split when the primitive is made (on the first call).
+      const backends::FastKernel simd = backends::FastKernelRegistry::Global().Make(*node, reference);
+      const ops::KernelFn onednn =
+          backends::FastKernelRegistry::Global().MakeFrom("onednn", *node, reference).kernel;
+      if (!simd.kernel || simd.backend != "simd" || !onednn) {
+        std::fprintf(stderr, "no kernel for %s\n", c.model);
+        return 1;
+      }
       const double one = Time(*node, onednn, inputs, p, 3);  // also creates the primitive
       Time(*node, simd.kernel, inputs, p, 3);
       const int reps = std::max(1, static_cast<int>(3000.0 / std::max(one, 1.0)));
@@ -118,7 +128,8 @@ int Main(int argc, char** argv) {
         b.push_back(Time(*node, simd.kernel, inputs, p, reps));
       }
       const double ta = Median(a), tb = Median(b);
-      const std::string shape = "1x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c);
+      const std::string shape = std::to_string(c.n) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
+                                std::to_string(c.c);
       std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
                   ta / tb, flops / tb / 1e3);
     }

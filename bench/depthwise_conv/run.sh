@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tfhost's SIMD 3x3 depthwise convolution vs oneDNN's, 1 and 2 threads
-# (depthwise_conv_ab.cc; AVX-512 CPUs only, as the kernel).
+# (depthwise_conv_ab.cc; AVX-512 CPUs only, as the kernel). OpenMP threads
+# wait passively, as tfhost runs them: spinning ones would take the core the
+# SIMD kernel's second thread needs right after each oneDNN call.
 #
 #   bench/depthwise_conv/run.sh [BINARY] [ROUNDS]   (default build/depthwise_conv_ab, 7)
 set -euo pipefail
@@ -9,4 +11,4 @@ bin="${1:-$root/build/depthwise_conv_ab}"
 rounds="${2:-7}"
 [[ -x "$bin" ]] || { echo "run.sh: no binary at $bin (cmake --build build --target depthwise_conv_ab)" >&2; exit 2; }
 echo "# $(date -u '+%F %H:%M') UTC, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-"$bin" "$rounds"
+OMP_WAIT_POLICY=passive "$bin" "$rounds"

@@ -19,10 +19,11 @@
 // left/right padding and the last vectors) take only their valid lanes,
 // and rows outside the image read a zero row.
 //
-// Everything else (other strides and sizes, dilation, depth multipliers, NCHW,
-// bf16 activations, batch-norm or residual epilogues, CPUs without AVX-512)
-// goes to the kernel registered after this one (oneDNN's), which this kernel
-// is given as its fallback.
+// Everything else goes to the kernel registered after this one (oneDNN's),
+// which this kernel is given as its fallback: other strides and sizes,
+// dilation, depth multipliers, NCHW, more than 256 channels or 8 MiB of
+// input, bf16 activations, batch-norm or residual epilogues, CPUs without
+// AVX-512.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -39,6 +40,13 @@ namespace tfhost::backends::simd {
 namespace {
 
 constexpr int kRows = 4;  // output rows per block (and per unit of parallel work)
+constexpr int64_t kMaxChannels = 256;
+constexpr size_t kMaxInputBytes = size_t{8} << 20;
+
+// The helpers are templates on the lane count W (simd_math.h's vector types)
+// but are only ever compiled for AVX-512 (W = 16, see DepthwiseAvx512): they
+// carry its target so that the ragged ends can use masked loads and stores.
+#define TFHOST_DW_INLINE TFHOST_SIMD_INLINE TFHOST_SIMD_TARGET_AVX512
 
 enum class Act { kNone, kRelu, kRelu6 };
 
@@ -61,7 +69,7 @@ struct DepthwiseArgs {
 // load into each of the (up to three) multiply-adds that use it, tripling
 // the loads, which are what bounds this kernel.
 template <int W>
-TFHOST_SIMD_INLINE void Pin(VF<W>& v) {
+TFHOST_DW_INLINE void Pin(VF<W>& v) {
 #ifdef TFHOST_SIMD_X86
   asm("" : "+v"(v));
 #else
@@ -74,7 +82,7 @@ TFHOST_SIMD_INLINE void Pin(VF<W>& v) {
 // block to the top and runs each accumulator's nine multiply-adds as one
 // dependent chain, spilling the weights (half the speed, measured).
 template <int W>
-TFHOST_SIMD_INLINE void Fence(VF<W>& a0, VF<W>& a1, VF<W>& a2, VF<W>& a3, VF<W>& a4, VF<W>& a5, VF<W>& a6,
+TFHOST_DW_INLINE void Fence(VF<W>& a0, VF<W>& a1, VF<W>& a2, VF<W>& a3, VF<W>& a4, VF<W>& a5, VF<W>& a6,
                               VF<W>& a7) {
 #ifdef TFHOST_SIMD_X86
   asm volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7) : : "memory");
@@ -83,24 +91,37 @@ TFHOST_SIMD_INLINE void Fence(VF<W>& a0, VF<W>& a1, VF<W>& a2, VF<W>& a3, VF<W>&
 #endif
 }
 
+// Lanes l of [0, W) with 0 <= i + l < n.
+template <int W>
+TFHOST_DW_INLINE uint32_t LaneMask(int64_t i, int64_t n) {
+  const int64_t lo = std::clamp<int64_t>(-i, 0, W);
+  const int64_t hi = std::clamp<int64_t>(n - i, 0, W);
+  if (hi <= lo) return 0;
+  return static_cast<uint32_t>(((uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1));
+}
+
 // W floats of an input row at flat index i; with kChecked, lanes outside
-// [0, n) read as 0.
+// [0, n) read as 0 (a masked load: no call and no branch, so the block's
+// vectors stay in registers).
 template <int W, bool kChecked>
-TFHOST_SIMD_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
+TFHOST_DW_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
   if constexpr (kChecked) {
+#ifdef TFHOST_SIMD_X86
+    static_assert(W == 16, "AVX-512 only");
+    return (VF<W>)_mm512_maskz_loadu_ps(static_cast<__mmask16>(LaneMask<W>(i, n)), row + i);
+#else
     const int64_t lo = std::max<int64_t>(0, -i);
     const int64_t hi = std::min<int64_t>(W, n - i);
-    if (lo != 0 || hi != W) {
-      float buf[W] = {};
-      if (hi > lo) std::memcpy(buf + lo, row + i + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-      return Load<W>(buf);
-    }
+    float buf[W] = {};
+    if (hi > lo) std::memcpy(buf + lo, row + i + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+    return Load<W>(buf);
+#endif
   }
   return Load<W>(row + i);
 }
 
 template <int W>
-TFHOST_SIMD_INLINE VF<W> Activate(VF<W> v, Act act) {
+TFHOST_DW_INLINE VF<W> Activate(VF<W> v, Act act) {
   // As the reference: NaN passes through both.
   if (act != Act::kNone) v = v < Splat<W>(0.0f) ? Splat<W>(0.0f) : v;
   if (act == Act::kRelu6) v = Splat<W>(6.0f) < v ? Splat<W>(6.0f) : v;
@@ -108,13 +129,14 @@ TFHOST_SIMD_INLINE VF<W> Activate(VF<W> v, Act act) {
 }
 
 template <int W, bool kChecked>
-TFHOST_SIMD_INLINE void RowStore(float* row, int64_t i, int64_t n, const VF<W>& v) {
+TFHOST_DW_INLINE void RowStore(float* row, int64_t i, int64_t n, const VF<W>& v) {
   if constexpr (kChecked) {
-    if (i >= n) return;
-    if (i + W > n) {
-      StorePartial<W>(row + i, v, n - i);
-      return;
-    }
+#ifdef TFHOST_SIMD_X86
+    _mm512_mask_storeu_ps(row + i, static_cast<__mmask16>(LaneMask<W>(i, n)), (__m512)v);
+#else
+    if (i < n) StorePartial<W>(row + i, v, std::min<int64_t>(W, n - i));
+#endif
+    return;
   }
   Store<W>(row + i, v);
 }
@@ -122,7 +144,7 @@ TFHOST_SIMD_INLINE void RowStore(float* row, int64_t i, int64_t n, const VF<W>& 
 // Output vectors at flat q and q + period of kRows rows (`rows` of them
 // stored). `taps` and `bias` point at this vector's lanes of the pattern.
 template <int W, bool kChecked>
-TFHOST_SIMD_INLINE void DepthwiseBlock(const DepthwiseArgs& a, const float* const* in, float* const* out,
+TFHOST_DW_INLINE void DepthwiseBlock(const DepthwiseArgs& a, const float* const* in, float* const* out,
                                        int64_t rows, int64_t q, const float* taps, const float* bias) {
   const int64_t p = a.period;
   const VF<W> w00 = Load<W>(taps), w01 = Load<W>(taps + p), w02 = Load<W>(taps + 2 * p);
@@ -186,7 +208,7 @@ TFHOST_SIMD_INLINE void DepthwiseBlock(const DepthwiseArgs& a, const float* cons
 
 // Units [begin, end) of (image, strip of kRows output rows).
 template <int W>
-TFHOST_SIMD_INLINE void DepthwiseBody(const DepthwiseArgs& a, int64_t begin, int64_t end) {
+TFHOST_DW_INLINE void DepthwiseBody(const DepthwiseArgs& a, int64_t begin, int64_t end) {
   const int64_t p = a.period;
   const int64_t off_min = std::min({a.off[0], a.off[1], a.off[2]});
   const int64_t off_max = std::max({a.off[0], a.off[1], a.off[2]});
@@ -283,10 +305,15 @@ class DepthwiseConvKernel {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
     if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
-      return fallback_(ctx);  // bf16 activations included: oneDNN reads them
+      return fallback_(ctx);  // bf16 activations included: oneDNN's bf16 kernel was faster
     }
     const int64_t c = x.dim(3);
     if (f.dim(0) != 3 || f.dim(1) != 3 || f.dim(2) != c || f.dim(3) != 1) return fallback_(ctx);
+    // Wider layers (nsfw's 288-1344 channels at 28x28 to 7x7) ran 0.75-0.95x
+    // oneDNN's kernel (bench/depthwise_conv); up to 256 it was 1.0-2.0x. And
+    // activations bigger than the caches make both kernels wait on memory:
+    // nsfw at batch 32 ran 3-6% slower end to end on this kernel.
+    if (c > kMaxChannels || x.ByteSize() > kMaxInputBytes) return fallback_(ctx);
     const Tensor* bias = has_bias_ ? &ctx.input(2) : nullptr;
     if (bias != nullptr && (bias->dtype() != DType::kFloat || bias->NumElements() != c)) return fallback_(ctx);
     auto geo = ops::nn::ComputeConvGeometry(window_, x.shape(), 3, 3);
@@ -354,7 +381,8 @@ bool ParseFusedOps(const ir::Node& node, bool* has_bias, Act* act) {
 
 ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback) {
   if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
-  // Nodes writing a bf16 edge keep oneDNN's kernel, which writes bf16 itself.
+  // Nodes writing a bf16 edge keep oneDNN's kernel: with bf16 activations its
+  // native bf16 kernel ran 1.3-1.8x this one widening them (docs/perf.md).
   auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
   if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
   auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
