@@ -67,10 +67,14 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     int64_t begin = t * chunk, end = std::min(n, begin + chunk);
     Schedule([&, begin, end] {
       if (begin < end) fn(begin, end);
-      if (remaining.fetch_sub(1) == 1) {
-        std::lock_guard<std::mutex> lock(done_mu);
-        done_cv.notify_one();
-      }
+      // Decrement under the lock: the caller may return (and its stack, which
+      // holds done_mu and done_cv, be reused) as soon as it sees 0, so the
+      // last worker must be done with both by the time that can happen. (A
+      // decrement outside the lock let the caller leave before the worker's
+      // lock and notify: a write into a dead stack frame, seen as a rare
+      // crash of `tfhost bench --precision bf16` at batch 32.)
+      std::lock_guard<std::mutex> lock(done_mu);
+      if (remaining.fetch_sub(1) == 1) done_cv.notify_one();
     });
   }
   fn(0, std::min(n, chunk));

@@ -19,6 +19,20 @@ TEST(ThreadPoolTest, ParallelForCoversEveryIndexExactlyOnce) {
   }
 }
 
+// Many short ParallelFor calls, each returning as soon as the worker's part
+// is counted: the worker must be done with the caller's stack (the lock and
+// condition it signals) by then. A violation is a use of a dead stack frame,
+// which the sanitizer builds report (make asan detects stack use after
+// return; make tsan the destroyed mutex) and plain builds may crash on.
+TEST(ThreadPoolTest, ParallelForCallerMayReturnAsSoonAsWorkIsDone) {
+  ThreadPool pool(1);
+  std::atomic<int64_t> sum{0};
+  for (int call = 0; call < 20000; ++call) {
+    pool.ParallelFor(2, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  }
+  EXPECT_EQ(sum.load(), 40000);
+}
+
 TEST(ThreadPoolTest, ScheduledTasksAllRunBeforeDestruction) {
   std::atomic<int> count{0};
   {
