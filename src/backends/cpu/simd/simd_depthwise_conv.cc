@@ -46,7 +46,27 @@ constexpr size_t kMaxInputBytes = size_t{8} << 20;
 // The helpers are templates on the lane count W (simd_math.h's vector types)
 // but are only ever compiled for AVX-512 (W = 16, see DepthwiseAvx512): they
 // carry its target so that the ragged ends can use masked loads and stores.
+// Every function that passes a vector must carry it (clang rejects a call
+// that passes a 512-bit vector between differently targeted functions), so
+// this file has its own load, store and splat instead of simd_math.h's.
 #define TFHOST_DW_INLINE TFHOST_SIMD_INLINE TFHOST_SIMD_TARGET_AVX512
+
+template <int W>
+TFHOST_DW_INLINE VF<W> LoadVec(const float* p) {
+  VF<W> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <int W>
+TFHOST_DW_INLINE void StoreVec(float* p, const VF<W>& v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+template <int W>
+TFHOST_DW_INLINE VF<W> SplatVec(float s) {
+  VF<W> v;
+  for (int i = 0; i < W; ++i) v[i] = s;
+  return v;
+}
 
 enum class Act { kNone, kRelu, kRelu6 };
 
@@ -83,7 +103,7 @@ TFHOST_DW_INLINE void Pin(VF<W>& v) {
 // dependent chain, spilling the weights (half the speed, measured).
 template <int W>
 TFHOST_DW_INLINE void Fence(VF<W>& a0, VF<W>& a1, VF<W>& a2, VF<W>& a3, VF<W>& a4, VF<W>& a5, VF<W>& a6,
-                              VF<W>& a7) {
+                            VF<W>& a7) {
 #ifdef TFHOST_SIMD_X86
   asm volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7) : : "memory");
 #else
@@ -114,17 +134,17 @@ TFHOST_DW_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
     const int64_t hi = std::min<int64_t>(W, n - i);
     float buf[W] = {};
     if (hi > lo) std::memcpy(buf + lo, row + i + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-    return Load<W>(buf);
+    return LoadVec<W>(buf);
 #endif
   }
-  return Load<W>(row + i);
+  return LoadVec<W>(row + i);
 }
 
 template <int W>
 TFHOST_DW_INLINE VF<W> Activate(VF<W> v, Act act) {
   // As the reference: NaN passes through both.
-  if (act != Act::kNone) v = v < Splat<W>(0.0f) ? Splat<W>(0.0f) : v;
-  if (act == Act::kRelu6) v = Splat<W>(6.0f) < v ? Splat<W>(6.0f) : v;
+  if (act != Act::kNone) v = v < SplatVec<W>(0.0f) ? SplatVec<W>(0.0f) : v;
+  if (act == Act::kRelu6) v = SplatVec<W>(6.0f) < v ? SplatVec<W>(6.0f) : v;
   return v;
 }
 
@@ -138,19 +158,19 @@ TFHOST_DW_INLINE void RowStore(float* row, int64_t i, int64_t n, const VF<W>& v)
 #endif
     return;
   }
-  Store<W>(row + i, v);
+  StoreVec<W>(row + i, v);
 }
 
 // Output vectors at flat q and q + period of kRows rows (`rows` of them
 // stored). `taps` and `bias` point at this vector's lanes of the pattern.
 template <int W, bool kChecked>
 TFHOST_DW_INLINE void DepthwiseBlock(const DepthwiseArgs& a, const float* const* in, float* const* out,
-                                       int64_t rows, int64_t q, const float* taps, const float* bias) {
+                                     int64_t rows, int64_t q, const float* taps, const float* bias) {
   const int64_t p = a.period;
-  const VF<W> w00 = Load<W>(taps), w01 = Load<W>(taps + p), w02 = Load<W>(taps + 2 * p);
-  const VF<W> w10 = Load<W>(taps + 3 * p), w11 = Load<W>(taps + 4 * p), w12 = Load<W>(taps + 5 * p);
-  const VF<W> w20 = Load<W>(taps + 6 * p), w21 = Load<W>(taps + 7 * p), w22 = Load<W>(taps + 8 * p);
-  const VF<W> b = Load<W>(bias);
+  const VF<W> w00 = LoadVec<W>(taps), w01 = LoadVec<W>(taps + p), w02 = LoadVec<W>(taps + 2 * p);
+  const VF<W> w10 = LoadVec<W>(taps + 3 * p), w11 = LoadVec<W>(taps + 4 * p), w12 = LoadVec<W>(taps + 5 * p);
+  const VF<W> w20 = LoadVec<W>(taps + 6 * p), w21 = LoadVec<W>(taps + 7 * p), w22 = LoadVec<W>(taps + 8 * p);
+  const VF<W> b = LoadVec<W>(bias);
   // a<g><r>: vector g (0: at q, 1: at q + p) of output row r.
   VF<W> a00 = b, a01 = b, a02 = b, a03 = b, a10 = b, a11 = b, a12 = b, a13 = b;
   // Input row I, filter column DX: load both vectors once, then FMAS (input
