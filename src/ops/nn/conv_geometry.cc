@@ -132,27 +132,30 @@ StatusOr<Window2D> MakeWindow2D(const std::vector<int64_t>& strides, const std::
   return w;
 }
 
-StatusOr<Window2D> ParseWindowAttrs(const KernelContext& ctx, bool has_dilations,
-                                    bool allow_explicit) {
-  auto with_node = [&](const Status& s) { return s.WithContext(ir::NodeContext(ctx.node())); };
-  auto strides = ctx.Attr<std::vector<int64_t>>("strides");
+StatusOr<Window2D> ParseWindowAttrs(const ir::Node& node, bool has_dilations, bool allow_explicit) {
+  auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
   if (!strides.ok()) return strides.status();
-  auto padding = ctx.Attr<std::string>("padding");
+  auto padding = ir::GetAttr<std::string>(node, "padding");
   if (!padding.ok()) return padding.status();
-  auto explicit_paddings = ctx.AttrOr<std::vector<int64_t>>("explicit_paddings", {});
+  auto explicit_paddings = ir::GetAttrOr<std::vector<int64_t>>(node, "explicit_paddings", {});
   if (!explicit_paddings.ok()) return explicit_paddings.status();
-  auto data_format = ctx.AttrOr<std::string>("data_format", "NHWC");
+  auto data_format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
   if (!data_format.ok()) return data_format.status();
   std::vector<int64_t> dilations;
   if (has_dilations) {
-    auto d = ctx.AttrOr<std::vector<int64_t>>("dilations", {1, 1, 1, 1});
+    auto d = ir::GetAttrOr<std::vector<int64_t>>(node, "dilations", {1, 1, 1, 1});
     if (!d.ok()) return d.status();
     dilations = *d;
   }
   auto w = MakeWindow2D(*strides, *padding, *explicit_paddings, *data_format, dilations,
                         allow_explicit);
-  if (!w.ok()) return with_node(w.status());
+  if (!w.ok()) return w.status().WithContext(ir::NodeContext(node));
   return w;
+}
+
+StatusOr<Window2D> ParseWindowAttrs(const KernelContext& ctx, bool has_dilations,
+                                    bool allow_explicit) {
+  return ParseWindowAttrs(ctx.node(), has_dilations, allow_explicit);
 }
 
 StatusOr<ConvGeometry> ComputeConvGeometry(const Window2D& w, const Shape& nhwc_input,

@@ -58,6 +58,7 @@ StatusOr<Window2D> MakeWindow2D(const std::vector<int64_t>& strides, const std::
 
 // Reads strides, padding, explicit_paddings, data_format and (when
 // `has_dilations`) dilations from the node. Errors carry the node context.
+StatusOr<Window2D> ParseWindowAttrs(const ir::Node& node, bool has_dilations, bool allow_explicit);
 StatusOr<Window2D> ParseWindowAttrs(const KernelContext& ctx, bool has_dilations,
                                     bool allow_explicit);
 

@@ -317,14 +317,7 @@ ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& referenc
   cfg.depthwise = node.op == "DepthwiseConv2dNative" || node.op == "FusedDepthwiseConv2dNative";
   cfg.fused = node.op == "_FusedConv2D" || node.op == "FusedDepthwiseConv2dNative";
   if (!AttrIsFloat(node, "T")) return {};
-  auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
-  auto padding = ir::GetAttr<std::string>(node, "padding");
-  auto explicit_paddings = ir::GetAttrOr<std::vector<int64_t>>(node, "explicit_paddings", {});
-  auto data_format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
-  auto dilations = ir::GetAttrOr<std::vector<int64_t>>(node, "dilations", {1, 1, 1, 1});
-  if (!strides.ok() || !padding.ok() || !explicit_paddings.ok() || !data_format.ok() || !dilations.ok()) return {};
-  auto window = ops::nn::MakeWindow2D(*strides, *padding, *explicit_paddings, *data_format, *dilations,
-                                      /*allow_explicit=*/true);
+  auto window = ops::nn::ParseWindowAttrs(node, /*has_dilations=*/true, /*allow_explicit=*/true);
   if (!window.ok()) return {};
   cfg.window = *window;
   // Depthwise convolutions stay float32: they are bound by memory traffic,

@@ -405,14 +405,7 @@ ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   // native bf16 kernel ran 1.3-1.8x this one widening them (docs/perf.md).
   auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
   if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
-  auto strides = ir::GetAttr<std::vector<int64_t>>(node, "strides");
-  auto padding = ir::GetAttr<std::string>(node, "padding");
-  auto explicit_paddings = ir::GetAttrOr<std::vector<int64_t>>(node, "explicit_paddings", {});
-  auto data_format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
-  auto dilations = ir::GetAttrOr<std::vector<int64_t>>(node, "dilations", {1, 1, 1, 1});
-  if (!strides.ok() || !padding.ok() || !explicit_paddings.ok() || !data_format.ok() || !dilations.ok()) return {};
-  auto window = ops::nn::MakeWindow2D(*strides, *padding, *explicit_paddings, *data_format, *dilations,
-                                      /*allow_explicit=*/true);
+  auto window = ops::nn::ParseWindowAttrs(node, /*has_dilations=*/true, /*allow_explicit=*/true);
   if (!window.ok() || window->format != ops::nn::DataFormat::kNhwc || window->stride_h != 1 ||
       window->stride_w != 1 || window->dilation_h != 1 || window->dilation_w != 1) {
     return {};
