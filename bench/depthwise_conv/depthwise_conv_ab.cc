@@ -9,12 +9,8 @@
 // exits 2.
 //
 //   depthwise_conv_ab [ROUNDS]      (default 7)
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -22,8 +18,8 @@
 #include "backends/fast_kernel_registry.h"
 #include "base/buffer_pool.h"
 #include "base/thread_pool.h"
+#include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
-#include "ops/run_single_op.h"
 
 namespace tfhost {
 namespace {
@@ -33,40 +29,6 @@ struct Case {
   int64_t n, h, w, c;
   bool relu6;
 };
-
-Tensor Random(const Shape& shape, uint32_t seed) {
-  Tensor t(DType::kFloat, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-// Microseconds per call over `reps` calls.
-double Time(const ir::Node& node, const ops::KernelFn& kernel, const std::vector<Tensor>& inputs, ThreadPool* pool,
-            int reps) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r < reps; ++r) {
-    auto out = ops::RunKernelOnNode(node, kernel, inputs, nullptr, pool);
-    if (!out.ok()) {
-      std::fprintf(stderr, "%s\n", out.status().ToString().c_str());
-      std::exit(1);
-    }
-  }
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / reps;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 int Main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 7;
@@ -89,7 +51,7 @@ int Main(int argc, char** argv) {
   std::shared_ptr<BufferPool> buffers = BufferPool::Create();
   BufferPool::ScopedCurrent current(buffers.get());
   std::printf("isa: %s   rounds: %d   load average before: %s\n",
-              backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, LoadAverage().c_str());
+              backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, ops::LoadAverage().c_str());
   std::printf("%-10s %-16s %8s %10s %10s %9s %10s\n", "model", "NHWC", "threads", "oneDNN us", "SIMD us",
               "x", "SIMD GF/s");
   const ops::KernelFn reference = ops::OpRegistry::Global().Find("FusedDepthwiseConv2dNative")->kernel;
@@ -106,8 +68,9 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
       return 1;
     }
-    const std::vector<Tensor> inputs = {Random(Shape({c.n, c.h, c.w, c.c}), 1), Random(Shape({3, 3, c.c, 1}), 2),
-                                        Random(Shape({c.c}), 3)};
+    const std::vector<Tensor> inputs = {ops::UniformTensor(Shape({c.n, c.h, c.w, c.c}), 1),
+                                        ops::UniformTensor(Shape({3, 3, c.c, 1}), 2),
+                                        ops::UniformTensor(Shape({c.c}), 3)};
     const double flops = 2.0 * 9 * c.n * c.h * c.w * c.c;
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       // Fresh kernels per thread count: oneDNN's brgemm kernels fix their
@@ -119,22 +82,22 @@ int Main(int argc, char** argv) {
         std::fprintf(stderr, "no kernel for %s\n", c.model);
         return 1;
       }
-      const double one = Time(*node, onednn, inputs, p, 3);  // also creates the primitive
-      Time(*node, simd.kernel, inputs, p, 3);
+      const double one = ops::MicrosPerCall(*node, onednn, inputs, p, 3);  // also creates the primitive
+      ops::MicrosPerCall(*node, simd.kernel, inputs, p, 3);
       const int reps = std::max(1, static_cast<int>(3000.0 / std::max(one, 1.0)));
       std::vector<double> a, b;
       for (int r = 0; r < rounds; ++r) {
-        a.push_back(Time(*node, onednn, inputs, p, reps));
-        b.push_back(Time(*node, simd.kernel, inputs, p, reps));
+        a.push_back(ops::MicrosPerCall(*node, onednn, inputs, p, reps));
+        b.push_back(ops::MicrosPerCall(*node, simd.kernel, inputs, p, reps));
       }
-      const double ta = Median(a), tb = Median(b);
+      const double ta = ops::Median(a), tb = ops::Median(b);
       const std::string shape = std::to_string(c.n) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
                                 std::to_string(c.c);
       std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
                   ta / tb, flops / tb / 1e3);
     }
   }
-  std::printf("load average after: %s\n", LoadAverage().c_str());
+  std::printf("load average after: %s\n", ops::LoadAverage().c_str());
   return 0;
 }
 

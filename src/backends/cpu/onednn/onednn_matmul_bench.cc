@@ -17,6 +17,7 @@
 
 #include "backends/fast_kernel_registry.h"
 #include "base/thread_pool.h"
+#include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 
@@ -24,21 +25,6 @@ namespace tfhost::backends::onednn {
 namespace {
 
 using ops::MakeAttr;
-
-Tensor Random(const Shape& shape, uint32_t seed) {
-  Tensor t(DType::kFloat, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
 
 // One node with its fast kernel.
 struct Step {
@@ -75,11 +61,6 @@ double Micros(const std::function<void()>& fn, int reps) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / reps;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 ir::AttrMap Gelu() {
   return {{"T", MakeAttr(DType::kFloat)},
           {"N", MakeAttr(1)},
@@ -91,7 +72,8 @@ int Main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 9;
   const ir::AttrMap f = {{"T", MakeAttr(DType::kFloat)}};
   // Dense 768 -> 3072 with GELU on 128 tokens.
-  const Tensor x = Random(Shape({128, 768}), 1), w = Random(Shape({768, 3072}), 2), bias = Random(Shape({3072}), 3);
+  const Tensor x = ops::UniformTensor(Shape({128, 768}), 1), w = ops::UniformTensor(Shape({768, 3072}), 2),
+               bias = ops::UniformTensor(Shape({3072}), 3);
   ir::AttrMap mm_bias = f;
   mm_bias["fused_ops"] = MakeAttr(std::vector<std::string>{"BiasAdd"});
   mm_bias["num_args"] = MakeAttr(int64_t{1});
@@ -100,8 +82,8 @@ int Main(int argc, char** argv) {
   const Step dense = Make("_FusedMatMul", mm_bias), gelu = Make("_TfhostFusedElementwise", Gelu()),
              dense_gelu = Make("_FusedMatMul", mm_gelu);
   // Attention scores [2, 12, 128, 128] = q k^T + mask [2, 1, 1, 128].
-  const Tensor q = Random(Shape({2, 12, 128, 64}), 4), k = Random(Shape({2, 12, 128, 64}), 5),
-               mask = Random(Shape({2, 1, 1, 128}), 6);
+  const Tensor q = ops::UniformTensor(Shape({2, 12, 128, 64}), 4), k = ops::UniformTensor(Shape({2, 12, 128, 64}), 5),
+               mask = ops::UniformTensor(Shape({2, 1, 1, 128}), 6);
   ir::AttrMap bmm = f;
   bmm["adj_y"] = MakeAttr(true);
   ir::AttrMap fused_bmm = bmm;
@@ -114,8 +96,8 @@ int Main(int argc, char** argv) {
   ir::AttrMap mm_bf16 = mm_bias;
   mm_bf16["_tfhost_precision"].set_s("bf16");
   const Step dense_bf16 = Make("_FusedMatMul", mm_bf16);
-  const Tensor x32 = Random(Shape({32, 768}), 8);
-  const Tensor scores_value = Random(Shape({2, 12, 128, 128}), 7);
+  const Tensor x32 = ops::UniformTensor(Shape({32, 768}), 8);
+  const Tensor scores_value = ops::UniformTensor(Shape({2, 12, 128, 128}), 7);
   struct Case {
     const char* label;
     std::function<void(ThreadPool*)> separate, fused;
@@ -136,7 +118,7 @@ int Main(int argc, char** argv) {
        [&](ThreadPool* p) { Run(add, {scores_value, mask}, p); }},
   };
   ThreadPool pool(1);  // 1 worker + the caller = 2 threads
-  std::printf("rounds: %d   load average before: %s\n", rounds, LoadAverage().c_str());
+  std::printf("rounds: %d   load average before: %s\n", rounds, ops::LoadAverage().c_str());
   std::printf("%-44s %8s %12s %10s %8s\n", "case", "threads", "separate us", "fused us", "speedup");
   for (const Case& c : cases) {
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
@@ -147,10 +129,11 @@ int Main(int argc, char** argv) {
         a.push_back(Micros([&] { c.separate(p); }, reps));
         b.push_back(Micros([&] { c.fused(p); }, reps));
       }
-      std::printf("%-44s %8d %12.1f %10.1f %7.2fx\n", c.label, p ? 2 : 1, Median(a), Median(b), Median(a) / Median(b));
+      const double ta = ops::Median(a), tb = ops::Median(b);
+      std::printf("%-44s %8d %12.1f %10.1f %7.2fx\n", c.label, p ? 2 : 1, ta, tb, ta / tb);
     }
   }
-  std::printf("load average after: %s\n", LoadAverage().c_str());
+  std::printf("load average after: %s\n", ops::LoadAverage().c_str());
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "backends/cpu/simd/cpu_features.h"
 #include "backends/fast_kernel_registry.h"
 #include "base/thread_pool.h"
+#include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 
@@ -30,40 +31,7 @@ struct BenchCase {
   ir::AttrMap attrs;
 };
 
-Tensor Random(const Shape& shape, float lo, float hi) {
-  Tensor t(DType::kFloat, shape);
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-// Median microseconds per call of `kernel` over `rounds` rounds of `reps`.
-double TimeOnce(const ir::Node& node, const ops::KernelFn& kernel, const std::vector<Tensor>& inputs, ThreadPool* pool,
-                int reps) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r < reps; ++r) {
-    auto out = ops::RunKernelOnNode(node, kernel, inputs, nullptr, pool);
-    if (!out.ok()) {
-      std::fprintf(stderr, "%s failed: %s\n", node.op.c_str(), out.status().ToString().c_str());
-      std::exit(1);
-    }
-  }
-  const auto end = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::micro>(end - start).count() / reps;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+Tensor Random(const Shape& shape, float lo, float hi) { return ops::UniformTensor(shape, 7, lo, hi); }
 
 int Main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 15;
@@ -112,7 +80,7 @@ int Main(int argc, char** argv) {
   };
   ThreadPool pool(1);  // 1 worker + the caller = 2 threads
   std::printf("isa: %s   rounds: %d   load average before: %s\n", IsaLevelName(ActiveIsaLevel()), rounds,
-              LoadAverage().c_str());
+              ops::LoadAverage().c_str());
   std::printf("%-38s %8s %12s %10s %8s\n", "case", "threads", "reference us", "simd us", "speedup");
   for (const BenchCase& c : cases) {
     auto node = ops::MakeSingleOpNode(c.op, c.attrs);
@@ -128,18 +96,18 @@ int Main(int argc, char** argv) {
     }
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       // Calibrate reps to ~2 ms of reference time per round.
-      const double one = TimeOnce(*node, reference, c.inputs, p, 3);
+      const double one = ops::MicrosPerCall(*node, reference, c.inputs, p, 3);
       const int reps = std::max(1, static_cast<int>(2000.0 / std::max(one, 1.0)));
       std::vector<double> ref_t, simd_t;
       for (int r = 0; r < rounds; ++r) {
-        ref_t.push_back(TimeOnce(*node, reference, c.inputs, p, reps));
-        simd_t.push_back(TimeOnce(*node, fast.kernel, c.inputs, p, reps));
+        ref_t.push_back(ops::MicrosPerCall(*node, reference, c.inputs, p, reps));
+        simd_t.push_back(ops::MicrosPerCall(*node, fast.kernel, c.inputs, p, reps));
       }
-      const double a = Median(ref_t), b = Median(simd_t);
+      const double a = ops::Median(ref_t), b = ops::Median(simd_t);
       std::printf("%-38s %8d %12.1f %10.1f %7.1fx\n", c.label.c_str(), p ? 2 : 1, a, b, a / b);
     }
   }
-  std::printf("load average after: %s\n", LoadAverage().c_str());
+  std::printf("load average after: %s\n", ops::LoadAverage().c_str());
   return 0;
 }
 
