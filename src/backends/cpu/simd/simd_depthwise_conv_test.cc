@@ -61,9 +61,13 @@ TEST(SimdDepthwiseConvTest, MatchesReferenceForSameValidAndExplicitPaddingAtEver
     if (g.h >= 3 && g.w >= 3) {
       ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("VALID"));
     }
-    // Asymmetric explicit pads: 2 above, none below, none left, 1 right.
+    // Asymmetric explicit pads: 2 above, none below, none left, 1 right; and
+    // pads wider than the filter, so whole output rows and columns see only
+    // padding.
     ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f},
                                DepthwiseAttrs("EXPLICIT", {0, 0, 2, 0, 0, 1, 0, 0}));
+    ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f},
+                               DepthwiseAttrs("EXPLICIT", {0, 0, 4, 5, 6, 3, 0, 0}));
   }
 }
 
