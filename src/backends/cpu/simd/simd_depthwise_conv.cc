@@ -35,9 +35,12 @@
 #include "backends/cpu/simd/simd_util.h"
 #include "ir/precision_attrs.h"
 #include "ops/nn/conv_geometry.h"
+#include "ops/nn/fused_activation.h"
 
 namespace tfhost::backends::simd {
 namespace {
+
+using ops::nn::Activation;
 
 constexpr int kRows = 4;  // output rows per block (and per unit of parallel work)
 constexpr int64_t kMaxChannels = 256;
@@ -68,8 +71,6 @@ TFHOST_DW_INLINE VF<W> SplatVec(float s) {
   return v;
 }
 
-enum class Act { kNone, kRelu, kRelu6 };
-
 struct DepthwiseArgs {
   const float* x = nullptr;
   float* y = nullptr;
@@ -82,7 +83,7 @@ struct DepthwiseArgs {
   int64_t strips = 0;           // blocks of kRows output rows per image
   int64_t pad_top = 0;
   int64_t off[3] = {0, 0, 0};  // flat input offset of each filter column
-  Act act = Act::kNone;
+  Activation act = Activation::kNone;  // kNone, kRelu or kRelu6
 };
 
 // Keeps a loaded vector in a register: without it the compiler folds the
@@ -141,10 +142,10 @@ TFHOST_DW_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
 }
 
 template <int W>
-TFHOST_DW_INLINE VF<W> Activate(VF<W> v, Act act) {
+TFHOST_DW_INLINE VF<W> Activate(VF<W> v, Activation act) {
   // As the reference: NaN passes through both.
-  if (act != Act::kNone) v = v < SplatVec<W>(0.0f) ? SplatVec<W>(0.0f) : v;
-  if (act == Act::kRelu6) v = SplatVec<W>(6.0f) < v ? SplatVec<W>(6.0f) : v;
+  if (act != Activation::kNone) v = v < SplatVec<W>(0.0f) ? SplatVec<W>(0.0f) : v;
+  if (act == Activation::kRelu6) v = SplatVec<W>(6.0f) < v ? SplatVec<W>(6.0f) : v;
   return v;
 }
 
@@ -313,7 +314,7 @@ class PatternCache {
 
 class DepthwiseConvKernel {
  public:
-  DepthwiseConvKernel(ops::nn::Window2D window, bool has_bias, Act act, ops::KernelFn fallback)
+  DepthwiseConvKernel(ops::nn::Window2D window, bool has_bias, Activation act, ops::KernelFn fallback)
       : window_(window),
         has_bias_(has_bias),
         act_(act),
@@ -371,13 +372,13 @@ class DepthwiseConvKernel {
  private:
   ops::nn::Window2D window_;
   bool has_bias_;
-  Act act_;
+  Activation act_;
   ops::KernelFn fallback_;
   std::shared_ptr<PatternCache> patterns_;
 };
 
 // fused_ops [] / [BiasAdd] / [BiasAdd, Relu|Relu6]; false for anything else.
-bool ParseFusedOps(const ir::Node& node, bool* has_bias, Act* act) {
+bool ParseFusedOps(const ir::Node& node, bool* has_bias, Activation* act) {
   auto fused_ops = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
   auto num_args = ir::GetAttrOr<int64_t>(node, "num_args", 0);
   auto num_host_args = ir::GetAttrOr<int64_t>(node, "num_host_args", 0);
@@ -386,16 +387,12 @@ bool ParseFusedOps(const ir::Node& node, bool* has_bias, Act* act) {
   *has_bias = !ops.empty() && ops[0] == "BiasAdd";
   if (*num_args != (*has_bias ? 1 : 0)) return false;
   const size_t rest = *has_bias ? 1 : 0;
-  *act = Act::kNone;
+  *act = Activation::kNone;
   if (ops.size() == rest) return true;
   if (ops.size() != rest + 1) return false;
-  if (ops[rest] == "Relu") {
-    *act = Act::kRelu;
-  } else if (ops[rest] == "Relu6") {
-    *act = Act::kRelu6;
-  } else {
-    return false;
-  }
+  auto parsed = ops::nn::ParseFusedActivation(ops[rest]);
+  if (!parsed.ok() || (*parsed != Activation::kRelu && *parsed != Activation::kRelu6)) return false;
+  *act = *parsed;
   return true;
 }
 
@@ -411,7 +408,7 @@ ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn&
     return {};
   }
   bool has_bias = false;
-  Act act = Act::kNone;
+  Activation act = Activation::kNone;
   if (node.op == "FusedDepthwiseConv2dNative" && !ParseFusedOps(node, &has_bias, &act)) return {};
   return DepthwiseConvKernel(*window, has_bias, act, fallback);
 }
