@@ -26,16 +26,16 @@
 // AVX-512.
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <numeric>
 #include <vector>
 
+#include "backends/cpu/simd/simd_conv_epilogue.h"
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
+#include "backends/cpu/simd/simd_weight_cache.h"
 #include "ir/precision_attrs.h"
 #include "ops/nn/conv_geometry.h"
-#include "ops/nn/fused_activation.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -275,42 +275,22 @@ struct Pattern {
   std::vector<float> zeros;
 };
 
-// Rebuilt when the filter's or bias's buffer changes (a Const is the same
-// buffer on every run) or a wider input row comes.
-class PatternCache {
- public:
-  std::shared_ptr<const Pattern> Get(const Tensor& filter, const Tensor* bias, int64_t channels, int64_t period,
-                                     int64_t row_floats) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const bool same = pattern_ != nullptr && filter_.SharesBufferWith(filter) && period_ == period &&
-                      (bias == nullptr ? !bias_.valid() : bias_.SharesBufferWith(*bias)) &&
-                      static_cast<int64_t>(pattern_->zeros.size()) >= row_floats;
-    if (same) return pattern_;
-    auto pattern = std::make_shared<Pattern>();
-    pattern->taps_and_bias.assign(10 * period, 0.0f);
-    float* p = pattern->taps_and_bias.data();
-    const float* f = filter.data<float>();
-    for (int64_t t = 0; t < 9; ++t) {
-      for (int64_t j = 0; j < period; ++j) p[t * period + j] = f[t * channels + j % channels];
-    }
-    if (bias != nullptr) {
-      const float* bv = bias->data<float>();
-      for (int64_t j = 0; j < period; ++j) p[9 * period + j] = bv[j % channels];
-    }
-    pattern->zeros.assign(row_floats, 0.0f);
-    filter_ = filter;
-    bias_ = bias != nullptr ? *bias : Tensor();
-    period_ = period;
-    pattern_ = pattern;
-    return pattern;
+std::shared_ptr<const Pattern> BuildPattern(const Tensor& filter, const Tensor* bias, int64_t channels,
+                                            int64_t period, int64_t row_floats) {
+  auto pattern = std::make_shared<Pattern>();
+  pattern->taps_and_bias.assign(10 * period, 0.0f);
+  float* p = pattern->taps_and_bias.data();
+  const float* f = filter.data<float>();
+  for (int64_t t = 0; t < 9; ++t) {
+    for (int64_t j = 0; j < period; ++j) p[t * period + j] = f[t * channels + j % channels];
   }
-
- private:
-  std::mutex mu_;
-  Tensor filter_, bias_;
-  int64_t period_ = 0;
-  std::shared_ptr<const Pattern> pattern_;
-};
+  if (bias != nullptr) {
+    const float* bv = bias->data<float>();
+    for (int64_t j = 0; j < period; ++j) p[9 * period + j] = bv[j % channels];
+  }
+  pattern->zeros.assign(row_floats, 0.0f);
+  return pattern;
+}
 
 class DepthwiseConvKernel {
  public:
@@ -319,7 +299,7 @@ class DepthwiseConvKernel {
         has_bias_(has_bias),
         act_(act),
         fallback_(std::move(fallback)),
-        patterns_(std::make_shared<PatternCache>()) {}
+        patterns_(std::make_shared<WeightCache<Pattern>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
     if (ctx.num_inputs() != (has_bias_ ? 3 : 2)) return fallback_(ctx);
@@ -343,7 +323,9 @@ class DepthwiseConvKernel {
 
     DepthwiseArgs a;
     a.period = std::lcm<int64_t>(kWidthAvx512, c);
-    std::shared_ptr<const Pattern> pattern = patterns_->Get(f, bias, c, a.period, geo->in_w * c);
+    const int64_t row_floats = geo->in_w * c;
+    std::shared_ptr<const Pattern> pattern = patterns_->Get(
+        f, bias, {a.period, row_floats}, [&] { return BuildPattern(f, bias, c, a.period, row_floats); });
     a.pattern = pattern->taps_and_bias.data();
     a.zeros = pattern->zeros.data();
     a.in_h = geo->in_h;
@@ -374,27 +356,8 @@ class DepthwiseConvKernel {
   bool has_bias_;
   Activation act_;
   ops::KernelFn fallback_;
-  std::shared_ptr<PatternCache> patterns_;
+  std::shared_ptr<WeightCache<Pattern>> patterns_;
 };
-
-// fused_ops [] / [BiasAdd] / [BiasAdd, Relu|Relu6]; false for anything else.
-bool ParseFusedOps(const ir::Node& node, bool* has_bias, Activation* act) {
-  auto fused_ops = ir::GetAttrOr<std::vector<std::string>>(node, "fused_ops", {});
-  auto num_args = ir::GetAttrOr<int64_t>(node, "num_args", 0);
-  auto num_host_args = ir::GetAttrOr<int64_t>(node, "num_host_args", 0);
-  if (!fused_ops.ok() || !num_args.ok() || !num_host_args.ok() || *num_host_args != 0) return false;
-  const std::vector<std::string>& ops = *fused_ops;
-  *has_bias = !ops.empty() && ops[0] == "BiasAdd";
-  if (*num_args != (*has_bias ? 1 : 0)) return false;
-  const size_t rest = *has_bias ? 1 : 0;
-  *act = Activation::kNone;
-  if (ops.size() == rest) return true;
-  if (ops.size() != rest + 1) return false;
-  auto parsed = ops::nn::ParseFusedActivation(ops[rest]);
-  if (!parsed.ok() || (*parsed != Activation::kRelu && *parsed != Activation::kRelu6)) return false;
-  *act = *parsed;
-  return true;
-}
 
 ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback) {
   if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
@@ -407,10 +370,11 @@ ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn&
       window->stride_w != 1 || window->dilation_h != 1 || window->dilation_w != 1) {
     return {};
   }
-  bool has_bias = false;
-  Activation act = Activation::kNone;
-  if (node.op == "FusedDepthwiseConv2dNative" && !ParseFusedOps(node, &has_bias, &act)) return {};
-  return DepthwiseConvKernel(*window, has_bias, act, fallback);
+  ConvEpilogue epilogue;
+  if (node.op == "FusedDepthwiseConv2dNative" && !ParseConvEpilogue(node, /*allow_residual=*/false, &epilogue)) {
+    return {};
+  }
+  return DepthwiseConvKernel(*window, epilogue.bias, epilogue.act, fallback);
 }
 
 }  // namespace
