@@ -41,13 +41,14 @@ inline void ParallelRange(ThreadPool* pool, int64_t n, int64_t min_chunk,
 }
 
 // `candidate` itself when it is a float32 tensor of `shape` that nobody else
-// holds (so writing it in place is invisible), else a new tensor.
+// holds (so writing it in place is invisible), else a new, uninitialized one:
+// the callers write every element.
 inline Tensor ReuseOrAllocate(Tensor& candidate, const Shape& shape) {
   if (candidate.valid() && candidate.dtype() == DType::kFloat && candidate.RefCountIsOne() &&
       candidate.shape() == shape) {
     return std::move(candidate);
   }
-  return Tensor(DType::kFloat, shape);
+  return Tensor::Uninitialized(DType::kFloat, shape);
 }
 
 // One function pointer per compiled copy; Pick returns the one for the level
