@@ -82,15 +82,7 @@ int Main(int argc, char** argv) {
         std::fprintf(stderr, "no kernel for %s\n", c.model);
         return 1;
       }
-      const double one = ops::MicrosPerCall(*node, onednn, inputs, p, 3);  // also creates the primitive
-      ops::MicrosPerCall(*node, simd.kernel, inputs, p, 3);
-      const int reps = std::max(1, static_cast<int>(3000.0 / std::max(one, 1.0)));
-      std::vector<double> a, b;
-      for (int r = 0; r < rounds; ++r) {
-        a.push_back(ops::MicrosPerCall(*node, onednn, inputs, p, reps));
-        b.push_back(ops::MicrosPerCall(*node, simd.kernel, inputs, p, reps));
-      }
-      const double ta = ops::Median(a), tb = ops::Median(b);
+      const auto [ta, tb] = ops::TimeAlternating(*node, onednn, simd.kernel, inputs, p, rounds);
       const std::string shape = std::to_string(c.n) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
                                 std::to_string(c.c);
       std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
