@@ -19,9 +19,10 @@ const char* KernelChoiceName(KernelChoice choice) {
 const FastKernelRegistry& FastKernelRegistry::Global() {
   static const FastKernelRegistry* registry = [] {
     auto* r = new FastKernelRegistry;
-    // Ahead of oneDNN's depthwise convolutions, for the shapes where it is
-    // faster (docs/perf.md, session 8); oneDNN's kernel is its fallback.
+    // Ahead of oneDNN's convolutions, for the shapes where they are faster
+    // (docs/perf.md, sessions 8 and 9); oneDNN's kernel is their fallback.
     simd::RegisterDepthwiseConvKernels(*r);
+    simd::RegisterPointwiseConvKernels(*r);
     RegisterOneDnnKernels(*r);
     RegisterSimdKernels(*r);
     return r;

@@ -19,5 +19,13 @@ void RegisterPadKernels(FastKernelRegistry& registry);        // simd_pad.cc
 // Registered ahead of oneDNN's convolutions (fast_kernel_registry.cc), which
 // take the calls it does not handle.
 void RegisterDepthwiseConvKernels(FastKernelRegistry& registry);  // simd_depthwise_conv.cc
+void RegisterPointwiseConvKernels(FastKernelRegistry& registry);  // simd_pointwise_conv.cc
+
+// The 1x1 convolution kernel's rule for the shapes it runs itself (the rest
+// go to its fallback, oneDNN's kernel), from bench/pointwise_conv's timings.
+bool PointwiseConvTakes(int64_t in_c);
+// That kernel for `node`, or null where it does not apply; without the shape
+// rule it runs every shape itself (bench/pointwise_conv times it so).
+ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback, bool apply_shape_rule);
 
 }  // namespace tfhost::backends::simd

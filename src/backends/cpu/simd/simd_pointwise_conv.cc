@@ -1,0 +1,332 @@
+// 1x1 convolution, stride 1, NHWC float32 (Conv2D and _FusedConv2D with an
+// optional BiasAdd, residual Add and Relu/Relu6): MobileNetV2's expansions
+// and projections and BlazeFace's 1x1 layers, where oneDNN 2.6's NHWC kernel
+// (brgconv_1x1) reaches 40-75% of the FMA peak on the narrow ones (few input
+// channels: little work per output float stored) and wakes its second
+// OpenMP thread for layers shorter than the wake-up (docs/perf.md, session 9).
+//
+// It is a matrix product: pixels x input channels times the filter
+// (input x output channels). The filter is packed once per filter buffer into
+// panels of up to 4 vectors of output channels (as even as that allows),
+// zero-padded past the last channel, with the bias beside it. A tile of MR
+// pixels x NV vectors keeps its MR * NV <= 24 sums in registers over every
+// input channel; each step loads the panel's NV weight vectors and
+// broadcasts MR input values. The sums start from the bias; the residual and
+// the activation are applied in registers before the only store, and the last
+// vector of a row is a masked load/store, so any channel count works.
+//
+// A unit of parallel work is (block of pixels, panel): a block's inputs (at
+// most kBlockInputBytes) stay in L2 while each panel's weights (in_c x NV x
+// 64 bytes) pass over them. Inputs larger than L2 are prefetched a tile
+// ahead.
+//
+// Everything else goes to the kernel registered after this one (oneDNN's):
+// other filter sizes, strides, padding, NCHW, bf16 nodes and outputs, batch
+// norm and other activations, CPUs without AVX-512, and inputs of more than
+// 2048 channels (PointwiseConvTakes).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/simd/simd_conv_epilogue.h"
+#include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_math.h"
+#include "backends/cpu/simd/simd_util.h"
+#include "backends/cpu/simd/simd_weight_cache.h"
+#include "ir/precision_attrs.h"
+#include "ops/nn/conv_geometry.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+using ops::nn::Activation;
+
+constexpr int kLanes = 16;
+constexpr int kMaxNv = 4;          // vectors of output channels per panel
+constexpr int kMaxSums = 24;       // MR * NV: the sums a tile keeps in registers
+constexpr int kMaxMr = 12;         // pixels per tile
+constexpr int64_t kBlockInputBytes = 128 << 10;
+constexpr int64_t kL2Bytes = 1 << 20;
+
+constexpr int MaxMr(int nv) { return std::min(kMaxMr, kMaxSums / nv); }
+
+// Panel p of `panels` covers output vectors [PanelBegin(p), PanelBegin(p + 1)):
+// as even as 4-vector panels allow (9 vectors are panels of 3, 3 and 3, not
+// 4, 4 and 1: a 1-vector tile spends a load on every multiply-add).
+int64_t PanelBegin(int64_t vectors, int64_t panels, int64_t p) { return vectors * p / panels; }
+
+// The filter as the tiles read it: panel by panel, each k-major with
+// nv * 16 floats per input channel (panel p starts at in_c * 16 *
+// PanelBegin(p)), zero past out_c; the bias beside it, padded the same way.
+struct PackedFilter {
+  std::vector<float> weights;
+  std::vector<float> bias;  // vectors * 16 floats (zeros without bias)
+};
+
+struct PointwiseArgs {
+  const float* x = nullptr;         // pixels x in_c
+  const float* residual = nullptr;  // pixels x out_c, or null
+  float* y = nullptr;               // pixels x out_c (may be `residual` itself)
+  const PackedFilter* filter = nullptr;
+  int64_t pixels = 0, in_c = 0, out_c = 0;
+  int64_t panels = 0;      // ceil(vectors / kMaxNv), see PanelBegin
+  int64_t vectors = 0;     // ceil(out_c / 16)
+  int64_t block_pixels = 0, blocks = 0;
+  Activation act = Activation::kNone;
+  bool prefetch = false;  // inputs larger than L2: software prefetch
+};
+
+#ifdef TFHOST_SIMD_X86
+
+#define TFHOST_PW_INLINE TFHOST_SIMD_INLINE TFHOST_SIMD_TARGET_AVX512
+
+// Pixels [p0, p0 + MR) x the panel's NV vectors of output channels: sums
+// from the bias over every input channel, then the residual and the
+// activation, then the only store. `tail` masks the lanes of the last vector
+// inside the output row.
+template <int NV, int MR>
+TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, int64_t p0, int64_t first_vector, __mmask16 tail) {
+  constexpr int kStride = NV * kLanes;
+  const float* w = a.filter->weights.data() + first_vector * a.in_c * kLanes;
+  const float* x = a.x + p0 * a.in_c;
+  const int64_t c0 = first_vector * kLanes;
+  float* y = a.y + p0 * a.out_c + c0;
+  __m512 s[MR][NV];
+  auto mask_of = [&](int v) { return v == NV - 1 ? tail : static_cast<__mmask16>(0xffff); };
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512 b = _mm512_loadu_ps(a.filter->bias.data() + c0 + v * kLanes);
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; ++m) s[m][v] = b;
+  }
+  if (a.prefetch && p0 + 2 * MR <= a.pixels) {
+    // The next tile's inputs, while this one computes: they come from
+    // memory, and its rows are read as MR interleaved streams, which the
+    // hardware prefetchers follow poorly.
+    const char* next = reinterpret_cast<const char*>(x + MR * a.in_c);
+    for (int64_t off = 0; off < MR * a.in_c * 4; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+  }
+  for (int64_t k = 0; k < a.in_c; ++k) {
+    __m512 wv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_ps(w + k * kStride + v * kLanes);
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; ++m) {
+      const __m512 xv = _mm512_set1_ps(x[m * a.in_c + k]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) s[m][v] = _mm512_fmadd_ps(xv, wv[v], s[m][v]);
+    }
+  }
+  if (a.residual != nullptr) {
+    // Every residual load before the first store: y is often the residual's
+    // own buffer, and a load right behind a masked store to the same cache
+    // line stalls (0.8x oneDNN on blazeface's 24-channel layers, measured).
+    // Added after the products, as the reference adds it.
+    const float* r = a.residual + p0 * a.out_c + c0;
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        s[m][v] = _mm512_add_ps(s[m][v], _mm512_maskz_loadu_ps(mask_of(v), r + m * a.out_c + v * kLanes));
+      }
+    }
+  }
+  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+#pragma GCC unroll 12
+  for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      __m512 o = s[m][v];
+      // max(0, o) and min(6, o) return o when o is NaN, as the reference.
+      // (The all-lanes masked forms: GCC 12 warns about the plain ones'
+      // undefined pass-through operand.)
+      if (a.act != Activation::kNone) o = _mm512_mask_max_ps(o, 0xffff, zero, o);
+      if (a.act == Activation::kRelu6) o = _mm512_mask_min_ps(o, 0xffff, six, o);
+      _mm512_mask_storeu_ps(y + m * a.out_c + v * kLanes, mask_of(v), o);
+    }
+  }
+}
+
+using TileFn = void (*)(const PointwiseArgs&, int64_t, int64_t, __mmask16);
+
+template <int NV, int MR>
+TFHOST_SIMD_TARGET_AVX512 void TileAvx512(const PointwiseArgs& a, int64_t p0, int64_t first_vector,
+                                          __mmask16 tail) {
+  Tile<NV, MR>(a, p0, first_vector, tail);
+}
+
+// kTiles[nv - 1][mr - 1] for mr <= MaxMr(nv).
+template <int NV, size_t... I>
+constexpr std::array<TileFn, kMaxMr> TileRow(std::index_sequence<I...>) {
+  return {((I + 1 <= static_cast<size_t>(MaxMr(NV))) ? &TileAvx512<NV, std::min<int>(I + 1, MaxMr(NV))>
+                                                      : nullptr)...};
+}
+constexpr std::array<std::array<TileFn, kMaxMr>, kMaxNv> kTiles = {
+    TileRow<1>(std::make_index_sequence<kMaxMr>()), TileRow<2>(std::make_index_sequence<kMaxMr>()),
+    TileRow<3>(std::make_index_sequence<kMaxMr>()), TileRow<4>(std::make_index_sequence<kMaxMr>())};
+
+// Units [begin, end) of (pixel block, panel), panel-minor.
+void PointwiseRange(const PointwiseArgs& a, int64_t begin, int64_t end) {
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t block = unit / a.panels, panel = unit % a.panels;
+    const int64_t p_begin = block * a.block_pixels;
+    const int64_t p_end = std::min(a.pixels, p_begin + a.block_pixels);
+    const int64_t first_vector = PanelBegin(a.vectors, a.panels, panel);
+    const int nv = static_cast<int>(PanelBegin(a.vectors, a.panels, panel + 1) - first_vector);
+    const int64_t tail_lanes = std::min<int64_t>(kLanes, a.out_c - (first_vector + nv - 1) * kLanes);
+    const __mmask16 tail = static_cast<__mmask16>((1u << tail_lanes) - 1);
+    // Tiles as even as MaxMr allows: 49 pixels are 7 tiles of 7, not 6 of 8 and one of 1.
+    const int64_t n = p_end - p_begin;
+    const int64_t tiles = (n + MaxMr(nv) - 1) / MaxMr(nv);
+    int64_t p = p_begin;
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t mr = (n * (t + 1)) / tiles - (n * t) / tiles;
+      kTiles[nv - 1][mr - 1](a, p, first_vector, tail);
+      p += mr;
+    }
+  }
+}
+
+#endif  // TFHOST_SIMD_X86
+
+std::shared_ptr<const PackedFilter> PackFilter(const Tensor& filter, const Tensor* bias, int64_t in_c, int64_t out_c) {
+  auto packed = std::make_shared<PackedFilter>();
+  const int64_t vectors = (out_c + kLanes - 1) / kLanes;
+  const int64_t panels = (vectors + kMaxNv - 1) / kMaxNv;
+  packed->weights.assign(vectors * in_c * kLanes, 0.0f);
+  packed->bias.assign(vectors * kLanes, 0.0f);
+  const float* f = filter.data<float>();  // [1][1][in_c][out_c]
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t first_vector = PanelBegin(vectors, panels, panel);
+    const int64_t c0 = first_vector * kLanes;
+    const int64_t width = (PanelBegin(vectors, panels, panel + 1) - first_vector) * kLanes;
+    float* dst = packed->weights.data() + first_vector * in_c * kLanes;
+    for (int64_t k = 0; k < in_c; ++k) {
+      for (int64_t j = 0; j < width && c0 + j < out_c; ++j) dst[k * width + j] = f[k * out_c + c0 + j];
+    }
+  }
+  if (bias != nullptr) std::memcpy(packed->bias.data(), bias->data<float>(), out_c * sizeof(float));
+  return packed;
+}
+
+class PointwiseConvKernel {
+ public:
+  PointwiseConvKernel(ConvEpilogue epilogue, ops::KernelFn fallback, bool apply_shape_rule)
+      : epilogue_(epilogue),
+        apply_shape_rule_(apply_shape_rule),
+        fallback_(std::move(fallback)),
+        filters_(std::make_shared<WeightCache<PackedFilter>>()) {}
+
+  Status operator()(ops::KernelContext& ctx) const {
+    const int num_inputs = 2 + (epilogue_.bias ? 1 : 0) + (epilogue_.residual ? 1 : 0);
+    if (ctx.num_inputs() != num_inputs) return fallback_(ctx);
+    const Tensor& x = ctx.input(0);
+    const Tensor& f = ctx.input(1);
+    if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
+      return fallback_(ctx);
+    }
+    const int64_t in_c = x.dim(3), out_c = f.dim(3);
+    if (f.dim(0) != 1 || f.dim(1) != 1 || f.dim(2) != in_c || in_c == 0 || out_c == 0) return fallback_(ctx);
+    const Shape out_shape({x.dim(0), x.dim(1), x.dim(2), out_c});
+    const Tensor* bias = epilogue_.bias ? &ctx.input(2) : nullptr;
+    if (bias != nullptr && (bias->dtype() != DType::kFloat || bias->NumElements() != out_c)) return fallback_(ctx);
+    const int residual_arg = num_inputs - 1;
+    if (epilogue_.residual && (ctx.input(residual_arg).dtype() != DType::kFloat ||
+                               ctx.input(residual_arg).shape() != out_shape)) {
+      return fallback_(ctx);
+    }
+    if (apply_shape_rule_ && !PointwiseConvTakes(in_c)) return fallback_(ctx);
+
+    PointwiseArgs a;
+    std::shared_ptr<const PackedFilter> packed =
+        filters_->Get(f, bias, {in_c, out_c}, [&] { return PackFilter(f, bias, in_c, out_c); });
+    a.filter = packed.get();
+    a.pixels = out_shape.dim(0) * out_shape.dim(1) * out_shape.dim(2);
+    a.in_c = in_c;
+    a.out_c = out_c;
+    a.vectors = (out_c + kLanes - 1) / kLanes;
+    a.panels = (a.vectors + kMaxNv - 1) / kMaxNv;
+    a.act = epilogue_.act;
+    a.x = x.data<float>();
+    a.prefetch = a.pixels * in_c * 4 > kL2Bytes;
+    // Blocks small enough for L2, and at least four per thread where the
+    // panels alone would not give the pool enough units.
+    const int threads = ctx.intra_op() != nullptr ? ctx.intra_op()->num_threads() + 1 : 1;
+    const int64_t want_blocks = std::max<int64_t>(1, (4 * threads + a.panels - 1) / a.panels);
+    const int64_t max_block = std::max<int64_t>(kMaxMr, kBlockInputBytes / (in_c * 4));
+    a.blocks = std::max((a.pixels + max_block - 1) / max_block,
+                        std::min(want_blocks, (a.pixels + kMaxMr - 1) / kMaxMr));
+    // Even blocks: 49 pixels in 3 blocks are 17, 17, 15, not 24, 24, 1.
+    a.block_pixels = (a.pixels + a.blocks - 1) / a.blocks;
+    a.blocks = (a.pixels + a.block_pixels - 1) / a.block_pixels;
+    Tensor y, residual;
+    if (epilogue_.residual) {
+      // The residual's own buffer when this node is its last reader: each
+      // output float is written after its residual float is read.
+      residual = ctx.TakeInput(residual_arg);
+      y = ReuseOrAllocate(residual, out_shape);
+      a.residual = residual.valid() ? residual.data<float>() : y.data<float>();
+    } else {
+      y = Tensor::Uninitialized(DType::kFloat, out_shape);
+    }
+    a.y = y.data<float>();
+    // Units are (pixel block, panel), up to in_c * 64 multiply-adds a pixel.
+    // Below about 2^21 multiply-adds waking a pool thread costs more than it
+    // saves (as for the depthwise kernel).
+    const int64_t unit_work = a.block_pixels * in_c * kMaxNv * kLanes;
+    const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, unit_work));
+#ifdef TFHOST_SIMD_X86
+    ParallelRange(ctx.intra_op(), a.blocks * a.panels, min_units,
+                  [&](int64_t b, int64_t e) { PointwiseRange(a, b, e); });
+#endif
+    ctx.set_output(0, std::move(y));
+    return OkStatus();
+  }
+
+ private:
+  ConvEpilogue epilogue_;
+  bool apply_shape_rule_;
+  ops::KernelFn fallback_;
+  std::shared_ptr<WeightCache<PackedFilter>> filters_;
+};
+
+}  // namespace
+
+// Every 1x1 shape of blazeface and nsfw_mobilenet_v2 ran at 0.91-18x
+// oneDNN's speed (docs/perf.md, session 9; the few below 1 by at most 9%, at
+// one thread, against 1.3-1.6x on the batch-32 layers and 1.1-5x on
+// blazeface's). Up to 2048 input channels a panel's weights (in_c x 256
+// bytes) stay in L2 beside a block of inputs; wider ones were not measured.
+bool PointwiseConvTakes(int64_t in_c) { return in_c <= 2048; }
+
+ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback, bool apply_shape_rule) {
+#ifndef TFHOST_SIMD_X86
+  return {};
+#endif
+  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
+  // bf16 nodes keep oneDNN's native bf16 kernels (the precision pass chose them).
+  if (node.FindAttr(ir::kPrecisionAttr) != nullptr) return {};
+  auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
+  if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
+  auto window = ops::nn::ParseWindowAttrs(node, /*has_dilations=*/true, /*allow_explicit=*/true);
+  if (!window.ok() || window->format != ops::nn::DataFormat::kNhwc || window->stride_h != 1 ||
+      window->stride_w != 1) {
+    return {};
+  }
+  if (window->pad_top != 0 || window->pad_bottom != 0 || window->pad_left != 0 || window->pad_right != 0) return {};
+  ConvEpilogue epilogue;
+  if (node.op == "_FusedConv2D" && !ParseConvEpilogue(node, /*allow_residual=*/true, &epilogue)) return {};
+  return PointwiseConvKernel(epilogue, fallback, apply_shape_rule);
+}
+
+void RegisterPointwiseConvKernels(FastKernelRegistry& registry) {
+  for (const char* op : {"Conv2D", "_FusedConv2D"}) {
+    registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& fallback) {
+      return MakePointwiseConvKernel(node, fallback, /*apply_shape_rule=*/true);
+    });
+  }
+}
+
+}  // namespace tfhost::backends::simd

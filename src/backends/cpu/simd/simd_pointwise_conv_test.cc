@@ -1,0 +1,182 @@
+#include <gtest/gtest.h>
+
+#include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_test_util.h"
+#include "ir/precision_attrs.h"
+
+namespace tfhost::backends::simd {
+namespace {
+
+using testing::RandomFloats;
+
+// The conformance suite's tolerance for convolutions (tests/conformance/tolerances.h).
+constexpr double kConvTol = 1e-4;
+
+// The kernel exists only for AVX-512 (simd_pointwise_conv.cc says why).
+#define TFHOST_SKIP_WITHOUT_AVX512()                                                          \
+  if (DetectedIsaLevel() != IsaLevel::kAvx512) {                                              \
+    GTEST_SKIP() << "this CPU has no AVX-512: oneDNN runs every 1x1 convolution here";        \
+  }
+
+void ExpectSimdMatchesReference(const std::string& op, const std::vector<Tensor>& inputs, const ir::AttrMap& attrs) {
+  testing::ExpectSimdMatchesReference(op, inputs, attrs, kConvTol, kConvTol, {IsaLevel::kAvx512});
+}
+
+ir::AttrMap ConvAttrs(const std::string& padding = "SAME") {
+  return {{"T", ops::MakeAttr(DType::kFloat)},
+          {"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})},
+          {"padding", ops::MakeAttr(padding)}};
+}
+
+ir::AttrMap FusedAttrs(std::vector<std::string> fused_ops) {
+  ir::AttrMap a = ConvAttrs();
+  int64_t args = 0;
+  for (const std::string& op : fused_ops) args += op == "BiasAdd" || op == "Add" ? 1 : 0;
+  a["fused_ops"] = ops::MakeAttr(fused_ops);
+  a["num_args"] = ops::MakeAttr(args);
+  return a;
+}
+
+struct Geometry {
+  int64_t n, h, w, in_c, out_c;
+};
+
+// Pixel counts that split into uneven tiles (1, 5, 49, 15x17) and over
+// blocks (a batch of 2 at 40x40; 600 input channels: blocks of 54 pixels);
+// input channels from 1 to 600; output channels on and off the 16-lane
+// vectors and the 4-vector panels (1, 8, 17, 24, 40, 65, 144, 200: masked
+// last vectors; 5, 9 and 13 vectors in panels of 2-4); and an input larger
+// than L2 (60x60x80: the tiles prefetch the next tile's inputs).
+std::vector<Geometry> Geometries() {
+  return {{1, 1, 1, 1, 1},     {1, 1, 5, 3, 8},     {1, 7, 7, 24, 144},  {1, 7, 7, 224, 65},
+          {1, 15, 17, 48, 24}, {2, 40, 40, 24, 17}, {1, 4, 5, 300, 40},  {1, 6, 6, 136, 200},
+          {1, 3, 3, 16, 64},   {1, 2, 9, 600, 16},  {1, 60, 60, 80, 24}};
+}
+
+TEST(SimdPointwiseConvTest, MatchesReferenceAtEveryChannelCountAndPixelCount) {
+  TFHOST_SKIP_WITHOUT_AVX512();
+  for (const Geometry& g : Geometries()) {
+    SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
+    const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -2, 2, false, 3);
+    const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 4);
+    ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs("SAME"));
+    ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs("VALID"));
+  }
+}
+
+TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
+  TFHOST_SKIP_WITHOUT_AVX512();
+  const std::vector<std::vector<std::string>> epilogues = {{},
+                                                           {"BiasAdd"},
+                                                           {"BiasAdd", "Relu"},
+                                                           {"BiasAdd", "Relu6"},
+                                                           {"Relu6"},
+                                                           {"BiasAdd", "Add"},
+                                                           {"BiasAdd", "Add", "Relu"},
+                                                           {"BiasAdd", "Add", "Relu6"}};
+  for (const Geometry& g : {Geometry{1, 10, 12, 24, 24}, Geometry{2, 5, 5, 32, 144}, Geometry{1, 4, 9, 300, 7}}) {
+    SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
+    const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -4, 4, false, 5);
+    const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 6);
+    const Tensor b = RandomFloats(Shape({g.out_c}), -3, 3, false, 7);
+    const Tensor r = RandomFloats(Shape({g.n, g.h, g.w, g.out_c}), -8, 8, false, 8);
+    for (const auto& fused : epilogues) {
+      SCOPED_TRACE("fused_ops of " + std::to_string(fused.size()));
+      std::vector<Tensor> inputs = {x, f};
+      for (const std::string& op : fused) {
+        if (op == "BiasAdd") inputs.push_back(b);
+        if (op == "Add") inputs.push_back(r);
+      }
+      // With shared inputs the output is a new buffer; with sole-owner ones
+      // it is the residual's (ExpectSimdMatchesReference runs both).
+      ExpectSimdMatchesReference("_FusedConv2D", inputs, FusedAttrs(fused));
+    }
+  }
+}
+
+TEST(SimdPointwiseConvTest, InfinitiesAndNanPropagateAsInTheReference) {
+  TFHOST_SKIP_WITHOUT_AVX512();
+  const Tensor x = RandomFloats(Shape({1, 6, 7, 24}), -1, 1, true, 9);
+  const Tensor f = RandomFloats(Shape({1, 1, 24, 40}), 0.5f, 1, false, 10);
+  const Tensor b = RandomFloats(Shape({40}), -1, 1, false, 11);
+  ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs());
+  ExpectSimdMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "Relu6"}));
+}
+
+// The kernel the registry makes for the node (the SIMD one, with oneDNN's
+// kernel and then the reference behind it).
+FastKernel MakeFast(const std::string& op, const ir::AttrMap& attrs) {
+  auto node = ops::MakeSingleOpNode(op, attrs);
+  EXPECT_TRUE(node.ok());
+  return FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+}
+
+TEST(SimdPointwiseConvTest, OtherFiltersAndBadShapesRunOnTheFallback) {
+  TFHOST_SKIP_WITHOUT_AVX512();
+  // Taken by the SIMD kernel's node, handed on per call: a 3x3 filter, and a
+  // filter whose input channels do not match (the reference's error).
+  const ir::AttrMap attrs = ConvAttrs("SAME");
+  EXPECT_EQ(MakeFast("Conv2D", attrs).backend, "simd");
+  const Tensor x = RandomFloats(Shape({1, 9, 9, 8}), -1, 1, false, 12);
+  ExpectSimdMatchesReference("Conv2D", {x, RandomFloats(Shape({3, 3, 8, 16}), -1, 1, false, 13)}, attrs);
+  auto bad = ops::RunKernelOnNode(*ops::MakeSingleOpNode("Conv2D", attrs), MakeFast("Conv2D", attrs).kernel,
+                                  {x, RandomFloats(Shape({1, 1, 5, 16}), -1, 1, false, 14)}, nullptr, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("5"), std::string::npos) << bad.status().ToString();
+}
+
+TEST(SimdPointwiseConvTest, InputsWiderThan2048ChannelsGoToTheFallbackPerCall) {
+  TFHOST_SKIP_WITHOUT_AVX512();
+  auto node = ops::MakeSingleOpNode("Conv2D", ConvAttrs());
+  ASSERT_TRUE(node.ok());
+  int fallback_calls = 0;
+  const ops::KernelFn reference = ops::OpRegistry::Global().Find("Conv2D")->kernel;
+  const ops::KernelFn counting = [&](ops::KernelContext& ctx) {
+    ++fallback_calls;
+    return reference(ctx);
+  };
+  const ops::KernelFn kernel = MakePointwiseConvKernel(*node, counting, /*apply_shape_rule=*/true);
+  ASSERT_TRUE(kernel);
+  for (int64_t in_c : {2048, 2049}) {
+    const Tensor x = RandomFloats(Shape({1, 2, 3, in_c}), -1, 1, false, 15);
+    const Tensor f = RandomFloats(Shape({1, 1, in_c, 20}), -1, 1, false, 16);
+    auto got = ops::RunKernelOnNode(*node, kernel, {x, f}, nullptr, nullptr);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    auto want = ops::RunSingleOp("Conv2D", {x, f}, ConvAttrs());
+    ASSERT_TRUE(want.ok());
+    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol)) << in_c;
+    EXPECT_EQ(fallback_calls, in_c > 2048 ? 1 : 0) << in_c;
+  }
+  // Without the rule (bench/pointwise_conv) the kernel runs them itself.
+  const ops::KernelFn unconditional = MakePointwiseConvKernel(*node, counting, /*apply_shape_rule=*/false);
+  const Tensor x = RandomFloats(Shape({1, 2, 3, 2049}), -1, 1, false, 17);
+  ASSERT_TRUE(ops::RunKernelOnNode(*node, unconditional, {x, RandomFloats(Shape({1, 1, 2049, 20}), -1, 1, false, 18)},
+                                   nullptr, nullptr)
+                  .ok());
+  EXPECT_EQ(fallback_calls, 1);
+}
+
+TEST(SimdPointwiseConvTest, StridesPaddingNchwBf16AndBatchNormAreLeftToOtherKernels) {
+  ir::AttrMap strided = ConvAttrs();
+  strided["strides"] = ops::MakeAttr(std::vector<int64_t>{1, 2, 2, 1});
+  ir::AttrMap padded = ConvAttrs("EXPLICIT");
+  padded["explicit_paddings"] = ops::MakeAttr(std::vector<int64_t>{0, 0, 1, 0, 0, 1, 0, 0});
+  ir::AttrMap nchw = ConvAttrs();
+  nchw["data_format"] = ops::MakeAttr("NCHW");
+  ir::AttrMap bf16 = ConvAttrs();
+  bf16[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
+  ir::AttrMap batch_norm = FusedAttrs({"FusedBatchNorm", "Relu"});
+  batch_norm["num_args"] = ops::MakeAttr(int64_t{4});
+  ir::AttrMap elu = FusedAttrs({"BiasAdd", "Elu"});
+  for (const auto& [name, attrs] : std::vector<std::pair<std::string, ir::AttrMap>>{
+           {"strides", strided}, {"explicit padding", padded}, {"NCHW", nchw}, {"bf16", bf16}}) {
+    EXPECT_NE(MakeFast("Conv2D", attrs).backend, "simd") << name;
+  }
+  EXPECT_NE(MakeFast("_FusedConv2D", batch_norm).backend, "simd");
+  EXPECT_NE(MakeFast("_FusedConv2D", elu).backend, "simd");
+  ScopedIsaLevel avx2(IsaLevel::kAvx2);
+  EXPECT_NE(MakeFast("Conv2D", ConvAttrs()).backend, "simd");
+}
+
+}  // namespace
+}  // namespace tfhost::backends::simd
