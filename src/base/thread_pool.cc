@@ -2,8 +2,24 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 namespace tfhost {
+namespace {
+
+// How long ParallelFor's caller, done with its own chunk, polls for the
+// workers' before it blocks. Chunks are even, so they mostly end within
+// microseconds of each other, and a blocked caller costs a wake-up: about
+// 25 us on an idle 2-vCPU VM (a ParallelFor round trip, measured), and a
+// scheduler time slice when other processes keep the CPUs busy. Polling
+// (yielding the CPU each time) measured 1.01-1.04x on 2 threads on an idle
+// machine and 0.97-2.6x beside two CPU hogs (docs/perf.md, session 9).
+// Workers themselves do not poll for tasks: beside the hogs, workers that
+// polled 200 us between tasks made blazeface 16x slower (the CPU time they
+// burn is taken from the threads with work).
+constexpr std::chrono::microseconds kCallerSpin(20);
+
+}  // namespace
 
 int HardwareConcurrency() {
   unsigned n = std::thread::hardware_concurrency();
@@ -78,6 +94,12 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     });
   }
   fn(0, std::min(n, chunk));
+  // The lock is still taken when polling saw the workers done: it is what
+  // makes the last worker done with done_mu and done_cv before this frame goes.
+  const auto deadline = std::chrono::steady_clock::now() + kCallerSpin;
+  while (remaining.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
   std::unique_lock<std::mutex> lock(done_mu);
   done_cv.wait(lock, [&] { return remaining.load() == 0; });
 }
