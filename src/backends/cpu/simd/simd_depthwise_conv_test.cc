@@ -6,20 +6,9 @@
 namespace tfhost::backends::simd {
 namespace {
 
+using testing::ExpectConvMatchesReference;
+using testing::MakeFastKernel;
 using testing::RandomFloats;
-
-// The conformance suite's tolerance for convolutions (tests/conformance/tolerances.h).
-constexpr double kConvTol = 1e-4;
-
-// The kernel exists only for AVX-512 (simd_depthwise_conv.cc says why).
-#define TFHOST_SKIP_WITHOUT_AVX512()                                                              \
-  if (DetectedIsaLevel() != IsaLevel::kAvx512) {                                                  \
-    GTEST_SKIP() << "this CPU has no AVX-512: oneDNN runs every depthwise convolution here";      \
-  }
-
-void ExpectSimdMatchesReference(const std::string& op, const std::vector<Tensor>& inputs, const ir::AttrMap& attrs) {
-  testing::ExpectSimdMatchesReference(op, inputs, attrs, kConvTol, kConvTol, {IsaLevel::kAvx512});
-}
 
 ir::AttrMap DepthwiseAttrs(const std::string& padding, std::vector<int64_t> explicit_paddings = {}) {
   ir::AttrMap a = {{"T", ops::MakeAttr(DType::kFloat)},
@@ -52,27 +41,27 @@ std::vector<Geometry> Geometries() {
 }
 
 TEST(SimdDepthwiseConvTest, MatchesReferenceForSameValidAndExplicitPaddingAtEveryWidth) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("depthwise convolution");
   for (const Geometry& g : Geometries()) {
     SCOPED_TRACE(Shape({g.n, g.h, g.w, g.c}).ToString());
     const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.c}), -2, 2, false, 3);
     const Tensor f = RandomFloats(Shape({3, 3, g.c, 1}), -1, 1, false, 4);
-    ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("SAME"));
+    ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("SAME"));
     if (g.h >= 3 && g.w >= 3) {
-      ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("VALID"));
+      ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("VALID"));
     }
     // Asymmetric explicit pads: 2 above, none below, none left, 1 right; and
     // pads wider than the filter, so whole output rows and columns see only
     // padding.
-    ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f},
+    ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f},
                                DepthwiseAttrs("EXPLICIT", {0, 0, 2, 0, 0, 1, 0, 0}));
-    ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f},
+    ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f},
                                DepthwiseAttrs("EXPLICIT", {0, 0, 4, 5, 6, 3, 0, 0}));
   }
 }
 
 TEST(SimdDepthwiseConvTest, FusedBiasAndReluOrRelu6MatchReference) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("depthwise convolution");
   const std::vector<std::vector<std::string>> epilogues = {
       {}, {"BiasAdd"}, {"BiasAdd", "Relu"}, {"BiasAdd", "Relu6"}, {"Relu6"}};
   for (const Geometry& g : {Geometry{1, 10, 12, 24}, Geometry{2, 5, 5, 32}, Geometry{1, 4, 9, 7}}) {
@@ -84,42 +73,34 @@ TEST(SimdDepthwiseConvTest, FusedBiasAndReluOrRelu6MatchReference) {
       if (!fused.empty() && fused[0] == "BiasAdd") inputs.push_back(b);
       for (const char* padding : {"SAME", "VALID"}) {
         SCOPED_TRACE(std::string(padding) + " fused_ops of " + std::to_string(fused.size()));
-        ExpectSimdMatchesReference("FusedDepthwiseConv2dNative", inputs, FusedAttrs(padding, fused));
+        ExpectConvMatchesReference("FusedDepthwiseConv2dNative", inputs, FusedAttrs(padding, fused));
       }
     }
   }
 }
 
 TEST(SimdDepthwiseConvTest, InfinitiesAndNanPropagateAsInTheReference) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("depthwise convolution");
   // Special values in the input reach every output whose window holds them;
   // a window holding both infinities gives NaN, whatever the summing order.
   Tensor x = RandomFloats(Shape({1, 6, 7, 24}), -1, 1, true, 8);
   const Tensor f = RandomFloats(Shape({3, 3, 24, 1}), 0.5f, 1, false, 9);
-  ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("SAME"));
-}
-
-// The kernel the registry makes for the node (the SIMD one, with oneDNN's
-// kernel and then the reference behind it).
-FastKernel MakeFast(const std::string& op, const ir::AttrMap& attrs) {
-  auto node = ops::MakeSingleOpNode(op, attrs);
-  EXPECT_TRUE(node.ok());
-  return FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+  ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("SAME"));
 }
 
 TEST(SimdDepthwiseConvTest, OtherShapesRunOnTheFallbackWithTheSameResults) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("depthwise convolution");
   // Taken by the SIMD kernel's node, handed on per call: a 5x5 filter, a depth
   // multiplier of 2, a filter that does not match the channels.
   const ir::AttrMap attrs = DepthwiseAttrs("SAME");
-  EXPECT_EQ(MakeFast("DepthwiseConv2dNative", attrs).backend, "simd");
+  EXPECT_EQ(MakeFastKernel("DepthwiseConv2dNative", attrs).backend, "simd");
   const Tensor x = RandomFloats(Shape({1, 9, 9, 8}), -1, 1, false, 10);
-  ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, RandomFloats(Shape({5, 5, 8, 1}), -1, 1, false, 11)},
+  ExpectConvMatchesReference("DepthwiseConv2dNative", {x, RandomFloats(Shape({5, 5, 8, 1}), -1, 1, false, 11)},
                              attrs);
-  ExpectSimdMatchesReference("DepthwiseConv2dNative", {x, RandomFloats(Shape({3, 3, 8, 2}), -1, 1, false, 12)},
+  ExpectConvMatchesReference("DepthwiseConv2dNative", {x, RandomFloats(Shape({3, 3, 8, 2}), -1, 1, false, 12)},
                              attrs);
   auto bad = ops::RunKernelOnNode(*ops::MakeSingleOpNode("DepthwiseConv2dNative", attrs),
-                                  MakeFast("DepthwiseConv2dNative", attrs).kernel,
+                                  MakeFastKernel("DepthwiseConv2dNative", attrs).kernel,
                                   {x, RandomFloats(Shape({3, 3, 5, 1}), -1, 1, false, 13)}, nullptr, nullptr);
   ASSERT_FALSE(bad.ok());  // the reference's error, naming the mismatch
   EXPECT_NE(bad.status().message().find("5"), std::string::npos) << bad.status().ToString();
@@ -138,12 +119,12 @@ TEST(SimdDepthwiseConvTest, StridesDilationsNchwBf16OutputsAndBatchNormAreLeftTo
   batch_norm["num_args"] = ops::MakeAttr(int64_t{4});
   for (const auto& [name, attrs] : std::vector<std::pair<std::string, ir::AttrMap>>{
            {"strides", strided}, {"dilations", dilated}, {"NCHW", nchw}, {"bf16 output", bf16_out}}) {
-    EXPECT_NE(MakeFast("DepthwiseConv2dNative", attrs).backend, "simd") << name;
+    EXPECT_NE(MakeFastKernel("DepthwiseConv2dNative", attrs).backend, "simd") << name;
   }
-  EXPECT_NE(MakeFast("FusedDepthwiseConv2dNative", batch_norm).backend, "simd");
+  EXPECT_NE(MakeFastKernel("FusedDepthwiseConv2dNative", batch_norm).backend, "simd");
   // Nor on AVX2 (or less), whatever this CPU has.
   ScopedIsaLevel avx2(IsaLevel::kAvx2);
-  EXPECT_NE(MakeFast("DepthwiseConv2dNative", DepthwiseAttrs("SAME")).backend, "simd");
+  EXPECT_NE(MakeFastKernel("DepthwiseConv2dNative", DepthwiseAttrs("SAME")).backend, "simd");
 }
 
 }  // namespace

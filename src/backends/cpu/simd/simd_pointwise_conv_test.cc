@@ -7,20 +7,10 @@
 namespace tfhost::backends::simd {
 namespace {
 
+using testing::ExpectConvMatchesReference;
+using testing::kConvTol;
+using testing::MakeFastKernel;
 using testing::RandomFloats;
-
-// The conformance suite's tolerance for convolutions (tests/conformance/tolerances.h).
-constexpr double kConvTol = 1e-4;
-
-// The kernel exists only for AVX-512 (simd_pointwise_conv.cc says why).
-#define TFHOST_SKIP_WITHOUT_AVX512()                                                          \
-  if (DetectedIsaLevel() != IsaLevel::kAvx512) {                                              \
-    GTEST_SKIP() << "this CPU has no AVX-512: oneDNN runs every 1x1 convolution here";        \
-  }
-
-void ExpectSimdMatchesReference(const std::string& op, const std::vector<Tensor>& inputs, const ir::AttrMap& attrs) {
-  testing::ExpectSimdMatchesReference(op, inputs, attrs, kConvTol, kConvTol, {IsaLevel::kAvx512});
-}
 
 ir::AttrMap ConvAttrs(const std::string& padding = "SAME") {
   return {{"T", ops::MakeAttr(DType::kFloat)},
@@ -54,18 +44,18 @@ std::vector<Geometry> Geometries() {
 }
 
 TEST(SimdPointwiseConvTest, MatchesReferenceAtEveryChannelCountAndPixelCount) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   for (const Geometry& g : Geometries()) {
     SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
     const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -2, 2, false, 3);
     const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 4);
-    ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs("SAME"));
-    ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs("VALID"));
+    ExpectConvMatchesReference("Conv2D", {x, f}, ConvAttrs("SAME"));
+    ExpectConvMatchesReference("Conv2D", {x, f}, ConvAttrs("VALID"));
   }
 }
 
 TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   const std::vector<std::vector<std::string>> epilogues = {{},
                                                            {"BiasAdd"},
                                                            {"BiasAdd", "Relu"},
@@ -88,45 +78,37 @@ TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
         if (op == "Add") inputs.push_back(r);
       }
       // With shared inputs the output is a new buffer; with sole-owner ones
-      // it is the residual's (ExpectSimdMatchesReference runs both).
-      ExpectSimdMatchesReference("_FusedConv2D", inputs, FusedAttrs(fused));
+      // it is the residual's (ExpectConvMatchesReference runs both).
+      ExpectConvMatchesReference("_FusedConv2D", inputs, FusedAttrs(fused));
     }
   }
 }
 
 TEST(SimdPointwiseConvTest, InfinitiesAndNanPropagateAsInTheReference) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   const Tensor x = RandomFloats(Shape({1, 6, 7, 24}), -1, 1, true, 9);
   const Tensor f = RandomFloats(Shape({1, 1, 24, 40}), 0.5f, 1, false, 10);
   const Tensor b = RandomFloats(Shape({40}), -1, 1, false, 11);
-  ExpectSimdMatchesReference("Conv2D", {x, f}, ConvAttrs());
-  ExpectSimdMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "Relu6"}));
-}
-
-// The kernel the registry makes for the node (the SIMD one, with oneDNN's
-// kernel and then the reference behind it).
-FastKernel MakeFast(const std::string& op, const ir::AttrMap& attrs) {
-  auto node = ops::MakeSingleOpNode(op, attrs);
-  EXPECT_TRUE(node.ok());
-  return FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+  ExpectConvMatchesReference("Conv2D", {x, f}, ConvAttrs());
+  ExpectConvMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "Relu6"}));
 }
 
 TEST(SimdPointwiseConvTest, OtherFiltersAndBadShapesRunOnTheFallback) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   // Taken by the SIMD kernel's node, handed on per call: a 3x3 filter, and a
   // filter whose input channels do not match (the reference's error).
   const ir::AttrMap attrs = ConvAttrs("SAME");
-  EXPECT_EQ(MakeFast("Conv2D", attrs).backend, "simd");
+  EXPECT_EQ(MakeFastKernel("Conv2D", attrs).backend, "simd");
   const Tensor x = RandomFloats(Shape({1, 9, 9, 8}), -1, 1, false, 12);
-  ExpectSimdMatchesReference("Conv2D", {x, RandomFloats(Shape({3, 3, 8, 16}), -1, 1, false, 13)}, attrs);
-  auto bad = ops::RunKernelOnNode(*ops::MakeSingleOpNode("Conv2D", attrs), MakeFast("Conv2D", attrs).kernel,
+  ExpectConvMatchesReference("Conv2D", {x, RandomFloats(Shape({3, 3, 8, 16}), -1, 1, false, 13)}, attrs);
+  auto bad = ops::RunKernelOnNode(*ops::MakeSingleOpNode("Conv2D", attrs), MakeFastKernel("Conv2D", attrs).kernel,
                                   {x, RandomFloats(Shape({1, 1, 5, 16}), -1, 1, false, 14)}, nullptr, nullptr);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("5"), std::string::npos) << bad.status().ToString();
 }
 
 TEST(SimdPointwiseConvTest, InputsWiderThan2048ChannelsGoToTheFallbackPerCall) {
-  TFHOST_SKIP_WITHOUT_AVX512();
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   auto node = ops::MakeSingleOpNode("Conv2D", ConvAttrs());
   ASSERT_TRUE(node.ok());
   int fallback_calls = 0;
@@ -170,12 +152,12 @@ TEST(SimdPointwiseConvTest, StridesPaddingNchwBf16AndBatchNormAreLeftToOtherKern
   ir::AttrMap elu = FusedAttrs({"BiasAdd", "Elu"});
   for (const auto& [name, attrs] : std::vector<std::pair<std::string, ir::AttrMap>>{
            {"strides", strided}, {"explicit padding", padded}, {"NCHW", nchw}, {"bf16", bf16}}) {
-    EXPECT_NE(MakeFast("Conv2D", attrs).backend, "simd") << name;
+    EXPECT_NE(MakeFastKernel("Conv2D", attrs).backend, "simd") << name;
   }
-  EXPECT_NE(MakeFast("_FusedConv2D", batch_norm).backend, "simd");
-  EXPECT_NE(MakeFast("_FusedConv2D", elu).backend, "simd");
+  EXPECT_NE(MakeFastKernel("_FusedConv2D", batch_norm).backend, "simd");
+  EXPECT_NE(MakeFastKernel("_FusedConv2D", elu).backend, "simd");
   ScopedIsaLevel avx2(IsaLevel::kAvx2);
-  EXPECT_NE(MakeFast("Conv2D", ConvAttrs()).backend, "simd");
+  EXPECT_NE(MakeFastKernel("Conv2D", ConvAttrs()).backend, "simd");
 }
 
 }  // namespace

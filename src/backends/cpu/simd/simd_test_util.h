@@ -147,4 +147,26 @@ inline void ExpectSimdMatchesReference(const std::string& op, const std::vector<
 // past the point where work is split over the pool.
 inline std::vector<int64_t> SweepSizes() { return {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1000, 70001}; }
 
+// The convolution kernels (depthwise, 1x1): AVX-512 only (their files say
+// why), compared at the conformance suite's convolution tolerance.
+inline constexpr double kConvTol = 1e-4;
+
+#define TFHOST_SKIP_WITHOUT_AVX512(what)                                                        \
+  if (::tfhost::backends::simd::DetectedIsaLevel() != ::tfhost::backends::simd::IsaLevel::kAvx512) { \
+    GTEST_SKIP() << "this CPU has no AVX-512: oneDNN runs every " what " here";                  \
+  }
+
+inline void ExpectConvMatchesReference(const std::string& op, const std::vector<Tensor>& inputs,
+                                       const ir::AttrMap& attrs) {
+  ExpectSimdMatchesReference(op, inputs, attrs, kConvTol, kConvTol, {IsaLevel::kAvx512});
+}
+
+// The kernel the registry makes for a node of `op` (a SIMD convolution
+// kernel, with oneDNN's and then the reference behind it).
+inline FastKernel MakeFastKernel(const std::string& op, const ir::AttrMap& attrs) {
+  auto node = ops::MakeSingleOpNode(op, attrs);
+  EXPECT_TRUE(node.ok());
+  return FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+}
+
 }  // namespace tfhost::backends::simd::testing
