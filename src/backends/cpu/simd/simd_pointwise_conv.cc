@@ -294,11 +294,10 @@ class PointwiseConvKernel {
 
 }  // namespace
 
-// Every 1x1 shape of blazeface and nsfw_mobilenet_v2 ran at 0.91-18x
-// oneDNN's speed (docs/perf.md, session 9; the few below 1 by at most 9%, at
-// one thread, against 1.3-1.6x on the batch-32 layers and 1.1-5x on
-// blazeface's). Up to 2048 input channels a panel's weights (in_c x 256
-// bytes) stay in L2 beside a block of inputs; wider ones were not measured.
+// Every 1x1 shape of blazeface and nsfw_mobilenet_v2 ran at 0.94-19x
+// oneDNN's speed (docs/perf.md, session 9: 8 of 72 rows below 1, by at most
+// 6%). Up to 2048 input channels a panel's weights (in_c x 256 bytes) stay
+// in L2 beside a block of inputs; wider ones were not measured.
 bool PointwiseConvTakes(int64_t in_c) { return in_c <= 2048; }
 
 ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback, bool apply_shape_rule) {
