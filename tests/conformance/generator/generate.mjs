@@ -412,6 +412,17 @@ for (const [op, fn] of [['MaxPool3D', tf.maxPool3d], ['AvgPool3D', tf.avgPool3d]
 
 add('int32', 'BitwiseAnd', { T: A.type('int32') }, [randint([2, 4], -100, 100), randint([2, 4], -100, 100)], (a, b) => tf.bitwiseAnd(a, b));
 
+// 1x1 _FusedConv2D with MobileNetV2's and BlazeFace's epilogues (tfhost's
+// SIMD 1x1 kernel): channels off the 16-lane vectors and the 4-vector
+// panels, and a residual Add (TF.js has no fused form of it: conv2d, add,
+// relu).
+add('pointwise_bias_relu6', '_FusedConv2D', fusedConv(['BiasAdd', 'Relu6'], 1, [1, 1, 1, 1], 'VALID'),
+  [randn([1, 5, 7, 40], -3, 3), randn([1, 1, 40, 72]), randn([72])],
+  (x, f, b) => tf.fused.conv2d({ x, filter: f, strides: 1, pad: 'valid', bias: b, activation: 'relu6' }));
+add('pointwise_bias_residual_relu', '_FusedConv2D', fusedConv(['BiasAdd', 'Add', 'Relu'], 2, [1, 1, 1, 1], 'VALID'),
+  [randn([2, 3, 5, 24]), randn([1, 1, 24, 24]), randn([24]), randn([2, 3, 5, 24])],
+  (x, f, b, r) => tf.relu(tf.add(tf.add(tf.conv2d(x, f, 1, 'valid'), b), r)));
+
 cases.push(...handCases);
 
 writeCases('generate.mjs', TFJS_REFERENCE, cases);
