@@ -15,6 +15,9 @@
 // static shapes with the fed shapes substituted). Peak RSS: the kernel's
 // high-water mark (VmHWM), reset before each model load where the kernel
 // allows it (/proc/self/clear_refs), so each thread count's figure is its own.
+//
+// --profile: each node's kernel time over the timed runs, by op and backend
+// and the slowest nodes (cli/bench_profile.h).
 #include <malloc.h>
 #include <sys/resource.h>
 
@@ -32,6 +35,7 @@
 #include <random>
 #include <thread>
 
+#include "cli/bench_profile.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "runtime/flop_count.h"
@@ -56,6 +60,7 @@ struct BenchResult {
   double peak_gflops = 0;     // --peak-gflops x the threads this row could use; 0 = not given
   double cores_used = 0;      // process CPU time / wall time over the timed runs
   int64_t peak_rss_bytes = -1;
+  std::optional<ProfileSummary> profile;  // --profile
 };
 
 // CPU seconds (user + system) this process has used so far.
@@ -317,6 +322,10 @@ std::string ToJson(const Report& rep) {
       }
     }
     int_field("peak_rss_bytes", r.peak_rss_bytes);
+    if (r.profile) {
+      w.Key("profile");
+      WriteProfileJson(*r.profile, w);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -354,6 +363,9 @@ void PrintText(const Report& rep, std::ostream& out) {
                 (2.0 * static_cast<double>(rep.weight_bytes) + 64 * mib) / mib);
   out << line;
   out << "GFLOP/s = FLOPs per run / p50 latency; FLOPs from " << kFlopsSource << ".\n";
+  for (const auto& r : rep.results) {
+    if (r.profile) PrintProfile(*r.profile, r.batch, r.threads, r.p50_ms, /*max_ops=*/15, out);
+  }
 }
 
 // "x [1,3], y [2]": what is fed, by signature key (tensor name in direct mode).
@@ -382,7 +394,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   std::string kernels_flag = "fast", peak_flag, precision = "fp32";
   std::vector<std::string> shape_flags, input_flags, fetches;
   int runs = 100, warmup = 10, seed = 1;
-  bool json = false, cold = false;
+  bool json = false, cold = false, profile = false;
   FlagParser flags("tfhost bench PATH [flags]",
                    "Measures latency (p50/p90/p99), throughput, GFLOP/s and peak RSS of a signature for every\n"
                    "combination of --batch and --threads. The model is loaded once per thread count. Inputs\n"
@@ -403,6 +415,9 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   flags.AddString("peak-gflops", &peak_flag, "X",
                    "peak GFLOP/s of one core (bench/fma_peak): adds % of X x the row's threads");
   flags.AddBool("cold", &cold, "time the first model load and the first run apart (run in a fresh process)");
+  flags.AddBool("profile", &profile,
+                "also time each node's kernel over the timed runs and show where the time goes, by op and "
+                "backend and the slowest nodes (two clock reads per node)");
   flags.AddBool("json", &json, "print JSON instead of a table");
   if (int code = ParseOrExit(flags, args, "bench", out, err); code >= 0) return code;
   auto batches = ParseIntList(batch_flag, "batch", 1, 1 << 20);
@@ -502,6 +517,11 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         auto r = run->Run(model);
         if (!r.ok()) return ReportFailure(err, "bench", r.status());
       }
+      std::optional<runtime::NodeProfile> node_profile;
+      if (profile) {
+        node_profile.emplace(model.session().graph().num_nodes());
+        model.session().set_profile(&*node_profile);
+      }
       std::vector<double> latencies;
       latencies.reserve(runs);
       double cpu_start = ProcessCpuSeconds();
@@ -515,6 +535,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       double total_s = std::chrono::duration<double>(Clock::now() - start).count();
       double cpu_s = ProcessCpuSeconds() - cpu_start;
+      model.session().set_profile(nullptr);
       std::sort(latencies.begin(), latencies.end());
       BenchResult res;
       res.batch = items;
@@ -539,6 +560,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         res.peak_gflops = rep.peak_gflops * (threads > 0 ? std::min(threads, cores) : cores);
       }
       res.peak_rss_bytes = PeakRssBytes();
+      if (node_profile) res.profile = SummarizeProfile(*node_profile, model.session(), runs);
       rep.results.push_back(res);
     }
   }

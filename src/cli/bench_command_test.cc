@@ -134,6 +134,29 @@ TEST(BenchCommandTest, ReportsGflopsFromTheGraphsFlopCountAndPeakRss) {
   fs::remove(path);
 }
 
+TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
+  std::string path = WriteMatMulGraph("profile");
+  Result r = Cli({"bench", path, "--runs", "4", "--warmup", "0", "--profile", "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto doc = ParseJson(r.out);
+  const auto& profile = doc["results"][0]["profile"];
+  EXPECT_EQ(profile["runs"].GetInt(), 4);
+  ASSERT_EQ(profile["by_op"].Size(), 1u);  // the placeholders are fed, not run
+  EXPECT_STREQ(profile["by_op"][0]["op"].GetString(), "MatMul");
+  EXPECT_EQ(profile["by_op"][0]["nodes"].GetInt(), 1);
+  EXPECT_GT(profile["by_op"][0]["ms_per_run"].GetDouble(), 0);
+  EXPECT_DOUBLE_EQ(profile["kernel_ms_per_run"].GetDouble(), profile["by_op"][0]["ms_per_run"].GetDouble());
+  EXPECT_STREQ(profile["slowest_nodes"][0]["name"].GetString(), "product");
+  Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
+  ASSERT_EQ(table.code, kExitOk) << table.err;
+  EXPECT_NE(table.out.find("profile, batch 1, threads 1, 2 runs"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("product"), std::string::npos) << table.out;
+  // Without the flag, no profile.
+  Result plain = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
+  EXPECT_FALSE(ParseJson(plain.out)["results"][0].HasMember("profile"));
+  fs::remove(path);
+}
+
 TEST(BenchCommandTest, PeakGflopsIsPerCoreTimesTheRowsThreads) {
   std::string path = WriteMatMulGraph("peak");
   Result r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--threads", "1", "--peak-gflops", "12.5", "--json"});

@@ -347,11 +347,13 @@ class FrameExecutor {
     } else if (kind == NodeKind::kNormal && env_.inter_op != nullptr && (!ready_.empty() || in_flight_ > 0) &&
                WorthAThread(node, *reg, inputs)) {
       ++in_flight_;
-      env_.inter_op->Schedule([this, item, &node, reg, num_outputs, any_dead, inputs = std::move(inputs),
+      env_.inter_op->Schedule([this, item, &node, node_id = p.node, reg, num_outputs, any_dead,
+                               inputs = std::move(inputs),
                                input_dead = std::move(input_dead)]() mutable {
         ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env_.resources, env_.intra_op);
         ctx.set_num_outputs(static_cast<int>(num_outputs));
-        Completion c{item, RunKernel(node, *reg, ctx, env_), std::move(ctx.outputs()), ctx.output_dead(), any_dead};
+        Completion c{item, RunKernel(node, node_id, *reg, ctx, env_), std::move(ctx.outputs()), ctx.output_dead(),
+                     any_dead};
         std::lock_guard<std::mutex> lock(mu_);
         completed_.push_back(std::move(c));
         done_cv_.notify_one();
@@ -360,7 +362,7 @@ class FrameExecutor {
     } else {
       ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env_.resources, env_.intra_op);
       ctx.set_num_outputs(static_cast<int>(num_outputs));
-      TFHOST_RETURN_IF_ERROR(RunKernel(node, *reg, ctx, env_));
+      TFHOST_RETURN_IF_ERROR(RunKernel(node, p.node, *reg, ctx, env_));
       outputs = std::move(ctx.outputs());
       output_dead = ctx.output_dead();
     }

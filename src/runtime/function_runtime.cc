@@ -103,6 +103,7 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
   ExecEnv sub = env;
   sub.inter_op = nullptr;  // a body must not wait on the pool that runs its caller
   sub.call_depth = env.call_depth + 1;
+  sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
   return instance->runner->Run(feeds, instance->fetches, instance->targets, sub);
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/graph_runner.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <set>
@@ -32,9 +33,10 @@ const ops::OpRegistration& FunctionCallRegistration() {
   return *reg;
 }
 
-Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::KernelContext& ctx,
+Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& reg, ops::KernelContext& ctx,
                  const ExecEnv& env) {
   ops::ScopedStepContainer step(env.step);
+  const auto start = env.profile != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   Status st;
   if (&reg == &FunctionCallRegistration() || IsFunctionalOp(node.op)) {
     if (env.functions == nullptr) {
@@ -43,6 +45,10 @@ Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::Kern
     st = env.functions->RunCallNode(ctx, env);
   } else {
     st = reg.kernel(ctx);
+  }
+  if (env.profile != nullptr) {
+    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - start).count());
   }
   if (!st.ok()) return st;
   for (int i = 0; i < ctx.num_outputs(); ++i) {
@@ -292,7 +298,7 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   } else {
     ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env.resources, env.intra_op);
     ctx.set_num_outputs(static_cast<int>(num_outputs));
-    st = RunKernel(node, *reg, ctx, env);
+    st = RunKernel(node, p.node, *reg, ctx, env);
     state.output_dead[id] = ctx.output_dead();
     state.outputs[id] = std::move(ctx.outputs());
     // Outputs that nothing reads (and no fetch) are released now rather than

@@ -26,6 +26,7 @@
 #include "ops/resource_manager.h"
 #include "ops/tensor_array/step_container.h"
 #include "runtime/memory_plan.h"
+#include "runtime/node_profile.h"
 
 namespace tfhost::runtime {
 
@@ -42,6 +43,9 @@ struct ExecEnv {
   FunctionRuntime* functions = nullptr;
   ops::StepContainer* step = nullptr;
   int call_depth = 0;  // nesting of function calls (If/While bodies)
+  // Where to add each node's kernel time (the top-level graph's runs only:
+  // function bodies run with null); null: not timed.
+  NodeProfile* profile = nullptr;
 };
 
 class GraphRunner {
@@ -113,10 +117,11 @@ bool StrippedConstant(const Tensor& value);
 // Whether the runtime itself executes this op by running library functions.
 bool IsFunctionalOp(const std::string& op);
 
-// Runs one node: its kernel, or the function runtime for If/While/Case and
-// calls, with the run's step container current. Then checks every live
-// output exists and has the schema's dtype.
-Status RunKernel(const ir::Node& node, const ops::OpRegistration& reg, ops::KernelContext& ctx,
+// Runs node `node_id`: its kernel, or the function runtime for If/While/Case
+// and calls, with the run's step container current, timed into env.profile
+// when there is one. Then checks every live output exists and has the
+// schema's dtype.
+Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& reg, ops::KernelContext& ctx,
                  const ExecEnv& env);
 
 // The registration used for nodes whose op names a library function.

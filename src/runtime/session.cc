@@ -98,6 +98,7 @@ StatusOr<std::vector<Tensor>> Session::Run(const NamedTensors& feeds, const std:
   env.inter_op = inter_op_pool_.get();
   env.functions = functions_.get();
   env.step = &step;
+  env.profile = profile_.load();
   BufferPool::ScopedCurrent pool(buffer_pool_.get());
   return runner_->Run(feeds, fetches, targets, env);
 }

@@ -21,6 +21,7 @@
 // between runs lives in the ResourceManager (each variable has its own lock).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,10 @@ class Session {
   // The top-level graph's runner: GraphRunner::KernelBackend(i) says which
   // kernel backend (fast or reference) runs node i.
   const GraphRunner& runner() const { return *runner_; }
+  // Runs started after this add their nodes' kernel time to `profile` (of
+  // graph().num_nodes() nodes; null: stop). The caller keeps it alive until
+  // those runs have returned.
+  void set_profile(NodeProfile* profile) { profile_.store(profile); }
 
  private:
   explicit Session(const SessionOptions& options);
@@ -108,6 +113,7 @@ class Session {
   std::shared_ptr<BufferPool> buffer_pool_;
   std::unique_ptr<ThreadPool> intra_op_pool_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
+  std::atomic<NodeProfile*> profile_{nullptr};
 };
 
 }  // namespace tfhost::runtime

@@ -158,5 +158,27 @@ TEST(SessionTest, CycleIsRejectedInsteadOfHanging) {
   EXPECT_NE(r.status().message().find("cycle"), std::string::npos);
 }
 
+TEST(SessionTest, ProfileCountsTheKernelTimeOfEachNodeThatRanWhileAttached) {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "x", "Placeholder"), "dtype", DType::kFloat);
+  SetType(AddNode(gd, "sq", "Square", {"x"}), "T", DType::kFloat);
+  SetType(AddNode(gd, "neg", "Neg", {"sq"}), "T", DType::kFloat);
+  SetType(AddNode(gd, "unused", "Exp", {"x"}), "T", DType::kFloat);
+  auto session = MakeSession(gd);
+  const ir::Graph& graph = session->graph();
+  auto id = [&](const std::string& name) { return graph.ResolveTensor(name)->node; };
+  NodeProfile profile(graph.num_nodes());
+  session->set_profile(&profile);
+  Tensor x(DType::kFloat, Shape({1000}));
+  for (int run = 0; run < 3; ++run) ASSERT_TRUE(session->Run({{"x", x}}, {"neg:0"}).ok());
+  session->set_profile(nullptr);
+  ASSERT_TRUE(session->Run({{"x", x}}, {"neg:0"}).ok());  // not counted
+  EXPECT_EQ(profile.calls(id("sq")), 3);
+  EXPECT_EQ(profile.calls(id("neg")), 3);
+  EXPECT_GT(profile.nanos(id("sq")), 0);
+  EXPECT_EQ(profile.calls(id("unused")), 0);  // not needed by the fetch
+  EXPECT_EQ(profile.calls(id("x")), 0);       // fed, not run
+}
+
 }  // namespace
 }  // namespace tfhost::runtime

@@ -1,0 +1,47 @@
+// `tfhost bench --profile`: where a model's time goes. Sums a session's
+// per-node kernel time (runtime/node_profile.h) over the timed runs by op and
+// backend, picks the slowest nodes, and prints them as a table or JSON.
+#pragma once
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/node_profile.h"
+#include "runtime/session.h"
+
+namespace tfhost::cli {
+
+struct ProfileSummary {
+  struct OpTime {
+    std::string op, backend;  // backend: "onednn", "simd" or "reference"
+    int nodes = 0;
+    double ms_per_run = 0;
+  };
+  struct NodeTime {
+    std::string name, op, backend;
+    double ms_per_run = 0;
+  };
+  int runs = 0;
+  double kernel_ms_per_run = 0;  // every node's kernel time
+  std::vector<OpTime> by_op;      // slowest first
+  std::vector<NodeTime> slowest;  // at most kSlowestNodes, slowest first
+};
+
+inline constexpr int kSlowestNodes = 10;
+
+// `profile` of `session`'s graph over `runs` runs.
+ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runtime::Session& session, int runs);
+
+// The by-op table (at most `max_ops` rows, the rest summed in one) and the
+// slowest nodes, after a heading naming the setting and the run's p50.
+void PrintProfile(const ProfileSummary& summary, int batch, int threads, double p50_ms, int max_ops,
+                  std::ostream& out);
+
+// {"runs", "kernel_ms_per_run", "by_op": [...], "slowest_nodes": [...]}.
+void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rapidjson::StringBuffer>& w);
+
+}  // namespace tfhost::cli

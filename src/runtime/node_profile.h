@@ -1,0 +1,36 @@
+// Kernel time per node of a session's top-level graph, summed over the runs
+// it was attached to (Session::set_profile; `tfhost bench --profile`): where
+// a model's time goes, node by node and so op by op and backend by backend.
+// A function body (If/While/Case branch, call) counts in its calling node;
+// time between kernels (scheduling, freeing tensors) is in no node.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace tfhost::runtime {
+
+class NodeProfile {
+ public:
+  explicit NodeProfile(int num_nodes)
+      : num_nodes_(num_nodes),
+        nanos_(new std::atomic<int64_t>[num_nodes]()),
+        calls_(new std::atomic<int64_t>[num_nodes]()) {}
+
+  // Thread-safe: nodes of one run may execute at once.
+  void Add(int node, int64_t nanos) {
+    nanos_[node].fetch_add(nanos, std::memory_order_relaxed);
+    calls_[node].fetch_add(1, std::memory_order_relaxed);
+  }
+  int num_nodes() const { return num_nodes_; }
+  int64_t nanos(int node) const { return nanos_[node].load(std::memory_order_relaxed); }
+  int64_t calls(int node) const { return calls_[node].load(std::memory_order_relaxed); }
+
+ private:
+  int num_nodes_;
+  std::unique_ptr<std::atomic<int64_t>[]> nanos_;
+  std::unique_ptr<std::atomic<int64_t>[]> calls_;
+};
+
+}  // namespace tfhost::runtime
