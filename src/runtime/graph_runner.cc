@@ -36,7 +36,8 @@ const ops::OpRegistration& FunctionCallRegistration() {
 Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& reg, ops::KernelContext& ctx,
                  const ExecEnv& env) {
   ops::ScopedStepContainer step(env.step);
-  const auto start = env.profile != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = env.profile != nullptr ? Clock::now() : Clock::time_point();
   Status st;
   if (&reg == &FunctionCallRegistration() || IsFunctionalOp(node.op)) {
     if (env.functions == nullptr) {
@@ -47,8 +48,7 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
     st = reg.kernel(ctx);
   }
   if (env.profile != nullptr) {
-    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::steady_clock::now() - start).count());
+    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
   }
   if (!st.ok()) return st;
   for (int i = 0; i < ctx.num_outputs(); ++i) {

@@ -18,8 +18,10 @@ class NodeProfile {
         nanos_(new std::atomic<int64_t>[num_nodes]()),
         calls_(new std::atomic<int64_t>[num_nodes]()) {}
 
-  // Thread-safe: nodes of one run may execute at once.
+  // Thread-safe: nodes of one run may execute at once. Ids outside the
+  // graph it was sized for are ignored.
   void Add(int node, int64_t nanos) {
+    if (node < 0 || node >= num_nodes_) return;
     nanos_[node].fetch_add(nanos, std::memory_order_relaxed);
     calls_[node].fetch_add(1, std::memory_order_relaxed);
   }
