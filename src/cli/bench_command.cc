@@ -364,7 +364,7 @@ void PrintText(const Report& rep, std::ostream& out) {
   out << line;
   out << "GFLOP/s = FLOPs per run / p50 latency; FLOPs from " << kFlopsSource << ".\n";
   for (const auto& r : rep.results) {
-    if (r.profile) PrintProfile(*r.profile, r.batch, r.threads, r.p50_ms, /*max_ops=*/15, out);
+    if (r.profile) PrintProfile(*r.profile, r.batch, r.threads, r.mean_ms, /*max_ops=*/15, out);
   }
 }
 

@@ -34,14 +34,14 @@ ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runti
   return s;
 }
 
-void PrintProfile(const ProfileSummary& summary, int batch, int threads, double p50_ms, int max_ops,
+void PrintProfile(const ProfileSummary& summary, int batch, int threads, double mean_ms, int max_ops,
                   std::ostream& out) {
   char line[512];
   const double total = summary.kernel_ms_per_run > 0 ? summary.kernel_ms_per_run : 1;
   std::snprintf(line, sizeof(line),
-                "\nprofile, batch %d, threads %d, %d runs: kernels %.3f ms per run (p50 %.3f ms; the rest is "
+                "\nprofile, batch %d, threads %d, %d runs: kernels %.3f ms of the mean run's %.3f ms (the rest: "
                 "the executor between kernels)\n",
-                batch, threads, summary.runs, summary.kernel_ms_per_run, p50_ms);
+                batch, threads, summary.runs, summary.kernel_ms_per_run, mean_ms);
   out << line;
   std::snprintf(line, sizeof(line), "  %-34s %-10s %6s %10s %7s\n", "op", "backend", "nodes", "ms/run", "%");
   out << line;

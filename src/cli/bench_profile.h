@@ -37,8 +37,9 @@ inline constexpr int kSlowestNodes = 10;
 ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runtime::Session& session, int runs);
 
 // The by-op table (at most `max_ops` rows, the rest summed in one) and the
-// slowest nodes, after a heading naming the setting and the run's p50.
-void PrintProfile(const ProfileSummary& summary, int batch, int threads, double p50_ms, int max_ops,
+// slowest nodes, after a heading naming the setting and the runs' mean
+// latency (the kernel times are means too: a median would not add up).
+void PrintProfile(const ProfileSummary& summary, int batch, int threads, double mean_ms, int max_ops,
                   std::ostream& out);
 
 // {"runs", "kernel_ms_per_run", "by_op": [...], "slowest_nodes": [...]}.
