@@ -74,23 +74,27 @@ void PrintProfile(const ProfileSummary& summary, int batch, int threads, double 
 }
 
 void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rapidjson::StringBuffer>& w) {
+  auto text = [&w](const char* key, const std::string& value) {
+    w.Key(key);
+    w.String(value.c_str());
+  };
+  auto number = [&w](const char* key, double value) {
+    w.Key(key);
+    w.Double(value);
+  };
   w.StartObject();
   w.Key("runs");
   w.Int(summary.runs);
-  w.Key("kernel_ms_per_run");
-  w.Double(summary.kernel_ms_per_run);
+  number("kernel_ms_per_run", summary.kernel_ms_per_run);
   w.Key("by_op");
   w.StartArray();
   for (const auto& op : summary.by_op) {
     w.StartObject();
-    w.Key("op");
-    w.String(op.op.c_str());
-    w.Key("backend");
-    w.String(op.backend.c_str());
+    text("op", op.op);
+    text("backend", op.backend);
     w.Key("nodes");
     w.Int(op.nodes);
-    w.Key("ms_per_run");
-    w.Double(op.ms_per_run);
+    number("ms_per_run", op.ms_per_run);
     w.EndObject();
   }
   w.EndArray();
@@ -98,14 +102,10 @@ void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rap
   w.StartArray();
   for (const auto& node : summary.slowest) {
     w.StartObject();
-    w.Key("name");
-    w.String(node.name.c_str());
-    w.Key("op");
-    w.String(node.op.c_str());
-    w.Key("backend");
-    w.String(node.backend.c_str());
-    w.Key("ms_per_run");
-    w.Double(node.ms_per_run);
+    text("name", node.name);
+    text("op", node.op);
+    text("backend", node.backend);
+    number("ms_per_run", node.ms_per_run);
     w.EndObject();
   }
   w.EndArray();
