@@ -17,7 +17,7 @@ void RegisterConcatKernels(FastKernelRegistry& registry);     // simd_concat.cc
 void RegisterPadKernels(FastKernelRegistry& registry);        // simd_pad.cc
 
 // Registered ahead of oneDNN's convolutions (fast_kernel_registry.cc), which
-// take the calls it does not handle.
+// take the calls they do not handle.
 void RegisterDepthwiseConvKernels(FastKernelRegistry& registry);  // simd_depthwise_conv.cc
 void RegisterPointwiseConvKernels(FastKernelRegistry& registry);  // simd_pointwise_conv.cc
 
