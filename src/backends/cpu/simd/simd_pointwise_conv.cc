@@ -73,7 +73,7 @@ struct PointwiseArgs {
   int64_t pixels = 0, in_c = 0, out_c = 0;
   int64_t panels = 0;      // ceil(vectors / kMaxNv), see PanelBegin
   int64_t vectors = 0;     // ceil(out_c / 16)
-  int64_t block_pixels = 0, blocks = 0;
+  int64_t block_pixels = 0;
   Activation act = Activation::kNone;
   bool prefetch = false;  // inputs larger than L2: software prefetch
 };
@@ -256,11 +256,11 @@ class PointwiseConvKernel {
     const int threads = ctx.intra_op() != nullptr ? ctx.intra_op()->num_threads() + 1 : 1;
     const int64_t want_blocks = std::max<int64_t>(1, (4 * threads + a.panels - 1) / a.panels);
     const int64_t max_block = std::max<int64_t>(kMaxMr, kBlockInputBytes / (in_c * 4));
-    a.blocks = std::max((a.pixels + max_block - 1) / max_block,
-                        std::min(want_blocks, (a.pixels + kMaxMr - 1) / kMaxMr));
+    const int64_t target_blocks = std::max((a.pixels + max_block - 1) / max_block,
+                                         std::min(want_blocks, (a.pixels + kMaxMr - 1) / kMaxMr));
     // Even blocks: 49 pixels in 3 blocks are 17, 17, 15, not 24, 24, 1.
-    a.block_pixels = (a.pixels + a.blocks - 1) / a.blocks;
-    a.blocks = (a.pixels + a.block_pixels - 1) / a.block_pixels;
+    a.block_pixels = (a.pixels + target_blocks - 1) / target_blocks;
+    const int64_t blocks = (a.pixels + a.block_pixels - 1) / a.block_pixels;
     Tensor y, residual;
     if (epilogue_.residual) {
       // The residual's own buffer when this node is its last reader: each
@@ -278,7 +278,7 @@ class PointwiseConvKernel {
     const int64_t unit_work = a.block_pixels * in_c * kMaxNv * kLanes;
     const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, unit_work));
 #ifdef TFHOST_SIMD_X86
-    ParallelRange(ctx.intra_op(), a.blocks * a.panels, min_units,
+    ParallelRange(ctx.intra_op(), blocks * a.panels, min_units,
                   [&](int64_t b, int64_t e) { PointwiseRange(a, b, e); });
 #endif
     ctx.set_output(0, std::move(y));
