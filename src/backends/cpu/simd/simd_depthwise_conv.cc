@@ -294,15 +294,14 @@ std::shared_ptr<const Pattern> BuildPattern(const Tensor& filter, const Tensor* 
 
 class DepthwiseConvKernel {
  public:
-  DepthwiseConvKernel(ops::nn::Window2D window, bool has_bias, Activation act, ops::KernelFn fallback)
+  DepthwiseConvKernel(ops::nn::Window2D window, ConvEpilogue epilogue, ops::KernelFn fallback)
       : window_(window),
-        has_bias_(has_bias),
-        act_(act),
+        epilogue_(epilogue),
         fallback_(std::move(fallback)),
         patterns_(std::make_shared<WeightCache<Pattern>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
-    if (ctx.num_inputs() != (has_bias_ ? 3 : 2)) return fallback_(ctx);
+    if (ctx.num_inputs() != (epilogue_.bias ? 3 : 2)) return fallback_(ctx);
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
     if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
@@ -315,7 +314,7 @@ class DepthwiseConvKernel {
     // activations bigger than the caches make both kernels wait on memory:
     // nsfw at batch 32 ran 3-6% slower end to end on this kernel.
     if (c > kMaxChannels || x.ByteSize() > kMaxInputBytes) return fallback_(ctx);
-    const Tensor* bias = has_bias_ ? &ctx.input(2) : nullptr;
+    const Tensor* bias = epilogue_.bias ? &ctx.input(2) : nullptr;
     if (bias != nullptr && (bias->dtype() != DType::kFloat || bias->NumElements() != c)) return fallback_(ctx);
     auto geo = ops::nn::ComputeConvGeometry(window_, x.shape(), 3, 3);
     if (!geo.ok()) return fallback_(ctx);  // its error, with the node named
@@ -336,7 +335,7 @@ class DepthwiseConvKernel {
     a.strips = (a.out_h + kRows - 1) / kRows;
     a.pad_top = geo->pad_top;
     for (int dx = 0; dx < 3; ++dx) a.off[dx] = (dx - geo->pad_left) * c;
-    a.act = act_;
+    a.act = epilogue_.act;
     a.x = x.data<float>();
     Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({geo->batch, geo->out_h, geo->out_w, c}));
     a.y = y.data<float>();
@@ -353,8 +352,7 @@ class DepthwiseConvKernel {
 
  private:
   ops::nn::Window2D window_;
-  bool has_bias_;
-  Activation act_;
+  ConvEpilogue epilogue_;  // no residual: ParseConvEpilogue refused one
   ops::KernelFn fallback_;
   std::shared_ptr<WeightCache<Pattern>> patterns_;
 };
@@ -374,7 +372,7 @@ ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   if (node.op == "FusedDepthwiseConv2dNative" && !ParseConvEpilogue(node, /*allow_residual=*/false, &epilogue)) {
     return {};
   }
-  return DepthwiseConvKernel(*window, epilogue.bias, epilogue.act, fallback);
+  return DepthwiseConvKernel(*window, epilogue, fallback);
 }
 
 }  // namespace
