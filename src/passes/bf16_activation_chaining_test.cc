@@ -112,18 +112,46 @@ TEST(Bf16ActivationChainingTest, OutputWithAnyOtherReaderStaysFloat32) {
   EXPECT_TRUE(StoresBf16(g, "dw"));
 }
 
-TEST(Bf16ActivationChainingTest, NarrowOrFloat32ReadersBreakTheChain) {
-  // project has 64 output channels: the precision pass leaves it float32,
-  // so dw (its writer) stays float32 too.
+// expand (256 channels) -> dw -> project with 64 output channels, which the
+// precision pass leaves float32.
+GraphBuilder NarrowProjection(const std::string& dw_input) {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {1, 4, 4, 128})
+      .Placeholder("wide", DType::kFloat, {1, 4, 4, 256})
       .Const("w_expand", Values(Shape({1, 1, 128, 256})))
       .Add("expand", "Conv2D", {"x", "w_expand"}, ConvAttrs())
       .Const("w_dw", Values(Shape({3, 3, 256, 1})))
-      .Add("dw", "DepthwiseConv2dNative", {"expand", "w_dw"}, ConvAttrs())
+      .Add("dw", "DepthwiseConv2dNative", {dw_input, "w_dw"}, ConvAttrs())
       .Const("w_project", Values(Shape({1, 1, 256, 64})))
       .Add("project", "Conv2D", {"dw", "w_project"}, ConvAttrs());
-  ir::Graph g = Optimized(b.Build(), {"project"});
+  return b;
+}
+
+TEST(Bf16ActivationChainingTest, NarrowFloat32ConvolutionReadsTheOutputOfABf16DepthwiseWidened) {
+  ir::Graph g = Optimized(NarrowProjection("expand").Build(), {"project", "x"});
+  EXPECT_TRUE(StoresBf16(g, "expand"));
+  EXPECT_TRUE(ReadsBf16(g, "dw"));
+  // dw computes in bf16 (its input is bf16), so its float32 reader takes
+  // the rounded activations and keeps float32 weights: no precision mark.
+  EXPECT_TRUE(StoresBf16(g, "dw"));
+  EXPECT_TRUE(ReadsBf16(g, "project"));
+  EXPECT_EQ(Named(g, "project")->FindAttr(ir::kPrecisionAttr), nullptr);
+  EXPECT_FALSE(StoresBf16(g, "project"));  // fetched
+}
+
+TEST(Bf16ActivationChainingTest, DepthwiseWithFloat32InputKeepsFloat32ForFloat32Readers) {
+  // dw reads a placeholder: it computes in float32, so storing bf16 for a
+  // float32 reader would be a rounding with nothing saved.
+  ir::Graph g = Optimized(NarrowProjection("wide").Build(), {"project", "expand"});
+  EXPECT_FALSE(ReadsBf16(g, "dw"));
+  EXPECT_FALSE(StoresBf16(g, "dw"));
+  EXPECT_FALSE(ReadsBf16(g, "project"));
+}
+
+TEST(Bf16ActivationChainingTest, NonConvolutionReadersBreakTheChain) {
+  GraphBuilder b = NarrowProjection("expand");
+  b.Add("side", "Relu", {"dw"});
+  ir::Graph g = Optimized(b.Build(), {"project", "side"});
   EXPECT_TRUE(StoresBf16(g, "expand"));
   EXPECT_FALSE(StoresBf16(g, "dw"));
   EXPECT_FALSE(ReadsBf16(g, "project"));

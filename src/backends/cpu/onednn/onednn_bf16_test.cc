@@ -147,6 +147,25 @@ TEST_F(OneDnnBf16Test, Bf16EdgeReaderTakesBf16ActivationsAsFloat32OnesWouldRound
   EXPECT_EQ(conv.fallbacks->load(), 0);
 }
 
+TEST_F(OneDnnBf16Test, UnmarkedReaderOfBf16ActivationsWidensThemAndKeepsFloat32Weights) {
+  // A widening reader (passes/bf16_activation_chaining.cc): the precision
+  // pass left the node float32, so only its input's rounding is new. Its
+  // output is exactly the float32 primitive's on the widened activations,
+  // and not the bf16 primitive's.
+  const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 9, 9, 64}), 47), DType::kBFloat16);
+  const Tensor f = RandomTensor(Shape({3, 3, 64, 24}), 48);
+  auto conv = MakeFast("Conv2D", ConvAttrs("SAME", 1));
+  auto marked = MakeFast("Conv2D", WithBf16(ConvAttrs("SAME", 1)));
+  ASSERT_TRUE(conv.fast.kernel && marked.fast.kernel);
+  auto from_bf16 = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {x, f});
+  auto from_float = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {ops::nn::WidenToFloat(x), f});
+  auto bf16_weights = ops::RunKernelOnNode(marked.node, marked.fast.kernel, {x, f});
+  ASSERT_TRUE(from_bf16.ok() && from_float.ok() && bf16_weights.ok()) << from_bf16.status().ToString();
+  EXPECT_EQ((*from_bf16)[0].ToDoubleVector(), (*from_float)[0].ToDoubleVector());
+  EXPECT_GT(RelativeError((*from_bf16)[0], (*bf16_weights)[0]), 0.0) << "the bf16 primitive ran";
+  EXPECT_EQ(conv.fallbacks->load(), 0);
+}
+
 TEST_F(OneDnnBf16Test, DepthwiseReaderOfBf16ActivationsComputesInBf16) {
   // Its float32 input is not converted (Bf16MarkedDepthwiseConvolutionsRunFloat32),
   // but bf16 activations are read as they come: within 2e-2 of the

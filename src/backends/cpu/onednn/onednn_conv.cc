@@ -37,6 +37,7 @@ struct ConvConfig {
   bool fused = false;
   bool bf16 = false;  // node marked bf16 and the CPU has it (float32 input)
   bool bf16_output = false;  // output 0 is a bf16 edge
+  bool marked_bf16 = false;  // the precision pass marked the node (depthwise included)
   Window2D window;
   Epilogue epilogue;
 };
@@ -283,10 +284,12 @@ class ConvKernel {
 
   // The cached primitive for these activations (dtype and shape) and filter
   // shape. float32 activations compute in bf16 when the node is marked,
-  // bf16 ones (a bf16 edge) always; no bf16 primitive for a float32 shape
-  // means float32 rather than the reference.
+  // bf16 ones (a bf16 edge) too, depthwise included; an unmarked node keeps
+  // its float32 weights and reads bf16 activations widened (the precision
+  // pass left it float32 for accuracy). No bf16 primitive for a float32
+  // shape means float32 rather than the reference.
   std::shared_ptr<ConvEntry> EntryFor(const Tensor& x, const Tensor& f) const {
-    const bool src_bf16 = x.dtype() == DType::kBFloat16 && CpuHasBf16();
+    const bool src_bf16 = x.dtype() == DType::kBFloat16 && CpuHasBf16() && cfg_.marked_bf16;
     std::vector<int64_t> key = x.shape().dims();
     // Keyed by the dtype, not the path taken: bf16 activations on a CPU
     // without bf16 must not leave their (declined) entry in float32's slot.
@@ -325,6 +328,7 @@ ops::KernelFn MakeConvKernel(const ir::Node& node, const ops::KernelFn& referenc
   // nsfw_mobilenet_v2, docs/backends.md "bf16").
   // bf16 activations (a bf16 edge) are another matter: they compute in bf16.
   cfg.bf16 = NodeWantsBf16(node) && CpuHasBf16() && !cfg.depthwise;
+  cfg.marked_bf16 = NodeWantsBf16(node);
   auto output_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
   cfg.bf16_output = output_dtype.ok() && *output_dtype == DType::kBFloat16;
   if (cfg.fused) {

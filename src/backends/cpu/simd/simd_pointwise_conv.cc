@@ -20,6 +20,14 @@
 // 64 bytes) pass over them. Inputs larger than L2 are prefetched a tile
 // ahead.
 //
+// bf16 activations (the reader's end of a bf16 edge: a float32 node whose
+// input a bf16 convolution stored in bf16) are read as they are, at half the
+// bytes: a bf16 is a float32's upper half, so each broadcast loads the 32
+// bits that end with the value and clears the lower half, one more vector
+// operation per broadcast. The node still multiplies in float32 with float32
+// weights. (Widening a block into a float32 buffer first ran slower: the
+// widening pass and the tiles no longer overlapped memory with compute.)
+//
 // Everything else goes to the kernel registered after this one (oneDNN's):
 // other filter sizes, strides, padding, NCHW, bf16 nodes and outputs, batch
 // norm and other activations, CPUs without AVX-512, and inputs of more than
@@ -66,7 +74,8 @@ struct PackedFilter {
 };
 
 struct PointwiseArgs {
-  const float* x = nullptr;         // pixels x in_c
+  const float* x = nullptr;          // pixels x in_c, or null when x_bf16 holds them
+  const uint16_t* x_bf16 = nullptr;  // pixels x in_c in bf16, or null
   const float* residual = nullptr;  // pixels x out_c, or null
   float* y = nullptr;               // pixels x out_c (may be `residual` itself)
   const PackedFilter* filter = nullptr;
@@ -82,15 +91,25 @@ struct PointwiseArgs {
 
 #define TFHOST_PW_INLINE TFHOST_SIMD_INLINE TFHOST_SIMD_TARGET_AVX512
 
-// Pixels [p0, p0 + MR) x the panel's NV vectors of output channels: sums
-// from the bias over every input channel, then the residual and the
-// activation, then the only store. `tail` masks the lanes of the last vector
-// inside the output row.
-template <int NV, int MR>
-TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, int64_t p0, int64_t first_vector, __mmask16 tail) {
+// Pixels [p0, p0 + MR) x the panel's NV vectors of output channels, whose
+// input rows start at `x`: sums from the bias over every input channel, then
+// the residual and the activation, then the only store. `tail` masks the
+// lanes of the last vector inside the output row.
+// Input channel k of row `row` (a float32 or a bf16 one) in every lane.
+TFHOST_PW_INLINE __m512 BroadcastInput(const float* row, int64_t k) { return _mm512_set1_ps(row[k]); }
+TFHOST_PW_INLINE __m512 BroadcastInput(const uint16_t* row, int64_t k) {
+  if (k == 0) return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int32_t>(uint32_t{row[0]} << 16)));
+  // The 32 bits ending with row[k] (row[k - 1] below it): always inside the
+  // row, whatever the channel count.
+  int32_t bits;
+  std::memcpy(&bits, row + k - 1, sizeof(bits));
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_set1_epi32(bits), _mm512_set1_epi32(~0xffff)));
+}
+
+template <int NV, int MR, typename X>
+TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, int64_t p0, int64_t first_vector, __mmask16 tail) {
   constexpr int kStride = NV * kLanes;
   const float* w = a.filter->weights.data() + first_vector * a.in_c * kLanes;
-  const float* x = a.x + p0 * a.in_c;
   const int64_t c0 = first_vector * kLanes;
   float* y = a.y + p0 * a.out_c + c0;
   __m512 s[MR][NV];
@@ -106,7 +125,9 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, int64_t p0, int64_t first_vec
     // memory, and its rows are read as MR interleaved streams, which the
     // hardware prefetchers follow poorly.
     const char* next = reinterpret_cast<const char*>(x + MR * a.in_c);
-    for (int64_t off = 0; off < MR * a.in_c * 4; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+    for (int64_t off = 0; off < MR * a.in_c * static_cast<int64_t>(sizeof(X)); off += 64) {
+      _mm_prefetch(next + off, _MM_HINT_T0);
+    }
   }
   for (int64_t k = 0; k < a.in_c; ++k) {
     __m512 wv[NV];
@@ -114,7 +135,7 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, int64_t p0, int64_t first_vec
     for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_ps(w + k * kStride + v * kLanes);
 #pragma GCC unroll 12
     for (int m = 0; m < MR; ++m) {
-      const __m512 xv = _mm512_set1_ps(x[m * a.in_c + k]);
+      const __m512 xv = BroadcastInput(x + m * a.in_c, k);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) s[m][v] = _mm512_fmadd_ps(xv, wv[v], s[m][v]);
     }
@@ -149,26 +170,29 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, int64_t p0, int64_t first_vec
   }
 }
 
-using TileFn = void (*)(const PointwiseArgs&, int64_t, int64_t, __mmask16);
+template <typename X>
+using TileFn = void (*)(const PointwiseArgs&, const X*, int64_t, int64_t, __mmask16);
 
-template <int NV, int MR>
-TFHOST_SIMD_TARGET_AVX512 void TileAvx512(const PointwiseArgs& a, int64_t p0, int64_t first_vector,
+template <int NV, int MR, typename X>
+TFHOST_SIMD_TARGET_AVX512 void TileAvx512(const PointwiseArgs& a, const X* x, int64_t p0, int64_t first_vector,
                                           __mmask16 tail) {
-  Tile<NV, MR>(a, p0, first_vector, tail);
+  Tile<NV, MR>(a, x, p0, first_vector, tail);
 }
 
-// kTiles[nv - 1][mr - 1] for mr <= MaxMr(nv).
-template <int NV, size_t... I>
-constexpr std::array<TileFn, kMaxMr> TileRow(std::index_sequence<I...>) {
-  return {((I + 1 <= static_cast<size_t>(MaxMr(NV))) ? &TileAvx512<NV, std::min<int>(I + 1, MaxMr(NV))>
+// Tiles<X>[nv - 1][mr - 1] for mr <= MaxMr(nv).
+template <typename X, int NV, size_t... I>
+constexpr std::array<TileFn<X>, kMaxMr> TileRow(std::index_sequence<I...>) {
+  return {((I + 1 <= static_cast<size_t>(MaxMr(NV))) ? &TileAvx512<NV, std::min<int>(I + 1, MaxMr(NV)), X>
                                                       : nullptr)...};
 }
-constexpr std::array<std::array<TileFn, kMaxMr>, kMaxNv> kTiles = {
-    TileRow<1>(std::make_index_sequence<kMaxMr>()), TileRow<2>(std::make_index_sequence<kMaxMr>()),
-    TileRow<3>(std::make_index_sequence<kMaxMr>()), TileRow<4>(std::make_index_sequence<kMaxMr>())};
+template <typename X>
+constexpr std::array<std::array<TileFn<X>, kMaxMr>, kMaxNv> kTiles = {
+    TileRow<X, 1>(std::make_index_sequence<kMaxMr>()), TileRow<X, 2>(std::make_index_sequence<kMaxMr>()),
+    TileRow<X, 3>(std::make_index_sequence<kMaxMr>()), TileRow<X, 4>(std::make_index_sequence<kMaxMr>())};
 
-// Units [begin, end) of (pixel block, panel), panel-minor.
-void PointwiseRange(const PointwiseArgs& a, int64_t begin, int64_t end) {
+// Units [begin, end) of (pixel block, panel), panel-minor, on activations x.
+template <typename X>
+void PointwiseRange(const PointwiseArgs& a, const X* x, int64_t begin, int64_t end) {
   for (int64_t unit = begin; unit < end; ++unit) {
     const int64_t block = unit / a.panels, panel = unit % a.panels;
     const int64_t p_begin = block * a.block_pixels;
@@ -183,7 +207,7 @@ void PointwiseRange(const PointwiseArgs& a, int64_t begin, int64_t end) {
     int64_t p = p_begin;
     for (int64_t t = 0; t < tiles; ++t) {
       const int64_t mr = (n * (t + 1)) / tiles - (n * t) / tiles;
-      kTiles[nv - 1][mr - 1](a, p, first_vector, tail);
+      kTiles<X>[nv - 1][mr - 1](a, x + p * a.in_c, p, first_vector, tail);
       p += mr;
     }
   }
@@ -224,7 +248,8 @@ class PointwiseConvKernel {
     if (ctx.num_inputs() != num_inputs) return fallback_(ctx);
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
-    if (x.dtype() != DType::kFloat || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
+    const bool x_bf16 = x.dtype() == DType::kBFloat16;
+    if ((x.dtype() != DType::kFloat && !x_bf16) || f.dtype() != DType::kFloat || x.rank() != 4 || f.rank() != 4) {
       return fallback_(ctx);
     }
     const int64_t in_c = x.dim(3), out_c = f.dim(3);
@@ -249,13 +274,18 @@ class PointwiseConvKernel {
     a.vectors = (out_c + kLanes - 1) / kLanes;
     a.panels = (a.vectors + kMaxNv - 1) / kMaxNv;
     a.act = epilogue_.act;
-    a.x = x.data<float>();
-    a.prefetch = a.pixels * in_c * 4 > kL2Bytes;
+    const int64_t x_bytes = x_bf16 ? 2 : 4;
+    if (x_bf16) {
+      a.x_bf16 = x.data<uint16_t>();
+    } else {
+      a.x = x.data<float>();
+    }
+    a.prefetch = a.pixels * in_c * x_bytes > kL2Bytes;
     // Blocks small enough for L2, and at least four per thread where the
     // panels alone would not give the pool enough units.
     const int threads = ctx.intra_op() != nullptr ? ctx.intra_op()->num_threads() + 1 : 1;
     const int64_t want_blocks = std::max<int64_t>(1, (4 * threads + a.panels - 1) / a.panels);
-    const int64_t max_block = std::max<int64_t>(kMaxMr, kBlockInputBytes / (in_c * 4));
+    const int64_t max_block = std::max<int64_t>(kMaxMr, kBlockInputBytes / (in_c * x_bytes));
     const int64_t target_blocks = std::max((a.pixels + max_block - 1) / max_block,
                                          std::min(want_blocks, (a.pixels + kMaxMr - 1) / kMaxMr));
     // Even blocks: 49 pixels in 3 blocks are 17, 17, 15, not 24, 24, 1.
@@ -279,7 +309,13 @@ class PointwiseConvKernel {
     const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, unit_work));
 #ifdef TFHOST_SIMD_X86
     ParallelRange(ctx.intra_op(), blocks * a.panels, min_units,
-                  [&](int64_t b, int64_t e) { PointwiseRange(a, b, e); });
+                  [&](int64_t b, int64_t e) {
+                    if (a.x_bf16 != nullptr) {
+                      PointwiseRange(a, a.x_bf16, b, e);
+                    } else {
+                      PointwiseRange(a, a.x, b, e);
+                    }
+                  });
 #endif
     ctx.set_output(0, std::move(y));
     return OkStatus();

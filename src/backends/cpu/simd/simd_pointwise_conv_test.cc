@@ -3,6 +3,7 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "ir/precision_attrs.h"
+#include "ops/nn/nn_util.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -81,6 +82,40 @@ TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
       // it is the residual's (ExpectConvMatchesReference runs both).
       ExpectConvMatchesReference("_FusedConv2D", inputs, FusedAttrs(fused));
     }
+  }
+}
+
+// Input 0 in bf16 (a bf16 edge's reader): the kernel reads it as it is and
+// must give the reference's output on the widened activations, with float32
+// weights. Odd channel counts and a single channel reach the row's ends.
+TEST(SimdPointwiseConvTest, Bf16ActivationsGiveTheReferenceOnTheirFloat32Values) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  ThreadPool pool(2);
+  for (const Geometry& g : Geometries()) {
+    SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
+    const Tensor x = ops::nn::NarrowFromFloat(RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -2, 2, false, 19),
+                                              DType::kBFloat16);
+    const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 20);
+    const Tensor b = RandomFloats(Shape({g.out_c}), -1, 1, false, 21);
+    const Tensor r = RandomFloats(Shape({g.n, g.h, g.w, g.out_c}), -2, 2, false, 22);
+    const ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
+    auto want = ops::RunSingleOp("_FusedConv2D", {ops::nn::WidenToFloat(x), f, b, r}, attrs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
+    ASSERT_TRUE(node.ok());
+    int fallback_calls = 0;
+    const ops::KernelFn no_fallback = [&](ops::KernelContext&) {
+      ++fallback_calls;
+      return Internal("the SIMD kernel handed bf16 activations on");
+    };
+    const ops::KernelFn kernel = MakePointwiseConvKernel(*node, no_fallback, /*apply_shape_rule=*/true);
+    ASSERT_TRUE(kernel);
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      auto got = ops::RunKernelOnNode(*node, kernel, {x, f, b, r}, nullptr, p);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol)) << (p ? "pool" : "inline");
+    }
+    EXPECT_EQ(fallback_calls, 0);
   }
 }
 
