@@ -29,9 +29,15 @@
 // output by 6.5e-3 of its range instead of 5.5e-3, and no fixture model's
 // other outputs (docs/perf.md, session 10).
 //
+// And a float32 Conv2D (unmarked, a fused residual Add allowed) whose every
+// reader is a bf16 1x1 or regular convolution stores its output in bf16:
+// those readers round it anyway, so nothing changes but the bytes (in
+// MobileNetV2, a narrow projection or residual sum read by the next block's
+// wide expansion).
+//
 // Never chained: fetchable or protected writers (callers see float32), NCHW
-// nodes, writers with a fused residual Add (the sum post-op accumulates into
-// a float32 residual), and outputs read any other way.
+// nodes, bf16 writers with a fused residual Add (the sum post-op accumulates
+// into a float32 residual), and outputs read any other way.
 #include <set>
 
 #include "ir/attrs.h"
@@ -77,10 +83,33 @@ bool HasFusedAdd(const ir::Node& node) {
   return false;
 }
 
-// A bf16 convolution whose output may become a bf16 edge.
-bool CanWrite(const ir::Graph& graph, const ir::Node& node, const PassContext& ctx) {
-  return IsBf16Convolution(node) && !HasFusedAdd(node) && !ctx.MustKeep(node) && !IsProtected(graph, node) &&
-         node.output_dtypes.size() == 1 && node.output_dtypes[0] == DType::kFloat;
+// The kinds of bf16 edge, in the order the pass finds them.
+enum class Edge {
+  kBf16ToBf16,         // a bf16 writer, bf16 readers
+  kToWideningReaders,  // a bf16 writer computing in bf16, some float32 readers
+  kFromFloat32Writer,  // a float32 writer, bf16 1x1 or regular readers
+};
+
+// Whether the node may write an edge of this kind (its readers aside).
+bool CanWrite(Edge edge, const ir::Graph& graph, const ir::Node& node, const PassContext& ctx) {
+  if (ctx.MustKeep(node) || IsProtected(graph, node) || node.output_dtypes.size() != 1 ||
+      node.output_dtypes[0] != DType::kFloat) {
+    return false;
+  }
+  if (edge == Edge::kFromFloat32Writer) return IsWideningReader(node);
+  return IsBf16Convolution(node) && !HasFusedAdd(node);
+}
+
+bool CanRead(Edge edge, const ir::Node& reader) {
+  switch (edge) {
+    case Edge::kBf16ToBf16:
+      return IsBf16Convolution(reader);
+    case Edge::kToWideningReaders:
+      return IsBf16Convolution(reader) || IsWideningReader(reader);
+    case Edge::kFromFloat32Writer:
+      return IsBf16Convolution(reader) && !IsDepthwise(reader);
+  }
+  return false;
 }
 
 class Bf16ActivationChaining : public GraphPass {
@@ -89,16 +118,16 @@ class Bf16ActivationChaining : public GraphPass {
 
   Status Run(ir::Graph* graph, const PassContext& ctx) override {
     const std::vector<std::vector<int>> consumers = graph->Consumers();
-    // First the edges between bf16 convolutions, then those with widening
-    // readers, whose writers must compute in bf16 (a depthwise writer's
-    // input must be one of the first edges).
+    // Edges with widening readers come after those between bf16
+    // convolutions: their writers must compute in bf16, and a depthwise one
+    // only does when its input is one of the first edges.
     std::vector<bool> chained(graph->num_nodes(), false);
     std::vector<int> writers;
-    for (bool widening : {false, true}) {
+    for (Edge edge : {Edge::kBf16ToBf16, Edge::kToWideningReaders, Edge::kFromFloat32Writer}) {
       for (int i = 0; i < graph->num_nodes(); ++i) {
         const ir::Node& node = graph->node(i);
-        if (chained[i] || !CanWrite(*graph, node, ctx)) continue;
-        if (widening && IsDepthwise(node)) {
+        if (chained[i] || !CanWrite(edge, *graph, node, ctx)) continue;
+        if (edge == Edge::kToWideningReaders && IsDepthwise(node)) {
           const ir::TensorRef in = node.inputs.empty() ? ir::TensorRef{} : node.inputs[0];
           if (in.node < 0 || in.index != 0 || !chained[in.node]) continue;
         }
@@ -107,8 +136,7 @@ class Bf16ActivationChaining : public GraphPass {
         bool all_readers = true;
         for (const auto& use : uses.data) {
           const ir::Node& reader = graph->node(use.consumer);
-          all_readers = all_readers && use.output_index == 0 && use.input_slot == 0 &&
-                        (IsBf16Convolution(reader) || (widening && IsWideningReader(reader)));
+          all_readers = all_readers && use.output_index == 0 && use.input_slot == 0 && CanRead(edge, reader);
         }
         if (!all_readers) continue;
         chained[i] = true;

@@ -157,6 +157,47 @@ TEST(Bf16ActivationChainingTest, NonConvolutionReadersBreakTheChain) {
   EXPECT_FALSE(ReadsBf16(g, "project"));
 }
 
+// A narrow float32 projection (64 channels, unmarked) with a residual sum,
+// read by `reader`: a wide 1x1 expansion, or a depthwise convolution with
+// channel multiplier 2 (128 channels: marked).
+GraphBuilder NarrowSumReadBy(const std::string& reader) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {1, 4, 4, 256})
+      .Placeholder("skip", DType::kFloat, {1, 4, 4, 64})
+      .Const("w_project", Values(Shape({1, 1, 256, 64})))
+      .Const("bias", Values(Shape({64})))
+      .Add("project", "Conv2D", {"x", "w_project"}, ConvAttrs())
+      .Add("project_bias", "BiasAdd", {"project", "bias"})
+      .Add("sum", "AddV2", {"project_bias", "skip"});
+  if (reader == "expand") {
+    b.Const("w_expand", Values(Shape({1, 1, 64, 256}))).Add("next", "Conv2D", {"sum", "w_expand"}, ConvAttrs());
+  } else {
+    b.Const("w_dw", Values(Shape({3, 3, 64, 2}))).Add("next", "DepthwiseConv2dNative", {"sum", "w_dw"}, ConvAttrs());
+  }
+  return b;
+}
+
+TEST(Bf16ActivationChainingTest, Float32WriterReadOnlyByBf16ConvolutionsStoresWhatTheyWouldRound) {
+  ir::Graph g = Optimized(NarrowSumReadBy("expand").Build(), {"next"});
+  // residual_add_fusion folded the sum into the projection, under its name.
+  const ir::Node* sum = Named(g, "sum");
+  ASSERT_NE(sum, nullptr);
+  ASSERT_EQ(sum->op, "_FusedConv2D");
+  EXPECT_EQ(sum->FindAttr(ir::kPrecisionAttr), nullptr);  // 64 channels: float32
+  EXPECT_NE(Named(g, "next")->FindAttr(ir::kPrecisionAttr), nullptr);
+  EXPECT_TRUE(StoresBf16(g, "sum"));
+  EXPECT_TRUE(ReadsBf16(g, "next"));
+}
+
+TEST(Bf16ActivationChainingTest, Float32WriterKeepsFloat32ForADepthwiseReader) {
+  // A bf16 depthwise reader computes in float32 from float32 activations:
+  // bf16 ones would change its arithmetic, not just its input's bytes.
+  ir::Graph g = Optimized(NarrowSumReadBy("depthwise").Build(), {"next"});
+  EXPECT_NE(Named(g, "next")->FindAttr(ir::kPrecisionAttr), nullptr);
+  EXPECT_FALSE(StoresBf16(g, "sum"));
+  EXPECT_FALSE(ReadsBf16(g, "next"));
+}
+
 TEST(Bf16ActivationChainingTest, NchwAndResidualSumWritersStayFloat32) {
   GraphBuilder b;
   b.Placeholder("x", DType::kFloat, {1, 128, 4, 4})

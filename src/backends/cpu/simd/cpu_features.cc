@@ -44,6 +44,15 @@ IsaLevel ActiveIsaLevel() {
   return static_cast<IsaLevel>(std::min(forced, static_cast<int>(detected)));
 }
 
+bool ActiveIsaHasBf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = __builtin_cpu_supports("avx512bf16");
+  return has && ActiveIsaLevel() == IsaLevel::kAvx512;
+#else
+  return false;
+#endif
+}
+
 std::vector<IsaLevel> SupportedIsaLevels() {
   std::vector<IsaLevel> levels;
   for (int l = 0; l <= static_cast<int>(DetectedIsaLevel()); ++l) levels.push_back(static_cast<IsaLevel>(l));

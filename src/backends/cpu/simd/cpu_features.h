@@ -27,6 +27,10 @@ IsaLevel ActiveIsaLevel();
 // Every level this CPU can run, lowest first (for tests that try each).
 std::vector<IsaLevel> SupportedIsaLevels();
 
+// Whether the active level is AVX-512 and the CPU has its bf16 conversions
+// and dot products (avx512_bf16).
+bool ActiveIsaHasBf16();
+
 // Test-only: while alive, kernels made by the SIMD factories use `level`
 // (or the detected level when it is higher than the CPU supports). Not meant
 // for concurrent use from several threads; nests like a stack.

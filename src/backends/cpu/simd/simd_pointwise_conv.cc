@@ -27,9 +27,12 @@
 // operation per broadcast. The node still multiplies in float32 with float32
 // weights. (Widening a block into a float32 buffer first ran slower: the
 // widening pass and the tiles no longer overlapped memory with compute.)
+// A float32 node whose output is a bf16 edge (its readers are bf16
+// convolutions, which would round it anyway) stores bf16 from the same
+// registers, rounded as those readers round, into a new buffer.
 //
 // Everything else goes to the kernel registered after this one (oneDNN's):
-// other filter sizes, strides, padding, NCHW, bf16 nodes and outputs, batch
+// other filter sizes, strides, padding, NCHW, bf16-marked nodes, batch
 // norm and other activations, CPUs without AVX-512, and inputs of more than
 // 2048 channels (PointwiseConvTakes).
 #include <algorithm>
@@ -77,7 +80,8 @@ struct PointwiseArgs {
   const float* x = nullptr;          // pixels x in_c, or null when x_bf16 holds them
   const uint16_t* x_bf16 = nullptr;  // pixels x in_c in bf16, or null
   const float* residual = nullptr;  // pixels x out_c, or null
-  float* y = nullptr;               // pixels x out_c (may be `residual` itself)
+  float* y = nullptr;               // pixels x out_c (may be `residual` itself), or null when y_bf16 is
+  uint16_t* y_bf16 = nullptr;       // pixels x out_c in bf16, or null
   const PackedFilter* filter = nullptr;
   int64_t pixels = 0, in_c = 0, out_c = 0;
   int64_t panels = 0;      // ceil(vectors / kMaxNv), see PanelBegin
@@ -89,12 +93,13 @@ struct PointwiseArgs {
 
 #ifdef TFHOST_SIMD_X86
 
-#define TFHOST_PW_INLINE TFHOST_SIMD_INLINE TFHOST_SIMD_TARGET_AVX512
+// The tiles may use avx512_bf16's conversion (bf16 outputs only, made only
+// where the CPU has it: ActiveIsaHasBf16). A rounding in integer operations
+// ran 10% slower on the narrow layers, whose stores are a large part of their
+// work. The compiler emits bf16 instructions only for those intrinsics.
+#define TFHOST_PW_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,avx512bf16")))
+#define TFHOST_PW_INLINE TFHOST_SIMD_INLINE TFHOST_PW_TARGET
 
-// Pixels [p0, p0 + MR) x the panel's NV vectors of output channels, whose
-// input rows start at `x`: sums from the bias over every input channel, then
-// the residual and the activation, then the only store. `tail` masks the
-// lanes of the last vector inside the output row.
 // Input channel k of row `row` (a float32 or a bf16 one) in every lane.
 TFHOST_PW_INLINE __m512 BroadcastInput(const float* row, int64_t k) { return _mm512_set1_ps(row[k]); }
 TFHOST_PW_INLINE __m512 BroadcastInput(const uint16_t* row, int64_t k) {
@@ -106,12 +111,27 @@ TFHOST_PW_INLINE __m512 BroadcastInput(const uint16_t* row, int64_t k) {
   return _mm512_castsi512_ps(_mm512_and_si512(_mm512_set1_epi32(bits), _mm512_set1_epi32(~0xffff)));
 }
 
-template <int NV, int MR, typename X>
-TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, int64_t p0, int64_t first_vector, __mmask16 tail) {
+TFHOST_PW_INLINE void StoreOutput(float* y, __mmask16 mask, __m512 v) { _mm512_mask_storeu_ps(y, mask, v); }
+// bf16 outputs are rounded by VCVTNEPS2BF16, the conversion a bf16 reader
+// applies to float32 activations (nearest even, NaN made quiet, denormals
+// flushed to a signed zero): the reader sees what it would have made.
+TFHOST_PW_INLINE void StoreOutput(uint16_t* y, __mmask16 mask, __m512 v) {
+  _mm256_mask_storeu_epi16(y, mask, (__m256i)_mm512_cvtneps_pbh(v));
+}
+
+// Pixels [p0, p0 + MR) x the panel's NV vectors of output channels, whose
+// input rows start at `x`: sums from the bias over every input channel, then
+// the residual and the activation, then the only store. `tail` masks the
+// lanes of the last vector inside the output row.
+// `Y` is the output's element: float, or uint16_t for bf16 (a bf16 edge's
+// writer).
+template <int NV, int MR, typename X, typename Y>
+TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, Y* y_base, int64_t p0, int64_t first_vector,
+                           __mmask16 tail) {
   constexpr int kStride = NV * kLanes;
   const float* w = a.filter->weights.data() + first_vector * a.in_c * kLanes;
   const int64_t c0 = first_vector * kLanes;
-  float* y = a.y + p0 * a.out_c + c0;
+  Y* y = y_base + p0 * a.out_c + c0;
   __m512 s[MR][NV];
   auto mask_of = [&](int v) { return v == NV - 1 ? tail : static_cast<__mmask16>(0xffff); };
 #pragma GCC unroll 4
@@ -165,34 +185,35 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, int64_t p0, int64
       // undefined pass-through operand.)
       if (a.act != Activation::kNone) o = _mm512_mask_max_ps(o, 0xffff, zero, o);
       if (a.act == Activation::kRelu6) o = _mm512_mask_min_ps(o, 0xffff, six, o);
-      _mm512_mask_storeu_ps(y + m * a.out_c + v * kLanes, mask_of(v), o);
+      StoreOutput(y + m * a.out_c + v * kLanes, mask_of(v), o);
     }
   }
 }
 
-template <typename X>
-using TileFn = void (*)(const PointwiseArgs&, const X*, int64_t, int64_t, __mmask16);
+template <typename X, typename Y>
+using TileFn = void (*)(const PointwiseArgs&, const X*, Y*, int64_t, int64_t, __mmask16);
 
-template <int NV, int MR, typename X>
-TFHOST_SIMD_TARGET_AVX512 void TileAvx512(const PointwiseArgs& a, const X* x, int64_t p0, int64_t first_vector,
+template <int NV, int MR, typename X, typename Y>
+TFHOST_PW_TARGET void TileAvx512(const PointwiseArgs& a, const X* x, Y* y, int64_t p0, int64_t first_vector,
                                           __mmask16 tail) {
-  Tile<NV, MR>(a, x, p0, first_vector, tail);
+  Tile<NV, MR>(a, x, y, p0, first_vector, tail);
 }
 
-// Tiles<X>[nv - 1][mr - 1] for mr <= MaxMr(nv).
-template <typename X, int NV, size_t... I>
-constexpr std::array<TileFn<X>, kMaxMr> TileRow(std::index_sequence<I...>) {
-  return {((I + 1 <= static_cast<size_t>(MaxMr(NV))) ? &TileAvx512<NV, std::min<int>(I + 1, MaxMr(NV)), X>
+// kTiles<X, Y>[nv - 1][mr - 1] for mr <= MaxMr(nv).
+template <typename X, typename Y, int NV, size_t... I>
+constexpr std::array<TileFn<X, Y>, kMaxMr> TileRow(std::index_sequence<I...>) {
+  return {((I + 1 <= static_cast<size_t>(MaxMr(NV))) ? &TileAvx512<NV, std::min<int>(I + 1, MaxMr(NV)), X, Y>
                                                       : nullptr)...};
 }
-template <typename X>
-constexpr std::array<std::array<TileFn<X>, kMaxMr>, kMaxNv> kTiles = {
-    TileRow<X, 1>(std::make_index_sequence<kMaxMr>()), TileRow<X, 2>(std::make_index_sequence<kMaxMr>()),
-    TileRow<X, 3>(std::make_index_sequence<kMaxMr>()), TileRow<X, 4>(std::make_index_sequence<kMaxMr>())};
+template <typename X, typename Y>
+constexpr std::array<std::array<TileFn<X, Y>, kMaxMr>, kMaxNv> kTiles = {
+    TileRow<X, Y, 1>(std::make_index_sequence<kMaxMr>()), TileRow<X, Y, 2>(std::make_index_sequence<kMaxMr>()),
+    TileRow<X, Y, 3>(std::make_index_sequence<kMaxMr>()), TileRow<X, Y, 4>(std::make_index_sequence<kMaxMr>())};
 
-// Units [begin, end) of (pixel block, panel), panel-minor, on activations x.
-template <typename X>
-void PointwiseRange(const PointwiseArgs& a, const X* x, int64_t begin, int64_t end) {
+// Units [begin, end) of (pixel block, panel), panel-minor, from activations
+// x to outputs y.
+template <typename X, typename Y>
+void PointwiseRange(const PointwiseArgs& a, const X* x, Y* y, int64_t begin, int64_t end) {
   for (int64_t unit = begin; unit < end; ++unit) {
     const int64_t block = unit / a.panels, panel = unit % a.panels;
     const int64_t p_begin = block * a.block_pixels;
@@ -207,10 +228,18 @@ void PointwiseRange(const PointwiseArgs& a, const X* x, int64_t begin, int64_t e
     int64_t p = p_begin;
     for (int64_t t = 0; t < tiles; ++t) {
       const int64_t mr = (n * (t + 1)) / tiles - (n * t) / tiles;
-      kTiles<X>[nv - 1][mr - 1](a, x + p * a.in_c, p, first_vector, tail);
+      kTiles<X, Y>[nv - 1][mr - 1](a, x + p * a.in_c, y, p, first_vector, tail);
       p += mr;
     }
   }
+}
+
+// The four activation/output dtype pairs.
+void RunUnits(const PointwiseArgs& a, int64_t begin, int64_t end) {
+  if (a.x_bf16 != nullptr && a.y_bf16 != nullptr) return PointwiseRange(a, a.x_bf16, a.y_bf16, begin, end);
+  if (a.x_bf16 != nullptr) return PointwiseRange(a, a.x_bf16, a.y, begin, end);
+  if (a.y_bf16 != nullptr) return PointwiseRange(a, a.x, a.y_bf16, begin, end);
+  PointwiseRange(a, a.x, a.y, begin, end);
 }
 
 #endif  // TFHOST_SIMD_X86
@@ -237,8 +266,9 @@ std::shared_ptr<const PackedFilter> PackFilter(const Tensor& filter, const Tenso
 
 class PointwiseConvKernel {
  public:
-  PointwiseConvKernel(ConvEpilogue epilogue, ops::KernelFn fallback, bool apply_shape_rule)
+  PointwiseConvKernel(ConvEpilogue epilogue, bool bf16_output, ops::KernelFn fallback, bool apply_shape_rule)
       : epilogue_(epilogue),
+        bf16_output_(bf16_output),
         apply_shape_rule_(apply_shape_rule),
         fallback_(std::move(fallback)),
         filters_(std::make_shared<WeightCache<PackedFilter>>()) {}
@@ -292,7 +322,11 @@ class PointwiseConvKernel {
     a.block_pixels = (a.pixels + target_blocks - 1) / target_blocks;
     const int64_t blocks = (a.pixels + a.block_pixels - 1) / a.block_pixels;
     Tensor y, residual;
-    if (epilogue_.residual) {
+    if (bf16_output_) {
+      y = Tensor::Uninitialized(DType::kBFloat16, out_shape);
+      a.y_bf16 = y.data<uint16_t>();
+      if (epilogue_.residual) a.residual = ctx.input(residual_arg).data<float>();
+    } else if (epilogue_.residual) {
       // The residual's own buffer when this node is its last reader: each
       // output float is written after its residual float is read.
       residual = ctx.TakeInput(residual_arg);
@@ -301,7 +335,7 @@ class PointwiseConvKernel {
     } else {
       y = Tensor::Uninitialized(DType::kFloat, out_shape);
     }
-    a.y = y.data<float>();
+    if (!bf16_output_) a.y = y.data<float>();
     // Units are (pixel block, panel), up to in_c * 64 multiply-adds a pixel.
     // Below about 2^21 multiply-adds waking a pool thread costs more than it
     // saves (as for the depthwise kernel).
@@ -309,13 +343,7 @@ class PointwiseConvKernel {
     const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, unit_work));
 #ifdef TFHOST_SIMD_X86
     ParallelRange(ctx.intra_op(), blocks * a.panels, min_units,
-                  [&](int64_t b, int64_t e) {
-                    if (a.x_bf16 != nullptr) {
-                      PointwiseRange(a, a.x_bf16, b, e);
-                    } else {
-                      PointwiseRange(a, a.x, b, e);
-                    }
-                  });
+                  [&](int64_t b, int64_t e) { RunUnits(a, b, e); });
 #endif
     ctx.set_output(0, std::move(y));
     return OkStatus();
@@ -323,6 +351,7 @@ class PointwiseConvKernel {
 
  private:
   ConvEpilogue epilogue_;
+  bool bf16_output_;  // output 0 is a bf16 edge
   bool apply_shape_rule_;
   ops::KernelFn fallback_;
   std::shared_ptr<WeightCache<PackedFilter>> filters_;
@@ -344,7 +373,8 @@ ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   // bf16 nodes keep oneDNN's native bf16 kernels (the precision pass chose them).
   if (node.FindAttr(ir::kPrecisionAttr) != nullptr) return {};
   auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
-  if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
+  if (!out_dtype.ok() || (*out_dtype != DType::kFloat && *out_dtype != DType::kBFloat16)) return {};
+  if (*out_dtype == DType::kBFloat16 && !ActiveIsaHasBf16()) return {};
   auto window = ops::nn::ParseWindowAttrs(node, /*has_dilations=*/true, /*allow_explicit=*/true);
   if (!window.ok() || window->format != ops::nn::DataFormat::kNhwc || window->stride_h != 1 ||
       window->stride_w != 1) {
@@ -353,7 +383,7 @@ ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   if (window->pad_top != 0 || window->pad_bottom != 0 || window->pad_left != 0 || window->pad_right != 0) return {};
   ConvEpilogue epilogue;
   if (node.op == "_FusedConv2D" && !ParseConvEpilogue(node, /*allow_residual=*/true, &epilogue)) return {};
-  return PointwiseConvKernel(epilogue, fallback, apply_shape_rule);
+  return PointwiseConvKernel(epilogue, *out_dtype == DType::kBFloat16, fallback, apply_shape_rule);
 }
 
 void RegisterPointwiseConvKernels(FastKernelRegistry& registry) {

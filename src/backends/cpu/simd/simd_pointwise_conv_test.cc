@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "backends/cpu/simd/cpu_features.h"
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "ir/precision_attrs.h"
@@ -116,6 +119,74 @@ TEST(SimdPointwiseConvTest, Bf16ActivationsGiveTheReferenceOnTheirFloat32Values)
       EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol)) << (p ? "pool" : "inline");
     }
     EXPECT_EQ(fallback_calls, 0);
+  }
+}
+
+ir::AttrMap WithBf16Output(ir::AttrMap attrs) {
+  attrs[ir::kOutputDtypeAttr] = ops::MakeAttr(DType::kBFloat16);
+  return attrs;
+}
+
+// A float32 node whose output is a bf16 edge stores exactly the bf16 its
+// float32 output rounds to, with a residual read in float32.
+TEST(SimdPointwiseConvTest, Bf16OutputIsTheFloat32OutputRounded) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  if (!ActiveIsaHasBf16()) GTEST_SKIP() << "this CPU has no avx512_bf16, where no node stores bf16";
+  const ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
+  const FastKernel fp32 = MakeFastKernel("_FusedConv2D", attrs);
+  const FastKernel bf16 = MakeFastKernel("_FusedConv2D", WithBf16Output(attrs));
+  ASSERT_EQ(bf16.backend, "simd");
+  auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
+  ASSERT_TRUE(node.ok());
+  ThreadPool pool(2);
+  for (const Geometry& g : Geometries()) {
+    SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
+    const std::vector<Tensor> inputs = {RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -2, 2, false, 23),
+                                        RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 24),
+                                        RandomFloats(Shape({g.out_c}), -1, 1, false, 25),
+                                        RandomFloats(Shape({g.n, g.h, g.w, g.out_c}), -2, 2, false, 26)};
+    auto want = ops::RunKernelOnNode(*node, fp32.kernel, inputs, nullptr, nullptr);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      auto got = ops::RunKernelOnNode(*node, bf16.kernel, inputs, nullptr, p);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ASSERT_EQ((*got)[0].dtype(), DType::kBFloat16);
+      const Tensor rounded = ops::nn::NarrowFromFloat((*want)[0], DType::kBFloat16);
+      EXPECT_EQ(std::memcmp((*got)[0].raw_data(), rounded.raw_data(), rounded.ByteSize()), 0)
+          << (p ? "pool" : "inline");
+    }
+  }
+}
+
+// The rounding bf16 readers apply (VCVTNEPS2BF16): nearest even, NaN made
+// quiet, denormals flushed to a signed zero. The expected bits are that
+// instruction's, recorded on an avx512_bf16 CPU. Zero weights and bias make
+// each output its residual.
+TEST(SimdPointwiseConvTest, Bf16OutputRoundsAsBf16ReadersRound) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  if (!ActiveIsaHasBf16()) GTEST_SKIP() << "this CPU has no avx512_bf16, where no node stores bf16";
+  const std::vector<std::pair<uint32_t, uint16_t>> cases = {
+      {0x3f808000u, 0x3f80}, {0x3f818000u, 0x3f82}, {0x3f80ffffu, 0x3f81}, {0x7f7fffffu, 0x7f80},
+      {0x00000001u, 0x0000}, {0x007fffffu, 0x0000}, {0x80400000u, 0x8000}, {0x00800000u, 0x0080},
+      {0x00808000u, 0x0080}, {0x7f800001u, 0x7fc0}, {0xffc00001u, 0xffc0}, {0x7fffffffu, 0x7fff},
+      {0xff800000u, 0xff80}};
+  const int64_t n = static_cast<int64_t>(cases.size());
+  Tensor residual(DType::kFloat, Shape({1, 1, n, 1}));
+  for (int64_t i = 0; i < n; ++i) std::memcpy(residual.data<float>() + i, &cases[i].first, 4);
+  Tensor zeros_f(DType::kFloat, Shape({1, 1, 3, 1}));
+  Tensor zeros_b(DType::kFloat, Shape({1}));
+  std::memset(zeros_f.data<float>(), 0, 12);
+  zeros_b.data<float>()[0] = 0;
+  const ir::AttrMap attrs = WithBf16Output(FusedAttrs({"BiasAdd", "Add"}));
+  auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
+  ASSERT_TRUE(node.ok());
+  auto got = ops::RunKernelOnNode(*node, MakeFastKernel("_FusedConv2D", attrs).kernel,
+                                  {RandomFloats(Shape({1, 1, n, 3}), -1, 1, false, 27), zeros_f, zeros_b, residual},
+                                  nullptr, nullptr);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ((*got)[0].dtype(), DType::kBFloat16);
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ((*got)[0].data<uint16_t>()[i], cases[i].second) << std::hex << "input 0x" << cases[i].first;
   }
 }
 
