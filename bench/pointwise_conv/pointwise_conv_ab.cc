@@ -10,7 +10,14 @@
 // rule hands the layer to. AVX-512 only, as the kernel; elsewhere this prints
 // why and exits 2.
 //
-//   pointwise_conv_ab [ROUNDS] [FILTER]   (default 7; FILTER: only cases whose model matches)
+// With PRECISION bf16 the nodes are marked bf16, as --precision bf16 marks
+// them: oneDNN's bf16 primitive against the SIMD kernel's VDPBF16PS tiles
+// (needs avx512_bf16). Their activations arrive as in nsfw_mobilenet_v2's
+// bf16 graph: float32 for the expansions (Relu6 rows: a residual sum or a
+// float32 layer wrote them), bf16 for the rest (a bf16 depthwise wrote them).
+//
+//   pointwise_conv_ab [ROUNDS] [FILTER] [PRECISION]
+//   (default 7, every model, fp32; FILTER "" for every model)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -21,6 +28,8 @@
 #include "backends/fast_kernel_registry.h"
 #include "base/buffer_pool.h"
 #include "base/thread_pool.h"
+#include "ir/precision_attrs.h"
+#include "ops/nn/nn_util.h"
 #include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
 
@@ -47,6 +56,15 @@ std::vector<std::string> FusedOps(const std::string& epilogue) {
 int Main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 7;
   const std::string filter = argc > 2 ? argv[2] : "";
+  const bool bf16 = argc > 3 && std::string(argv[3]) == "bf16";
+  if (argc > 3 && !bf16 && std::string(argv[3]) != "fp32") {
+    std::fprintf(stderr, "pointwise_conv_ab: PRECISION must be fp32 or bf16, got '%s'\n", argv[3]);
+    return 2;
+  }
+  if (bf16 && !backends::simd::ActiveIsaHasBf16()) {
+    std::fprintf(stderr, "pointwise_conv_ab: this CPU has no avx512_bf16, so bf16 nodes run in float32\n");
+    return 2;
+  }
   if (backends::simd::DetectedIsaLevel() != backends::simd::IsaLevel::kAvx512) {
     std::fprintf(stderr, "pointwise_conv_ab: this CPU has no AVX-512, so oneDNN runs every 1x1 convolution\n");
     return 2;
@@ -78,8 +96,9 @@ int Main(int argc, char** argv) {
   // 231 MB at batch 32 would time this VM's page faults, not the kernels.
   std::shared_ptr<BufferPool> buffers = BufferPool::Create();
   BufferPool::ScopedCurrent current(buffers.get());
-  std::printf("isa: %s   rounds: %d   load average before: %s\n",
-              backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, ops::LoadAverage().c_str());
+  std::printf("isa: %s   precision: %s   rounds: %d   load average before: %s\n",
+              backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), bf16 ? "bf16" : "fp32", rounds,
+              ops::LoadAverage().c_str());
   std::printf("%-10s %-16s %5s %-9s %8s %10s %10s %9s %10s %8s\n", "model", "NHWC", "oc", "epilogue", "threads",
               "oneDNN us", "SIMD us", "x", "SIMD GF/s", "runs on");
   const ops::KernelFn reference = ops::OpRegistry::Global().Find("_FusedConv2D")->kernel;
@@ -92,6 +111,7 @@ int Main(int argc, char** argv) {
                          {"padding", ops::MakeAttr("VALID")},
                          {"fused_ops", ops::MakeAttr(fused)},
                          {"num_args", ops::MakeAttr(int64_t{residual ? 2 : 1})}};
+    if (bf16) attrs[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
     auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
     if (!node.ok()) {
       std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
@@ -101,6 +121,7 @@ int Main(int argc, char** argv) {
                                   ops::UniformTensor(Shape({1, 1, c.in_c, c.out_c}), 2),
                                   ops::UniformTensor(Shape({c.out_c}), 3)};
     if (residual) inputs.push_back(ops::UniformTensor(Shape({c.n, c.h, c.w, c.out_c}), 4));
+    if (bf16 && std::string(c.epilogue) != "Relu6") inputs[0] = ops::nn::NarrowFromFloat(inputs[0], DType::kBFloat16);
     const double flops = 2.0 * c.n * c.h * c.w * c.in_c * c.out_c;
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       // Fresh kernels per thread count: oneDNN's brgemm kernels fix their

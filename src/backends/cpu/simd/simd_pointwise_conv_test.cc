@@ -244,7 +244,61 @@ TEST(SimdPointwiseConvTest, InputsWiderThan2048ChannelsGoToTheFallbackPerCall) {
   EXPECT_EQ(fallback_calls, 1);
 }
 
-TEST(SimdPointwiseConvTest, StridesPaddingNchwBf16AndBatchNormAreLeftToOtherKernels) {
+// A bf16 node (marked by the precision pass): VDPBF16PS products of bf16
+// activations and weights, summed in float32. Its output is the reference's
+// on the operands rounded to bf16 (as oneDNN's bf16 kernels round them),
+// within float32 summation error, whether the activations arrive in float32
+// or bf16 and the output leaves in either; odd channel counts end on a
+// single-channel pair.
+TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  if (!ActiveIsaHasBf16()) GTEST_SKIP() << "this CPU has no avx512_bf16: oneDNN runs bf16 nodes in float32";
+  auto rounded = [](const Tensor& t) {
+    return ops::nn::WidenToFloat(ops::nn::NarrowFromFloat(t, DType::kBFloat16));
+  };
+  ThreadPool pool(2);
+  for (const Geometry& g : Geometries()) {
+    SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
+    const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -2, 2, false, 28);
+    const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 29);
+    const Tensor b = RandomFloats(Shape({g.out_c}), -1, 1, false, 30);
+    const Tensor r = RandomFloats(Shape({g.n, g.h, g.w, g.out_c}), -2, 2, false, 31);
+    ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
+    attrs[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
+    auto want = ops::RunSingleOp("_FusedConv2D", {rounded(x), rounded(f), b, r}, FusedAttrs({"BiasAdd", "Add", "Relu6"}));
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (bool bf16_out : {false, true}) {
+      const ir::AttrMap node_attrs = bf16_out ? WithBf16Output(attrs) : attrs;
+      auto node = ops::MakeSingleOpNode("_FusedConv2D", node_attrs);
+      ASSERT_TRUE(node.ok());
+      int fallback_calls = 0;
+      const ops::KernelFn no_fallback = [&](ops::KernelContext&) {
+        ++fallback_calls;
+        return Internal("the SIMD kernel handed a bf16 node on");
+      };
+      const ops::KernelFn kernel = MakePointwiseConvKernel(*node, no_fallback, /*apply_shape_rule=*/true);
+      ASSERT_TRUE(kernel);
+      for (const Tensor& input : {x, ops::nn::NarrowFromFloat(x, DType::kBFloat16)}) {
+        for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+          SCOPED_TRACE(std::string(input.dtype() == DType::kFloat ? "float32" : "bf16") + " in, " +
+                       (bf16_out ? "bf16" : "float32") + " out, " + (p ? "pool" : "inline"));
+          auto got = ops::RunKernelOnNode(*node, kernel, {input, f, b, r}, nullptr, p);
+          ASSERT_TRUE(got.ok()) << got.status().ToString();
+          if (bf16_out) {
+            ASSERT_EQ((*got)[0].dtype(), DType::kBFloat16);
+            // Within one bf16 rounding of the float32 result.
+            EXPECT_TRUE(testing::Close(ops::nn::WidenToFloat((*got)[0]), (*want)[0], 1e-2, 1e-2));
+          } else {
+            EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol));
+          }
+        }
+      }
+      EXPECT_EQ(fallback_calls, 0);
+    }
+  }
+}
+
+TEST(SimdPointwiseConvTest, StridesPaddingNchwAndBatchNormAreLeftToOtherKernels) {
   ir::AttrMap strided = ConvAttrs();
   strided["strides"] = ops::MakeAttr(std::vector<int64_t>{1, 2, 2, 1});
   ir::AttrMap padded = ConvAttrs("EXPLICIT");
@@ -253,17 +307,19 @@ TEST(SimdPointwiseConvTest, StridesPaddingNchwBf16AndBatchNormAreLeftToOtherKern
   nchw["data_format"] = ops::MakeAttr("NCHW");
   ir::AttrMap bf16 = ConvAttrs();
   bf16[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
+  EXPECT_EQ(MakeFastKernel("Conv2D", bf16).backend == "simd", ActiveIsaHasBf16());
   ir::AttrMap batch_norm = FusedAttrs({"FusedBatchNorm", "Relu"});
   batch_norm["num_args"] = ops::MakeAttr(int64_t{4});
   ir::AttrMap elu = FusedAttrs({"BiasAdd", "Elu"});
   for (const auto& [name, attrs] : std::vector<std::pair<std::string, ir::AttrMap>>{
-           {"strides", strided}, {"explicit padding", padded}, {"NCHW", nchw}, {"bf16", bf16}}) {
+           {"strides", strided}, {"explicit padding", padded}, {"NCHW", nchw}}) {
     EXPECT_NE(MakeFastKernel("Conv2D", attrs).backend, "simd") << name;
   }
   EXPECT_NE(MakeFastKernel("_FusedConv2D", batch_norm).backend, "simd");
   EXPECT_NE(MakeFastKernel("_FusedConv2D", elu).backend, "simd");
   ScopedIsaLevel avx2(IsaLevel::kAvx2);
   EXPECT_NE(MakeFastKernel("Conv2D", ConvAttrs()).backend, "simd");
+  EXPECT_NE(MakeFastKernel("Conv2D", bf16).backend, "simd");
 }
 
 }  // namespace
