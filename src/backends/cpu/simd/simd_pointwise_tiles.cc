@@ -132,16 +132,28 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, Y* y_base, int64_
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #pragma GCC unroll 12
   for (int m = 0; m < MR; ++m) {
+    __m512 o[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      __m512 o = s[m][v];
+      o[v] = s[m][v];
       // max(0, o) and min(6, o) return o when o is NaN, as the reference.
       // (The all-lanes masked forms: GCC 12 warns about the plain ones'
       // undefined pass-through operand.)
-      if (a.act != Activation::kNone) o = _mm512_mask_max_ps(o, 0xffff, zero, o);
-      if (a.act == Activation::kRelu6) o = _mm512_mask_min_ps(o, 0xffff, six, o);
-      StoreOutput(y + m * a.out_c + v * kLanes, mask_of(v), o);
+      if (a.act != Activation::kNone) o[v] = _mm512_mask_max_ps(o[v], 0xffff, zero, o[v]);
+      if (a.act == Activation::kRelu6) o[v] = _mm512_mask_min_ps(o[v], 0xffff, six, o[v]);
     }
+    Y* row = y + m * a.out_c;
+    int v = 0;
+    if constexpr (std::is_same_v<Y, uint16_t>) {
+      // Two adjacent vectors in one conversion and one 64-byte store.
+#pragma GCC unroll 2
+      for (; v + 1 < NV; v += 2) {
+        const __mmask32 mask = static_cast<__mmask32>(mask_of(v + 1)) << 16 | mask_of(v);
+        _mm512_mask_storeu_epi16(row + v * kLanes, mask, (__m512i)_mm512_cvtne2ps_pbh(o[v + 1], o[v]));
+      }
+    }
+#pragma GCC unroll 4
+    for (; v < NV; ++v) StoreOutput(row + v * kLanes, mask_of(v), o[v]);
   }
 }
 
