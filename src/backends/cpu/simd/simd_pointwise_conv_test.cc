@@ -88,6 +88,18 @@ TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
   }
 }
 
+// The SIMD 1x1 kernel for `node` with a fallback that fails the call and
+// counts it: for paths the kernel must run itself.
+ops::KernelFn KernelCountingFallbacks(const ir::Node& node, int* calls) {
+  return MakePointwiseConvKernel(
+      node,
+      [calls](ops::KernelContext&) {
+        ++*calls;
+        return Internal("the SIMD 1x1 kernel handed the call on");
+      },
+      /*apply_shape_rule=*/true);
+}
+
 // Input 0 in bf16 (a bf16 edge's reader): the kernel reads it as it is and
 // must give the reference's output on the widened activations, with float32
 // weights. Odd channel counts and a single channel reach the row's ends.
@@ -107,11 +119,7 @@ TEST(SimdPointwiseConvTest, Bf16ActivationsGiveTheReferenceOnTheirFloat32Values)
     auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
     ASSERT_TRUE(node.ok());
     int fallback_calls = 0;
-    const ops::KernelFn no_fallback = [&](ops::KernelContext&) {
-      ++fallback_calls;
-      return Internal("the SIMD kernel handed bf16 activations on");
-    };
-    const ops::KernelFn kernel = MakePointwiseConvKernel(*node, no_fallback, /*apply_shape_rule=*/true);
+    const ops::KernelFn kernel = KernelCountingFallbacks(*node, &fallback_calls);
     ASSERT_TRUE(kernel);
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       auto got = ops::RunKernelOnNode(*node, kernel, {x, f, b, r}, nullptr, p);
@@ -272,11 +280,7 @@ TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
       auto node = ops::MakeSingleOpNode("_FusedConv2D", node_attrs);
       ASSERT_TRUE(node.ok());
       int fallback_calls = 0;
-      const ops::KernelFn no_fallback = [&](ops::KernelContext&) {
-        ++fallback_calls;
-        return Internal("the SIMD kernel handed a bf16 node on");
-      };
-      const ops::KernelFn kernel = MakePointwiseConvKernel(*node, no_fallback, /*apply_shape_rule=*/true);
+      const ops::KernelFn kernel = KernelCountingFallbacks(*node, &fallback_calls);
       ASSERT_TRUE(kernel);
       for (const Tensor& input : {x, ops::nn::NarrowFromFloat(x, DType::kBFloat16)}) {
         for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
