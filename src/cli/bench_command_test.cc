@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/test_fixtures.h"
+#include "cli/bench_profile.h"
 #include "cli/cli.h"
 #include "loaders/savedmodel/saved_model_writer.h"
 
@@ -146,7 +147,8 @@ TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
   EXPECT_EQ(profile["by_op"][0]["nodes"].GetInt(), 1);
   EXPECT_GT(profile["by_op"][0]["ms_per_run"].GetDouble(), 0);
   EXPECT_DOUBLE_EQ(profile["kernel_ms_per_run"].GetDouble(), profile["by_op"][0]["ms_per_run"].GetDouble());
-  EXPECT_STREQ(profile["slowest_nodes"][0]["name"].GetString(), "product");
+  ASSERT_EQ(profile["nodes"].Size(), 1u);
+  EXPECT_STREQ(profile["nodes"][0]["name"].GetString(), "product");
   Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   EXPECT_NE(table.out.find("profile, batch 1, threads 1, 2 runs: kernels "), std::string::npos) << table.out;
@@ -154,6 +156,46 @@ TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
   // Without the flag, no profile.
   Result plain = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
   EXPECT_FALSE(ParseJson(plain.out)["results"][0].HasMember("profile"));
+  fs::remove(path);
+}
+
+TEST(BenchCommandTest, ProfileJsonListsEveryNodeWhereTheTableShowsTen) {
+  std::string path =
+      (fs::temp_directory_path() / ("bench_test_" + std::to_string(::getpid()) + "_chain.pbtxt")).string();
+  {
+    std::ofstream f(path);
+    // Twelve products in a chain: no pass merges or fuses them.
+    f << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      << "attr { key: 'shape' value { shape { dim { size: 8 } dim { size: 8 } } } } }\n";
+    std::string previous = "x";
+    for (int i = 0; i < 12; ++i) {
+      const std::string name = "product_" + std::to_string(i);
+      f << "node { name: '" << name << "' op: 'MatMul' input: '" << previous
+        << "' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+      previous = name;
+    }
+    f << "versions { producer: 27 }\n";
+  }
+  Result r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile", "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto doc = ParseJson(r.out);
+  const auto& nodes = doc["results"][0]["profile"]["nodes"];
+  ASSERT_EQ(nodes.Size(), 12u);
+  double sum = 0;
+  for (rapidjson::SizeType i = 0; i < nodes.Size(); ++i) {
+    sum += nodes[i]["ms_per_run"].GetDouble();
+    if (i > 0) {
+      EXPECT_LE(nodes[i]["ms_per_run"].GetDouble(), nodes[i - 1]["ms_per_run"].GetDouble());
+    }
+  }
+  EXPECT_NEAR(sum, doc["results"][0]["profile"]["kernel_ms_per_run"].GetDouble(), 1e-9);
+  Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
+  ASSERT_EQ(table.code, kExitOk) << table.err;
+  int listed = 0;
+  for (size_t at = table.out.find("product_"); at != std::string::npos; at = table.out.find("product_", at + 1)) {
+    ++listed;
+  }
+  EXPECT_EQ(listed, cli::kSlowestNodes);
   fs::remove(path);
 }
 

@@ -24,13 +24,12 @@ ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runti
     ++op.nodes;
     op.ms_per_run += ms;
     s.kernel_ms_per_run += ms;
-    s.slowest.push_back({node.name, node.op, op.backend, ms});
+    s.nodes.push_back({node.name, node.op, op.backend, ms});
   }
   for (auto& [key, op] : ops) s.by_op.push_back(std::move(op));
   auto slower = [](const auto& a, const auto& b) { return a.ms_per_run > b.ms_per_run; };
   std::sort(s.by_op.begin(), s.by_op.end(), slower);
-  std::sort(s.slowest.begin(), s.slowest.end(), slower);
-  if (s.slowest.size() > static_cast<size_t>(kSlowestNodes)) s.slowest.resize(kSlowestNodes);
+  std::sort(s.nodes.begin(), s.nodes.end(), slower);
   return s;
 }
 
@@ -66,7 +65,8 @@ void PrintProfile(const ProfileSummary& summary, int batch, int threads, double 
   std::snprintf(line, sizeof(line), "  %10s %7s  %-10s %-34s %s\n", "ms/run", "%", "backend", "op",
                 "slowest nodes");
   out << line;
-  for (const auto& node : summary.slowest) {
+  for (size_t i = 0; i < summary.nodes.size() && i < static_cast<size_t>(kSlowestNodes); ++i) {
+    const auto& node = summary.nodes[i];
     std::snprintf(line, sizeof(line), "  %10.3f %6.1f%%  %-10s %-34s ", node.ms_per_run,
                   100.0 * node.ms_per_run / total, node.backend.c_str(), node.op.c_str());
     out << line << node.name << "\n";
@@ -98,9 +98,9 @@ void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rap
     w.EndObject();
   }
   w.EndArray();
-  w.Key("slowest_nodes");
+  w.Key("nodes");
   w.StartArray();
-  for (const auto& node : summary.slowest) {
+  for (const auto& node : summary.nodes) {
     w.StartObject();
     text("name", node.name);
     text("op", node.op);

@@ -1,6 +1,7 @@
 // `tfhost bench --profile`: where a model's time goes. Sums a session's
 // per-node kernel time (runtime/node_profile.h) over the timed runs by op and
-// backend, picks the slowest nodes, and prints them as a table or JSON.
+// backend and per node, and prints them as a table (the slowest nodes) or
+// JSON (every node).
 #pragma once
 
 #include <rapidjson/prettywriter.h>
@@ -28,9 +29,10 @@ struct ProfileSummary {
   int runs = 0;
   double kernel_ms_per_run = 0;  // every node's kernel time
   std::vector<OpTime> by_op;      // slowest first
-  std::vector<NodeTime> slowest;  // at most kSlowestNodes, slowest first
+  std::vector<NodeTime> nodes;  // every node that ran a kernel, slowest first
 };
 
+// Nodes the table lists.
 inline constexpr int kSlowestNodes = 10;
 
 // `profile` of `session`'s graph over `runs` runs.
@@ -42,7 +44,8 @@ ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runti
 void PrintProfile(const ProfileSummary& summary, int batch, int threads, double mean_ms, int max_ops,
                   std::ostream& out);
 
-// {"runs", "kernel_ms_per_run", "by_op": [...], "slowest_nodes": [...]}.
+// {"runs", "kernel_ms_per_run", "by_op": [...], "nodes": [...]}: every
+// node, for tools that group them (a model's blocks, say).
 void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rapidjson::StringBuffer>& w);
 
 }  // namespace tfhost::cli
