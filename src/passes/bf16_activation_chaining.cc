@@ -25,9 +25,9 @@
 // own input arrives in bf16). It reads the activations widened and keeps its
 // float32 weights: only the rounding of its input is new. In MobileNetV2
 // this is the depthwise -> narrow projection edge, written and read at 6x
-// the block's channels; storing it in bf16 moved nsfw_mobilenet_v2's bf16
-// output by 6.5e-3 of its range instead of 5.5e-3, and no fixture model's
-// other outputs (docs/perf.md, session 10).
+// the block's channels. Storing it in bf16 moved nsfw_mobilenet_v2's bf16
+// output by 6.5e-3 of its range instead of 5.5e-3 and left the other
+// fixture models' outputs as they were (docs/perf.md, session 10).
 //
 // And a float32 Conv2D (unmarked, a fused residual Add allowed) whose every
 // reader is a bf16 1x1 or regular convolution stores its output in bf16:

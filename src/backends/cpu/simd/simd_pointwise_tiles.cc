@@ -14,10 +14,12 @@ namespace {
 
 using ops::nn::Activation;
 
-// The tiles may use avx512_bf16's conversion (bf16 outputs only, made only
-// where the CPU has it: ActiveIsaHasBf16). A rounding in integer operations
-// ran 10% slower on the narrow layers, whose stores are a large part of their
-// work. The compiler emits bf16 instructions only for those intrinsics.
+// The tiles may use avx512_bf16: bf16 nodes' dot products and bf16 outputs'
+// conversion, which the kernel sets up only where the CPU has it
+// (ActiveIsaHasBf16). The compiler emits bf16 instructions only for those
+// intrinsics, so float32 tiles run on any AVX-512 CPU. (A bf16 rounding in
+// integer operations ran 10% slower on the narrow layers, whose stores are a
+// large part of their work.)
 #define TFHOST_PW_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,avx512bf16")))
 #define TFHOST_PW_INLINE TFHOST_SIMD_INLINE TFHOST_PW_TARGET
 
@@ -67,10 +69,9 @@ TFHOST_PW_INLINE void DpStep(const PointwiseArgs& a, const uint16_t* x, const ui
 // Pixels [p0, p0 + MR) x the panel's NV vectors of output channels, whose
 // input rows start at `x`: sums from the bias over every input channel, then
 // the residual and the activation, then the only store. `tail` masks the
-// lanes of the last vector inside the output row.
-// `Y` is the output's element: float, or uint16_t for bf16 (a bf16 edge's
-// writer).
-// `kDp`: a bf16 node; x is bf16 and the sums are VDPBF16PS dot products of
+// lanes of the last vector inside the output row. X and Y are the
+// activations' and the output's elements: float, or uint16_t for bf16 (a
+// bf16 edge). `kDp`: a bf16 node, whose sums are VDPBF16PS dot products of
 // input channel pairs with weight_pairs (float32 accumulation).
 template <int NV, int MR, typename X, typename Y, bool kDp>
 TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, Y* y_base, int64_t p0, int64_t first_vector,
