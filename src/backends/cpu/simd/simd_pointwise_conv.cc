@@ -206,8 +206,10 @@ class PointwiseConvKernel {
 
 // Every 1x1 shape of blazeface and nsfw_mobilenet_v2 ran at 0.94-19x
 // oneDNN's speed (docs/perf.md, session 9: 8 of 72 rows below 1, by at most
-// 6%). Up to 2048 input channels a panel's weights (in_c x 256 bytes) stay
-// in L2 beside a block of inputs; wider ones were not measured.
+// 6%), and nsfw's as bf16 nodes at 0.95-1.66x oneDNN's bf16 kernel (session
+// 10: 4 of 54 rows below 1, by at most 5%). Up to 2048 input channels a
+// panel's weights (in_c x 256 bytes) stay in L2 beside a block of inputs;
+// wider ones were not measured.
 bool PointwiseConvTakes(int64_t in_c) { return in_c <= 2048; }
 
 ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback, bool apply_shape_rule) {
