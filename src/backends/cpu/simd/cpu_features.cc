@@ -8,6 +8,8 @@ namespace {
 
 // -1: nothing forced; otherwise an IsaLevel value.
 std::atomic<int> forced_level{-1};
+// Live ScopedHideBf16 objects.
+std::atomic<int> bf16_hidden{0};
 
 IsaLevel Probe() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -47,7 +49,7 @@ IsaLevel ActiveIsaLevel() {
 bool ActiveIsaHasBf16() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool has = __builtin_cpu_supports("avx512bf16");
-  return has && ActiveIsaLevel() == IsaLevel::kAvx512;
+  return has && bf16_hidden.load() == 0 && ActiveIsaLevel() == IsaLevel::kAvx512;
 #else
   return false;
 #endif
@@ -63,5 +65,9 @@ ScopedIsaLevel::ScopedIsaLevel(IsaLevel level)
     : previous_(forced_level.exchange(static_cast<int>(level))) {}
 
 ScopedIsaLevel::~ScopedIsaLevel() { forced_level.store(previous_); }
+
+ScopedHideBf16::ScopedHideBf16() { bf16_hidden.fetch_add(1); }
+
+ScopedHideBf16::~ScopedHideBf16() { bf16_hidden.fetch_sub(1); }
 
 }  // namespace tfhost::backends::simd

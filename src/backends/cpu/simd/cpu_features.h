@@ -28,7 +28,7 @@ IsaLevel ActiveIsaLevel();
 std::vector<IsaLevel> SupportedIsaLevels();
 
 // Whether the active level is AVX-512 and the CPU has its bf16 conversions
-// and dot products (avx512_bf16).
+// and dot products (avx512_bf16), and no ScopedHideBf16 is alive.
 bool ActiveIsaHasBf16();
 
 // Test-only: while alive, kernels made by the SIMD factories use `level`
@@ -43,6 +43,16 @@ class ScopedIsaLevel {
 
  private:
   int previous_;
+};
+
+// Test-only: while alive, ActiveIsaHasBf16() is false, so kernels made now
+// take the paths of an AVX-512 CPU without avx512_bf16.
+class ScopedHideBf16 {
+ public:
+  ScopedHideBf16();
+  ~ScopedHideBf16();
+  ScopedHideBf16(const ScopedHideBf16&) = delete;
+  ScopedHideBf16& operator=(const ScopedHideBf16&) = delete;
 };
 
 }  // namespace tfhost::backends::simd

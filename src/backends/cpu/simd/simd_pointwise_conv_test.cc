@@ -302,6 +302,31 @@ TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
   }
 }
 
+// Without avx512_bf16 a bf16-marked node is a float32 one: the float32
+// tiles run it, with the reference's float32 result (not bf16-rounded
+// operands'), and bf16 outputs are left to the kernels behind.
+TEST(SimdPointwiseConvTest, Bf16NodesWithoutAvx512Bf16RunTheFloat32Tiles) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  ScopedHideBf16 no_bf16;
+  ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Relu6"});
+  attrs[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
+  auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
+  ASSERT_TRUE(node.ok());
+  int fallback_calls = 0;
+  const ops::KernelFn kernel = KernelCountingFallbacks(*node, &fallback_calls);
+  ASSERT_TRUE(kernel);
+  const std::vector<Tensor> inputs = {RandomFloats(Shape({1, 7, 9, 40}), -2, 2, false, 32),
+                                      RandomFloats(Shape({1, 1, 40, 72}), -1, 1, false, 33),
+                                      RandomFloats(Shape({72}), -1, 1, false, 34)};
+  auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, nullptr);
+  auto want = ops::RunSingleOp("_FusedConv2D", inputs, FusedAttrs({"BiasAdd", "Relu6"}));
+  ASSERT_TRUE(got.ok() && want.ok()) << got.status().ToString();
+  EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol));
+  EXPECT_EQ(fallback_calls, 0);
+  EXPECT_FALSE(MakePointwiseConvKernel(*ops::MakeSingleOpNode("_FusedConv2D", WithBf16Output(attrs)), kernel,
+                                       /*apply_shape_rule=*/true));
+}
+
 TEST(SimdPointwiseConvTest, StridesPaddingNchwAndBatchNormAreLeftToOtherKernels) {
   ir::AttrMap strided = ConvAttrs();
   strided["strides"] = ops::MakeAttr(std::vector<int64_t>{1, 2, 2, 1});
@@ -311,7 +336,6 @@ TEST(SimdPointwiseConvTest, StridesPaddingNchwAndBatchNormAreLeftToOtherKernels)
   nchw["data_format"] = ops::MakeAttr("NCHW");
   ir::AttrMap bf16 = ConvAttrs();
   bf16[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
-  EXPECT_EQ(MakeFastKernel("Conv2D", bf16).backend == "simd", ActiveIsaHasBf16());
   ir::AttrMap batch_norm = FusedAttrs({"FusedBatchNorm", "Relu"});
   batch_norm["num_args"] = ops::MakeAttr(int64_t{4});
   ir::AttrMap elu = FusedAttrs({"BiasAdd", "Elu"});
