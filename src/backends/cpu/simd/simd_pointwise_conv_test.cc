@@ -271,9 +271,10 @@ TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
     const Tensor f = RandomFloats(Shape({1, 1, g.in_c, g.out_c}), -1, 1, false, 29);
     const Tensor b = RandomFloats(Shape({g.out_c}), -1, 1, false, 30);
     const Tensor r = RandomFloats(Shape({g.n, g.h, g.w, g.out_c}), -2, 2, false, 31);
-    ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
+    const ir::AttrMap float_attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
+    ir::AttrMap attrs = float_attrs;
     attrs[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
-    auto want = ops::RunSingleOp("_FusedConv2D", {rounded(x), rounded(f), b, r}, FusedAttrs({"BiasAdd", "Add", "Relu6"}));
+    auto want = ops::RunSingleOp("_FusedConv2D", {rounded(x), rounded(f), b, r}, float_attrs);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
     for (bool bf16_out : {false, true}) {
       const ir::AttrMap node_attrs = bf16_out ? WithBf16Output(attrs) : attrs;

@@ -175,8 +175,10 @@ constexpr std::array<TileFn<X, Y>, kMaxMr> TileRow(std::index_sequence<I...>) {
 }
 template <typename X, typename Y, bool kDp>
 constexpr std::array<std::array<TileFn<X, Y>, kMaxMr>, kMaxNv> kTiles = {
-    TileRow<X, Y, kDp, 1>(std::make_index_sequence<kMaxMr>()), TileRow<X, Y, kDp, 2>(std::make_index_sequence<kMaxMr>()),
-    TileRow<X, Y, kDp, 3>(std::make_index_sequence<kMaxMr>()), TileRow<X, Y, kDp, 4>(std::make_index_sequence<kMaxMr>())};
+    TileRow<X, Y, kDp, 1>(std::make_index_sequence<kMaxMr>()),
+    TileRow<X, Y, kDp, 2>(std::make_index_sequence<kMaxMr>()),
+    TileRow<X, Y, kDp, 3>(std::make_index_sequence<kMaxMr>()),
+    TileRow<X, Y, kDp, 4>(std::make_index_sequence<kMaxMr>())};
 
 // n float32 values to bf16, rounded as VCVTNEPS2BF16 rounds.
 TFHOST_PW_TARGET void ConvertToBf16(const float* src, int64_t n, uint16_t* dst) {
@@ -253,7 +255,6 @@ void RunUnits(const PointwiseArgs& a, int64_t begin, int64_t end) {
   if (a.filter->weight_pairs.empty()) return RunUnitsOf<false>(a, begin, end);
   RunUnitsOf<true>(a, begin, end);
 }
-
 
 #else
 
