@@ -1,6 +1,8 @@
 #include "backends/fast_kernel_registry.h"
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 
 #include "backends/cpu/simd/simd_kernels.h"
 
@@ -14,6 +16,57 @@ StatusOr<KernelChoice> ParseKernelChoice(const std::string& text) {
 
 const char* KernelChoiceName(KernelChoice choice) {
   return choice == KernelChoice::kFast ? "fast" : "reference";
+}
+
+namespace {
+
+std::mutex& BackendNamesMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::vector<std::string>& BackendNameTable() {
+  static std::vector<std::string> names = {"reference"};
+  return names;
+}
+
+// `kernel`, marking each call it receives as computed by backend `id` (until
+// a kernel it hands the call to marks it again).
+ops::KernelFn MarkedWithBackend(int id, ops::KernelFn kernel) {
+  return [id, kernel = std::move(kernel)](ops::KernelContext& ctx) {
+    ctx.set_backend_id(id);
+    return kernel(ctx);
+  };
+}
+
+}  // namespace
+
+int BackendId(const std::string& name) {
+  std::lock_guard<std::mutex> lock(BackendNamesMutex());
+  std::vector<std::string>& names = BackendNameTable();
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<int>(it - names.begin());
+  // More backends than a profile's mask holds would be a programming error;
+  // they share the last id rather than corrupt a mask.
+  if (names.size() == kMaxBackends) return kMaxBackends - 1;
+  names.push_back(name);
+  return static_cast<int>(names.size()) - 1;
+}
+
+std::string BackendName(int id) {
+  std::lock_guard<std::mutex> lock(BackendNamesMutex());
+  const std::vector<std::string>& names = BackendNameTable();
+  return id >= 0 && id < static_cast<int>(names.size()) ? names[id] : "backend#" + std::to_string(id);
+}
+
+std::string BackendNames(uint32_t mask) {
+  std::string joined;
+  for (int id = 0; id < kMaxBackends; ++id) {
+    if ((mask >> id & 1u) == 0) continue;
+    if (!joined.empty()) joined += '+';
+    joined += BackendName(id);
+  }
+  return joined;
 }
 
 const FastKernelRegistry& FastKernelRegistry::Global() {
@@ -50,13 +103,13 @@ FastKernel FastKernelRegistry::MakeChained(const ir::Node& node, const ops::Kern
   // From the last factory to the first, each given what the ones after it
   // made (or the reference kernel) as the kernel for calls it declines.
   FastKernel made;
-  ops::KernelFn fallback = reference;
+  ops::KernelFn fallback = MarkedWithBackend(0, reference);
   for (auto e = it->second.rbegin(); e != it->second.rend(); ++e) {
     if (!only.empty() && e->backend != only) continue;
     ops::KernelFn kernel = e->factory(node, fallback);
     if (!kernel) continue;
-    fallback = kernel;
-    made = FastKernel{e->backend, std::move(kernel)};
+    fallback = MarkedWithBackend(BackendId(e->backend), std::move(kernel));
+    made = FastKernel{e->backend, fallback};
   }
   return made;
 }

@@ -15,6 +15,7 @@
 // it may be called from several threads at once and must lock their caches.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -33,6 +34,16 @@ enum class KernelChoice { kFast, kReference };
 StatusOr<KernelChoice> ParseKernelChoice(const std::string& text);
 const char* KernelChoiceName(KernelChoice choice);
 
+// Backends as small ids for profiles (KernelContext::backend_id): 0 is
+// "reference" (the op's own kernel), every other name gets the next id the
+// first time it is asked for, up to kMaxBackends. Thread-safe.
+inline constexpr int kMaxBackends = 32;
+int BackendId(const std::string& name);
+std::string BackendName(int id);
+// The names of the ids set in `mask` (bit i: id i), joined by '+' in id order:
+// a node whose calls ran on two backends (a shape one kernel hands on).
+std::string BackendNames(uint32_t mask);
+
 // Makes the kernel for one node; `reference` is the kernel for the calls it
 // declines (the op's reference kernel, or a fast kernel registered after it).
 using FastKernelFactory = std::function<ops::KernelFn(const ir::Node& node, const ops::KernelFn& reference)>;
@@ -49,7 +60,8 @@ class FastKernelRegistry {
   // Of the factories of one op, the first (in registration order) that
   // returns a kernel wins; the kernel it was given to hand declined calls to
   // is what the factories registered after it make (the first of those that
-  // accepts, itself chained the same way), else the reference kernel.
+  // accepts, itself chained the same way), else the reference kernel. Each
+  // kernel of the chain marks the calls it receives with its backend's id.
   void Register(const std::string& op, const std::string& backend, FastKernelFactory factory);
 
   // The fast kernel for `node`, or an empty FastKernel::kernel when none applies.

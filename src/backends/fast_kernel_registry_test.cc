@@ -86,6 +86,32 @@ TEST(FastKernelRegistryTest, DeclinedCallsGoToTheNextAcceptingFactorysKernelThen
   EXPECT_EQ(reference_calls, 1);
 }
 
+TEST(FastKernelRegistryTest, EachCallIsMarkedWithTheBackendThatComputedIt) {
+  FastKernelRegistry registry;
+  // "hands_on" passes every call on; "alternates" computes odd calls and
+  // hands even ones to the reference kernel.
+  registry.Register("Conv2D", "hands_on", [](const ir::Node&, const ops::KernelFn& fallback) {
+    return [fallback](ops::KernelContext& ctx) { return fallback(ctx); };
+  });
+  int calls = 0;
+  registry.Register("Conv2D", "alternates", [&](const ir::Node&, const ops::KernelFn& fallback) {
+    return [&calls, fallback](ops::KernelContext& ctx) { return ++calls % 2 == 0 ? fallback(ctx) : OkStatus(); };
+  });
+  FastKernel fast = registry.Make(NodeWithOp("Conv2D"), Marker(&calls));
+  ASSERT_EQ(fast.backend, "hands_on");
+  ir::Node node = NodeWithOp("Conv2D");
+  ops::KernelContext first(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(first).ok());
+  EXPECT_EQ(first.backend_id(), BackendId("alternates"));
+  ops::KernelContext second(node, {}, {}, nullptr, nullptr);
+  ASSERT_TRUE(fast.kernel(second).ok());
+  EXPECT_EQ(second.backend_id(), 0);  // the reference kernel
+  EXPECT_NE(BackendId("hands_on"), BackendId("alternates"));
+  EXPECT_EQ(BackendName(BackendId("alternates")), "alternates");
+  EXPECT_EQ(BackendNames((1u << BackendId("alternates")) | 1u), "reference+alternates");
+  EXPECT_EQ(BackendNames(0), "");
+}
+
 TEST(FastKernelRegistryTest, MakeFromUsesOnlyTheNamedBackend) {
   FastKernelRegistry registry;
   int first_calls = 0, second_calls = 0;

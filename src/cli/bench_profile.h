@@ -18,7 +18,9 @@ namespace tfhost::cli {
 
 struct ProfileSummary {
   struct OpTime {
-    std::string op, backend;  // backend: "onednn", "simd" or "reference"
+    // backend: what computed the calls: "onednn", "simd", "reference", or
+    // two joined by '+' when the node's calls ran on both.
+    std::string op, backend;
     int nodes = 0;
     double ms_per_run = 0;
   };

@@ -50,6 +50,13 @@ class KernelContext {
   ResourceManager* resources() const { return resources_; }
   ThreadPool* intra_op() const { return intra_op_; }
 
+  // Which backend's kernel computed the call, for profiles: a fast kernel
+  // that hands a call on (an unusual shape) is followed by the one it hands
+  // it to, so the last to set it is the one that did the work. 0 is the op's
+  // own reference kernel; backends::BackendName names the others.
+  int backend_id() const { return backend_id_; }
+  void set_backend_id(int id) { backend_id_ = id; }
+
   template <typename T>
   StatusOr<T> Attr(const std::string& key) const { return ir::GetAttr<T>(node_, key); }
   template <typename T>
@@ -74,6 +81,7 @@ class KernelContext {
   std::vector<bool> output_dead_;
   ResourceManager* resources_;
   ThreadPool* intra_op_;
+  int backend_id_ = 0;
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;

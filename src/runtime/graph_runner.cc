@@ -48,7 +48,8 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
     st = reg.kernel(ctx);
   }
   if (env.profile != nullptr) {
-    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count(),
+                     ctx.backend_id());
   }
   if (!st.ok()) return st;
   for (int i = 0; i < ctx.num_outputs(); ++i) {

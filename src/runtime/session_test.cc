@@ -178,6 +178,26 @@ TEST(SessionTest, ProfileCountsTheKernelTimeOfEachNodeThatRanWhileAttached) {
   EXPECT_GT(profile.nanos(id("sq")), 0);
   EXPECT_EQ(profile.calls(id("unused")), 0);  // not needed by the fetch
   EXPECT_EQ(profile.calls(id("x")), 0);       // fed, not run
+  EXPECT_NE(profile.backends(id("sq")), 0u);  // whichever kernel computed it
+  EXPECT_EQ(profile.backends(id("unused")), 0u);
+}
+
+// On AVX-512 a Conv2D's first kernel is the SIMD 1x1 one, which hands a 3x3
+// filter to oneDNN's: the profile names oneDNN, which did the work.
+TEST(SessionTest, ProfileNamesTheBackendThatComputedACallNotTheOneThatHandedItOn) {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "x", "Placeholder"), "dtype", DType::kFloat);
+  SetConst(AddNode(gd, "filter", "Const"), Tensor(DType::kFloat, Shape({3, 3, 4, 8})));
+  auto* conv = AddNode(gd, "conv", "Conv2D", {"x", "filter"});
+  SetType(conv, "T", DType::kFloat);
+  (*conv->mutable_attr())["padding"].set_s("SAME");
+  for (int i = 0; i < 4; ++i) (*conv->mutable_attr())["strides"].mutable_list()->add_i(1);
+  auto session = MakeSession(gd);
+  const int conv_id = session->graph().ResolveTensor("conv")->node;
+  NodeProfile profile(session->graph().num_nodes());
+  session->set_profile(&profile);
+  ASSERT_TRUE(session->Run({{"x", Tensor(DType::kFloat, Shape({1, 8, 8, 4}))}}, {"conv:0"}).ok());
+  EXPECT_EQ(backends::BackendNames(profile.backends(conv_id)), "onednn");
 }
 
 }  // namespace
