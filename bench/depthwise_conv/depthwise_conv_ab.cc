@@ -8,6 +8,10 @@
 // faster). The SIMD kernel is AVX-512 only; elsewhere this prints why and
 // exits 2.
 //
+// The last column says which kernel the SIMD kernel's calls ended on: it
+// hands layers wider than 256 channels or larger than 8 MiB to oneDNN's,
+// and those rows time oneDNN against itself.
+//
 //   depthwise_conv_ab [ROUNDS]      (default 7)
 #include <cstdio>
 #include <cstdlib>
@@ -52,8 +56,8 @@ int Main(int argc, char** argv) {
   BufferPool::ScopedCurrent current(buffers.get());
   std::printf("isa: %s   rounds: %d   load average before: %s\n",
               backends::simd::IsaLevelName(backends::simd::ActiveIsaLevel()), rounds, ops::LoadAverage().c_str());
-  std::printf("%-10s %-16s %8s %10s %10s %9s %10s\n", "model", "NHWC", "threads", "oneDNN us", "SIMD us",
-              "x", "SIMD GF/s");
+  std::printf("%-10s %-16s %8s %10s %10s %9s %10s  %s\n", "model", "NHWC", "threads", "oneDNN us", "SIMD us",
+              "x", "SIMD GF/s", "runs on");
   const ops::KernelFn reference = ops::OpRegistry::Global().Find("FusedDepthwiseConv2dNative")->kernel;
   for (const Case& c : cases) {
     ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)},
@@ -83,10 +87,14 @@ int Main(int argc, char** argv) {
         return 1;
       }
       const auto [ta, tb] = ops::TimeAlternating(*node, onednn, simd.kernel, inputs, p, rounds);
+      ops::KernelContext probe(*node, inputs, std::vector<bool>(inputs.size(), false), nullptr, p);
+      probe.set_num_outputs(1);
+      const std::string runs_on =
+          simd.kernel(probe).ok() ? backends::BackendName(probe.backend_id()) : std::string("error");
       const std::string shape = std::to_string(c.n) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
                                 std::to_string(c.c);
-      std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
-                  ta / tb, flops / tb / 1e3);
+      std::printf("%-10s %-16s %8d %10.1f %10.1f %8.2fx %10.1f  %s\n", c.model, shape.c_str(), p ? 2 : 1, ta, tb,
+                  ta / tb, flops / tb / 1e3, runs_on.c_str());
     }
   }
   std::printf("load average after: %s\n", ops::LoadAverage().c_str());
