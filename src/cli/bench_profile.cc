@@ -5,6 +5,8 @@
 #include <map>
 #include <utility>
 
+#include "backends/fast_kernel_registry.h"
+
 namespace tfhost::cli {
 
 ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runtime::Session& session, int runs) {

@@ -76,8 +76,9 @@ class GraphRunner {
   const std::string& context() const { return context_; }
   // Whether any node the runner may execute is stateful (for loop checks).
   bool HasStatefulNodes() const { return has_stateful_; }
-  // The backend whose fast kernel runs node `i` ("onednn", ...), or "" for
-  // the reference kernel.
+  // The backend whose fast kernel node `i` was given ("onednn", ...), or ""
+  // for the reference kernel. That kernel may hand some calls on to another
+  // backend's; a NodeProfile records which computed them.
   const std::string& KernelBackend(int i) const { return kernel_backends_[i]; }
 
  private:

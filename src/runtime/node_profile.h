@@ -9,9 +9,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
-
-#include "backends/fast_kernel_registry.h"
 
 namespace tfhost::runtime {
 
@@ -30,12 +29,15 @@ class NodeProfile {
     if (node < 0 || node >= num_nodes_) return;
     nanos_[node].fetch_add(nanos, std::memory_order_relaxed);
     calls_[node].fetch_add(1, std::memory_order_relaxed);
-    if (backend_id >= 0 && backend_id < backends::kMaxBackends) backends_[node].fetch_or(1u << backend_id, std::memory_order_relaxed);
+    if (backend_id >= 0 && backend_id < std::numeric_limits<uint32_t>::digits) {
+      backends_[node].fetch_or(1u << backend_id, std::memory_order_relaxed);
+    }
   }
   int num_nodes() const { return num_nodes_; }
   int64_t nanos(int node) const { return nanos_[node].load(std::memory_order_relaxed); }
   int64_t calls(int node) const { return calls_[node].load(std::memory_order_relaxed); }
-  // Bit i set: a call was computed by backend id i.
+  // Bit i set: a call was computed by backend id i (backends::BackendNames
+  // names them).
   uint32_t backends(int node) const { return backends_[node].load(std::memory_order_relaxed); }
 
  private:

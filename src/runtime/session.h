@@ -93,7 +93,7 @@ class Session {
   ops::ResourceManager* resources() { return &resources_; }
   const SessionOptions& options() const { return options_; }
   // The top-level graph's runner: GraphRunner::KernelBackend(i) says which
-  // kernel backend (fast or reference) runs node i.
+  // kernel backend (fast or reference) node i was given.
   const GraphRunner& runner() const { return *runner_; }
   // Runs started after this add their nodes' kernel time to `profile` (of
   // graph().num_nodes() nodes; null: stop). The caller keeps it alive until
