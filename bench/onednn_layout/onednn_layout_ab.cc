@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   std::string chosen;
   for (const auto& [impl, n] : impls) chosen += (chosen.empty() ? "" : ", ") + std::to_string(n) + " " + impl;
-  std::printf("%s  batch %d  layout %-4s  %-4s  convolutions %zu  reorders %d  p50 %.2f ms  [%s]\n", network.c_str(), batch, argv[2],
-              argv[3], convs.size(), reorders, ms[ms.size() / 2], chosen.c_str());
+  std::printf("%s  batch %d  layout %-4s  %-4s  convolutions %zu  reorders %d  p50 %.2f ms  [%s]\n",
+              network.c_str(), batch, argv[2], argv[3], convs.size(), reorders, ms[ms.size() / 2], chosen.c_str());
   return 0;
 }
