@@ -1,4 +1,4 @@
-// CRC-32C (Castagnoli) and TensorFlow/LevelDB's checksum masking (formats.md
+// CRC-32C (Castagnoli) and TensorFlow/LevelDB's checksum masking (docs/formats.md
 // §3.4). Every checksum in tensor bundles, SSTable block trailers and TFRecord
 // framing is a masked CRC-32C.
 //

@@ -1,5 +1,5 @@
 // Element types of tensors. Values equal TensorFlow's DataType enum numbers
-// (formats.md §1.1) so that protobuf dtypes convert by a cast; "_REF" types are
+// (docs/formats.md §1.1) so that protobuf dtypes convert by a cast; "_REF" types are
 // folded onto their base type by BaseType().
 #pragma once
 

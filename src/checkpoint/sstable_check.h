@@ -1,4 +1,4 @@
-// A structural pre-check of a LevelDB-format SSTable (formats.md §3.2) held in
+// A structural pre-check of a LevelDB-format SSTable (docs/formats.md §3.2) held in
 // memory, run before LevelDB's own reader sees an untrusted .index file.
 //
 // Why: LevelDB trusts block handles. It allocates `size + 5` bytes for each
@@ -23,7 +23,7 @@ namespace tfhost::checkpoint {
 // their checksums when ReadOptions.verify_checksums is set).
 Status CheckSSTableStructure(std::string_view file, const std::string& path);
 
-// Decompresses a raw Snappy block (formats.md §3.5). The declared length must
+// Decompresses a raw Snappy block (docs/formats.md §3.5). The declared length must
 // not exceed `max_output`; malformed input is DataLoss.
 StatusOr<std::string> SnappyUncompress(std::string_view in, size_t max_output);
 

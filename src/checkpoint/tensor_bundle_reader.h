@@ -1,4 +1,4 @@
-// Reads TensorFlow V2 checkpoints ("tensor bundles", formats.md §3): the
+// Reads TensorFlow V2 checkpoints ("tensor bundles", docs/formats.md §3): the
 // `<prefix>.index` LevelDB table of BundleEntryProtos and the
 // `<prefix>.data-NNNNN-of-MMMMM` shards holding the tensor bytes. SavedModel
 // variables (`variables/variables`) are such a bundle.
@@ -69,7 +69,7 @@ class TensorBundleReader {
   mutable std::vector<std::unique_ptr<Shard>> shards_;  // guarded by mu_
 };
 
-// Decodes the DT_STRING element layout of formats.md §3.3 (varint64 lengths,
+// Decodes the DT_STRING element layout of docs/formats.md §3.3 (varint64 lengths,
 // masked CRC-32C of the lengths as fixed-width integers, then the bytes) into
 // `out`, which must hold `n` strings. Returns the CRC-32C (unmasked) the entry's
 // crc32c field is computed from. `where` names the tensor for errors.

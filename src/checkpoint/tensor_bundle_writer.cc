@@ -20,7 +20,7 @@
 namespace tfhost::checkpoint {
 namespace {
 
-// TensorFlow's table options for bundle indexes (formats.md §3.2).
+// TensorFlow's table options for bundle indexes (docs/formats.md §3.2).
 constexpr size_t kIndexBlockSize = 262144;
 constexpr int kIndexRestartInterval = 16;
 

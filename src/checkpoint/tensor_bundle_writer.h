@@ -1,4 +1,4 @@
-// Writes TensorFlow V2 checkpoints ("tensor bundles", formats.md §3) that
+// Writes TensorFlow V2 checkpoints ("tensor bundles", docs/formats.md §3) that
 // TensorFlow and TensorBundleReader can read: one data shard
 // `<prefix>.data-00000-of-00001` and the `<prefix>.index` LevelDB table whose
 // key "" holds the BundleHeaderProto and every other key a BundleEntryProto.
@@ -54,7 +54,7 @@ class TensorBundleWriter {
   bool finished_ = false;
 };
 
-// Encodes a DT_STRING tensor's elements in the layout of formats.md §3.3 and
+// Encodes a DT_STRING tensor's elements in the layout of docs/formats.md §3.3 and
 // returns the unmasked CRC-32C that goes (masked) into the entry's crc32c.
 uint32_t EncodeStringTensorData(const std::string* strings, int64_t n, std::string* out);
 

@@ -76,7 +76,7 @@ TEST(TensorBundleWriterTest, EmptyTensorsRoundTrip) {
 }
 
 TEST(TensorBundleWriterTest, StringLayoutMatchesFormatSpec) {
-  // formats.md §3.3: varint lengths, masked crc of fixed32 lengths, bytes.
+  // docs/formats.md §3.3: varint lengths, masked crc of fixed32 lengths, bytes.
   std::string strs[2] = {"ab", "cde"};
   std::string out;
   uint32_t crc = EncodeStringTensorData(strs, 2, &out);

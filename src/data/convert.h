@@ -3,7 +3,7 @@
 // JSON Lines or CSV. See example_json.h and csv.h for the value rules that
 // make the round trips lossless.
 //
-// Sharded outputs are named PREFIX-00000-of-0000N (formats.md §4 naming);
+// Sharded outputs are named PREFIX-00000-of-0000N (docs/formats.md §4 naming);
 // record i goes to shard i mod N, so reading the shards round-robin gives the
 // input order back. Every output file is published atomically (written to a
 // temporary name, fsynced, renamed), so a failed conversion leaves no partial

@@ -1,5 +1,5 @@
 // tf.train.Example and tf.train.SequenceExample as plain C++ values
-// (formats.md §1.10): decoding through the fast wire decoder of
+// (docs/formats.md §1.10): decoding through the fast wire decoder of
 // ops/parsing/example_decoder.h (no protobuf objects), encoding straight to
 // wire bytes, and telling the two message kinds apart.
 //

@@ -1,5 +1,5 @@
 // Byte streams the TFRecord reader pulls from: a plain file, an in-memory
-// string, and a zlib/gzip inflater on top of either (formats.md §4: with ZLIB
+// string, and a zlib/gzip inflater on top of either (docs/formats.md §4: with ZLIB
 // or GZIP the whole file is one compressed stream and the record framing lives
 // inside the decompressed bytes).
 //

@@ -1,4 +1,4 @@
-// Reading TFRecord files (formats.md §4): uncompressed, ZLIB or GZIP, with
+// Reading TFRecord files (docs/formats.md §4): uncompressed, ZLIB or GZIP, with
 // both masked CRC-32C checks on every record.
 //
 // Files are untrusted. Every corruption — a bad length CRC, a bad data CRC, a

@@ -1,4 +1,4 @@
-// Writing TFRecord files (formats.md §4), uncompressed, ZLIB or GZIP.
+// Writing TFRecord files (docs/formats.md §4), uncompressed, ZLIB or GZIP.
 //
 // A writer never leaves a half-written file under the final name: records go
 // to a temporary file beside it (".<name>.tmp-XXXXXX"), and Close() flushes,

@@ -6,7 +6,7 @@
 //
 // A call node is a StatefulPartitionedCall / PartitionedCall (function in
 // attr `f`), or any node whose op names a function of graph.library(). The
-// body is resolved with the function-body input grammar of formats.md §1.6
+// body is resolved with the function-body input grammar of docs/formats.md §1.6
 // ("arg", "arg:i", "node:outarg", "node:outarg:i", "^node").
 //
 // Naming: body node `n` of a call node `c` becomes "c/n". The call node keeps

@@ -69,7 +69,7 @@ class Graph {
   Graph() = default;
 
   // Builds a graph from a GraphDef's nodes (top-level input grammar,
-  // formats.md §1.4) and keeps its function library. Fails with the node name
+  // docs/formats.md §1.4) and keeps its function library. Fails with the node name
   // on duplicate names, missing inputs or malformed input strings.
   static StatusOr<Graph> FromGraphDef(const tensorflow::GraphDef& graph_def);
 

@@ -1,5 +1,5 @@
 // Conversion between tensorflow.TensorProto and Tensor, following TF's
-// Tensor::FromProto rules (formats.md §1.2): tensor_content wins, else the
+// Tensor::FromProto rules (docs/formats.md §1.2): tensor_content wins, else the
 // typed field, with the last value repeated to fill the shape.
 #pragma once
 

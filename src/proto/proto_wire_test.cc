@@ -1,4 +1,4 @@
-// Checks that our own .proto schemas (formats.md §1) match TensorFlow's wire
+// Checks that our own .proto schemas (docs/formats.md §1) match TensorFlow's wire
 // format, by parsing real files TensorFlow / TF Serving / TF.js wrote and
 // requiring that no field is left unknown anywhere in the parsed tree.
 #include <google/protobuf/any.pb.h>

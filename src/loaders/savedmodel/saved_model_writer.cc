@@ -94,7 +94,7 @@ Status AddVariables(const SavedModelSpec& spec, tensorflow::GraphDef* graph) {
   return OkStatus();
 }
 
-// The TF1 Saver's restore subgraph (formats.md §2.3).
+// The TF1 Saver's restore subgraph (docs/formats.md §2.3).
 void AddRestoreSubgraph(const SavedModelSpec& spec, tensorflow::GraphDef* graph, tensorflow::SaverDef* saver) {
   // The filename tensor is a Const that the loader feeds with the real prefix.
   AddConst(graph, "save/Const", Tensor::StringScalar("model"));

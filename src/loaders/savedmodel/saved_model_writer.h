@@ -4,7 +4,7 @@
 // `assets/`. Used for the demo models and for tests that need a model with
 // exactly known contents.
 //
-// Variables are written the way tf.compat.v1.train.Saver does (formats.md
+// Variables are written the way tf.compat.v1.train.Saver does (docs/formats.md
 // §2.3): one `VariableV2` node per variable (plus `<name>/read`), and a
 // restore subgraph `save/Const` (the filename tensor) -> `save/RestoreV2` ->
 // `save/Assign_i` -> `save/restore_all` (NoOp) that the SaverDef names.

@@ -1,4 +1,4 @@
-// Loads a TensorFlow.js graph model (model.json + weight shards, formats.md
+// Loads a TensorFlow.js graph model (model.json + weight shards, docs/formats.md
 // §5) into a runtime::Model: the topology is a GraphDef in protobuf JSON, and
 // Const values come from the weights manifest (uint8/uint16 quantized and
 // float16 weights are dequantized to float32).

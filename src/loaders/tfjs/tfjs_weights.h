@@ -1,4 +1,4 @@
-// The binary half of a TensorFlow.js graph model (formats.md §5): weight
+// The binary half of a TensorFlow.js graph model (docs/formats.md §5): weight
 // shards concatenated into one byte stream, decoded weight by weight in
 // manifest order, with uint8/uint16 affine dequantization and float16
 // widening. Kept apart from model.json parsing so the byte-level rules can be

@@ -40,7 +40,7 @@ TEST(PadV2Test, FillsWithConstantIncludingStrings) {
   EXPECT_EQ(test_util::Strings(s[0]), (std::vector<std::string>{"_", "x", "_"}));
 }
 
-// formats.md: [1,2,3] padded after by 2: REFLECT -> [1,2,3,2,1], SYMMETRIC -> [1,2,3,3,2].
+// docs/formats.md §6.3: [1,2,3] padded after by 2: REFLECT -> [1,2,3,2,1], SYMMETRIC -> [1,2,3,3,2].
 TEST(MirrorPadTest, ReflectAndSymmetricMatchFormatsExample) {
   Tensor x = F32({1, 2, 3}, {3});
   Tensor pads = I32({0, 2}, {1, 2});

@@ -3,7 +3,7 @@
 
 namespace tfhost::ops {
 
-// Shape and data-movement ops (formats.md §6.3); one group per file in
+// Shape and data-movement ops (docs/formats.md §6.3); one group per file in
 // src/ops/array/.
 void RegisterArrayOps(OpRegistry& registry) {
   array::RegisterReshapeOps(registry);

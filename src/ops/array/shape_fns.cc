@@ -367,7 +367,7 @@ bool Bit(int64_t mask, int i) { return i < 63 && ((mask >> i) & 1) != 0; }
 
 // For each output dim of a strided slice over a rank-`rank` input, the input
 // dim it comes from, or -1 for a new axis (mirrors the dense-spec expansion
-// of formats.md §6.3: an explicit or implied ellipsis covers the dims no spec
+// of docs/formats.md §6.3: an explicit or implied ellipsis covers the dims no spec
 // entry names; shrunk dims produce no output).
 std::vector<int> OutputSources(int rank, int m, const array::StridedSliceMasks& masks) {
   int64_t ellipsis = m < 63 ? masks.ellipsis_mask & ((int64_t{1} << m) - 1) : masks.ellipsis_mask;

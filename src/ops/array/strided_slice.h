@@ -1,4 +1,4 @@
-// StridedSlice spec resolution (formats.md §6.3): turns the sparse spec
+// StridedSlice spec resolution (docs/formats.md §6.3): turns the sparse spec
 // (begin/end/strides vectors plus the five bit masks) into one concrete range
 // per input dimension and the final output shape. Shared by the StridedSlice
 // kernel and by anything else that must know a slice's result shape (shape

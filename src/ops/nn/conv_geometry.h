@@ -1,6 +1,6 @@
 // Window geometry shared by the 2-D convolutions and pools: parsing of the
 // strides / padding / explicit_paddings / data_format / dilations attrs, and
-// the output-size and padding arithmetic of formats.md §6.0. Everything is
+// the output-size and padding arithmetic of docs/formats.md §6.0. Everything is
 // expressed for NHWC; NCHW callers transpose around the NHWC kernels.
 #pragma once
 
@@ -30,7 +30,7 @@ struct WindowDim {
   int64_t pad_after = 0;
 };
 
-// formats.md §6.0 for input size `in`, kernel `k`, stride, dilation; the
+// docs/formats.md §6.0 for input size `in`, kernel `k`, stride, dilation; the
 // explicit pads are used only for Padding::kExplicit. Errors (without node
 // context) on non-positive stride/dilation/kernel or a negative output size.
 StatusOr<WindowDim> ComputeWindowDim(int64_t in, int64_t k, int64_t stride, int64_t dilation,

@@ -86,7 +86,7 @@ void RegisterDepthwiseConvOps(OpRegistry& registry) {
                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
                         .Attr("dilations: list(int) = [1, 1, 1, 1]"),
                     MakeConvKernel(DepthwiseImpl, /*fused=*/false));
-  // TF.js's name for a depthwise conv with a fused epilogue (formats.md §5);
+  // TF.js's name for a depthwise conv with a fused epilogue (docs/formats.md §5);
   // same fused_ops grammar as _FusedConv2D.
   registry.Register(ir::OpDefBuilder("FusedDepthwiseConv2dNative")
                         .Input("input: T")

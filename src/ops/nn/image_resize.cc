@@ -1,5 +1,5 @@
 // ResizeBilinear and ResizeNearestNeighbor over NHWC images, with the
-// align_corners / half_pixel_centers coordinate mappings of formats.md §6.3.
+// align_corners / half_pixel_centers coordinate mappings of docs/formats.md §6.3.
 // Coordinates and interpolation are computed in float32 as TensorFlow's CPU
 // kernels do, so results match bit for bit on ordinary inputs.
 #include <algorithm>

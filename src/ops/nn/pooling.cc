@@ -1,7 +1,7 @@
 // MaxPool, MaxPoolV2 and AvgPool over NHWC (NCHW is transposed around the
 // NHWC kernel). Padded cells never take part: MaxPool ignores them and
 // AvgPool divides each window's sum by the number of real cells it covers
-// (formats.md §6.0). Each output pixel reduces a contiguous channel vector.
+// (docs/formats.md §6.0). Each output pixel reduces a contiguous channel vector.
 #include <limits>
 #include <vector>
 

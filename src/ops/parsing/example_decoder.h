@@ -1,4 +1,4 @@
-// A fast decoder for serialized tf.train.Example protos (formats.md §1.10).
+// A fast decoder for serialized tf.train.Example protos (docs/formats.md §1.10).
 //
 // Parsing ops see thousands of small Examples per request; building a protobuf
 // object for each (map nodes, std::string copies) costs more than the values

@@ -1,4 +1,4 @@
-// TensorFlow Serving's REST JSON <-> request/response protos (formats.md
+// TensorFlow Serving's REST JSON <-> request/response protos (docs/formats.md
 // §1.11, REST API). Requests: row format `{"instances": [...]}` (a list over
 // the batch of values, or of objects keyed by input alias) and columnar
 // `{"inputs": value | {alias: value}}`; `{"b64": "..."}` for binary strings;

@@ -54,7 +54,7 @@ StatusOr<std::vector<std::string>> ReadTfRecordFile(const std::string& path, int
                                                " of 12 bytes)");
     if (crc32c::Unmask(DecodeLE32(header + 8)) != crc32c::Value(header, 8)) {
       return DataLoss(where() + ": corrupted record (length CRC mismatch); expected a TFRecord file "
-                                "(uncompressed, formats.md §4)");
+                                "(uncompressed, docs/formats.md §4)");
     }
     const uint64_t length = DecodeLE64(header);
     if (length > max_record_bytes || length > file_size - std::min(file_size, offset + 12)) {

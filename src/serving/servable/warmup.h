@@ -1,7 +1,7 @@
 // Model warm-up (TF Serving's --enable_model_warmup): before a version
 // becomes AVAILABLE, the requests recorded in
 // <version dir>/assets.extra/tf_serving_warmup_requests -- a TFRecord file of
-// tensorflow.serving.PredictionLog (formats.md §4, §1.11) -- are replayed
+// tensorflow.serving.PredictionLog (docs/formats.md §4, §1.11) -- are replayed
 // against it, so the first real requests do not pay for lazy initialisation.
 // At most kMaxWarmupRecords records are read; predict, classify, regress and
 // multi_inference logs are replayed, others are an error (as in TF Serving).

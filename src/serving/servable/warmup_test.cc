@@ -51,7 +51,7 @@ TEST(TfRecordTest, HeaderMatchesTheDocumentedFraming) {
   std::string bytes = f.Bytes();
   ASSERT_EQ(bytes.size(), 12u + 3 + 4);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x03\0\0\0\0\0\0\0", 8));
-  // masked crc32c of the length bytes = 0x0e4999b0, little-endian (formats.md §4).
+  // masked crc32c of the length bytes = 0x0e4999b0, little-endian (docs/formats.md §4).
   EXPECT_EQ(bytes.substr(8, 4), std::string("\xb0\x99\x49\x0e", 4));
 }
 
