@@ -16,6 +16,7 @@ packages=(
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
   libjpeg62-turbo libpng16-16 libicu72
+  python3-venv
   chromium
 )
 
@@ -35,16 +36,8 @@ else
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# s3rver (npm, pinned by its lock file) for tests/data_cache/s3rver_interop_test.sh;
-# without npm that test skips and says why.
-s3rver_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/data_cache/s3rver"
-if [ ! -d "$s3rver_dir/node_modules/s3rver" ]; then
-  if command -v npm >/dev/null 2>&1; then
-    echo "deps: npm ci in tests/data_cache/s3rver"
-    # Not fatal: without the registry the build and every other test still run.
-    (cd "$s3rver_dir" && npm ci --no-audit --no-fund --loglevel=error) ||
-      { rm -rf "$s3rver_dir/node_modules"; echo "deps: npm ci failed; s3rver_interop_test will skip"; }
-  else
-    echo "deps: npm not found; s3rver_interop_test will skip"
-  fi
-fi
+# The Python side of the tests (TensorFlow as the oracle, TF Serving's client
+# stubs, moto's S3 server): a virtual environment outside the clone made from
+# the locked requirements/test.txt, named by its hash (scripts/python_env.sh).
+venv="$("$(dirname "${BASH_SOURCE[0]}")/python_env.sh" test)"
+echo "deps: Python environment $venv"
