@@ -1,5 +1,7 @@
 # Front door for building, running and testing tfhost. See README.md.
-#   make deps   install the Debian packages the build needs (idempotent)
+#   make deps   install the Debian packages the build needs and the project's
+#               Python environment (TensorFlow, serving clients, moto) from
+#               the locked requirements/test.txt (idempotent)
 #   make build  Release build; the binary is build/tfhost
 #   make run    deps + build + `tfhost serve` on demo models tfhost writes itself
 #   make test   deps + build + the whole ctest suite, then the sanitizer suite
@@ -90,13 +92,6 @@ fuzz:
 	$(SANITIZER_CONFIGURE)
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
 	bash fuzz/smoke.sh $(FUZZ_DIR)
-
-# tfhost vs TensorFlow.js (wasm+SIMD, cpu) on the TF.js fixtures, same inputs,
-# one thread (docs/perf.md); the peer's npm packages come from the committed lock.
-.PHONY: bench-peers
-bench-peers: build
-	cd bench/peers/tfjs && npm ci --no-audit --no-fund
-	TFHOST=$(BUILD_DIR)/tfhost bash bench/compare_tfjs.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) build-asan build-tsan

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures tfhost's TFRecord read+verify against the raw read bandwidth of the
 # same files, and the fast Example decoder against libprotobuf's parse, as
-# recorded in docs/perf.md ("Data: TFRecord and Example").
+# recorded in docs/perf.md ("Data: TFRecord read+verify and the Example
+# decoder").
 #
 # Usage: bench/data/run.sh [TFHOST_BINARY] [COPIES]
 #   Builds an uncompressed data set from the fixture Examples (24,909 records,

@@ -12,7 +12,7 @@
 #   bench/onednn_layout/run.sh [BINARY]     (default build/onednn_layout_ab)
 #
 # Which edges of a real model a blocked layout could cover at all (both ends
-# on oneDNN) is onednn_chains.mjs's question, from a `tfhost bench --profile
+# on oneDNN) is onednn_chains.py's question, from a `tfhost bench --profile
 # --json`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Soak test for the gRPC + dynamic batching path: many short load rounds
 # against one `tfhost serve` (restarted with SIGTERM every RESTART_EVERY
-# rounds), looking for the two failures seen once in session 4: calls that
-# never complete, and a stop that never finishes. Either one is caught while
-# it is happening and every thread's stack is saved with gdb, next to the
-# server's log, under OUT. It is a diagnostic, not a benchmark: run it
-# beside other load (the failure was seen on a busy machine).
+# rounds), looking for the two failures seen once on 2026-12-01 (commit
+# 40e932e): calls that never complete, and a stop that never finishes.
+# Either one is caught while it is happening and every thread's stack is
+# saved with gdb, next to the server's log, under OUT. It is a diagnostic,
+# not a benchmark: run it beside other load (the failure was seen on a busy
+# machine).
 #
 #   bench/serving_batching/soak.sh [TFHOST_BINARY [SERVING_GRPC_LOAD]]
 #   env: ROUNDS (200), ROUND_S (4 s of load per round), RESTART_EVERY (6),

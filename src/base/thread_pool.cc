@@ -13,7 +13,7 @@ namespace {
 // 25 us on an idle 2-vCPU VM (a ParallelFor round trip, measured), and a
 // scheduler time slice when other processes keep the CPUs busy. Polling
 // (yielding the CPU each time) measured 1.01-1.04x on 2 threads on an idle
-// machine and 0.97-2.6x beside two CPU hogs (docs/perf.md, session 9).
+// machine and 0.97-2.6x beside two CPU hogs (docs/perf.md, "ParallelFor").
 // Workers themselves do not poll for tasks: beside the hogs, workers that
 // polled 200 us between tasks made blazeface 16x slower (the CPU time they
 // burn is taken from the threads with work).

@@ -10,7 +10,8 @@
 // values, and the tensor between them is half the bytes, written and read
 // once rather than written in float32, read, converted and written again.
 // At batch 32 these activations are far larger than the caches, so this is
-// where a memory-bound MobileNet spends its time (docs/perf.md, "bf16").
+// where a memory-bound MobileNet spends its time (docs/perf.md, "bf16:
+// speed and accuracy").
 //
 // The edge is visible in the graph: the writer's output dtype becomes
 // DT_BFLOAT16 (attr _tfhost_output_dtype), and each reader carries
@@ -27,7 +28,7 @@
 // this is the depthwise -> narrow projection edge, written and read at 6x
 // the block's channels. Storing it in bf16 moved nsfw_mobilenet_v2's bf16
 // output by 6.5e-3 of its range instead of 5.5e-3 and left the other
-// fixture models' outputs as they were (docs/perf.md, session 10).
+// fixture models' outputs as they were (commit dec6855).
 //
 // And a float32 Conv2D (unmarked, a fused residual Add allowed) whose every
 // reader is a bf16 1x1 or regular convolution stores its output in bf16:

@@ -53,7 +53,8 @@ struct MatMulEntry {
 };
 
 // Measured with ONEDNN_MAX_CPU_ISA=AVX2 (bench/onednn_gemm_alignment,
-// docs/perf.md session 7), copy included: 512^3 runs 1.24-1.34x faster,
+// docs/perf.md, "GEMM operand alignment"), copy included: 512^3 runs
+// 1.24-1.34x faster,
 // 1024^3 the same; products with fewer rows or narrower outputs gain less
 // than the copy costs (128 x 256 x 256: 0.70-0.98x; 8 rows: 0.2-0.7x), and
 // the AVX-512 (brg) kernels gain nothing. 16 bytes past a line was the

@@ -1,7 +1,8 @@
 // 3x3 depthwise convolution, stride 1, NHWC float32 (DepthwiseConv2dNative
 // and FusedDepthwiseConv2dNative with an optional BiasAdd and Relu/Relu6):
 // the MobileNet/BlazeFace layer that oneDNN 2.6's NHWC kernel (brdgmm_dw)
-// runs at 40-60 GFLOP/s on a core that does 230 (docs/perf.md, session 8).
+// runs at 40-60 GFLOP/s on a core that does 230 (docs/perf.md, "3x3
+// depthwise convolution").
 //
 // With stride 1 an output row and the input row it reads line up as flat
 // arrays of width * channels floats: output element j takes input element
@@ -360,7 +361,8 @@ class DepthwiseConvKernel {
 ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn& fallback) {
   if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
   // Nodes writing a bf16 edge keep oneDNN's kernel: with bf16 activations its
-  // native bf16 kernel ran 1.3-1.8x this one widening them (docs/perf.md).
+  // native bf16 kernel ran 1.3-1.8x this one widening them (docs/perf.md,
+  // "Measured and not adopted").
   auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
   if (!out_dtype.ok() || *out_dtype != DType::kFloat) return {};
   auto window = ops::nn::ParseWindowAttrs(node, /*has_dilations=*/true, /*allow_explicit=*/true);

@@ -3,7 +3,8 @@
 // and projections and BlazeFace's 1x1 layers, where oneDNN 2.6's NHWC kernel
 // (brgconv_1x1) reaches 40-75% of the FMA peak on the narrow ones (few input
 // channels: little work per output float stored) and wakes its second
-// OpenMP thread for layers shorter than the wake-up (docs/perf.md, session 9).
+// OpenMP thread for layers shorter than the wake-up (docs/perf.md, "1x1
+// convolution").
 //
 // It is a matrix product: pixels x input channels times the filter
 // (input x output channels). The filter is packed once per filter buffer into
@@ -27,7 +28,7 @@
 //   input channels a step, summing in float32 (simd_pointwise_tiles.cc).
 //   Float32 activations are converted a block at a time as oneDNN's bf16
 //   kernels convert them. Per layer it ran 0.92-1.52x oneDNN 2.6's bf16
-//   brgconv_1x1 on nsfw_mobilenet_v2's shapes (docs/perf.md, session 10),
+//   brgconv_1x1 on nsfw_mobilenet_v2's shapes (commit a6d9d3e),
 //   faster on the wide expansions, about even on the projections.
 // - bf16 activations (a bf16 edge) are read as they are, at half the bytes.
 //   A float32 node (a widening reader) broadcasts each as the 32 bits that
@@ -205,9 +206,9 @@ class PointwiseConvKernel {
 }  // namespace
 
 // Every 1x1 shape of blazeface and nsfw_mobilenet_v2 ran at 0.94-19x
-// oneDNN's speed (docs/perf.md, session 9: 8 of 72 rows below 1, by at most
-// 6%), and nsfw's as bf16 nodes at 0.95-1.66x oneDNN's bf16 kernel (session
-// 10: 4 of 54 rows below 1, by at most 5%). Up to 2048 input channels a
+// oneDNN's speed (docs/perf.md, "1x1 convolution": 8 of 72 rows below 1, by
+// at most 6%), and nsfw's as bf16 nodes at 0.95-1.66x oneDNN's bf16 kernel
+// (4 of 54 rows below 1, by at most 5%). Up to 2048 input channels a
 // panel's weights (in_c x 256 bytes) stay in L2 beside a block of inputs;
 // wider ones were not measured.
 bool PointwiseConvTakes(int64_t in_c) { return in_c <= 2048; }
