@@ -93,5 +93,12 @@ fuzz:
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
 	bash fuzz/smoke.sh $(FUZZ_DIR)
 
+# tfhost vs TensorFlow, ONNX Runtime, OpenVINO and LiteRT on the same models,
+# inputs and machine, in one run (bench/peers/README.md; docs/perf.md). The
+# peers come pinned from requirements/peers.txt in their own environment.
+.PHONY: bench-peers
+bench-peers: build
+	TFHOST=$(BUILD_DIR)/tfhost bash bench/peers/run.sh
+
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) build-asan build-tsan
