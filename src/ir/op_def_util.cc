@@ -1,6 +1,7 @@
 #include "ir/op_def_util.h"
 
 #include "ir/attrs.h"
+#include "ir/type_attr_inference.h"
 
 namespace tfhost::ir {
 
@@ -57,15 +58,25 @@ StatusOr<std::pair<int, int>> OutputArgRange(const tensorflow::OpDef& def, const
 }
 
 Status InferTypes(Graph& graph, const OpDefLookup& lookup) {
+  // Defaults first, as in TensorFlow: an omitted attr with a default means
+  // the default. Only attrs without one are inferred from the inputs, and
+  // those nodes wait until their producers are typed.
+  std::vector<int> waiting;
   for (int i = 0; i < graph.num_nodes(); ++i) {
     Node& node = graph.mutable_node(i);
     const tensorflow::OpDef* def = lookup(node.op);
     if (def == nullptr) continue;
     FillDefaultAttrs(*def, &node);
+    if (MissingInputBoundAttr(*def, node)) {
+      waiting.push_back(i);
+      continue;
+    }
+    TFHOST_RETURN_IF_ERROR(CheckOutputBoundAttrs(*def, node));
     auto dtypes = OutputDTypes(*def, node);
     if (!dtypes.ok()) return dtypes.status();
     node.output_dtypes = std::move(*dtypes);
   }
+  TFHOST_RETURN_IF_ERROR(InferMissingTypeAttrs(graph, lookup, waiting));
   for (const Node& node : graph.nodes()) {
     for (const auto& in : node.inputs) {
       const Node& src = graph.node(in.node);

@@ -32,8 +32,10 @@ StatusOr<std::vector<DType>> OutputDTypes(const tensorflow::OpDef& def, const No
 StatusOr<std::pair<int, int>> OutputArgRange(const tensorflow::OpDef& def, const Node& node,
                                              const std::string& arg_name);
 
-// Fills default attrs and output dtypes of every node with a known schema.
-// Nodes whose op is unknown are left alone; the runtime reports them.
+// Fills default attrs and output dtypes of every node with a known schema,
+// inferring omitted attrs that the schema binds to inputs from the inputs'
+// dtypes (ir/type_attr_inference.h). Nodes whose op is unknown are left
+// alone; the runtime reports them.
 Status InferTypes(Graph& graph, const OpDefLookup& lookup);
 
 }  // namespace tfhost::ir

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "backends/cpu/onednn/onednn_engine.h"
+#include "ir/reachability.h"
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
 #include "passes/pass_manager.h"
@@ -23,6 +24,15 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
     const std::string& model_name, const std::vector<std::string>& roots) {
+  // What no root reaches never runs (TensorFlow prunes it too): a shape
+  // conflict in a training step left in the export, an op tfhost lacks or a
+  // corrupt Const there must not fail the load, so every check below sees
+  // only the nodes the roots and the caller's kept names need. Empty roots
+  // keep every node, so the kept names are not added then.
+  std::vector<std::string> kept = roots;
+  if (!kept.empty()) kept.insert(kept.end(), options.keep.begin(), options.keep.end());
+  auto pruned = ir::PruneToRoots(graph, kept);
+  if (!pruned.ok()) return pruned.status().WithContext("model '" + model_name + "'");
   const auto& registry = ops::OpRegistry::Global();
   std::map<std::string, const tensorflow::OpDef*> model_defs;
   if (model_op_defs != nullptr) {
@@ -50,11 +60,8 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   // load naming the node; everything unknown stays for the kernels to check.
   st = ops::InferShapes(graph);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  // Empty roots already keep every node.
-  std::vector<std::string> pass_roots = roots;
-  if (!pass_roots.empty()) pass_roots.insert(pass_roots.end(), options.keep.begin(), options.keep.end());
   if (options.optimize_graph) {
-    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
+    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, kept));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   }
   if (options.precision == "bf16") {
@@ -62,7 +69,7 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     // bf16 computes in float32, and so must the edges between nodes.
     const bool bf16_activations =
         options.session.kernels == backends::KernelChoice::kFast && backends::onednn::CpuHasBf16();
-    st = passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, pass_roots));
+    st = passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   } else if (options.precision != "fp32") {
     return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");

@@ -1,9 +1,11 @@
-// The last steps every loader shares: fill default attrs and infer dtypes
-// from op schemas (the model's own OpDefs first, then tfhost's registry),
-// apply soft placement (device pins are informational: tfhost places every
-// node itself, so "/device:GPU:0" on a CPU host is not an error), run the
-// graph passes (src/passes; off with LoadOptions::optimize_graph = false,
-// roots are kept by name), and create the Session, checking that every node the model needs has a kernel.
+// The last steps every loader shares: prune the graph to what `roots` and
+// LoadOptions::keep reach (ir/reachability.h), fill default attrs and infer
+// dtypes from op schemas (the model's own OpDefs first, then tfhost's
+// registry), apply soft placement (device pins are informational: tfhost
+// places every node itself, so "/device:GPU:0" on a CPU host is not an
+// error), run the graph passes (src/passes; off with
+// LoadOptions::optimize_graph = false, roots are kept by name), and create
+// the Session, checking that every node the model needs has a kernel.
 #pragma once
 
 #include <memory>
@@ -16,8 +18,9 @@
 namespace tfhost::loaders {
 
 // `model_op_defs` may be null (GraphDef/TF.js carry none). `roots` are the
-// node names the model can ever run (signature tensors, init and restore
-// ops); empty = all nodes.
+// node or tensor names the model can ever run or be fed (signature tensors,
+// init and restore ops, tensors the loader feeds); only what they and
+// options.keep reach is kept and checked. Empty = all nodes.
 StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
     const std::string& model_name, const std::vector<std::string>& roots);

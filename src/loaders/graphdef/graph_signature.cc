@@ -144,6 +144,13 @@ StatusOr<std::unique_ptr<runtime::Model>> FinishGraphModel(GraphModelParts parts
     auto sig_roots = SignatureRoots(*parts.signature);
     if (!sig_roots.ok()) return sig_roots.status().WithContext("model '" + parts.model_name + "'");
     roots = std::move(*sig_roots);
+    // An input need not be a Placeholder nor be read by any output, but it
+    // is fed by name, so pruning and the graph passes must keep it. One the
+    // graph lacks is left for SignatureFromDef to report with its key.
+    for (const auto& [key, info] : parts.signature->inputs()) {
+      auto parsed = ir::ParseTensorName(info.name());
+      if (parsed.ok() && parts.graph.FindNode(parsed->node) >= 0) roots.push_back(parsed->node);
+    }
   } else {
     synthesized_outputs = UnconsumedNodeNames(parts.graph);
     roots = synthesized_outputs;

@@ -9,6 +9,7 @@
 
 #include "checkpoint/tensor_bundle_reader.h"
 #include "ir/function_inliner.h"
+#include "ir/reachability.h"
 #include "loaders/graph_to_session.h"
 #include "loaders/savedmodel/ref_variables.h"
 #include "loaders/savedmodel/signatures.h"
@@ -136,29 +137,14 @@ StatusOr<std::string> InitOpName(const tensorflow::MetaGraphDef& mg) {
   return std::string();
 }
 
-// Nodes reachable backwards (data and control edges) from `roots`.
-std::vector<bool> Reachable(const ir::Graph& graph, const std::vector<int>& roots) {
-  std::vector<bool> seen(graph.num_nodes(), false);
-  std::vector<int> stack = roots;
-  while (!stack.empty()) {
-    int id = stack.back();
-    stack.pop_back();
-    if (id < 0 || seen[id]) continue;
-    seen[id] = true;
-    for (const auto& in : graph.node(id).inputs) stack.push_back(in.node);
-    for (int c : graph.node(id).control_inputs) stack.push_back(c);
-  }
-  return seen;
-}
-
 bool IsVariableNode(const ir::Node& node) { return IsRefVariableOp(node.op) || node.op == "VarHandleOp"; }
 
 // Resource names of the variables that `roots` read and that `init_roots`
 // (the init op) do not set up themselves.
 std::vector<std::string> VariablesNeeded(const ir::Graph& graph, const std::vector<int>& roots,
                                          const std::vector<int>& init_roots) {
-  std::vector<bool> used = Reachable(graph, roots);
-  std::vector<bool> by_init = Reachable(graph, init_roots);
+  std::vector<bool> used = ir::ReachableFrom(graph, roots);
+  std::vector<bool> by_init = ir::ReachableFrom(graph, init_roots);
   std::set<std::string> initialized, needed;
   for (int i = 0; i < graph.num_nodes(); ++i) {
     if (by_init[i] && IsVariableNode(graph.node(i))) initialized.insert(VariableResourceName(graph.node(i)));
@@ -264,10 +250,6 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   for (auto& m : *saved_model.mutable_meta_graphs()) {
     if (&m == mg) tensorflow::GraphDef().Swap(m.mutable_graph_def());
   }
-  Status st = ir::InlineFunctionCalls(graph, lookup);
-  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  auto rewritten = RewriteRefVariables(graph, lookup);
-  if (!rewritten.ok()) return rewritten.status().WithContext("model '" + model_name + "'");
 
   // Signatures.
   std::map<std::string, runtime::Signature> signatures;
@@ -300,8 +282,8 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   auto asset_feeds = AssetFeeds(*mg, dir);
   if (!asset_feeds.ok()) return asset_feeds.status().WithContext("model '" + model_name + "'");
 
+  // Roots: everything the loader and the signatures run or feed.
   std::vector<std::string> roots;
-  std::vector<int> signature_nodes;
   for (const auto& [key, sig] : signatures) {
     // Fed tensors too: graph passes keep every root by name.
     for (const auto& spec : sig.inputs) roots.push_back(spec.tensor_name);
@@ -312,20 +294,46 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
         return id.status().WithContext("model '" + model_name + "': signature '" + key + "' output '" +
                                        spec.key + "' (" + spec.tensor_name + ")");
       }
-      signature_nodes.push_back(*id);
     }
   }
-  std::vector<int> init_nodes;
   for (const std::string* op : {&restore_op, &*init_op}) {
     if (op->empty()) continue;
-    int id = graph.FindNode(*op);
-    if (id < 0) {
+    if (graph.FindNode(*op) < 0) {
       return NotFound("model '" + model_name + "': the " + (op == &restore_op ? "restore" : "init") +
                       " op '" + *op + "' is not in the graph");
     }
     roots.push_back(*op);
-    if (op != &restore_op) init_nodes.push_back(id);
   }
+  // The loader feeds these itself; a missing one is reported when it is fed.
+  std::vector<std::string> fed;
+  if (!restore_op.empty()) fed.push_back(saver.filename_tensor_name());
+  for (const auto& [tensor, value] : *asset_feeds) fed.push_back(tensor);
+  for (const std::string& tensor : fed) {
+    if (NodeOfTensor(graph, tensor).ok()) roots.push_back(tensor);
+  }
+  // Before inlining: a training step's call whose body tfhost cannot inline
+  // or type is as unreachable as any other node there.
+  std::vector<std::string> kept = roots;
+  if (!kept.empty()) kept.insert(kept.end(), options.keep.begin(), options.keep.end());
+  auto pruned = ir::PruneToRoots(graph, kept);
+  if (!pruned.ok()) return pruned.status().WithContext("model '" + model_name + "'");
+
+  Status st = ir::InlineFunctionCalls(graph, lookup);
+  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
+  auto rewritten = RewriteRefVariables(graph, lookup);
+  if (!rewritten.ok()) return rewritten.status().WithContext("model '" + model_name + "'");
+
+  // Node indices only now: inlining and the rewrite add and remove nodes.
+  std::vector<int> signature_nodes;
+  for (const auto& [key, sig] : signatures) {
+    for (const auto& spec : sig.outputs) {
+      auto id = NodeOfTensor(graph, spec.tensor_name);
+      if (!id.ok()) return id.status().WithContext("model '" + model_name + "' after inlining function calls");
+      signature_nodes.push_back(*id);
+    }
+  }
+  std::vector<int> init_nodes;
+  if (!init_op->empty()) init_nodes.push_back(graph.FindNode(*init_op));
   if (!has_variables) {
     std::vector<std::string> needed = VariablesNeeded(graph, signature_nodes, init_nodes);
     if (!needed.empty()) {

@@ -334,8 +334,7 @@ Status MergeInitializer(const rapidjson::Value& doc, tensorflow::GraphDef* graph
       node.set_op("Identity");
       node.clear_input();
       node.add_input(resources[id->GetInt64()]);
-      node.mutable_attr()->clear();
-      (*node.mutable_attr())["T"].set_type(tensorflow::DT_RESOURCE);
+      node.mutable_attr()->clear();  // "T" follows from the input, as for any node
     }
     signature->mutable_inputs()->erase(key);
   }
