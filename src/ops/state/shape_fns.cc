@@ -28,6 +28,14 @@ Status ReadVariableShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// The variable behind a ref op's input 0. The SavedModel loader rewires that
+// input from the VariableV2 to a resource handle (loaders/savedmodel/
+// ref_variables.h marks such nodes with _tfhost_var_name), whose own shape
+// is the scalar handle's: the variable's shape is the handle's.
+const ir::PartialShape& RefInputVariableShape(const ShapeContext& ctx) {
+  return ctx.node().FindAttr("_tfhost_var_name") != nullptr ? ctx.input_handle_shape(0) : ctx.input(0);
+}
+
 // Assign(ref, value): with validate_shape the value must fit the variable, and
 // the result is the value's shape either way (validate_shape=false reshapes).
 Status AssignShape(ShapeContext& ctx) {
@@ -36,7 +44,7 @@ Status AssignShape(ShapeContext& ctx) {
     ctx.set_output(0, ctx.input(1));
     return OkStatus();
   }
-  auto merged = ir::MergeShapes(ctx.input(0), ctx.input(1));
+  auto merged = ir::MergeShapes(RefInputVariableShape(ctx), ctx.input(1));
   if (!merged.ok()) return ctx.Error("value does not fit the variable: " + merged.status().message());
   ctx.set_output(0, std::move(*merged));
   return OkStatus();
@@ -67,7 +75,10 @@ void RegisterStateShapeFns(ShapeFnRegistry& registry) {
   registry.Register("VarHandleOp", VarHandleShape);
   registry.Register("ReadVariableOp", ReadVariableShape);
   registry.Register("Assign", AssignShape);
-  registry.Register({"AssignAdd", "AssignSub"}, UnchangedShape);
+  registry.Register({"AssignAdd", "AssignSub"}, [](ShapeContext& ctx) {
+    ctx.set_output(0, RefInputVariableShape(ctx));
+    return OkStatus();
+  });
   registry.Register("ResourceGather", ResourceGatherShape);
   registry.Register({"IsVariableInitialized", "VarIsInitializedOp", "ShardedFilename", "ShardedFilespec"},
                     ScalarOutput);

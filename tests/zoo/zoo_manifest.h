@@ -1,0 +1,53 @@
+// The zoo's manifest (tests/zoo/README.md): which models TensorFlow wrote,
+// which inputs each signature was fed and what TensorFlow answered, with the
+// tolerance each output is held to. Parsing only; nothing here runs a model.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor.h"
+
+namespace tfhost::zoo {
+
+struct ExpectedOutput {
+  std::string file;        // a serialized TensorProto, relative to the zoo folder
+  double tolerance = 1e-5;  // relative to max|reference|; floats only
+  std::string why;          // why the tolerance is looser than 1e-5, naming the op
+};
+
+struct SignatureCase {
+  std::string key;                                // "serving_default"
+  std::map<std::string, std::string> inputs;      // input key -> TensorProto file
+  std::map<std::string, ExpectedOutput> outputs;  // output key -> reference
+};
+
+struct ZooModel {
+  std::string name;
+  std::string family;
+  std::string what;
+  std::string path;  // relative to the zoo folder
+  std::vector<SignatureCase> signatures;
+};
+
+struct Manifest {
+  std::string tensorflow_version;
+  std::vector<ZooModel> models;
+};
+
+// Reads <zoo_dir>/manifest.json. Errors name the file and the field that is
+// missing or of the wrong type.
+StatusOr<Manifest> ReadManifest(const std::string& zoo_dir);
+
+// Reads one serialized TensorProto file.
+StatusOr<Tensor> ReadTensorProtoFile(const std::string& path);
+
+// Whether `actual` matches `expected` as the manifest's rules say: same dtype
+// and shape; floats within tolerance * max|expected| (NaN matches NaN, an
+// infinity only the same infinity); everything else exactly. The error
+// describes the first mismatch (index, both values) and the largest error.
+Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolerance);
+
+}  // namespace tfhost::zoo
