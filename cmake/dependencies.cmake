@@ -33,6 +33,12 @@ add_library(tfhost_farmhash INTERFACE)
 target_include_directories(tfhost_farmhash INTERFACE ${FARMHASH_INCLUDE_DIR})
 target_link_libraries(tfhost_farmhash INTERFACE ${FARMHASH_LIBRARY})
 
+# tensorflow-text's ops (src/ops/text): ICU for Unicode normalization, case
+# folding and character properties, RE2 for the regex split (and TensorFlow's
+# regex ops), with the syntax and semantics TensorFlow itself links.
+pkg_check_modules(TFHOST_ICU REQUIRED IMPORTED_TARGET icu-uc)
+pkg_check_modules(TFHOST_RE2 REQUIRED IMPORTED_TARGET re2)
+
 # Host probing (NUMA/PCIe topology) and the object-store cache (HTTP + SigV4).
 pkg_check_modules(TFHOST_HWLOC REQUIRED IMPORTED_TARGET hwloc)
 find_package(CURL REQUIRED)

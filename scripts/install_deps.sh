@@ -16,6 +16,7 @@ packages=(
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
   libjpeg62-turbo libpng16-16 libicu72
+  libicu-dev libre2-dev
   python3-venv
   chromium
 )

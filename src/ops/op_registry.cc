@@ -20,6 +20,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterSparseOps(*r);
     RegisterImageOps(*r);
     RegisterAudioOps(*r);
+    RegisterTextOps(*r);
     return r;
   }();
   return *registry;

@@ -55,5 +55,6 @@ void RegisterLookupOps(OpRegistry& registry);
 void RegisterSparseOps(OpRegistry& registry);
 void RegisterImageOps(OpRegistry& registry);
 void RegisterAudioOps(OpRegistry& registry);
+void RegisterTextOps(OpRegistry& registry);
 
 }  // namespace tfhost::ops

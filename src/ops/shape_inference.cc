@@ -115,6 +115,7 @@ const ShapeFnRegistry& ShapeFnRegistry::Global() {
     RegisterSparseShapeFns(*r);
     RegisterImageShapeFns(*r);
     RegisterAudioShapeFns(*r);
+    RegisterTextShapeFns(*r);
     return r;
   }();
   return *registry;

@@ -147,5 +147,6 @@ void RegisterLookupShapeFns(ShapeFnRegistry& registry);
 void RegisterSparseShapeFns(ShapeFnRegistry& registry);
 void RegisterImageShapeFns(ShapeFnRegistry& registry);
 void RegisterAudioShapeFns(ShapeFnRegistry& registry);
+void RegisterTextShapeFns(ShapeFnRegistry& registry);
 
 }  // namespace tfhost::ops

@@ -30,14 +30,22 @@ TEST(RegexFullMatchTest, PatternInputAndLeadingCaseInsensitiveFlag) {
 TEST(RegexFullMatchTest, InvalidPatternIsAnErrorNotACrash) {
   auto out = RunSingleOp("StaticRegexFullMatch", {Strings({"a"})}, {{"pattern", MakeAttr("(unclosed")}});
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("invalid regex pattern"), std::string::npos);
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("Invalid pattern: (unclosed, error: missing )"), std::string::npos)
+      << out.status().message();
+  auto not_scalar = RunSingleOp("RegexFullMatch", {Strings({"a"}), Strings({"a", "b"})});
+  ASSERT_FALSE(not_scalar.ok());
+  EXPECT_NE(not_scalar.status().message().find("pattern must be a string scalar"), std::string::npos);
 }
 
-TEST(RegexFullMatchTest, OverlongInputIsRefusedInsteadOfOverflowingTheStack) {
-  auto out = RunSingleOp("StaticRegexFullMatch", {Strings({std::string(1 << 20, 'a')})},
-                         {{"pattern", MakeAttr("(a|b)*")}});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("limited"), std::string::npos);
+// RE2 syntax: Unicode classes and \A..\z; matching is linear, so a long input
+// is no risk (a backtracking engine would recurse once per character here).
+TEST(RegexFullMatchTest, Re2UnicodeClassesAndLongInputs) {
+  const Tensor in = Strings({"\xC3\xA9t\xC3\xA9", "caf\xC3\xA9!", std::string(1 << 20, 'a')});
+  auto out = RunSingleOp("StaticRegexFullMatch", {in},
+                         {{"pattern", MakeAttr("\\A(\\p{L}|a)+\\z")}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Bools({true, false, true})));
 }
 
 TEST(RegexReplaceTest, GlobalAndFirstOnlyWithRe2GroupReferences) {
@@ -52,9 +60,22 @@ TEST(RegexReplaceTest, GlobalAndFirstOnlyWithRe2GroupReferences) {
   EXPECT_TRUE(TensorsEqual((*first)[0], Strings({"a$1b22c333", "none"})));
 }
 
-TEST(RegexReplaceTest, TranslatesRe2RewriteSyntax) {
-  EXPECT_EQ(string_internal::TranslateRe2Rewrite("\\0-\\2"), "$&-$2");
-  EXPECT_EQ(string_internal::TranslateRe2Rewrite("cost $5 \\\\"), "cost $$5 \\");
+// BertTokenizer's control-character and accent stripping: \p{Cc}|\p{Cf} and
+// \p{Mn} (U+0301 COMBINING ACUTE ACCENT is Mn; U+200B ZERO WIDTH SPACE is Cf).
+TEST(RegexReplaceTest, UnicodeCategoriesAndBackslashRewrite) {
+  auto out = RunSingleOp("StaticRegexReplace", {Strings({"e\xCC\x81t\xE2\x80\x8B" "a\tb", ""})},
+                         {{"pattern", MakeAttr("\\p{Cc}|\\p{Cf}|\\p{Mn}")}, {"rewrite", MakeAttr("\\\\")}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Strings({"e\\t\\a\\b", ""})));
+}
+
+// A rewrite naming a group the pattern lacks makes RE2's Replace fail; as in
+// TensorFlow the string comes back unchanged.
+TEST(RegexReplaceTest, MissingGroupInRewriteLeavesTheStringUnchanged) {
+  auto out = RunSingleOp("StaticRegexReplace", {Strings({"abc"})},
+                         {{"pattern", MakeAttr("b")}, {"rewrite", MakeAttr("\\1")}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Strings({"abc"})));
 }
 
 }  // namespace

@@ -7,12 +7,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/shape.h"
 #include "ops/op_registry.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace tfhost::ops {
 
@@ -36,6 +41,8 @@ void RegisterPrintOps(OpRegistry& registry);
 void RegisterUnicodeOps(OpRegistry& registry);
 // UnicodeScript (unicode_script.cc; the system's ICU, loaded at run time).
 void RegisterUnicodeScriptOp(OpRegistry& registry);
+// UnsortedSegmentJoin (unsorted_segment_join.cc).
+void RegisterUnsortedSegmentJoinOp(OpRegistry& registry);
 // A tensor rendered as tf.print does ("[1 2 3]", "..." past `summarize`
 // entries per dimension, strings quoted).
 std::string SummarizeTensor(const Tensor& t, int64_t summarize);
@@ -56,9 +63,10 @@ class BroadcastIndexer {
   bool scalar_ = false;
 };
 
-// Translates an RE2 rewrite string (\0..\9 groups, \\ for a backslash) into
-// std::regex_replace's format syntax ($&, $1.., $$ for a dollar).
-std::string TranslateRe2Rewrite(const std::string& rewrite);
+// The compiled RE2 for `pattern`, shared by every caller and compiled once;
+// InvalidArgument "Invalid pattern: <pattern>, error: <RE2's>" (TensorFlow's
+// wording) when RE2 rejects it.
+StatusOr<std::shared_ptr<const re2::RE2>> CachedRe2(const std::string& pattern);
 
 // TensorFlow's Fingerprint64 (FarmHash's fingerprint) of `s`.
 uint64_t Fingerprint64(std::string_view s);

@@ -1,0 +1,65 @@
+// A FastWordpieceTokenizer model for fast_wordpiece_test.cc, written by
+// tensorflow-text 2.21's builder and stored here base64-encoded (web-safe
+// alphabet, as DecodeBase64 reads it):
+//
+//   tensorflow_text.FastWordpieceTokenizer(
+//       vocab=["[UNK]", "a", "abcd", "##b", "##bc", "##z", "x", "é", "##é", "!"],
+//       suffix_indicator="##", unknown_token="[UNK]", max_bytes_per_word=8,
+//       no_pretokenization=True, support_detokenization=True)._model
+//
+// Single-word mode (end_to_end false): 4520 base64 characters, 3388 bytes.
+#pragma once
+
+namespace tfhost::ops::text_internal {
+
+inline constexpr char kSmallWordpieceModelBase64[] =
+    "JAAAACAANAAwACwAKAAkABwAGAAUAAAAEAAgAAAADwAIAAQAIAAAADAAAAA8AAAAAAAAAcwAAAC0AAAAvAAAAAgAAAD_____"
+    "BAAAALwAAADkAAAA5AgAAAoAAAAAAAABAQEAAAEAAAAKAAAAdAAAAGgAAABYAAAATAAAAEAAAAA0AAAAKAAAABwAAAAQAAAA"
+    "BAAAAAEAAAAhAAAAAgAAAMOpAAACAAAAw6kAAAEAAAB4AAAAAQAAAHoAAAACAAAAYmMAAAEAAABiAAAABAAAAGFiY2QAAAAA"
+    "AQAAAGEAAAAFAAAAW1VOS10AAAAFAAAAW1VOS10AAAACAAAAIyMAAAEAAAAEAAAACgAAAAAJAAAAAQAAAAYAAAADAEAABQBA"
+    "AQcAAAEIAEABBABAAwIAAAQAAAAAAQAA__________8EAAAAAAAAAP_______________________________wQAAAAAAwAA"
+    "________________________________BAAAAAAGAAD__________________________________________wQAAAAACQAA"
+    "_____________________2UAAAAAAQAABAAAAAAIAAD_____________________BAAAAAAFAAD_____________________"
+    "_____________________________________________________wQAAAAABAAA________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "_____________________________________________________wQAAAAAAQAA________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "__________8EAAAAAAIAAP__________________________________________________________________________"
+    "_____________________________________________________wQAAAAABwAA________________________________"
+    "________________________________________________________________________________________________"
+    "BQAAAAABAAD_____________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "________________________________________________________________________________________________"
+    "__________________________________________________________________________8AAQAAAIAAACENAAAACQCA"
+    "I5AAACOMAQBiDQAAAAMAwAEEAMAABQDAqQ0AAAEIAMBVJAEATigBAEt4AQBdBQAABAAAgAABAIBjnAEAZAUAAAMCAIAABgCA"
+    "qQ0AAAEHAIAWAAAAGQAAABgAAAAbAAAAGgAAAB0AAAB6VQAAHwAAAB4AAAAhAAAAIAAAACMAAAAiAAAAJQAAACQAAAAnAAAA"
+    "JgAAACkAAAAoAAAAKwAAACoAAAAtAAAALAAAAC8AAAAuAAAAMQAAADAAAAAzAAAAMgAAADUAAAA0AAAANwAAADYAAAA5AAAA"
+    "OAAAADsAAAA6AAAAPQAAADwAAAA_AAAAPgAAAEEAAABhRQEAQwAAAEIAAABFAAAARAAAAEcAAABGAAAASQAAAEgAAABLAAAA"
+    "SgAAAE0AAABMAAAATwAAAE4AAABRAAAAUAAAAFMAAABSAAAAVQAAAFQAAABXAAAAVgAAAHgxAQBYAAAAWwAAAFoAAABdAAAA"
+    "XAAAAF8AAABeAAAAYQAAAGAAAABjAAAAYgAAAGUAAABjiQEAZwAAAGYAAABpAAAAaAAAAGsAAABqAAAAbQAAAGwAAABvAAAA"
+    "bgAAAHEAAABwAAAAYgAAAHIAAAB1AAAAdAAAAHcAAAB2AAAAeQAAAHgAAAB7AAAAW5QAAH0AAAB8AAAAfwAAAH4AAACBAAAA"
+    "gAAAAIMAAACCAAAAhQAAAIQAAACHAAAAhgAAAIkAAACIAAAAiwAAAIoAAACNAAAAjAAAAI8AAACOAAAAkQAAAJAAAACTAAAA"
+    "kgAAAJUAAACUAAAAlwAAAJYAAACZAAAAmAAAAJsAAACaAAAAnQAAAJwAAACfAAAAngAAAKEAAACgAAAAowAAAKIAAADDEAAA"
+    "pAAAAKcAAACmAAAAqQAAAKgAAACrAAAAqgAAAK0AAACsAAAArwAAAK4AAACxAAAAsAAAALMAAACyAAAAtQAAALQAAAC3AAAA"
+    "tgAAALkAAAC4AAAAuwAAALoAAAC9AAAAvAAAAL8AAAC-AAAAwQAAAMAAAADDAAAAwgAAAMUAAADEAAAAxwAAAMYAAADJAAAA"
+    "yAAAAMsAAADKAAAAzQAAAMwAAADPAAAAzgAAANEAAADQAAAA0wAAANIAAADVAAAA1AAAANcAAADWAAAA2QAAANgAAADbAAAA"
+    "2gAAAN0AAADcAAAA3wAAAN4AAADhAAAA4AAAAOMAAADDfAEA5QAAAOQAAADnAAAA5gAAAOkAAADoAAAA6wAAAOoAAADtAAAA"
+    "7AAAAO8AAADuAAAA8QAAAPAAAADzAAAA8gAAAPUAAAD0AAAA9wAAAPYAAAD5AAAA-AAAAPsAAAD6AAAA_QAAAPwAAAD_AAAA"
+    "_gAAAA==";
+
+}  // namespace tfhost::ops::text_internal
