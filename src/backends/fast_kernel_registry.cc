@@ -73,7 +73,7 @@ const FastKernelRegistry& FastKernelRegistry::Global() {
   static const FastKernelRegistry* registry = [] {
     auto* r = new FastKernelRegistry;
     // Ahead of oneDNN's convolutions, for the shapes where they are faster
-    // (docs/perf.md, sessions 8 and 9); oneDNN's kernel is their fallback.
+    // (docs/perf.md, "Kernel benchmarks"); oneDNN's kernel is their fallback.
     simd::RegisterDepthwiseConvKernels(*r);
     simd::RegisterPointwiseConvKernels(*r);
     RegisterOneDnnKernels(*r);
@@ -119,6 +119,16 @@ std::vector<std::string> FastKernelRegistry::Ops() const {
   for (const auto& [op, entries] : factories_) ops.push_back(op);
   std::sort(ops.begin(), ops.end());
   return ops;
+}
+
+std::vector<std::string> FastKernelRegistry::Backends(const std::string& op) const {
+  std::vector<std::string> backends;
+  auto it = factories_.find(op);
+  if (it == factories_.end()) return backends;
+  for (const Entry& e : it->second) {
+    if (std::find(backends.begin(), backends.end(), e.backend) == backends.end()) backends.push_back(e.backend);
+  }
+  return backends;
 }
 
 }  // namespace tfhost::backends

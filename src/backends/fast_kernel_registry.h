@@ -71,6 +71,9 @@ class FastKernelRegistry {
   FastKernel MakeFrom(const std::string& backend, const ir::Node& node, const ops::KernelFn& reference) const;
   // Ops with at least one registered factory, sorted.
   std::vector<std::string> Ops() const;
+  // The backends with a factory for `op`, each once, in registration order
+  // (the conformance suite runs a case on each that accepts its node).
+  std::vector<std::string> Backends(const std::string& op) const;
 
  private:
   struct Entry {

@@ -1,15 +1,21 @@
-// Replays reference cases through tfhost's reference kernels: cases computed
-// by TensorFlow.js's CPU kernels (an implementation written by others; see
-// generator/generate.mjs) and, for ops TensorFlow.js lacks, cases derived by
-// hand from TensorFlow's documented semantics (generator/hand_cases.mjs, with
-// each derivation in a comment). Every *.json under cases/ is read (the core
-// set and one file per op family's generator). One test per case, named
-// "<Op>/<case>". Tolerances come from tolerances.h only.
+// Replays reference cases through every kernel tfhost has for the case's
+// node: the op's reference kernel and each fast-kernel backend (SIMD, oneDNN)
+// that accepts the node. The cases come from TensorFlow itself
+// (generator/tf/, cases/tf_*.json: the op run through tf.raw_ops), from
+// TensorFlow.js's CPU kernels (generator/*.mjs, kept as committed JSON), and
+// for what neither runs, from values derived by hand from TensorFlow's
+// documented semantics (each derivation in a comment of its generator).
+// Every *.json under cases/ is read. One test per case and kernel, named
+// "<Op>_<case>__<backend>", so a failure names the backend; a backend that
+// declines the node has no test. Tolerances come from tolerances.h only;
+// known_failures.txt lists the runs known to differ, each with its reason.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <fstream>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -36,9 +42,15 @@ struct Case {
 
 StatusOr<DType> JsonDType(const std::string& name) { return ParseDType(name); }
 
-bool IsQuantizedType(DType d) {
-  return d == DType::kQInt8 || d == DType::kQUInt8 || d == DType::kQInt16 || d == DType::kQUInt16 ||
-         d == DType::kQInt32;
+// A number, or "NaN" / "Infinity" / "-Infinity" (JSON has no non-finite
+// numbers); true/false read as 1/0.
+double JsonNumber(const rapidjson::Value& x) {
+  if (x.IsString()) {
+    std::string s = x.GetString();
+    return s == "NaN" ? NAN : (s[0] == '-' ? -INFINITY : INFINITY);
+  }
+  if (x.IsBool()) return x.GetBool() ? 1 : 0;
+  return x.GetDouble();
 }
 
 StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
@@ -47,10 +59,16 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
   for (const auto& d : v["shape"].GetArray()) dims.push_back(d.GetInt64());
   Tensor t(dtype, Shape(dims));
   const auto& data = v["data"].GetArray();
-  // complex64: interleaved (real, imag) float pairs.
-  if (dtype == DType::kComplex64) {
+  // complex64/complex128: interleaved (real, imag) pairs.
+  if (dtype == DType::kComplex64 || dtype == DType::kComplex128) {
     if (static_cast<int64_t>(data.Size()) != 2 * t.NumElements()) return InvalidArgument("data size mismatch");
-    for (rapidjson::SizeType i = 0; i < data.Size(); ++i) t.data<float>()[i] = static_cast<float>(data[i].GetDouble());
+    for (rapidjson::SizeType i = 0; i < data.Size(); ++i) {
+      if (dtype == DType::kComplex64) {
+        t.data<float>()[i] = static_cast<float>(JsonNumber(data[i]));
+      } else {
+        t.data<double>()[i] = JsonNumber(data[i]);
+      }
+    }
     return t;
   }
   if (static_cast<int64_t>(data.Size()) != t.NumElements()) return InvalidArgument("data size mismatch");
@@ -80,17 +98,13 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
       }
       continue;
     }
-    double value;
-    if (x.IsString()) {  // "NaN", "Infinity", "-Infinity"
-      std::string s = x.GetString();
-      value = s == "NaN" ? NAN : (s[0] == '-' ? -INFINITY : INFINITY);
-    } else if (x.IsBool()) {
-      value = x.GetBool() ? 1 : 0;
-    } else {
-      value = x.GetDouble();
-    }
+    const double value = JsonNumber(x);
     switch (dtype) {
       case DType::kFloat: t.data<float>()[i] = static_cast<float>(value); break;
+      // The JSON holds the exact float16/bfloat16 value (as the generator
+      // checks), so narrowing through float32 does not round.
+      case DType::kHalf: t.data<uint16_t>()[i] = FloatToHalf(static_cast<float>(value)); break;
+      case DType::kBFloat16: t.data<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(value)); break;
       case DType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(value); break;
       case DType::kInt64:
         t.data<int64_t>()[i] = x.IsInt64() ? x.GetInt64() : static_cast<int64_t>(value);
@@ -101,7 +115,7 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
       case DType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(value); break;
       case DType::kUInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(value); break;
       case DType::kInt16: t.data<int16_t>()[i] = static_cast<int16_t>(value); break;
-      case DType::kUInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(value); break;
+      case DType::kUInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(x.IsUint() ? x.GetUint() : value); break;
       // Quantized types hold their integer in the storage type of their width.
       case DType::kQInt8: t.data<int8_t>()[i] = static_cast<int8_t>(value); break;
       case DType::kQUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(value); break;
@@ -114,11 +128,15 @@ StatusOr<Tensor> JsonTensor(const rapidjson::Value& v) {
   return t;
 }
 
-tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
+StatusOr<tensorflow::AttrValue> JsonAttr(const rapidjson::Value& v) {
   tensorflow::AttrValue a;
   auto type_of = [](const char* s) { return static_cast<tensorflow::DataType>(*ParseDType(s)); };
   if (v.HasMember("i")) a.set_i(v["i"].GetInt64());
-  if (v.HasMember("f")) a.set_f(static_cast<float>(v["f"].GetDouble()));
+  if (v.HasMember("f")) a.set_f(static_cast<float>(JsonNumber(v["f"])));
+  if (v.HasMember("tensor")) {  // {"tensor": {dtype, shape, data}}: Const's value
+    TFHOST_ASSIGN_OR_RETURN(Tensor t, JsonTensor(v["tensor"]));
+    a = ops::MakeAttr(t);
+  }
   if (v.HasMember("s")) a.set_s(v["s"].GetString());
   if (v.HasMember("b")) a.set_b(v["b"].GetBool());
   if (v.HasMember("type")) a.set_type(type_of(v["type"].GetString()));
@@ -128,7 +146,7 @@ tensorflow::AttrValue JsonAttr(const rapidjson::Value& v) {
   }
   if (v.HasMember("list_f")) {
     auto* l = a.mutable_list();
-    for (const auto& x : v["list_f"].GetArray()) l->add_f(static_cast<float>(x.GetDouble()));
+    for (const auto& x : v["list_f"].GetArray()) l->add_f(static_cast<float>(JsonNumber(x)));
   }
   if (v.HasMember("list_s")) {
     auto* l = a.mutable_list();
@@ -171,11 +189,22 @@ Status LoadCaseFile(const std::filesystem::path& path, std::set<std::string>& na
     if (!names.insert(k.name).second) {
       return InvalidArgument("conformance case " + k.name + " in " + path.string() + " repeats an earlier case's name");
     }
+    // A value the loader cannot read fails the file, naming the case.
+    auto where = [&](const Status& s) {
+      return InvalidArgument("conformance case " + k.name + " in " + path.string() + ": " + s.ToString());
+    };
     for (auto it = c["attrs"].MemberBegin(); it != c["attrs"].MemberEnd(); ++it) {
-      k.attrs[it->name.GetString()] = JsonAttr(it->value);
+      auto attr = JsonAttr(it->value);
+      if (!attr.ok()) return where(attr.status());
+      k.attrs[it->name.GetString()] = *attr;
     }
-    for (const auto& t : c["inputs"].GetArray()) k.inputs.push_back(*JsonTensor(t));
-    for (const auto& t : c["outputs"].GetArray()) k.outputs.push_back(*JsonTensor(t));
+    for (const char* field : {"inputs", "outputs"}) {
+      for (const auto& t : c[field].GetArray()) {
+        auto tensor = JsonTensor(t);
+        if (!tensor.ok()) return where(tensor.status());
+        (field[0] == 'i' ? k.inputs : k.outputs).push_back(*tensor);
+      }
+    }
     if (c.HasMember("only_outputs")) {
       for (const auto& i : c["only_outputs"].GetArray()) k.only_outputs.push_back(i.GetInt());
     }
@@ -213,95 +242,226 @@ const CaseSet& AllCaseSet() {
 
 const std::vector<Case>& AllCases() { return AllCaseSet().cases; }
 
-class OpConformanceTest : public ::testing::TestWithParam<int> {};
+bool IsFloatingType(DType d) {
+  return d == DType::kFloat || d == DType::kDouble || d == DType::kHalf || d == DType::kBFloat16 ||
+         d == DType::kComplex64 || d == DType::kComplex128;
+}
 
 // Compares one run's outputs with the case's reference outputs, within the
-// op's tolerance; `label` says which kernel produced them.
-void ExpectMatchesReference(const Case& c, const std::vector<Tensor>& outputs, const std::string& label) {
+// op's tolerance: "" when they match, else what differs (per output, its
+// first few wrong elements and how many there are).
+std::string Mismatches(const Case& c, const std::vector<Tensor>& outputs) {
+  std::ostringstream problems;
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     if (!c.only_outputs.empty() &&
         std::find(c.only_outputs.begin(), c.only_outputs.end(), static_cast<int>(k)) == c.only_outputs.end()) {
       continue;
     }
-    ASSERT_LT(k, outputs.size()) << label;
+    if (k >= outputs.size()) return "no output " + std::to_string(k);
     const Tensor& got = outputs[k];
     const Tensor& want = c.outputs[k];
-    ASSERT_EQ(got.shape(), want.shape()) << label << " output " << k;
-    ASSERT_EQ(got.dtype(), want.dtype()) << label << " output " << k;
+    if (!got.valid()) return "output " + std::to_string(k) + " is dead or unset";
+    if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+      problems << "output " << k << " is " << DTypeShortName(got.dtype()) << got.shape().ToString() << ", want "
+               << DTypeShortName(want.dtype()) << want.shape().ToString() << "; ";
+      continue;
+    }
+    int64_t wrong = 0;
+    std::ostringstream first;
+    auto mismatch = [&](int64_t i, const std::string& got_text, const std::string& want_text) {
+      if (wrong++ < 4) first << "\n  [" << i << "] got " << got_text << ", want " << want_text;
+    };
     if (want.dtype() == DType::kString) {
       for (int64_t i = 0; i < want.NumElements(); ++i) {
-        EXPECT_EQ(got.strings()[i], want.strings()[i]) << label << " output " << k << " [" << i << "]";
+        if (got.strings()[i] != want.strings()[i]) mismatch(i, "\"" + got.strings()[i] + "\"", "\"" + want.strings()[i] + "\"");
       }
-      continue;
-    }
-    if (IsQuantizedType(want.dtype()) || want.dtype() == DType::kUInt64) {
-      // Not representable as doubles (uint64) or not numeric to
-      // ToDoubleVector (quantized): element bytes must match exactly.
+    } else if (!IsFloatingType(want.dtype())) {
+      // Integers, bools and quantized values match exactly, element bytes
+      // and all (a double would not tell int64 neighbours apart).
       const size_t width = DTypeSize(want.dtype());
+      const auto g = got.dtype() == DType::kUInt64 || IsStringLike(got.dtype()) ? std::vector<double>() : got.ToDoubleVector();
       for (int64_t i = 0; i < want.NumElements(); ++i) {
-        EXPECT_EQ(std::memcmp(static_cast<const char*>(got.raw_data()) + i * width,
-                              static_cast<const char*>(want.raw_data()) + i * width, width),
-                  0)
-            << label << " output " << k << " [" << i << "]";
+        const char* gb = static_cast<const char*>(got.raw_data()) + i * width;
+        const char* wb = static_cast<const char*>(want.raw_data()) + i * width;
+        if (std::memcmp(gb, wb, width) != 0) {
+          std::ostringstream gs, ws;
+          if (want.dtype() == DType::kInt64) {
+            gs << got.data<int64_t>()[i];
+            ws << want.data<int64_t>()[i];
+          } else if (want.dtype() == DType::kUInt64) {
+            gs << got.data<uint64_t>()[i];
+            ws << want.data<uint64_t>()[i];
+          } else {
+            gs << g[i];
+            ws << want.ToDoubleVector()[i];
+          }
+          mismatch(i, gs.str(), ws.str());
+        }
       }
-      continue;
+    } else {
+      const DType part = want.dtype() == DType::kComplex64    ? DType::kFloat
+                         : want.dtype() == DType::kComplex128 ? DType::kDouble
+                                                              : want.dtype();
+      const conformance::Tolerance tol = conformance::ToleranceFor(c.op, part);
+      auto as_doubles = [](const Tensor& t) {
+        if (t.dtype() == DType::kComplex64) return std::vector<double>(t.data<float>(), t.data<float>() + 2 * t.NumElements());
+        if (t.dtype() == DType::kComplex128) return std::vector<double>(t.data<double>(), t.data<double>() + 2 * t.NumElements());
+        return t.ToDoubleVector();
+      };
+      const auto g = as_doubles(got), w = as_doubles(want);
+      for (size_t i = 0; i < w.size(); ++i) {
+        const bool ok = std::isnan(w[i])   ? std::isnan(g[i])
+                        : std::isinf(w[i]) ? g[i] == w[i]
+                                           : std::fabs(g[i] - w[i]) <= tol.atol + tol.rtol * std::fabs(w[i]);
+        if (!ok) {
+          std::ostringstream gs, ws;
+          gs << std::setprecision(9) << g[i];
+          ws << std::setprecision(9) << w[i] << " (tolerance " << tol.atol + tol.rtol * std::fabs(w[i]) << ")";
+          mismatch(static_cast<int64_t>(i), gs.str(), ws.str());
+        }
+      }
     }
-    const conformance::Tolerance tol =
-        conformance::ToleranceFor(c.op, want.dtype() == DType::kComplex64 ? DType::kFloat : want.dtype());
-    auto as_doubles = [](const Tensor& t) {
-      if (t.dtype() != DType::kComplex64) return t.ToDoubleVector();
-      return std::vector<double>(t.data<float>(), t.data<float>() + 2 * t.NumElements());
-    };
-    auto g = as_doubles(got), w = as_doubles(want);
-    for (size_t i = 0; i < w.size(); ++i) {
-      if (std::isnan(w[i])) {
-        EXPECT_TRUE(std::isnan(g[i])) << label << " output " << k << " [" << i << "]";
-        continue;
-      }
-      if (std::isinf(w[i])) {
-        EXPECT_EQ(g[i], w[i]) << label << " output " << k << " [" << i << "]";
-        continue;
-      }
-      EXPECT_NEAR(g[i], w[i], tol.atol + tol.rtol * std::fabs(w[i])) << label << " output " << k << " [" << i << "]";
+    if (wrong > 0) {
+      problems << "output " << k << ": " << wrong << " of " << want.NumElements() << " elements differ"
+               << first.str() << "\n";
     }
   }
+  return problems.str();
 }
 
-TEST_P(OpConformanceTest, ReferenceKernelMatchesTensorFlowJs) {
-  const Case& c = AllCases()[GetParam()];
-  auto outputs = ops::RunSingleOp(c.op, c.inputs, c.attrs);
-  ASSERT_TRUE(outputs.ok()) << c.name << ": " << outputs.status().ToString();
-  ExpectMatchesReference(c, *outputs, c.name + " (reference kernel)");
+// One test: a case on one kernel. "reference" is the op's own kernel; any
+// other name is a fast-kernel backend (backends::FastKernelRegistry) that
+// accepted the case's node.
+struct CaseRun {
+  int case_index;
+  std::string backend;
+};
+
+// gtest prints a failing test's parameter: the case and backend by name.
+void PrintTo(const CaseRun& run, std::ostream* os) { *os << AllCases()[run.case_index].name << " on " << run.backend; }
+
+const std::vector<CaseRun>& AllRuns() {
+  static const std::vector<CaseRun>* runs = [] {
+    auto* list = new std::vector<CaseRun>;
+    const auto& registry = backends::FastKernelRegistry::Global();
+    for (int i = 0; i < static_cast<int>(AllCases().size()); ++i) {
+      const Case& c = AllCases()[i];
+      list->push_back({i, "reference"});
+      const ops::OpRegistration* reg = ops::OpRegistry::Global().Find(c.op);
+      auto node = ops::MakeSingleOpNode(c.op, c.attrs);
+      if (reg == nullptr || !node.ok()) continue;  // the reference run reports it
+      for (const std::string& backend : registry.Backends(c.op)) {
+        if (registry.MakeFrom(backend, *node, reg->kernel).kernel) list->push_back({i, backend});
+      }
+    }
+    return list;
+  }();
+  return *runs;
 }
 
-// Every fast kernel a backend offers for the case's node, single-threaded and
-// on a two-worker intra-op pool (work splitting must not change results).
-TEST_P(OpConformanceTest, FastKernelMatchesTensorFlowJs) {
-  const Case& c = AllCases()[GetParam()];
+// known_failures.txt: "<case name>\t<backend>\t<reason>" for each run known
+// to disagree with its reference (a tfhost bug not yet fixed, or a reference
+// quirk tfhost deliberately does not copy). Such a run is reported as skipped
+// with its differences; once it matches, the test fails until the line is
+// removed, so the list never outlives the bugs.
+const std::map<std::string, std::string>& KnownFailures() {
+  static const std::map<std::string, std::string>* known = [] {
+    auto* m = new std::map<std::string, std::string>;
+    std::ifstream in(TFHOST_CONFORMANCE_KNOWN_FAILURES);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+      if (a == std::string::npos || b == std::string::npos) continue;  // KnownFailuresFileIsWellFormed reports it
+      (*m)[line.substr(0, b)] = line.substr(b + 1);
+    }
+    return m;
+  }();
+  return *known;
+}
+
+class OpConformanceTest : public ::testing::TestWithParam<CaseRun> {};
+
+// Runs the case on `backend`'s kernel: the op's reference kernel, or the
+// backend's fast kernel alone (not chained to other backends), single-
+// threaded and on a two-worker intra-op pool (work splitting must not change
+// results). Returns what differs from the reference ("" = nothing), or sets
+// `declined` when the fast kernel handed every call to the reference kernel.
+std::string RunAndCompare(const Case& c, const std::string& backend, bool* declined) {
+  *declined = false;
+  if (backend == "reference") {
+    auto outputs = ops::RunSingleOp(c.op, c.inputs, c.attrs);
+    if (!outputs.ok()) return "reference kernel failed: " + outputs.status().ToString();
+    return Mismatches(c, *outputs);
+  }
   auto node = ops::MakeSingleOpNode(c.op, c.attrs);
-  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  if (!node.ok()) return node.status().ToString();
   backends::FastKernel fast =
-      backends::FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(c.op)->kernel);
-  if (!fast.kernel) GTEST_SKIP() << "no fast kernel for " << c.op << " with these attrs; the reference kernel runs";
+      backends::FastKernelRegistry::Global().MakeFrom(backend, *node, ops::OpRegistry::Global().Find(c.op)->kernel);
+  if (!fast.kernel) return backend + " no longer accepts the node it accepted when the tests were listed";
   ThreadPool pool(2);
+  bool ran_on_backend = false;
+  std::string problems;
   for (ThreadPool* intra : {static_cast<ThreadPool*>(nullptr), &pool}) {
-    auto outputs = ops::RunKernelOnNode(*node, fast.kernel, c.inputs, nullptr, intra);
-    std::string label = c.name + " (" + fast.backend + " kernel, " + (intra ? "2+1 threads" : "1 thread") + ")";
-    ASSERT_TRUE(outputs.ok()) << label << ": " << outputs.status().ToString();
-    ExpectMatchesReference(c, *outputs, label);
+    // The last kernel to mark the call did the work: 0 means the backend
+    // handed it to the reference kernel (a shape it does not take).
+    int done_by = 0;
+    ops::KernelFn observed = [&](ops::KernelContext& ctx) {
+      Status s = fast.kernel(ctx);
+      done_by = ctx.backend_id();
+      return s;
+    };
+    auto outputs = ops::RunKernelOnNode(*node, observed, c.inputs, nullptr, intra);
+    const std::string threads = intra ? "2+1 threads" : "1 thread";
+    if (!outputs.ok()) return backend + " kernel (" + threads + ") failed: " + outputs.status().ToString();
+    if (done_by == 0) continue;
+    ran_on_backend = true;
+    const std::string m = Mismatches(c, *outputs);
+    if (!m.empty()) problems += "(" + threads + ") " + m;
   }
+  *declined = !ran_on_backend;
+  return problems;
 }
 
-std::string CaseName(const ::testing::TestParamInfo<int>& info) {
-  std::string name = AllCases()[info.param].name;
+TEST_P(OpConformanceTest, MatchesReference) {
+  const Case& c = AllCases()[GetParam().case_index];
+  const std::string& backend = GetParam().backend;
+  bool declined = false;
+  const std::string problems = RunAndCompare(c, backend, &declined);
+  if (declined) GTEST_SKIP() << backend << " handed these shapes to the reference kernel";
+  auto known = KnownFailures().find(c.name + "\t" + backend);
+  if (known != KnownFailures().end()) {
+    if (problems.empty()) {
+      FAIL() << c.name << " on " << backend << " now matches its reference: remove it from known_failures.txt";
+    }
+    GTEST_SKIP() << "known failure (" << known->second << "): " << problems;
+  }
+  EXPECT_TRUE(problems.empty()) << c.name << " on the " << backend << " kernel: " << problems;
+}
+
+std::string RunName(const ::testing::TestParamInfo<CaseRun>& info) {
+  std::string name = AllCases()[info.param.case_index].name + "__" + info.param.backend;
   for (char& ch : name) {
     if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(TfjsReference, OpConformanceTest,
-                         ::testing::Range(0, static_cast<int>(AllCases().size())), CaseName);
+INSTANTIATE_TEST_SUITE_P(Conformance, OpConformanceTest, ::testing::ValuesIn(AllRuns()), RunName);
+
+// Every line names a case and backend that exist, with a reason.
+TEST(OpConformanceSuiteTest, KnownFailuresFileIsWellFormed) {
+  std::ifstream in(TFHOST_CONFORMANCE_KNOWN_FAILURES);
+  ASSERT_TRUE(in) << "cannot read " << TFHOST_CONFORMANCE_KNOWN_FAILURES;
+  std::set<std::string> runs;
+  for (const CaseRun& r : AllRuns()) runs.insert(AllCases()[r.case_index].name + "\t" + r.backend);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    ASSERT_TRUE(a != std::string::npos && b != std::string::npos && b + 1 < line.size())
+        << "known_failures.txt: want <case>\\t<backend>\\t<reason>, got: " << line;
+    EXPECT_TRUE(runs.count(line.substr(0, b))) << "known_failures.txt names no run of the suite: " << line;
+  }
+}
 
 TEST(OpConformanceSuiteTest, EveryCaseFileLoadsWithUniqueCaseNames) {
   EXPECT_TRUE(AllCaseSet().load_status.ok()) << AllCaseSet().load_status.ToString();

@@ -242,6 +242,11 @@ Status ScatterNdKernel(KernelContext& ctx) {
     for (size_t k = 0; k < offsets.size(); ++k) {
       if (offsets[k] >= 0) CopyElements(updates, k * slice, out, offsets[k] * slice, slice);
     }
+  } else if (dt == DType::kComplex64 || dt == DType::kComplex128) {
+    // A complex sum is the sums of its parts: slices of 2 * slice reals
+    // (conformance case ScatterNd/tf/complex64).
+    if (dt == DType::kComplex64) ScatterAdd<float>(updates, out, offsets, 2 * slice);
+    else ScatterAdd<double>(updates, out, offsets, 2 * slice);
   } else {
     bool supported = true;
     TFHOST_SWITCH_REAL_TYPES(dt, ScatterAdd<T>(updates, out, offsets, slice), supported = false);
@@ -254,6 +259,25 @@ Status ScatterNdKernel(KernelContext& ctx) {
 }
 
 enum class ScatterMode { kUpdate, kAdd, kSub, kMin, kMax };
+
+// float16/bfloat16 <-> float32, element by element.
+Tensor WidenHalfLike(const Tensor& t) {
+  Tensor f(DType::kFloat, t.shape());
+  const bool bf = t.dtype() == DType::kBFloat16;
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const uint16_t b = t.data<uint16_t>()[i];
+    f.data<float>()[i] = bf ? BFloat16ToFloat(b) : HalfToFloat(b);
+  }
+  return f;
+}
+Tensor NarrowToHalfLike(const Tensor& f, DType dtype) {
+  Tensor t(dtype, f.shape());
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    const float v = f.data<float>()[i];
+    t.data<uint16_t>()[i] = dtype == DType::kBFloat16 ? FloatToBFloat16(v) : FloatToHalf(v);
+  }
+  return t;
+}
 
 // Applies updates slice by slice, in index order (so the last of duplicate
 // indices wins for kUpdate, as on TensorFlow's CPU).
@@ -320,8 +344,20 @@ Status TensorScatterKernel(KernelContext& ctx, ScatterMode mode) {
   Tensor out(tensor.dtype(), shape);
   CopyElements(tensor, 0, out, 0, tensor.NumElements());
   const DType dt = tensor.dtype();
+  const bool complex = dt == DType::kComplex64 || dt == DType::kComplex128;
   if (mode == ScatterMode::kUpdate && (IsStringLike(dt) || DTypeSize(dt) > 0)) {
     for (size_t k = 0; k < offsets.size(); ++k) CopyElements(updates, k * slice, out, offsets[k] * slice, slice);
+  } else if (complex && (mode == ScatterMode::kAdd || mode == ScatterMode::kSub)) {
+    // Part by part: slices of 2 * slice reals (conformance case
+    // TensorScatterAdd/tf/complex64).
+    if (dt == DType::kComplex64) ApplyScatter<float>(updates, out, offsets, 2 * slice, mode);
+    else ApplyScatter<double>(updates, out, offsets, 2 * slice, mode);
+  } else if (dt == DType::kHalf || dt == DType::kBFloat16) {
+    // In float, rounded back once per element (conformance case
+    // TensorScatterAdd/tf/float16).
+    Tensor wide_out = WidenHalfLike(out), wide_updates = WidenHalfLike(updates);
+    ApplyScatter<float>(wide_updates, wide_out, offsets, slice, mode);
+    out = NarrowToHalfLike(wide_out, dt);
   } else {
     bool supported = true;
     TFHOST_SWITCH_REAL_TYPES(dt, ApplyScatter<T>(updates, out, offsets, slice, mode), supported = false);

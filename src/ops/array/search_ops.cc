@@ -38,10 +38,23 @@ Status Bucketize(KernelContext& ctx) {
   return OkStatus();
 }
 
+// float16/bfloat16 as float32 (exact, so the order is the same).
+Tensor WidenHalfLike(const Tensor& t) {
+  if (t.dtype() != DType::kHalf && t.dtype() != DType::kBFloat16) return t;
+  Tensor f(DType::kFloat, t.shape());
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const uint16_t b = t.data<uint16_t>()[i];
+    f.data<float>()[i] = t.dtype() == DType::kBFloat16 ? BFloat16ToFloat(b) : HalfToFloat(b);
+  }
+  return f;
+}
+
 template <bool kUpper>
 Status Bound(KernelContext& ctx) {
-  const Tensor& sorted = ctx.input(0);
-  const Tensor& values = ctx.input(1);
+  // Half-precision inputs search as float32 (conformance case
+  // LowerBound/tf/float16_int32).
+  const Tensor sorted = WidenHalfLike(ctx.input(0));
+  const Tensor values = WidenHalfLike(ctx.input(1));
   TFHOST_ASSIGN_OR_RETURN(DType out_type, ctx.AttrOr<DType>("out_type", DType::kInt32));
   if (sorted.rank() != 2) return ctx.Error("sorted_inputs must be 2-D, got " + sorted.shape().ToString());
   if (values.rank() != 2) return ctx.Error("values must be 2-D, got " + values.shape().ToString());

@@ -19,6 +19,7 @@
 
 #include "ops/array/array_util.h"
 #include "ops/audio/audio_ops.h"
+#include "ops/math/broadcast.h"
 
 namespace tfhost::ops::audio {
 namespace {
@@ -144,18 +145,14 @@ Status MakeComplex(KernelContext& ctx) {
   const Tensor& re = ctx.input(0);
   const Tensor& im = ctx.input(1);
   TFHOST_ASSIGN_OR_RETURN(DType out_type, ctx.AttrOr<DType>("Tout", DType::kComplex64));
-  // Same shapes, or one side a scalar (the common cases of TensorFlow's
-  // broadcasting here).
-  const Tensor& big = re.NumElements() >= im.NumElements() ? re : im;
-  if (!(re.shape() == im.shape() || re.NumElements() == 1 || im.NumElements() == 1)) {
-    return ctx.Error("real and imag shapes differ: " + re.shape().ToString() + " vs " + im.shape().ToString());
-  }
-  Tensor out(out_type, big.shape());
-  for (int64_t i = 0; i < big.NumElements(); ++i) {
-    const double r = LoadReal(re, re.NumElements() == 1 ? 0 : i);
-    const double m = LoadReal(im, im.NumElements() == 1 ? 0 : i);
-    StoreComplex(out, i, {r, m});
-  }
+  // real and imag broadcast NumPy-style, as TensorFlow's Complex does
+  // (conformance case Complex/tf/float32: [2, 3] with [3]).
+  auto bc = math::Broadcaster::Make({re.shape(), im.shape()});
+  if (!bc.ok()) return ctx.Error("real and imag shapes do not broadcast: " + std::string(bc.status().message()));
+  Tensor out(out_type, bc->output_shape());
+  bc->ForEach(0, bc->num_elements(), [&](int64_t i, const int64_t* off) {
+    StoreComplex(out, i, {LoadReal(re, off[0]), LoadReal(im, off[1])});
+  });
   ctx.set_output(0, std::move(out));
   return OkStatus();
 }

@@ -5,8 +5,9 @@
 //
 // GIF is decoded by decode_gif.cc; JPEG and PNG by the system's libjpeg-turbo and libpng — the
 // libraries TensorFlow itself decodes with — so pixels come out bit for bit
-// as TensorFlow's with the same settings: JPEG with libjpeg's default (accurate
-// integer) IDCT unless dct_method is "INTEGER_FAST", fancy upsampling on unless
+// as TensorFlow's with the same settings: JPEG with the fast integer IDCT
+// (TensorFlow's choice for dct_method "", and DecodeImage's) unless dct_method
+// is "INTEGER_ACCURATE", fancy upsampling on unless
 // turned off, scale 1/ratio; PNG with TensorFlow's transforms (palette to RGB,
 // gray expanded to 8 bits, RGB to gray with 0.299/0.587 weights, alpha added
 // from tRNS or opaque, or stripped; 16-bit kept only for uint16 output). The
@@ -16,8 +17,10 @@
 // setjmp hold only plain data so that no destructor is skipped.
 //
 // Output: uint8 (or uint16 for 16-bit PNG) [height, width, channels];
-// DecodeImage with dtype float32 scales to [0, 1] like convert_image_dtype,
-// 8-bit data into uint16 by 257. channels 0 keeps the file's own.
+// DecodeImage with dtype float32 scales to [0, 1] like convert_image_dtype;
+// uint16 from 8-bit JPEG, GIF and BMP data is value * 256 (convert_image_dtype
+// between unsigned types shifts), from PNG libpng's own widening (* 257).
+// channels 0 keeps the file's own.
 // Decoded images are untrusted-size: width * height * channels is capped.
 #include <dlfcn.h>
 
@@ -405,7 +408,9 @@ StatusOr<Tensor> DecodeJpegTensor(const KernelContext& ctx, const std::string& b
   if (dct != "" && dct != "INTEGER_FAST" && dct != "INTEGER_ACCURATE") {
     return ctx.Error("dct_method must be \"\", INTEGER_FAST or INTEGER_ACCURATE, got '" + dct + "'");
   }
-  req.fast_dct = dct == "INTEGER_FAST";
+  // "" is TensorFlow's default, the fast IDCT (conformance case
+  // DecodeJpeg/tf/rgb_channels0).
+  req.fast_dct = dct != "INTEGER_ACCURATE";
   Buffer buffer;
   int64_t dims[4] = {0, 0, 0, 0};
   char error[JMSG_LENGTH_MAX] = {0};
@@ -555,7 +560,8 @@ Status DecodeImage(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(int channels, ReadChannels(ctx, {0, 1, 3, 4}));
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.AttrOr<DType>("dtype", DType::kUInt8));
   Tensor raw;
-  switch (Sniff(*bytes)) {
+  const Format format = Sniff(*bytes);
+  switch (format) {
     case Format::kJpeg: {
       if (channels == 4) return ctx.Error("JPEG images have 1 or 3 channels, 4 were requested");
       TFHOST_ASSIGN_OR_RETURN(raw, DecodeJpegTensor(ctx, *bytes, channels));
@@ -596,7 +602,11 @@ Status DecodeImage(KernelContext& ctx) {
   if (dtype == DType::kUInt8) {
     out = std::move(raw);
   } else if (dtype == DType::kUInt16) {
-    for (int64_t i = 0; i < n; ++i) out.data<uint16_t>()[i] = static_cast<uint16_t>(wide ? sample(i) : sample(i) * 257);
+    // 8-bit PNG data widens as libpng does (* 257), JPEG, GIF and BMP data
+    // as convert_image_dtype does (* 256); conformance cases
+    // DecodeImage/tf/png_uint16, DecodeImage/tf/gif_uint16.
+    const uint32_t scale = format == Format::kPng ? 257 : 256;
+    for (int64_t i = 0; i < n; ++i) out.data<uint16_t>()[i] = static_cast<uint16_t>(wide ? sample(i) : sample(i) * scale);
   } else if (dtype == DType::kFloat) {
     const float scale = wide ? 1.0f / 65535.0f : 1.0f / 255.0f;
     for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = static_cast<float>(sample(i)) * scale;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
@@ -31,11 +32,20 @@ void RegisterExtractImagePatchesOps(OpRegistry& registry);
 void RegisterNmsWithOverlapsOps(OpRegistry& registry);
 // DecodeGif (decode_gif.cc).
 void RegisterDecodeGifOps(OpRegistry& registry);
+// RGBToHSV, HSVToRGB, AdjustContrastv2 (color_ops.cc).
+void RegisterColorOps(OpRegistry& registry);
+// ScaleAndTranslate (scale_and_translate.cc).
+void RegisterScaleAndTranslateOp(OpRegistry& registry);
 // All frames of GIF file `contents` composited as TensorFlow's DecodeGif
 // does: uint8 [num_frames, height, width, 3], the canvas being the largest
 // frame. InvalidArgument (without node context) for corrupt or oversized
 // files. For DecodeImage's GIF path (expand_animations=false keeps frame 0).
 StatusOr<Tensor> DecodeGifFrames(std::string_view contents);
+
+// The elements of a real-number image as float32 values, each converted as
+// static_cast<float> (half/bfloat16 widened exactly), the way TensorFlow's
+// resize kernels read their input.
+std::vector<float> ImageAsFloats(const Tensor& t);
 
 // Intersection over union of two boxes [y1, x1, y2, x2]; 0 when either box
 // has no area.

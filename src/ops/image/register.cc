@@ -10,6 +10,8 @@ void RegisterImageOps(OpRegistry& registry) {
   image::RegisterExtractImagePatchesOps(registry);
   image::RegisterNmsWithOverlapsOps(registry);
   image::RegisterDecodeGifOps(registry);
+  image::RegisterColorOps(registry);
+  image::RegisterScaleAndTranslateOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -24,6 +24,21 @@
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
+
+std::vector<float> ImageAsFloats(const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.NumElements()));
+  if (t.dtype() == DType::kHalf || t.dtype() == DType::kBFloat16) {
+    const uint16_t* p = t.data<uint16_t>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = t.dtype() == DType::kHalf ? HalfToFloat(p[i]) : BFloat16ToFloat(p[i]);
+    return v;
+  }
+  TFHOST_SWITCH_REAL_TYPES(t.dtype(), {
+    const T* p = t.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(p[i]);
+  }, {});
+  return v;
+}
+
 namespace {
 
 struct ResizeArgs {
@@ -70,21 +85,6 @@ StatusOr<ResizeArgs> ParseResize(const KernelContext& ctx, bool has_half_pixel_c
   a.scale_h = ResizeScale(a.in_h, a.out_h, a.align_corners);
   a.scale_w = ResizeScale(a.in_w, a.out_w, a.align_corners);
   return a;
-}
-
-// The input as float32 values (each element converted as static_cast<float>).
-std::vector<float> InputFloats(const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.NumElements()));
-  if (t.dtype() == DType::kHalf || t.dtype() == DType::kBFloat16) {
-    const uint16_t* p = t.data<uint16_t>();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = t.dtype() == DType::kHalf ? HalfToFloat(p[i]) : BFloat16ToFloat(p[i]);
-    return v;
-  }
-  TFHOST_SWITCH_REAL_TYPES(t.dtype(), {
-    const T* p = t.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(p[i]);
-  }, {});
-  return v;
 }
 
 StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, const ResizeArgs& a) {
@@ -143,7 +143,7 @@ Status ResizeBicubic(KernelContext& ctx) {
   const std::vector<float> table = CubicTable(keys ? -0.5 : -0.75);
   std::vector<CubicTaps> xs(static_cast<size_t>(a.out_w));
   for (int64_t x = 0; x < a.out_w; ++x) xs[x] = BicubicTaps(table, a.scale_w, x, a.in_w, keys);
-  const std::vector<float> in = InputFloats(ctx.input(0));
+  const std::vector<float> in = ImageAsFloats(ctx.input(0));
   float* y_out = out.data<float>();
   const int64_t c_n = a.channels;
   for (int64_t b = 0; b < a.batch; ++b) {
@@ -198,7 +198,7 @@ Status ResizeArea(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a));
   std::vector<AreaSpan> xs(static_cast<size_t>(a.out_w));
   for (int64_t x = 0; x < a.out_w; ++x) xs[x] = Span(x, a.scale_w);
-  const std::vector<float> in = InputFloats(ctx.input(0));
+  const std::vector<float> in = ImageAsFloats(ctx.input(0));
   const float norm = static_cast<float>(1.0 / (a.scale_h * a.scale_w));
   auto bound = [](int64_t v, int64_t limit) { return std::clamp<int64_t>(v, 0, limit - 1); };
   float* y_out = out.data<float>();

@@ -64,7 +64,8 @@ Status DecodedImageShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
-// ResizeBicubic / ResizeArea(images [N,H,W,C], size [2]) -> [N, h, w, C].
+// ResizeBicubic / ResizeArea / ScaleAndTranslate(images [N,H,W,C], size [2], ...)
+// -> [N, h, w, C].
 Status ResizeShape(ShapeContext& ctx) {
   const PartialShape& images = ctx.input(0);
   if (images.rank_known() && images.rank() != 4) {
@@ -117,7 +118,8 @@ void RegisterImageShapeFns(ShapeFnRegistry& registry) {
                     NmsShape);
   registry.Register("CombinedNonMaxSuppression", CombinedNmsShape);
   registry.Register("CropAndResize", CropAndResizeShape);
-  registry.Register({"ResizeBicubic", "ResizeArea"}, ResizeShape);
+  registry.Register({"ResizeBicubic", "ResizeArea", "ScaleAndTranslate"}, ResizeShape);
+  registry.Register({"RGBToHSV", "HSVToRGB", "AdjustContrastv2"}, UnchangedShape);
   registry.Register("ExtractImagePatches", ExtractImagePatchesShape);
   registry.Register("NonMaxSuppressionWithOverlaps", [](ShapeContext& ctx) {
     ctx.set_output(0, PartialShape::Known({-1}));

@@ -1,7 +1,11 @@
-// ArgMax / ArgMin along one axis (the `dimension` input). Ties go to the lowest
-// index; a NaN counts as the extreme value (the first NaN wins, as in NumPy).
+// ArgMax / ArgMin along one axis (the `dimension` input). As TensorFlow's CPU
+// kernels (Eigen's arg reducers) do, the search starts from the type's lowest
+// (for ArgMin, highest) value at index 0 and moves only to a strictly greater
+// (smaller) element: ties go to the lowest index, and a NaN is never chosen
+// (a row of NaNs gives 0); conformance cases ArgMax/tf/nan, ArgMin/tf/nan.
 // The output dtype is `output_type` (int64 by default, TensorFlow's default).
 #include <cmath>
+#include <limits>
 
 #include "ops/math/math_ops.h"
 #include "ops/math/math_util.h"
@@ -9,23 +13,21 @@
 namespace tfhost::ops::math {
 namespace {
 
-template <bool kMax, typename T>
-bool Better(T candidate, T best) {
-  if constexpr (kIsFloat<T>) {
-    if (std::isnan(best)) return false;
-    if (std::isnan(candidate)) return true;
-  }
-  return kMax ? candidate > best : candidate < best;
-}
-
 template <bool kMax, typename T, typename Index>
 void ArgLoop(const T* in, int64_t outer, int64_t axis_n, int64_t inner, Index* out) {
+  const T start = kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   for (int64_t o = 0; o < outer; ++o) {
     const T* block = in + o * axis_n * inner;
     for (int64_t i = 0; i < inner; ++i) {
       int64_t best = 0;
-      for (int64_t k = 1; k < axis_n; ++k) {
-        if (Better<kMax>(block[k * inner + i], block[best * inner + i])) best = k;
+      T best_value = start;
+      for (int64_t k = 0; k < axis_n; ++k) {
+        const T v = block[k * inner + i];
+        // A NaN compares false both ways, so it is never taken.
+        if (kMax ? v > best_value : v < best_value) {
+          best = k;
+          best_value = v;
+        }
       }
       out[o * inner + i] = static_cast<Index>(best);
     }

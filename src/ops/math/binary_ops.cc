@@ -3,7 +3,8 @@
 // SquaredDifference, Atan2, the NoNan/xlogy variants, and the bitwise ops
 // BitwiseAnd/Or/Xor, LeftShift and RightShift (shift counts clamped to
 // [0, bits - 1] as TensorFlow's CPU kernels do; RightShift is arithmetic for
-// signed types).
+// signed types). Add, AddV2, Sub, Mul, Div and RealDiv also take complex
+// numbers (complex_ops.cc).
 //
 // Integer semantics follow TensorFlow: +,-,* wrap; Div/RealDiv/TruncateDiv
 // truncate toward zero; FloorDiv floors; FloorMod's result takes the divisor's
@@ -197,18 +198,16 @@ struct MulNoNanOp : BinaryOpBase {
   template <typename T> T operator()(const T& a, const T& b) const { return b == 0 ? T(0) : a * b; }
 };
 
+// x == 0 gives 0 whatever y is, NaN included, as TensorFlow's CPU kernels
+// do (conformance cases Xlogy/tf/*_edges, Xdivy/tf/*_edges).
 struct XlogyOp : BinaryOpBase {
   template <typename T> static constexpr bool kSupports = kIsFloat<T>;
-  template <typename T> T operator()(const T& x, const T& y) const {
-    return (x == 0 && !std::isnan(y)) ? T(0) : x * std::log(y);
-  }
+  template <typename T> T operator()(const T& x, const T& y) const { return x == 0 ? T(0) : x * std::log(y); }
 };
 
 struct XdivyOp : BinaryOpBase {
   template <typename T> static constexpr bool kSupports = kIsFloat<T>;
-  template <typename T> T operator()(const T& x, const T& y) const {
-    return (x == 0 && !std::isnan(y)) ? T(0) : x / y;
-  }
+  template <typename T> T operator()(const T& x, const T& y) const { return x == 0 ? T(0) : x / y; }
 };
 
 template <int kOp>  // 0 and, 1 or, 2 xor
@@ -248,13 +247,14 @@ void RegisterBinary(OpRegistry& registry, const char* name, const std::string& t
 void RegisterBinaryOps(OpRegistry& registry) {
   const std::string real = kRealTypes;
   const std::string floats = kFloatTypes;
-  const std::string real_and_string = real.substr(0, real.size() - 1) + ", string}";
-  RegisterBinary(registry, "Add", real_and_string, BinaryKernel<AddOp>);
-  RegisterBinary(registry, "AddV2", real, BinaryKernel<AddOp>);
-  RegisterBinary(registry, "Sub", real, BinaryKernel<SubOp>);
-  RegisterBinary(registry, "Mul", real, BinaryKernel<MulOp>);
-  RegisterBinary(registry, "Div", real, BinaryKernel<DivOp>);
-  RegisterBinary(registry, "RealDiv", real, BinaryKernel<DivOp>);
+  const std::string real_and_complex = real.substr(0, real.size() - 1) + ", complex64, complex128}";
+  const std::string real_complex_string = real.substr(0, real.size() - 1) + ", complex64, complex128, string}";
+  RegisterBinary(registry, "Add", real_complex_string, WithComplexSupport(ComplexOp::kAdd, BinaryKernel<AddOp>));
+  RegisterBinary(registry, "AddV2", real_and_complex, WithComplexSupport(ComplexOp::kAdd, BinaryKernel<AddOp>));
+  RegisterBinary(registry, "Sub", real_and_complex, WithComplexSupport(ComplexOp::kSub, BinaryKernel<SubOp>));
+  RegisterBinary(registry, "Mul", real_and_complex, WithComplexSupport(ComplexOp::kMul, BinaryKernel<MulOp>));
+  RegisterBinary(registry, "Div", real_and_complex, WithComplexSupport(ComplexOp::kDiv, BinaryKernel<DivOp>));
+  RegisterBinary(registry, "RealDiv", real_and_complex, WithComplexSupport(ComplexOp::kDiv, BinaryKernel<DivOp>));
   RegisterBinary(registry, "TruncateDiv", "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}",
                  BinaryKernel<TruncateDivOp>);
   RegisterBinary(registry, "FloorDiv", real, BinaryKernel<FloorDivOp>);

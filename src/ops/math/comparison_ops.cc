@@ -4,6 +4,7 @@
 // Floats compare as IEEE does: NaN is unequal to everything, itself included.
 #include <cmath>
 
+#include "ops/math/broadcast.h"
 #include "ops/math/elementwise.h"
 #include "ops/math/math_ops.h"
 
@@ -59,6 +60,28 @@ struct IsFiniteOp : UnaryOpBase {
   template <typename T> bool operator()(const T& a) const { return std::isfinite(a); }
 };
 
+// Equal/NotEqual of complex numbers: both parts equal (conformance cases
+// Equal/tf/complex64*). kNotEqual flips the answer.
+template <bool kNotEqual>
+Status ComplexEquality(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (b.dtype() != a.dtype()) return ctx.Error("x and y must have one dtype");
+  auto bc = Broadcaster::Make({a.shape(), b.shape()});
+  if (!bc.ok()) return ctx.Error(std::string(bc.status().message()));
+  Tensor out(DType::kBool, bc->output_shape());
+  const bool single = a.dtype() == DType::kComplex64;
+  auto part = [single](const Tensor& t, int64_t k) {
+    return single ? static_cast<double>(t.data<float>()[k]) : t.data<double>()[k];
+  };
+  bc->ForEach(0, bc->num_elements(), [&](int64_t i, const int64_t* off) {
+    const bool equal = part(a, 2 * off[0]) == part(b, 2 * off[1]) && part(a, 2 * off[0] + 1) == part(b, 2 * off[1] + 1);
+    out.data<bool>()[i] = equal != kNotEqual;
+  });
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 // Equal/NotEqual with incompatible_shape_error=false answer a scalar
 // (false/true) for shapes that do not broadcast, instead of failing.
 template <typename Op, bool kIncompatibleValue>
@@ -68,6 +91,8 @@ Status EqualityKernel(KernelContext& ctx) {
     ctx.set_output(0, Tensor::Scalar<bool>(kIncompatibleValue));
     return OkStatus();
   }
+  const DType dtype = ctx.input(0).dtype();
+  if (dtype == DType::kComplex64 || dtype == DType::kComplex128) return ComplexEquality<kIncompatibleValue>(ctx);
   return BinaryKernel<Op>(ctx);
 }
 

@@ -20,6 +20,14 @@ void RegisterNaryOps(OpRegistry& registry);
 void RegisterEinsumOp(OpRegistry& registry);
 void RegisterBincountOps(OpRegistry& registry);
 void RegisterQuantizeOps(OpRegistry& registry);  // QuantizeV2, Dequantize
+// QuantizeAndDequantizeV2, V3, V4 (quantize_and_dequantize.cc).
+void RegisterQuantizeAndDequantizeOps(OpRegistry& registry);
+
+// Complex64/complex128 element-wise ops (complex_ops.cc): the kernel a
+// registration wraps with WithComplexSupport handles every other dtype.
+enum class ComplexOp { kAdd, kSub, kMul, kDiv, kNeg, kExp };
+KernelFn WithComplexSupport(ComplexOp op, KernelFn real);
+
 // _TfhostFusedElementwise, the graph passes' fused element-wise chains.
 void RegisterFusedElementwiseOp(OpRegistry& registry);
 

@@ -1,12 +1,14 @@
 // Reductions over a set of axes: Sum, Mean, Prod, Max, Min (numbers), Any, All
 // (bool), EuclideanNorm (floats). `reduction_indices` is an int32/int64 scalar
 // or 1-D tensor; negative axes count from the end, duplicates are an error, and
-// no axes at all returns the input unchanged. keep_dims keeps reduced axes with
-// size 1.
+// no axes at all returns the input unchanged (EuclideanNorm: its absolute
+// value). keep_dims keeps reduced axes with size 1.
 //
 // Floats accumulate in double (the reference is the precision oracle);
-// integers accumulate in their own type and wrap, as TensorFlow does, and an
-// integer Mean divides with truncation. Empty reductions give the identity
+// integers accumulate in their own type and wrap, as TensorFlow does, except
+// that an integer Mean of a type narrower than 64 bits sums in 64 bits, as
+// TensorFlow's does (conformance case Mean/tf/uint16_edges); an integer Mean
+// divides with truncation. Empty reductions give the identity
 // (0 for Sum, 1 for Prod, -inf/lowest for Max, +inf/max for Min, NaN for a
 // float Mean, 0 for an integer Mean). Max/Min propagate NaN.
 //
@@ -36,7 +38,9 @@ constexpr bool Supports() {
 // number of input elements per output element.
 template <Reduce R, typename T>
 void ReduceLoop(const Tensor& x, const Broadcaster& bc, Tensor& out, int64_t count) {
-  using Acc = std::conditional_t<kIsFloat<T>, double, std::conditional_t<kIsBool<T>, uint8_t, T>>;
+  using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+  using IntAcc = std::conditional_t<R == Reduce::kMean && kIsInt<T>, Wide, T>;
+  using Acc = std::conditional_t<kIsFloat<T>, double, std::conditional_t<kIsBool<T>, uint8_t, IntAcc>>;
   const int64_t out_n = out.NumElements();
   Acc init{};
   if constexpr (R == Reduce::kProd || R == Reduce::kAll) {
@@ -79,7 +83,6 @@ void ReduceLoop(const Tensor& x, const Broadcaster& bc, Tensor& out, int64_t cou
       if constexpr (kIsFloat<T>) {
         o[i] = static_cast<T>(acc[i] / static_cast<double>(count));
       } else {
-        using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
         o[i] = count == 0 ? T(0) : static_cast<T>(static_cast<Wide>(acc[i]) / static_cast<Wide>(count));
       }
     } else if constexpr (R == Reduce::kEuclideanNorm) {
@@ -121,7 +124,10 @@ Status ReduceKernel(KernelContext& ctx) {
       },
       [&] { return UnsupportedDType(ctx, dtype); });
   TFHOST_RETURN_IF_ERROR(type_check);
-  if (axes.empty()) {  // nothing to reduce
+  // Nothing to reduce: the input itself, except that EuclideanNorm still
+  // takes each element's norm, |x| (conformance case
+  // EuclideanNorm/tf/none_keep_False).
+  if (axes.empty() && R != Reduce::kEuclideanNorm) {
     ctx.set_output(0, x);
     return OkStatus();
   }

@@ -18,6 +18,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterEinsumOp(registry);
   math::RegisterBincountOps(registry);
   math::RegisterQuantizeOps(registry);
+  math::RegisterQuantizeAndDequantizeOps(registry);
   math::RegisterFusedElementwiseOp(registry);
 }
 

@@ -239,6 +239,8 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
     return OkStatus();
   });
   registry.Register("Dequantize", UnchangedShape);
+  registry.Register({"QuantizeAndDequantizeV2", "QuantizeAndDequantizeV3", "QuantizeAndDequantizeV4"},
+                    UnchangedShape);
 }
 
 }  // namespace tfhost::ops

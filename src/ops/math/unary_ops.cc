@@ -2,8 +2,9 @@
 // logarithms, rounding (Round and Rint round half to even), trigonometric and
 // hyperbolic functions, Sigmoid, Erf/Erfc, Lgamma. Integer dtypes are accepted
 // where TensorFlow accepts them (Neg, Abs, Sign, Square wrap on overflow like
-// TF; Round is the identity); the rest are float-only. The activation family
-// (Relu, Softplus, ...) lives in nn.
+// TF; Round is the identity); the rest are float-only, except that Neg and Exp
+// also take complex numbers (complex_ops.cc). The activation family (Relu,
+// Softplus, ...) lives in nn.
 #include <cmath>
 #include <limits>
 
@@ -107,7 +108,11 @@ void RegisterUnary(OpRegistry& registry, const char* name, const char* types, Ke
 
 void RegisterUnaryOps(OpRegistry& registry) {
   const char* f = kFloatTypes;
-  RegisterUnary(registry, "Neg", kRealTypes, UnaryKernel<NegOp>);
+  const std::string real = kRealTypes;
+  const std::string with_complex = real.substr(0, real.size() - 1) + ", complex64, complex128}";
+  const std::string floats = kFloatTypes;
+  const std::string floats_and_complex = floats.substr(0, floats.size() - 1) + ", complex64, complex128}";
+  RegisterUnary(registry, "Neg", with_complex.c_str(), WithComplexSupport(ComplexOp::kNeg, UnaryKernel<NegOp>));
   RegisterUnary(registry, "Abs", kRealTypes, UnaryKernel<AbsOp>);
   RegisterUnary(registry, "Sign", kRealTypes, UnaryKernel<SignOp>);
   RegisterUnary(registry, "Square", kRealTypes, UnaryKernel<SquareOp>);
@@ -115,7 +120,7 @@ void RegisterUnaryOps(OpRegistry& registry) {
   RegisterUnary(registry, "Rint", f, UnaryKernel<RintOp>);
   RegisterUnary(registry, "Sqrt", f, UnaryKernel<SqrtOp>);
   RegisterUnary(registry, "Rsqrt", f, UnaryKernel<RsqrtOp>);
-  RegisterUnary(registry, "Exp", f, UnaryKernel<ExpOp>);
+  RegisterUnary(registry, "Exp", floats_and_complex.c_str(), WithComplexSupport(ComplexOp::kExp, UnaryKernel<ExpOp>));
   RegisterUnary(registry, "Expm1", f, UnaryKernel<Expm1Op>);
   RegisterUnary(registry, "Log", f, UnaryKernel<LogOp>);
   RegisterUnary(registry, "Log1p", f, UnaryKernel<Log1pOp>);

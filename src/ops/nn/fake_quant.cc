@@ -8,8 +8,9 @@
 //   scale = (max - min) / (qmax - qmin), zp = qmin - min / scale rounded and
 //   clamped to [qmin, qmax], nudged_min = (qmin - zp) * scale,
 //   nudged_max = (qmax - zp) * scale,
-//   y = floor((clamp(x, nudged_min, nudged_max) - nudged_min) / scale + 0.5)
-//       * scale + nudged_min.
+//   y = floor((clamp(x, nudged_min, nudged_max) - nudged_min) * inv_scale + 0.5)
+//       * scale + nudged_min, inv_scale = 1 / scale (Args: (qmax - qmin) /
+//       (max - min)).
 #include <cmath>
 
 #include "ops/array/array_util.h"
@@ -20,13 +21,21 @@ namespace {
 
 struct Nudged {
   float min = 0, max = 0, scale = 0;
+  // What values are multiplied by before rounding: 1 / scale, except that
+  // TensorFlow's FakeQuantWithMinMaxArgs computes (qmax - qmin) / (max - min)
+  // directly, and the two round differently for values halfway between two
+  // levels (conformance case
+  // FakeQuantWithMinMaxArgs/tf/min0.0_max1.0_bits8_narrow_False; its
+  // FakeQuantWithMinMaxVars/tf/ twin checks 1 / scale).
+  float inv_scale = 0;
 };
 
-Nudged Nudge(float min, float max, int64_t num_bits, bool narrow_range) {
+Nudged Nudge(float min, float max, int64_t num_bits, bool narrow_range, bool direct_inverse) {
   const float qmin = narrow_range ? 1.0f : 0.0f;
   const float qmax = static_cast<float>((int64_t{1} << num_bits) - 1);
   Nudged n;
   n.scale = (max - min) / (qmax - qmin);
+  n.inv_scale = direct_inverse ? (qmax - qmin) / (max - min) : 1.0f / n.scale;
   if (!(n.scale > 0)) {  // min == max (or inverted): everything maps to min
     n.min = n.max = min;
     n.scale = 0;
@@ -49,8 +58,7 @@ Nudged Nudge(float min, float max, int64_t num_bits, bool narrow_range) {
 float Quantize(float x, const Nudged& n) {
   if (n.scale == 0) return n.min;
   const float clamped = std::min(std::max(x, n.min), n.max);
-  const float inv_scale = 1.0f / n.scale;
-  return std::floor((clamped - n.min) * inv_scale + 0.5f) * n.scale + n.min;
+  return std::floor((clamped - n.min) * n.inv_scale + 0.5f) * n.scale + n.min;
 }
 
 StatusOr<std::pair<int64_t, bool>> BitsAttrs(const KernelContext& ctx) {
@@ -80,7 +88,7 @@ Status FakeQuantArgs(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(float min, ctx.AttrOr<float>("min", -6.0f));
   TFHOST_ASSIGN_OR_RETURN(float max, ctx.AttrOr<float>("max", 6.0f));
   if (min >= max) return ctx.Error("min " + std::to_string(min) + " must be below max " + std::to_string(max));
-  return Apply(ctx, {Nudge(min, max, bits.first, bits.second)});
+  return Apply(ctx, {Nudge(min, max, bits.first, bits.second, /*direct_inverse=*/true)});
 }
 
 Status FakeQuantVars(KernelContext& ctx, bool per_channel) {
@@ -94,7 +102,7 @@ Status FakeQuantVars(KernelContext& ctx, bool per_channel) {
   }
   std::vector<Nudged> n;
   for (int64_t c = 0; c < min.NumElements(); ++c) {
-    n.push_back(Nudge(min.data<float>()[c], max.data<float>()[c], bits.first, bits.second));
+    n.push_back(Nudge(min.data<float>()[c], max.data<float>()[c], bits.first, bits.second, /*direct_inverse=*/false));
   }
   if (per_channel && n.size() == 1 && ctx.input(0).rank() >= 1 && ctx.input(0).dim(ctx.input(0).rank() - 1) != 1) {
     return ctx.Error("inputs' last dim must be 1 for one channel, got " + ctx.input(0).shape().ToString());

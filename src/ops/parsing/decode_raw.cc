@@ -43,6 +43,13 @@ Status DecodeRaw(KernelContext& ctx) {
       for (size_t at = 0; at < width; at += unit) std::reverse(dst + i * width + at, dst + i * width + at + unit);
     }
   }
+  // A bool is one byte that must hold 0 or 1: any nonzero byte reads as
+  // true, as TensorFlow's bool tensors do (conformance case
+  // DecodeRaw/tf/bool_little_True).
+  if (out_type == DType::kBool) {
+    unsigned char* b = static_cast<unsigned char*>(out.raw_data());
+    for (int64_t k = 0; k < out.NumElements(); ++k) b[k] = b[k] != 0;
+  }
   ctx.set_output(0, std::move(out));
   return OkStatus();
 }

@@ -9,11 +9,14 @@
 //     [num_segments] + data.shape[k:]; negative ids are dropped; an empty
 //     segment is 0 for Sum, 1 for Prod, the type's lowest value for Max and
 //     its highest for Min (numeric_limits, as TensorFlow).
-// Values are combined in double, then rounded once to the output dtype.
+// Floating-point values are combined in double, then rounded once to the
+// output dtype; integers in their own type (wrapping, as TensorFlow).
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/array/array_util.h"
+#include "ops/math/math_util.h"
 #include "ops/sparse/sparse_ops.h"
 #include "ops/sparse/sparse_util.h"
 
@@ -59,6 +62,47 @@ double Identity(Op op, DType dtype, bool unsorted) {
   }
 }
 
+// The integer form of Reduce: in the element type itself, sums and products
+// wrapping as TensorFlow's do, so 64-bit values beyond 2^53 stay exact and
+// an empty Max/Min segment is exactly the type's lowest/highest (conformance
+// cases SegmentSum/tf/int64_large, UnsortedSegmentMin/tf/int64). A Mean
+// divides with truncation.
+template <typename T>
+void ReduceIntegers(Op op, bool unsorted, const Tensor& data, const std::vector<int64_t>& ids, int64_t segments,
+                    int64_t inner, Tensor& result) {
+  const T* in = data.data<T>();
+  T* out = result.data<T>();
+  std::vector<int64_t> counts(static_cast<size_t>(segments), 0);
+  for (size_t r = 0; r < ids.size(); ++r) {
+    const int64_t s = ids[r];
+    if (s < 0) continue;
+    for (int64_t j = 0; j < inner; ++j) {
+      T& o = out[s * inner + j];
+      const T x = in[r * inner + j];
+      if (counts[s] == 0) o = x;
+      else if (op == Op::kSum || op == Op::kMean) o = math::WrapAdd(o, x);
+      else if (op == Op::kProd) o = math::WrapMul(o, x);
+      else if (op == Op::kMax) o = x > o ? x : o;
+      else o = x < o ? x : o;
+    }
+    ++counts[s];
+  }
+  for (int64_t s = 0; s < segments; ++s) {
+    for (int64_t j = 0; j < inner; ++j) {
+      T& o = out[s * inner + j];
+      if (counts[s] == 0) {
+        if (op == Op::kProd) o = T(1);
+        else if (unsorted && op == Op::kMax) o = std::numeric_limits<T>::lowest();
+        else if (unsorted && op == Op::kMin) o = std::numeric_limits<T>::max();
+        else o = T(0);
+      } else if (op == Op::kMean) {
+        using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+        o = static_cast<T>(static_cast<Wide>(o) / static_cast<Wide>(counts[s]));
+      }
+    }
+  }
+}
+
 // Reduces rows of `data` (viewed as [rows, inner]) into `segments` rows by
 // `ids` (-1 = drop).
 Status Reduce(KernelContext& ctx, Op op, bool unsorted, const std::vector<int64_t>& ids, int64_t segments,
@@ -68,6 +112,16 @@ Status Reduce(KernelContext& ctx, Op op, bool unsorted, const std::vector<int64_
   out_dims.insert(out_dims.end(), inner_dims.begin(), inner_dims.end());
   TFHOST_ASSIGN_OR_RETURN(Shape shape, array::OutputShape(ctx, out_dims, "output"));
   const int64_t inner = shape.rank() == 0 ? 1 : array::DimProduct(shape, 1, shape.rank());
+  bool integer = false;
+  TFHOST_SWITCH_REAL_TYPES(data.dtype(), {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      Tensor result(data.dtype(), shape);
+      ReduceIntegers<T>(op, unsorted, data, ids, segments, inner, result);
+      ctx.set_output(0, std::move(result));
+      integer = true;
+    }
+  }, {});
+  if (integer) return OkStatus();
   std::vector<double> in = ReadDoubles(data);
   std::vector<double> out(static_cast<size_t>(segments * inner), 0.0);
   std::vector<int64_t> counts(static_cast<size_t>(segments), 0);

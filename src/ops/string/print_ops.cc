@@ -5,10 +5,13 @@
 // streams, never into model outputs, so formatting follows TensorFlow's
 // print_v2 style (numpy-like brackets, "..." past `summarize` entries per
 // dimension, strings quoted) on a best-effort basis.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 
 #include "ops/array/array_util.h"
 #include "ops/string/string_ops.h"
@@ -16,15 +19,28 @@
 namespace tfhost::ops {
 namespace {
 
+// A float as TensorFlow's StrCat writes one: the shortest of 6 (double: 15)
+// significant digits that reads back to the same value, else 9 (17)
+// (conformance case StringFormat/tf/default).
+template <typename F>
+std::string ShortestDigits(F value) {
+  constexpr bool kFloat = std::is_same_v<F, float>;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", kFloat ? 6 : 15, static_cast<double>(value));
+  const bool round_trips = kFloat ? std::strtof(buf, nullptr) == value : std::strtod(buf, nullptr) == value;
+  if (!round_trips && !std::isnan(value)) std::snprintf(buf, sizeof buf, "%.*g", kFloat ? 9 : 17, static_cast<double>(value));
+  return buf;
+}
+
 std::string Element(const Tensor& t, int64_t i) {
   std::ostringstream os;
   switch (t.dtype()) {
     case DType::kString: return "\"" + t.strings()[i] + "\"";
     case DType::kBool: return t.data<bool>()[i] ? "True" : "False";
-    case DType::kFloat: os << t.data<float>()[i]; break;
-    case DType::kDouble: os << t.data<double>()[i]; break;
-    case DType::kHalf: os << HalfToFloat(t.data<uint16_t>()[i]); break;
-    case DType::kBFloat16: os << BFloat16ToFloat(t.data<uint16_t>()[i]); break;
+    case DType::kFloat: return ShortestDigits(t.data<float>()[i]);
+    case DType::kDouble: return ShortestDigits(t.data<double>()[i]);
+    case DType::kHalf: return ShortestDigits(HalfToFloat(t.data<uint16_t>()[i]));
+    case DType::kBFloat16: return ShortestDigits(BFloat16ToFloat(t.data<uint16_t>()[i]));
     default: {
       bool ok = true;
       TFHOST_SWITCH_REAL_TYPES(t.dtype(), os << +t.data<T>()[i], ok = false);

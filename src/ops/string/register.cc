@@ -13,6 +13,7 @@ void RegisterStringOps(OpRegistry& registry) {
   RegisterPrintOps(registry);
   RegisterUnicodeOps(registry);
   RegisterUnicodeScriptOp(registry);
+  RegisterUnsortedSegmentJoinOp(registry);
 }
 
 }  // namespace tfhost::ops

@@ -48,6 +48,22 @@ void RegisterStringShapeFns(ShapeFnRegistry& registry) {
   });
   registry.Register("UnicodeTranscode", UnchangedShape);
   registry.Register("UnicodeScript", UnchangedShape);
+  // UnsortedSegmentJoin: [num_segments] + inputs.shape[rank(segment_ids):].
+  registry.Register("UnsortedSegmentJoin", [](ShapeContext& ctx) {
+    const ir::PartialShape& inputs = ctx.input(0);
+    const ir::PartialShape& ids = ctx.input(1);
+    auto n = ctx.InputInts(2);
+    const int64_t segments = n && n->size() == 1 && (*n)[0] >= 0 ? (*n)[0] : -1;
+    if (!inputs.rank_known() || !ids.rank_known()) return OkStatus();
+    if (ids.rank() == 0 || ids.rank() > inputs.rank()) {
+      return ctx.Error("segment_ids of rank " + std::to_string(ids.rank()) + " cannot index inputs of shape " +
+                       inputs.ToString());
+    }
+    std::vector<int64_t> dims = {segments};
+    for (int d = ids.rank(); d < inputs.rank(); ++d) dims.push_back(inputs.dim(d));
+    ctx.set_output(0, ir::PartialShape::Known(std::move(dims)));
+    return OkStatus();
+  });
 }
 
 }  // namespace tfhost::ops

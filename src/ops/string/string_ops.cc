@@ -179,26 +179,35 @@ bool IsAsciiSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-// Python str.split semantics, which tf.strings.split documents it follows.
+// Python str.split semantics, which tf.strings.split documents it follows,
+// except where TensorFlow's kernel differs: splitting on whitespace, once
+// maxsplit tokens are out the rest of the string after the whitespace that
+// follows them is one more token, as it stands (trailing whitespace kept),
+// even when empty ("x" with maxsplit 1 is ["x", ""]), and maxsplit 0 leaves
+// the string whole, whitespace and all (conformance cases
+// StringSplitV2/tf/sep_whitespace_max*).
 void SplitPython(std::string_view s, std::string_view sep, int64_t maxsplit,
                  std::vector<std::string_view>* out) {
-  if (sep.empty()) {  // runs of whitespace; no empty tokens
+  if (sep.empty()) {  // runs of whitespace
+    if (maxsplit == 0) {
+      out->push_back(s);
+      return;
+    }
     size_t i = 0;
     int64_t splits = 0;
     while (true) {
       while (i < s.size() && IsAsciiSpace(s[i])) ++i;
       if (i == s.size()) return;
-      if (maxsplit >= 0 && splits == maxsplit) {
-        size_t end = s.size();
-        while (end > i && IsAsciiSpace(s[end - 1])) --end;
-        out->push_back(s.substr(i, end - i));
-        return;
-      }
       size_t j = i;
       while (j < s.size() && !IsAsciiSpace(s[j])) ++j;
       out->push_back(s.substr(i, j - i));
       ++splits;
       i = j;
+      if (maxsplit >= 0 && splits == maxsplit) {
+        while (i < s.size() && IsAsciiSpace(s[i])) ++i;
+        out->push_back(s.substr(i));
+        return;
+      }
     }
   }
   size_t start = 0;
