@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prints the zoo's cache folder: ${TFHOST_CACHE:-~/.cache/tfhost}/zoo/<key>,
-# where <key> hashes the generator (every .py and .sh under tests/zoo/, in
-# path order) and the Python lock, so the zoo is regenerated exactly when
-# either changes.
+# where <key> hashes the generator (every .py under tests/zoo/, in path
+# order, and this script, which runs it) and the Python lock, so the zoo is
+# regenerated exactly when one of them changes, and not for the test wrappers.
 #   tests/zoo/zoo_dir.sh            print the folder
 #   tests/zoo/zoo_dir.sh --ensure   generate it first if it is not complete
 # Generation writes <dir>.partial and renames it, under a lock on <dir>.lock,
@@ -22,8 +22,8 @@ lock_file="$root/requirements/test.txt"
 [ -f "$lock_file" ] || { echo "zoo_dir: no Python lock at $lock_file" >&2; exit 2; }
 key="$(
   cd "$root"
-  { find tests/zoo -type f \( -name '*.py' -o -name '*.sh' \) -print0 | LC_ALL=C sort -z \
-      | xargs -0 cat; cat requirements/test.txt; } | sha256sum | cut -c1-16
+  { find tests/zoo -type f -name '*.py' -print0 | LC_ALL=C sort -z | xargs -0 cat
+    cat tests/zoo/zoo_dir.sh requirements/test.txt; } | sha256sum | cut -c1-16
 )"
 dir="${TFHOST_CACHE:-$HOME/.cache/tfhost}/zoo/$key"
 

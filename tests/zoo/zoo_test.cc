@@ -2,7 +2,7 @@
 // Model::RunSignature, each signature's outputs against TensorFlow's for the
 // same inputs. One gtest case per model and signature, "Zoo.<model>/<sig>",
 // registered from the manifest at start; the zoo folder comes from
-// $TFHOST_ZOO_DIR (tests/zoo/run_zoo_test.sh sets it, generating the zoo first
+// $TFHOST_ZOO_DIR (tests/zoo/with_zoo.sh sets it, generating the zoo first
 // when the cache lacks it). A model that fails to load fails every one of its
 // signatures' cases, with the load error.
 #include <gtest/gtest.h>
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   using namespace tfhost::zoo;
   const char* dir = std::getenv("TFHOST_ZOO_DIR");
   if (dir == nullptr || *dir == '\0') {
-    std::cerr << "zoo_test: TFHOST_ZOO_DIR is not set; run it through tests/zoo/run_zoo_test.sh, "
+    std::cerr << "zoo_test: TFHOST_ZOO_DIR is not set; run it through tests/zoo/with_zoo.sh, "
                  "which generates the zoo with TensorFlow first\n";
     return 1;
   }
