@@ -7,6 +7,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "ops/text/text_test_util.h"
 #include "ops/text/fast_wordpiece_model.h"
 #include "ops/text/fast_wordpiece_test_model.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 constexpr char kTokenize[] = "FastWordpieceTokenizeWithOffsets";
 constexpr char kDetokenize[] = "TFText>FastWordpieceDetokenize";
-
-template <typename T>
-std::vector<T> Vec(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.NumElements());
-}
-std::vector<std::string> Values(const Tensor& t) { return {t.strings(), t.strings() + t.NumElements()}; }
 
 std::string SmallModel() {
   auto decoded = RunSingleOp("DecodeBase64", {Tensor::StringScalar(kSmallWordpieceModelBase64)});

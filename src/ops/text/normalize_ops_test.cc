@@ -5,6 +5,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "ops/text/text_test_util.h"
 
 namespace tfhost::ops {
 namespace {
@@ -15,8 +16,6 @@ Tensor Strings(const std::vector<std::string>& v, Shape shape) {
   return t;
 }
 Tensor Strings(const std::vector<std::string>& v) { return Strings(v, Shape({static_cast<int64_t>(v.size())})); }
-
-std::vector<std::string> Values(const Tensor& t) { return {t.strings(), t.strings() + t.NumElements()}; }
 
 StatusOr<std::vector<Tensor>> Normalize(Tensor in, const std::string& form) {
   return RunSingleOp("NormalizeUTF8", {std::move(in)}, {{"normalization_form", MakeAttr(form)}});

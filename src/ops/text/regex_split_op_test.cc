@@ -5,17 +5,10 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "ops/text/text_test_util.h"
 
 namespace tfhost::ops {
 namespace {
-
-Tensor Strings(const std::vector<std::string>& v) { return Tensor::FromVector(v); }
-
-template <typename T>
-std::vector<T> Vec(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.NumElements());
-}
-std::vector<std::string> Values(const Tensor& t) { return {t.strings(), t.strings() + t.NumElements()}; }
 
 // The Python wrapper passes "(" + pattern + ")" for both patterns.
 StatusOr<std::vector<Tensor>> Split(const std::vector<std::string>& in, const std::string& delim,

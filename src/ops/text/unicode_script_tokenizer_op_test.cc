@@ -4,16 +4,12 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "ops/text/text_test_util.h"
 
 namespace tfhost::ops {
 namespace {
 
 constexpr char kOp[] = "UnicodeScriptTokenizeWithOffsets";
-
-template <typename T>
-std::vector<T> Vec(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.NumElements());
-}
 
 StatusOr<std::vector<Tensor>> Tokenize(const std::vector<int32_t>& cps, const std::vector<int64_t>& splits,
                                        bool keep_whitespace = false) {

@@ -5,19 +5,12 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "ops/text/text_test_util.h"
 
 namespace tfhost::ops {
 namespace {
 
 constexpr char kOp[] = "TFText>WhitespaceTokenizeWithOffsetsV2";
-
-Tensor Strings(const std::vector<std::string>& v) { return Tensor::FromVector(v); }
-
-template <typename T>
-std::vector<T> Vec(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.NumElements());
-}
-std::vector<std::string> Values(const Tensor& t) { return {t.strings(), t.strings() + t.NumElements()}; }
 
 // The config tensorflow-text builds: bit (c & 7) of byte (c >> 3) set for each
 // whitespace code point c, up to the largest.
