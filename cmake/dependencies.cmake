@@ -43,17 +43,19 @@ pkg_check_modules(TFHOST_RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(TFHOST_HWLOC REQUIRED IMPORTED_TARGET hwloc)
 find_package(CURL REQUIRED)
 
-# Fast CPU kernels (src/backends/cpu): oneDNN 2.6 with its OpenMP runtime. Its
-# CMake package also demands OpenCL for a GPU runtime tfhost never uses, so
-# the library is found directly.
-find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
-find_library(DNNL_LIBRARY dnnl REQUIRED)
-find_package(OpenMP REQUIRED COMPONENTS CXX)
-add_library(tfhost_dnnl INTERFACE)
-target_include_directories(tfhost_dnnl INTERFACE ${DNNL_INCLUDE_DIR})
-# Only the runtime library: -fopenmp on every dependent target would change
-# (and recompile) the whole tree for no use.
-target_link_libraries(tfhost_dnnl INTERFACE ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+# The onednn backend (src/backends/cpu/onednn): oneDNN 2.6 with its OpenMP
+# runtime. Its CMake package also demands OpenCL for a GPU runtime tfhost
+# never uses, so the library is found directly.
+if(TFHOST_BACKEND_ONEDNN)
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+  find_library(DNNL_LIBRARY dnnl REQUIRED)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+  add_library(tfhost_dnnl INTERFACE)
+  target_include_directories(tfhost_dnnl INTERFACE ${DNNL_INCLUDE_DIR})
+  # Only the runtime library: -fopenmp on every dependent target would change
+  # (and recompile) the whole tree for no use.
+  target_link_libraries(tfhost_dnnl INTERFACE ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+endif()
 
 # CPU collectives for `tfhost bench allreduce`: Gloo (its TCP transport) and
 # OpenMPI. Only the C bindings of MPI are used.

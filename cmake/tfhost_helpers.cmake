@@ -3,12 +3,25 @@
 # tfhost_module(NAME DEPS ...): a static library from every *.cc in the current
 # folder and its subfolders except *_test.cc, *_fuzz.cc and *_bench.cc, plus one
 # test executable per *_test.cc registered with ctest (label = module name).
+# A subfolder with a CMakeLists.txt of its own is a module of its own and is
+# skipped (src/backends/cpu/simd, say).
 function(tfhost_module name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB_RECURSE all_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   set(lib_sources "")
   set(test_sources "")
   foreach(src ${all_sources})
+    get_filename_component(dir ${src} DIRECTORY)
+    set(own_module FALSE)
+    while(NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR AND dir MATCHES "^${CMAKE_CURRENT_SOURCE_DIR}/")
+      if(EXISTS ${dir}/CMakeLists.txt)
+        set(own_module TRUE)
+      endif()
+      get_filename_component(dir ${dir} DIRECTORY)
+    endwhile()
+    if(own_module)
+      continue()
+    endif()
     if(src MATCHES "_test\\.cc$")
       list(APPEND test_sources ${src})
     elseif(NOT src MATCHES "_(fuzz|bench)\\.cc$")

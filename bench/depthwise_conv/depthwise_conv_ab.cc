@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "backends/cpu/simd/cpu_features.h"
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/buffer_pool.h"
 #include "base/thread_pool.h"
 #include "ops/kernel_bench_util.h"
@@ -79,9 +79,9 @@ int Main(int argc, char** argv) {
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       // Fresh kernels per thread count: oneDNN's brgemm kernels fix their
       // thread split when the primitive is made (on the first call).
-      const backends::FastKernel simd = backends::FastKernelRegistry::Global().Make(*node, reference);
+      const backends::NodeKernel simd = backends::BackendRegistry::Global().MakeFastKernel(*node, reference);
       const ops::KernelFn onednn =
-          backends::FastKernelRegistry::Global().MakeFrom("onednn", *node, reference).kernel;
+          backends::BackendRegistry::Global().MakeKernelFrom("onednn", *node, reference).kernel;
       if (!simd.kernel || simd.backend != "simd" || !onednn) {
         std::fprintf(stderr, "no kernel for %s\n", c.model);
         return 1;

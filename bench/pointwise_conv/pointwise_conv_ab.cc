@@ -25,7 +25,7 @@
 
 #include "backends/cpu/simd/cpu_features.h"
 #include "backends/cpu/simd/simd_kernels.h"
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/buffer_pool.h"
 #include "base/thread_pool.h"
 #include "ir/precision_attrs.h"
@@ -129,7 +129,7 @@ int Main(int argc, char** argv) {
       const ops::KernelFn simd =
           backends::simd::MakePointwiseConvKernel(*node, reference, /*apply_shape_rule=*/false);
       const ops::KernelFn onednn =
-          backends::FastKernelRegistry::Global().MakeFrom("onednn", *node, reference).kernel;
+          backends::BackendRegistry::Global().MakeKernelFrom("onednn", *node, reference).kernel;
       if (!simd || !onednn) {
         std::fprintf(stderr, "no kernel for %s\n", c.model);
         return 1;

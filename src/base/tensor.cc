@@ -7,17 +7,29 @@
 #include <new>
 #include <sstream>
 
+#include "base/allocator.h"
 #include "base/buffer_pool.h"
 
 namespace tfhost {
 
-// Owns the element storage of one or more Tensors. Fixed-size elements live
-// in the same block as this header (kHeaderBytes before the data), which
+// Owns the element storage of one or more Tensors. Fixed-size host elements
+// live in the same block as this header (kHeaderBytes before the data), which
 // comes from a BufferPool or the system; strings and variants are arrays
-// owned through an ordinary heap header.
+// owned through an ordinary heap header, and so is memory from an Allocator
+// (pinned host or device memory, Tensor::Allocate).
 class TensorBuffer {
  public:
   static constexpr size_t kHeaderBytes = 64;  // keeps the data 64-byte aligned
+
+  static TensorBuffer* FromAllocator(Allocator* allocator, void* data, size_t bytes) {
+    auto* header = new TensorBuffer();
+    header->storage_ = Storage::kAllocator;
+    header->space_ = allocator->space();
+    header->owner_ = allocator;
+    header->data_ = data;
+    header->bytes_ = bytes;
+    return header;
+  }
 
   static TensorBuffer* Create(DType dtype, int64_t n, bool zero_fill) {
     if (IsStringLike(dtype) || dtype == DType::kVariant) return new TensorBuffer(dtype, n);
@@ -39,7 +51,7 @@ class TensorBuffer {
     header->bytes_ = bytes;
     header->capacity_ = capacity;
     header->pool_ = std::move(owner);
-    header->in_block_ = true;
+    header->storage_ = Storage::kBlock;
     if (zero_fill && bytes > 0) std::memset(header->data_, 0, bytes);
     return header;
   }
@@ -47,7 +59,12 @@ class TensorBuffer {
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    if (!in_block_) {
+    if (storage_ == Storage::kAllocator) {
+      static_cast<Allocator*>(owner_)->Deallocate(data_, bytes_);
+      delete this;
+      return;
+    }
+    if (storage_ != Storage::kBlock) {
       delete this;
       return;
     }
@@ -65,32 +82,38 @@ class TensorBuffer {
   bool RefCountIsOne() const { return refs_.load(std::memory_order_acquire) == 1; }
   bool FromPool() const { return pool_ != nullptr; }
   void* data() { return data_; }
+  MemorySpace space() const { return space_; }
+  Allocator* allocator() const { return storage_ == Storage::kAllocator ? static_cast<Allocator*>(owner_) : nullptr; }
 
  private:
   TensorBuffer() = default;
   TensorBuffer(DType dtype, int64_t n) {
     if (IsStringLike(dtype)) {
-      strings_ = new std::string[n > 0 ? n : 1];
-      data_ = strings_;
+      storage_ = Storage::kStrings;
+      data_ = new std::string[n > 0 ? n : 1];
     } else {
-      variants_ = new VariantPtr[n > 0 ? n : 1];
-      data_ = variants_;
+      storage_ = Storage::kVariants;
+      data_ = new VariantPtr[n > 0 ? n : 1];
     }
   }
   ~TensorBuffer() {
-    delete[] strings_;
-    delete[] variants_;
+    if (storage_ == Storage::kStrings) delete[] static_cast<std::string*>(data_);
+    if (storage_ == Storage::kVariants) delete[] static_cast<VariantPtr*>(data_);
   }
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
 
+  // kBlock: header and data in one block; kStrings/kVariants: data_ is a
+  // new[]'d array; kAllocator: data_ came from owner_ (an Allocator).
+  enum class Storage : uint8_t { kBlock, kStrings, kVariants, kAllocator };
+
   std::atomic<int> refs_{1};
-  bool in_block_ = false;
+  Storage storage_ = Storage::kBlock;
+  MemorySpace space_;
   void* data_ = nullptr;
   size_t bytes_ = 0;
   size_t capacity_ = 0;  // of the pool block
-  std::string* strings_ = nullptr;
-  VariantPtr* variants_ = nullptr;
+  void* owner_ = nullptr;
   std::shared_ptr<BufferPool> pool_;
 };
 static_assert(sizeof(TensorBuffer) <= TensorBuffer::kHeaderBytes, "the header must fit before the data");
@@ -102,6 +125,28 @@ Tensor::Tensor(DType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_
 }
 
 Tensor Tensor::Uninitialized(DType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
+
+StatusOr<Tensor> Tensor::Allocate(DType dtype, Shape shape, Allocator* allocator) {
+  if (allocator == nullptr) return Uninitialized(dtype, std::move(shape));
+  if (IsStringLike(dtype) || dtype == DType::kVariant || dtype == DType::kResource) {
+    return InvalidArgument("a " + DTypeName(dtype) + " tensor cannot live in " + allocator->space().ToString() +
+                           " (" + allocator->name() + "): only fixed-size dtypes can");
+  }
+  const size_t bytes = static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype);
+  StatusOr<void*> data = allocator->Allocate(bytes);
+  if (!data.ok()) return data.status();
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.buffer_ = TensorBuffer::FromAllocator(allocator, *data, bytes);
+  return t;
+}
+
+MemorySpace Tensor::memory_space() const {
+  return buffer_ != nullptr ? buffer_->space() : MemorySpace::Host();
+}
+
+Allocator* Tensor::allocator() const { return buffer_ != nullptr ? buffer_->allocator() : nullptr; }
 
 Tensor& Tensor::operator=(const Tensor& other) {
   if (this != &other) {
@@ -172,6 +217,11 @@ StatusOr<Tensor> Tensor::Reshaped(const Shape& shape) const {
 
 Tensor Tensor::Clone() const {
   if (!valid()) return Tensor();
+  if (Allocator* a = allocator(); a != nullptr) {
+    StatusOr<Tensor> t = Allocate(dtype_, shape_, a);
+    if (!t.ok() || !a->CopyWithin(t->raw_data(), raw_data(), ByteSize()).ok()) return Tensor();
+    return *std::move(t);
+  }
   Tensor t = IsStringLike(dtype_) || dtype_ == DType::kVariant ? Tensor(dtype_, shape_)
                                                                 : Tensor::Uninitialized(dtype_, shape_);
   if (IsStringLike(dtype_)) {
@@ -185,6 +235,7 @@ Tensor Tensor::Clone() const {
 }
 
 std::vector<double> Tensor::ToDoubleVector() const {
+  if (!memory_space().host_accessible()) return {};
   std::vector<double> out(NumElements());
   if (dtype_ == DType::kHalf) {
     for (int64_t i = 0; i < NumElements(); ++i) out[i] = HalfToFloat(data<uint16_t>()[i]);
@@ -201,6 +252,9 @@ std::vector<double> Tensor::ToDoubleVector() const {
 }
 
 StatusOr<std::vector<int64_t>> Tensor::ToInt64Vector() const {
+  if (!memory_space().host_accessible()) {
+    return FailedPrecondition("the tensor is in " + memory_space().ToString() + ", not readable on the host");
+  }
   std::vector<int64_t> out(NumElements());
   switch (dtype_) {
     case DType::kInt32:
@@ -226,6 +280,10 @@ StatusOr<std::vector<int64_t>> Tensor::ToInt64Vector() const {
 std::string Tensor::DebugString(int max_values) const {
   if (!valid()) return "<invalid tensor>";
   std::ostringstream os;
+  if (!memory_space().host_accessible()) {
+    os << DTypeShortName(dtype_) << shape_.ToString() << " in " << memory_space().ToString();
+    return os.str();
+  }
   os << DTypeShortName(dtype_) << shape_.ToString() << " {";
   int64_t n = std::min<int64_t>(NumElements(), max_values);
   std::vector<double> values;
@@ -247,6 +305,7 @@ std::string Tensor::DebugString(int max_values) const {
 
 bool TensorsEqual(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (!a.memory_space().host_accessible() || !b.memory_space().host_accessible()) return false;
   if (IsStringLike(a.dtype())) {
     for (int64_t i = 0; i < a.NumElements(); ++i) {
       if (a.strings()[i] != b.strings()[i]) return false;

@@ -11,6 +11,14 @@
 // (no separate control block), so creating a tensor inside a warm run
 // allocates nothing from the system.
 //
+// Memory spaces: Tensor::Allocate takes the buffer from an Allocator
+// (base/allocator.h) instead: pinned host or device memory, which goes back
+// to that allocator. memory_space() says where the bytes are; CPU code reads
+// only tensors whose space is host_accessible() (the runtime's placement
+// inserts copies so that kernels see their backend's space). On a device
+// tensor Clone copies within the device; ToDoubleVector, ToInt64Vector,
+// DebugString and TensorsEqual do not read its values.
+//
 // Thread-safety: a Tensor is a value; sharing one buffer across threads is safe
 // for reads. Kernels write only into tensors they allocated themselves, or into
 // an input they took (KernelContext::TakeInput) while RefCountIsOne().
@@ -22,10 +30,12 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/memory_space.h"
 #include "base/shape.h"
 
 namespace tfhost {
 
+class Allocator;
 class TensorBuffer;
 
 // The value held by one element of a DT_VARIANT tensor (a TensorList, say).
@@ -48,6 +58,10 @@ class Tensor {
   // kernels that write every element (saves a pass over memory). Strings and
   // variants are still default-constructed.
   static Tensor Uninitialized(DType dtype, Shape shape);
+  // An uninitialized fixed-size tensor in `allocator`'s memory (host memory
+  // from the current pool when null). Fails with the allocator's
+  // ResourceExhausted, or InvalidArgument for strings/variants/resources.
+  static StatusOr<Tensor> Allocate(DType dtype, Shape shape, Allocator* allocator);
   ~Tensor() { Unref(); }
   Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_) { Ref(); }
   Tensor(Tensor&& other) noexcept
@@ -78,6 +92,10 @@ class Tensor {
   }
 
   bool valid() const { return buffer_ != nullptr; }
+  // Host for every tensor not made by Allocate with an allocator.
+  MemorySpace memory_space() const;
+  // The allocator the buffer came from, or null (host memory, pool or system).
+  Allocator* allocator() const;
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int rank() const { return shape_.rank(); }

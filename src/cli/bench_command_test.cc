@@ -149,10 +149,14 @@ TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
   EXPECT_DOUBLE_EQ(profile["kernel_ms_per_run"].GetDouble(), profile["by_op"][0]["ms_per_run"].GetDouble());
   ASSERT_EQ(profile["nodes"].Size(), 1u);
   EXPECT_STREQ(profile["nodes"][0]["name"].GetString(), "product");
+  // Two placeholders and the MatMul, all in host memory: no copies.
+  EXPECT_NE(std::string(profile["placement"].GetString()).find("; 0 copies"), std::string::npos)
+      << profile["placement"].GetString();
   Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   EXPECT_NE(table.out.find("profile, batch 1, threads 1, 2 runs: kernels "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("product"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("  placement: "), std::string::npos) << table.out;
   // Without the flag, no profile.
   Result plain = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
   EXPECT_FALSE(ParseJson(plain.out)["results"][0].HasMember("profile"));

@@ -5,13 +5,14 @@
 #include <map>
 #include <utility>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 
 namespace tfhost::cli {
 
 ProfileSummary SummarizeProfile(const runtime::NodeProfile& profile, const runtime::Session& session, int runs) {
   ProfileSummary s;
   s.runs = runs;
+  s.placement = session.runner().placement().ToString();
   const double per_run_ms = 1e-6 / std::max(1, runs);
   std::map<std::pair<std::string, std::string>, ProfileSummary::OpTime> ops;
   const int n = std::min(profile.num_nodes(), session.graph().num_nodes());
@@ -45,7 +46,7 @@ void PrintProfile(const ProfileSummary& summary, int batch, int threads, double 
                 "\nprofile, batch %d, threads %d, %d runs: kernels %.3f ms of the mean run's %.3f ms (the rest: "
                 "the executor between kernels)\n",
                 batch, threads, summary.runs, summary.kernel_ms_per_run, mean_ms);
-  out << line;
+  out << line << "  placement: " << summary.placement << "\n";
   std::snprintf(line, sizeof(line), "  %-34s %-10s %6s %10s %7s\n", "op", "backend", "nodes", "ms/run", "%");
   out << line;
   double rest_ms = 0;
@@ -89,6 +90,7 @@ void WriteProfileJson(const ProfileSummary& summary, rapidjson::PrettyWriter<rap
   w.StartObject();
   w.Key("runs");
   w.Int(summary.runs);
+  text("placement", summary.placement);
   number("kernel_ms_per_run", summary.kernel_ms_per_run);
   w.Key("by_op");
   w.StartArray();

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "backends/cpu/onednn/onednn_engine.h"
+#include "backends/backend_registry.h"
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
@@ -83,7 +83,7 @@ Status CheckPrecisionFlag(const std::string& text) {
 }
 
 void NoteBf16Fallback(std::ostream& err, const char* command, const std::string& precision) {
-  if (precision != "bf16" || backends::onednn::CpuHasBf16()) return;
+  if (precision != "bf16" || backends::BackendRegistry::Global().HostHasNativeBf16()) return;
   err << "tfhost " << command
       << ": --precision bf16: this CPU has no native bf16 instructions (avx512_bf16 or AMX), so every "
          "product runs in float32\n";

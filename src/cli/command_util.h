@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "cli/flags.h"
 #include "cli/tensor_input.h"
 #include "runtime/model.h"

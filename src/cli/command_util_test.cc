@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "backends/cpu/onednn/onednn_engine.h"
+#include "backends/backend_registry.h"
 #include "cli/cli.h"
 
 namespace tfhost::cli {
@@ -127,7 +127,7 @@ TEST(CommandUtilTest, Bf16OnACpuWithoutItSaysProductsRunInFloat32) {
   NoteBf16Fallback(fp32, "bench", "fp32");
   NoteBf16Fallback(bf16, "bench", "bf16");
   EXPECT_EQ(fp32.str(), "");
-  if (backends::onednn::CpuHasBf16()) {
+  if (backends::BackendRegistry::Global().HostHasNativeBf16()) {
     EXPECT_EQ(bf16.str(), "") << "this CPU runs bf16 natively";
   } else {
     EXPECT_NE(bf16.str().find("tfhost bench: --precision bf16: this CPU has no native bf16"), std::string::npos)

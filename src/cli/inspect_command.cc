@@ -26,7 +26,8 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "backends/cpu/onednn/onednn_engine.h"
+#include "backends/backend_registry.h"
+#include "backends/placement.h"
 #include "cli/command_util.h"
 #include "ir/precision_attrs.h"
 #include "loaders/model_loader.h"
@@ -433,7 +434,7 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
   std::vector<passes::PassStats> stats;
   TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
   if (precision == "bf16") {
-    TFHOST_RETURN_IF_ERROR(passes::PassManager::Bf16(backends::onednn::CpuHasBf16())
+    TFHOST_RETURN_IF_ERROR(passes::PassManager::Bf16(backends::BackendRegistry::Global().HostHasNativeBf16())
                                .Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
   }
   out << "\nGraph passes (nodes before -> after):\n";
@@ -457,6 +458,23 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
     out << "Fused nodes (op [fused ops]: count):\n";
     for (const auto& [line, count] : fused) out << "  " << line << ": " << count << "\n";
   }
+  // Where the optimized graph's nodes run (backends/placement.h): per
+  // backend, its node count and ops; copies where memory spaces meet.
+  const auto& registry = backends::BackendRegistry::Global();
+  TFHOST_ASSIGN_OR_RETURN(backends::PlacementSummary placement,
+                          backends::PlaceGraph(&graph, registry, model.session().options().kernels));
+  out << "Placement (" << placement.ToString() << "):\n";
+  std::map<std::string, std::map<std::string, int>> ops_by_backend;
+  for (const auto& n : graph.nodes()) {
+    if (!n.backend.empty()) ++ops_by_backend[n.backend][n.op];
+  }
+  for (const backends::Backend* b : registry.backends()) {
+    auto it = ops_by_backend.find(b->name());
+    if (it == ops_by_backend.end()) continue;
+    out << "  " << b->name() << " (" << b->memory_space().ToString() << ", priority " << b->priority() << "):";
+    for (const auto& [op, count] : it->second) out << " " << op << " " << count;
+    out << "\n";
+  }
   if (precision == "bf16") {
     int marked = 0, stored = 0;
     for (const auto& n : graph.nodes()) {
@@ -464,7 +482,7 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
       stored += n.FindAttr(ir::kOutputDtypeAttr) != nullptr;
     }
     out << "bf16: " << marked << " nodes compute in bf16, " << stored << " store their output in bf16"
-        << (backends::onednn::CpuHasBf16() ? "" : " (this CPU has no native bf16: all float32 at run time)") << "\n";
+        << (backends::BackendRegistry::Global().HostHasNativeBf16() ? "" : " (this CPU has no native bf16: all float32 at run time)") << "\n";
   }
   return OkStatus();
 }

@@ -108,6 +108,10 @@ TEST_F(InspectCommandTest, OptimizedShowsPerPassCountsHistogramAndFusedOps) {
   EXPECT_NE(text.find("Optimized op histogram (4 nodes):"), std::string::npos) << text;
   EXPECT_NE(text.find("  _FusedConv2D: 1"), std::string::npos) << text;
   EXPECT_NE(text.find("_FusedConv2D [BiasAdd, Relu]: 1"), std::string::npos) << text;
+  // Where the nodes run: the weights and the input on the reference backend,
+  // all in host memory.
+  EXPECT_NE(text.find("; 0 copies):\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  reference (host, priority 0): Const 2 Placeholder 1\n"), std::string::npos) << text;
   // Without the flag none of it is printed.
   EXPECT_EQ(Inspect({path}), kExitOk) << err_.str();
   EXPECT_EQ(out_.str().find("Graph passes"), std::string::npos) << out_.str();

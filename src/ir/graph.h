@@ -39,6 +39,8 @@ struct Node {
   std::string name;
   std::string op;
   std::string device;  // kept for information; placement is decided by tfhost
+  // The backend placement chose (backends/placement.h); empty until then.
+  std::string backend;
   std::vector<TensorRef> inputs;  // data inputs in order
   std::vector<int> control_inputs;
   AttrMap attrs;

@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "backends/cpu/onednn/onednn_engine.h"
+#include "backends/backend_registry.h"
 #include "ir/reachability.h"
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
@@ -67,8 +67,10 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   if (options.precision == "bf16") {
     // bf16 activations only where bf16 kernels run: elsewhere --precision
     // bf16 computes in float32, and so must the edges between nodes.
+    const backends::BackendRegistry& registry =
+        options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
     const bool bf16_activations =
-        options.session.kernels == backends::KernelChoice::kFast && backends::onednn::CpuHasBf16();
+        options.session.kernels == backends::KernelChoice::kFast && registry.HostHasNativeBf16();
     st = passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
     if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   } else if (options.precision != "fp32") {

@@ -6,12 +6,19 @@
 // returns a Status that names the node (ctx.Error(...) adds that prefix).
 // Kernels may run concurrently on different nodes; any state shared across runs
 // (variables, tables) lives in the ResourceManager.
+//
+// Memory: a kernel's inputs are in its backend's memory space (the runtime's
+// placement put copies where spaces meet), and it puts its outputs there too:
+// host kernels allocate Tensors as usual; a device kernel allocates through
+// ctx.allocator() and enqueues its work on ctx.stream().
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
+#include "base/stream.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/attrs.h"
@@ -57,6 +64,24 @@ class KernelContext {
   int backend_id() const { return backend_id_; }
   void set_backend_id(int id) { backend_id_ = id; }
 
+  // The running backend's memory space, allocator (null: host memory from
+  // the current BufferPool) and stream (null: the kernel is done when it
+  // returns). Set by the backend's kernel wrapper before the kernel runs.
+  MemorySpace memory_space() const { return memory_space_; }
+  Allocator* allocator() const { return allocator_; }
+  Stream* stream() const { return stream_; }
+  void set_device(MemorySpace space, Allocator* allocator, Stream* stream) {
+    memory_space_ = space;
+    allocator_ = allocator;
+    stream_ = stream;
+  }
+  // An uninitialized output-sized tensor in the backend's memory.
+  StatusOr<Tensor> AllocateOutput(DType dtype, Shape shape) const {
+    StatusOr<Tensor> t = Tensor::Allocate(dtype, std::move(shape), allocator_);
+    if (!t.ok()) return Status(t.status().code(), ir::NodeContext(node_) + ": " + t.status().message());
+    return t;
+  }
+
   template <typename T>
   StatusOr<T> Attr(const std::string& key) const { return ir::GetAttr<T>(node_, key); }
   template <typename T>
@@ -82,6 +107,9 @@ class KernelContext {
   ResourceManager* resources_;
   ThreadPool* intra_op_;
   int backend_id_ = 0;
+  MemorySpace memory_space_;
+  Allocator* allocator_ = nullptr;
+  Stream* stream_ = nullptr;
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;

@@ -50,8 +50,8 @@ StatusOr<std::pair<std::string, ir::AttrMap>> FuncAttr(const ir::Node& node, con
 }  // namespace
 
 FunctionRuntime::FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
-                                 backends::KernelChoice kernels)
-    : library_(library), context_(std::move(context)), kernels_(kernels) {}
+                                 backends::KernelChoice kernels, const backends::BackendRegistry* backends)
+    : library_(library), context_(std::move(context)), kernels_(kernels), backends_(backends) {}
 
 FunctionRuntime::~FunctionRuntime() = default;
 
@@ -71,7 +71,7 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   for (size_t k = 0; k < fg->arg_types.size(); ++k) instance->feeds.push_back("_arg_" + std::to_string(k) + ":0");
   for (size_t k = 0; k < fg->ret_types.size(); ++k) instance->fetches.push_back("_ret:" + std::to_string(k));
   if (instance->fetches.empty()) instance->targets.push_back("_ret");
-  auto runner = GraphRunner::Create(std::move(fg->graph), context_ + ", function '" + name + "'", {"_ret"}, kernels_);
+  auto runner = GraphRunner::Create(std::move(fg->graph), context_ + ", function '" + name + "'", {"_ret"}, kernels_, backends_);
   if (!runner.ok()) return runner.status();
   instance->runner = std::move(*runner);
   Instance* raw = instance.get();

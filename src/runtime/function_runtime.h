@@ -36,7 +36,8 @@ class FunctionRuntime {
  public:
   // `library` must outlive the runtime. `context` names the model in errors.
   FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
-                  backends::KernelChoice kernels = backends::KernelChoice::kFast);
+                  backends::KernelChoice kernels = backends::KernelChoice::kFast,
+                  const backends::BackendRegistry* backends = nullptr);
   ~FunctionRuntime();
 
   // Runs a functional node (If, While, Case, calls) whose inputs are in ctx.
@@ -60,6 +61,7 @@ class FunctionRuntime {
   const tensorflow::FunctionDefLibrary* library_;
   std::string context_;
   backends::KernelChoice kernels_;
+  const backends::BackendRegistry* backends_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Instance>> instances_;
 };

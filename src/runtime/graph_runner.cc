@@ -73,12 +73,12 @@ bool StrippedConstant(const Tensor& value) {
 
 StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std::string context,
                                                            const std::vector<std::string>& roots,
-                                                           backends::KernelChoice kernels) {
+                                                           backends::KernelChoice kernels,
+                                                           const backends::BackendRegistry* backends) {
   std::unique_ptr<GraphRunner> r(new GraphRunner(std::move(graph), std::move(context)));
+  r->backends_ = backends != nullptr ? backends : &backends::BackendRegistry::Global();
   const auto& registry = ops::OpRegistry::Global();
   const ir::Graph& g = r->graph_;
-  r->kernels_.resize(g.num_nodes());
-  r->kernel_backends_.resize(g.num_nodes());
   std::vector<bool> reachable(g.num_nodes(), roots.empty());
   if (!roots.empty()) {
     std::vector<int> stack;
@@ -98,6 +98,12 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
       for (int c : g.node(id).control_inputs) stack.push_back(c);
     }
   }
+  auto placement = backends::PlaceGraph(&r->graph_, *r->backends_, kernels, reachable);
+  if (!placement.ok()) return placement.status().WithContext(r->context_);
+  r->placement_ = std::move(*placement);
+  reachable.resize(g.num_nodes(), true);  // the copies placement added
+  r->kernels_.resize(g.num_nodes());
+  r->kernel_backends_.resize(g.num_nodes());
   for (int i = 0; i < g.num_nodes(); ++i) {
     const ir::Node& n = g.node(i);
     r->kernels_[i] = registry.Find(n.op);
@@ -110,20 +116,7 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
       r->has_stateful_ = true;
     }
     if (reachable[i] && r->kernels_[i] != nullptr && r->kernels_[i] != &FunctionCallRegistration()) {
-      // The reference kernel, widened/narrowed at bf16 edges, is also what a
-      // fast kernel falls back to.
-      ops::KernelFn reference = AdaptToBf16Edges(n, r->kernels_[i]->kernel);
-      backends::FastKernel fast;
-      if (kernels == backends::KernelChoice::kFast) fast = backends::FastKernelRegistry::Global().Make(n, reference);
-      const bool has_fast = static_cast<bool>(fast.kernel);
-      if (has_fast || HasBf16Edge(n)) {
-        auto reg = std::make_unique<ops::OpRegistration>(*r->kernels_[i]);
-        reg->kernel = has_fast ? AdaptToBf16Edges(n, std::move(fast.kernel), /*widen_input=*/false)
-                               : std::move(reference);
-        r->kernels_[i] = reg.get();
-        if (has_fast) r->kernel_backends_[i] = fast.backend;
-        r->fast_registrations_.push_back(std::move(reg));
-      }
+      TFHOST_RETURN_IF_ERROR(r->MakeNodeKernel(i));
     }
   }
   // Bodies of If/While/Case and calls run later as sub-executions; check now
@@ -185,6 +178,41 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     }
   }
   return r;
+}
+
+Status GraphRunner::MakeNodeKernel(int i) {
+  const ir::Node& n = graph_.node(i);
+  backends::NodeKernel made;
+  if (n.op == backends::kCopyOp) {
+    auto copy = backends::MakeCopyKernel(*backends_, n);
+    if (!copy.ok()) return copy.status().WithContext(context_);
+    made = *std::move(copy);
+  } else {
+    // The reference kernel, widened/narrowed at bf16 edges, is also what a
+    // host backend's kernel falls back to.
+    ops::KernelFn reference = AdaptToBf16Edges(n, kernels_[i]->kernel);
+    const backends::Backend* placed = backends_->Find(n.backend);
+    if (placed == nullptr) {
+      return Unimplemented(context_ + ": node '" + n.name + "' (" + n.op + ") was placed on no backend");
+    }
+    made = backends_->MakeKernel(n, *placed, reference);
+    if (!made.kernel) {
+      if (!placed->memory_space().host_accessible()) {
+        return Internal(context_ + ": backend '" + placed->name() + "' supports node '" + n.name + "' (" + n.op +
+                        ") but made no kernel for it");
+      }
+      made = backends::NodeKernel{"", std::move(reference)};
+    } else if (!made.backend.empty()) {
+      made.kernel = AdaptToBf16Edges(n, std::move(made.kernel), /*widen_input=*/false);
+    }
+  }
+  if (made.backend.empty() && !HasBf16Edge(n)) return OkStatus();  // the registry's own kernel
+  auto reg = std::make_unique<ops::OpRegistration>(*kernels_[i]);
+  reg->kernel = std::move(made.kernel);
+  kernels_[i] = reg.get();
+  kernel_backends_[i] = made.backend;
+  fast_registrations_.push_back(std::move(reg));
+  return OkStatus();
 }
 
 StatusOr<std::shared_ptr<const ExecutionPlan>> GraphRunner::GetPlan(const NamedTensors& feeds,
@@ -332,6 +360,27 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
 
 StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                                const std::vector<std::string>& targets, const ExecEnv& env) {
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(feeds, fetches, targets, env));
+  // Callers get host tensors: fetched device tensors are copied out here.
+  for (size_t i = 0; i < results.size(); ++i) {
+    const MemorySpace space = results[i].memory_space();
+    if (!results[i].valid() || space.host_accessible()) continue;
+    const backends::Backend* owner = nullptr;
+    for (const backends::Backend* b : backends_->backends()) {
+      if (b->memory_space() == space) owner = b;
+    }
+    if (owner == nullptr) return Internal(context_ + ": fetch '" + fetches[i] + "' is in " + space.ToString() +
+                                          ", which no backend of this runner copies from");
+    auto host = owner->CopyOut(results[i]);
+    if (!host.ok()) return host.status().WithContext(context_ + ": fetch '" + fetches[i] + "'");
+    results[i] = *std::move(host);
+  }
+  return results;
+}
+
+StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const NamedTensors& feeds,
+                                                      const std::vector<std::string>& fetches,
+                                                      const std::vector<std::string>& targets, const ExecEnv& env) {
   TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
   if (plan->has_frames) {
     FrameExecutorInput in{graph_, kernels_, constants_, *plan, feeds, fetches};

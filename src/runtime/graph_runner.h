@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
+#include "backends/placement.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
@@ -53,11 +54,13 @@ class GraphRunner {
   // Checks that every node reachable from `roots` (node names; empty = all)
   // has a kernel, or calls a function of the graph's library. `context` names
   // the model or function in errors.
-  // `kernels` = kFast replaces reference kernels by fast ones where a backend
-  // accepts the node (backends/fast_kernel_registry.h).
+  // Places the graph on `backends` (null: BackendRegistry::Global()), see
+  // backends/placement.h: with kFast each node runs on the highest-priority
+  // backend that takes it, with kReference on the reference kernels.
   static StatusOr<std::unique_ptr<GraphRunner>> Create(
       ir::Graph graph, std::string context, const std::vector<std::string>& roots = {},
-      backends::KernelChoice kernels = backends::KernelChoice::kFast);
+      backends::KernelChoice kernels = backends::KernelChoice::kFast,
+      const backends::BackendRegistry* backends = nullptr);
 
   // Feeds must already be checked by the caller (names resolve, dtypes).
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
@@ -76,13 +79,21 @@ class GraphRunner {
   const std::string& context() const { return context_; }
   // Whether any node the runner may execute is stateful (for loop checks).
   bool HasStatefulNodes() const { return has_stateful_; }
-  // The backend whose fast kernel node `i` was given ("onednn", ...), or ""
+  // The backend whose kernel node `i` was given ("onednn", ...), or ""
   // for the reference kernel. That kernel may hand some calls on to another
   // backend's; a NodeProfile records which computed them.
   const std::string& KernelBackend(int i) const { return kernel_backends_[i]; }
+  // How placement spread the graph over the backends, and its copies.
+  const backends::PlacementSummary& placement() const { return placement_; }
 
  private:
   GraphRunner(ir::Graph graph, std::string context) : graph_(std::move(graph)), context_(std::move(context)) {}
+  // Run without the copy of fetched device tensors to the host.
+  StatusOr<std::vector<Tensor>> RunPlanned(const NamedTensors& feeds, const std::vector<std::string>& fetches,
+                                           const std::vector<std::string>& targets, const ExecEnv& env);
+  // Sets kernels_[i] (holding the registry's registration on entry) to the
+  // kernel of node i's placed backend.
+  Status MakeNodeKernel(int i);
   StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const NamedTensors& feeds,
                                                          const std::vector<std::string>& fetches,
                                                          const std::vector<std::string>& targets);
@@ -94,6 +105,8 @@ class GraphRunner {
   // reference kernel adapted to bf16 edges; kernels_ points into these.
   std::vector<std::unique_ptr<ops::OpRegistration>> fast_registrations_;
   std::vector<std::string> kernel_backends_;         // per node; "" = reference
+  const backends::BackendRegistry* backends_ = nullptr;
+  backends::PlacementSummary placement_;
   std::vector<Tensor> constants_;                    // decoded value of each Const node
   std::vector<bool> stripped_;                       // per node: value attr holds dtype and shape only
   bool has_stateful_ = false;

@@ -60,9 +60,11 @@ Session::~Session() {
 StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const SessionOptions& options,
                                                    const std::vector<std::string>& roots) {
   std::unique_ptr<Session> s(new Session(options));
-  TFHOST_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Create(std::move(graph), ModelContext(options), roots, options.kernels));
+  TFHOST_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Create(std::move(graph), ModelContext(options), roots, options.kernels,
+                                                              options.backends));
   s->functions_ =
-      std::make_unique<FunctionRuntime>(&s->runner_->graph().library(), ModelContext(options), options.kernels);
+      std::make_unique<FunctionRuntime>(&s->runner_->graph().library(), ModelContext(options), options.kernels,
+                                        options.backends);
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);
   // The caller's thread takes part in both, so a pool of N-1 workers gives N.

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/buffer_pool.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
@@ -51,6 +51,9 @@ struct SessionOptions {
   std::string model_name;
   // Fast kernels (src/backends) where one applies, or reference kernels only.
   backends::KernelChoice kernels = backends::KernelChoice::kFast;
+  // The backends to place nodes on (null: BackendRegistry::Global()); it
+  // must outlive the session.
+  const backends::BackendRegistry* backends = nullptr;
   // Floor of the bound on the free tensor buffers the session's BufferPool
   // keeps between runs (base/buffer_pool.h); 0 keeps none (every run allocates).
   int64_t buffer_pool_bytes = BufferPool::kDefaultMaxRetainedBytes;

@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/thread_pool.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
@@ -330,7 +330,7 @@ std::string Mismatches(const Case& c, const std::vector<Tensor>& outputs) {
 }
 
 // One test: a case on one kernel. "reference" is the op's own kernel; any
-// other name is a fast-kernel backend (backends::FastKernelRegistry) that
+// other name is a backend of backends::BackendRegistry::Global() that
 // accepted the case's node.
 struct CaseRun {
   int case_index;
@@ -343,15 +343,18 @@ void PrintTo(const CaseRun& run, std::ostream* os) { *os << AllCases()[run.case_
 const std::vector<CaseRun>& AllRuns() {
   static const std::vector<CaseRun>* runs = [] {
     auto* list = new std::vector<CaseRun>;
-    const auto& registry = backends::FastKernelRegistry::Global();
+    const auto& registry = backends::BackendRegistry::Global();
     for (int i = 0; i < static_cast<int>(AllCases().size()); ++i) {
       const Case& c = AllCases()[i];
       list->push_back({i, "reference"});
       const ops::OpRegistration* reg = ops::OpRegistry::Global().Find(c.op);
       auto node = ops::MakeSingleOpNode(c.op, c.attrs);
       if (reg == nullptr || !node.ok()) continue;  // the reference run reports it
-      for (const std::string& backend : registry.Backends(c.op)) {
-        if (registry.MakeFrom(backend, *node, reg->kernel).kernel) list->push_back({i, backend});
+      for (const backends::Backend* backend : registry.backends()) {
+        if (backend->name() == backends::kReferenceBackend) continue;
+        if (registry.MakeKernelFrom(backend->name(), *node, reg->kernel).kernel) {
+          list->push_back({i, backend->name()});
+        }
       }
     }
     return list;
@@ -395,8 +398,8 @@ std::string RunAndCompare(const Case& c, const std::string& backend, bool* decli
   }
   auto node = ops::MakeSingleOpNode(c.op, c.attrs);
   if (!node.ok()) return node.status().ToString();
-  backends::FastKernel fast =
-      backends::FastKernelRegistry::Global().MakeFrom(backend, *node, ops::OpRegistry::Global().Find(c.op)->kernel);
+  backends::NodeKernel fast =
+      backends::BackendRegistry::Global().MakeKernelFrom(backend, *node, ops::OpRegistry::Global().Find(c.op)->kernel);
   if (!fast.kernel) return backend + " no longer accepts the node it accepted when the tests were listed";
   ThreadPool pool(2);
   bool ran_on_backend = false;

@@ -67,9 +67,29 @@ Status MergeKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+// The copy placement inserts where memory spaces meet (backends/placement.h).
+// Copies to or from device memory are run by the device's backend, never by
+// this kernel; between host-readable spaces (host, pinned host) the bytes
+// need no move, so the tensor passes through.
+Status MemoryCopyKernel(KernelContext& ctx) {
+  auto to = ctx.Attr<std::string>("to");
+  if (!to.ok()) return to.status();
+  auto space = MemorySpace::Parse(*to);
+  if (!space.ok()) return ctx.Error("attr 'to': " + space.status().message());
+  if (!ctx.input(0).memory_space().host_accessible() || !space->host_accessible()) {
+    return ctx.Error("a copy from " + ctx.input(0).memory_space().ToString() + " to " + *to +
+                     " is run by the device's backend; this node was not placed on one");
+  }
+  ctx.set_output(0, ctx.TakeInput(0));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterGraphPlumbingOps(OpRegistry& r) {
+  r.Register(ir::OpDefBuilder("_TfhostCopy").Input("input: T").Output("output: T").Attr("T: type")
+                 .Attr("from: string").Attr("to: string").Attr("constant_source: bool = false"),
+             MemoryCopyKernel);
   r.Register(ir::OpDefBuilder("Const").Output("output: dtype").Attr("value: tensor").Attr("dtype: type"),
              ConstKernel);
   r.Register(ir::OpDefBuilder("Placeholder").Output("output: dtype").Attr("dtype: type")

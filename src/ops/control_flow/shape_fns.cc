@@ -124,7 +124,7 @@ void RegisterControlFlowShapeFns(ShapeFnRegistry& registry) {
   registry.Register("TensorListPopBack", PopBackShape);
   registry.Register({"TensorListConcatV2", "TensorListConcat"}, TensorListConcatShape);
   registry.Register({"Identity", "StopGradient", "Snapshot", "PreventGradient", "IdentityN", "Enter", "Exit",
-                     "RefIdentity", "NextIteration", "CheckNumerics", "EnsureShape"},
+                     "RefIdentity", "NextIteration", "CheckNumerics", "EnsureShape", "_TfhostCopy"},
                     ForwardAllInputs);
   registry.Register("Switch", SwitchShape);
   registry.Register("Merge", MergeShape);

@@ -2,7 +2,7 @@
 // FusedDepthwiseConv2dNative over float32 NHWC or NCHW.
 #pragma once
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 
 namespace tfhost::backends::onednn {
 

@@ -5,7 +5,7 @@
 // writes it, ops/nn/fused_matmul.cc has its reference kernel).
 #pragma once
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 
 namespace tfhost::backends::onednn {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/thread_pool.h"
 #include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
@@ -38,7 +38,7 @@ Step Make(const std::string& op, const ir::AttrMap& attrs) {
     std::fprintf(stderr, "%s: %s\n", op.c_str(), node.status().ToString().c_str());
     std::exit(1);
   }
-  FastKernel fast = FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+  NodeKernel fast = BackendRegistry::Global().MakeFastKernel(*node, ops::OpRegistry::Global().Find(op)->kernel);
   if (!fast.kernel) {
     std::fprintf(stderr, "%s: no fast kernel\n", op.c_str());
     std::exit(1);

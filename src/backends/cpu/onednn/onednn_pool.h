@@ -2,7 +2,7 @@
 // divides by the real cells of each window, as TensorFlow does).
 #pragma once
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 
 namespace tfhost::backends::onednn {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 
@@ -29,7 +29,7 @@ inline Tensor RandomTensor(const Shape& shape, uint32_t seed, float lo = -1.f, f
 // (so a test can tell oneDNN ran rather than the fallback).
 struct FastUnderTest {
   ir::Node node;
-  FastKernel fast;
+  NodeKernel fast;
   std::shared_ptr<std::atomic<int>> fallbacks = std::make_shared<std::atomic<int>>(0);
 };
 
@@ -41,7 +41,7 @@ inline FastUnderTest MakeFast(const std::string& op, const ir::AttrMap& attrs) {
   f.node = *node;
   const ops::KernelFn reference = ops::OpRegistry::Global().Find(op)->kernel;
   auto counter = f.fallbacks;
-  f.fast = FastKernelRegistry::Global().MakeFrom("onednn", f.node, [reference, counter](ops::KernelContext& ctx) {
+  f.fast = BackendRegistry::Global().MakeKernelFrom("onednn", f.node, [reference, counter](ops::KernelContext& ctx) {
     ++*counter;
     return reference(ctx);
   });

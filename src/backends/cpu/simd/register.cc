@@ -1,18 +1,27 @@
-// Vectorized (AVX2/AVX-512, chosen at run time) element-wise, reduction,
-// softmax, transpose and copy (concat, pad) kernels.
+// The simd backend: vectorized (AVX2/AVX-512, chosen at run time)
+// element-wise, reduction, softmax, transpose and copy (concat, pad) kernels,
+// and the depthwise and 1x1 convolutions for the shapes where they beat
+// oneDNN (docs/perf.md, "Kernel benchmarks"). Its priority is above oneDNN's,
+// so those convolutions hand the shapes they decline to oneDNN's kernel.
 #include "backends/cpu/simd/simd_kernels.h"
-#include "backends/fast_kernel_registry.h"
+#include "backends/builtin/builtin_backends.h"
+#include "backends/kernel_table.h"
 
 namespace tfhost::backends {
 
-void RegisterSimdKernels(FastKernelRegistry& registry) {
-  simd::RegisterBinaryKernels(registry);
-  simd::RegisterUnaryKernels(registry);
-  simd::RegisterReduceKernels(registry);
-  simd::RegisterSoftmaxKernels(registry);
-  simd::RegisterTransposeKernels(registry);
-  simd::RegisterConcatKernels(registry);
-  simd::RegisterPadKernels(registry);
+std::unique_ptr<Backend> MakeSimdBackend() {
+  KernelTable table;
+  simd::RegisterDepthwiseConvKernels(table);
+  simd::RegisterPointwiseConvKernels(table);
+  simd::RegisterBinaryKernels(table);
+  simd::RegisterUnaryKernels(table);
+  simd::RegisterReduceKernels(table);
+  simd::RegisterSoftmaxKernels(table);
+  simd::RegisterTransposeKernels(table);
+  simd::RegisterConcatKernels(table);
+  simd::RegisterPadKernels(table);
+  return std::make_unique<HostKernelBackend>(simd::kBackendName, kSimdPriority, BackendCapabilities{},
+                                             std::move(table));
 }
 
 }  // namespace tfhost::backends

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backends/cpu/simd/cpu_features.h"
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/thread_pool.h"
 #include "ops/kernel_bench_util.h"
 #include "ops/op_registry.h"
@@ -89,7 +89,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
     const ops::KernelFn reference = ops::OpRegistry::Global().Find(c.op)->kernel;
-    const FastKernel fast = FastKernelRegistry::Global().Make(*node, reference);
+    const NodeKernel fast = BackendRegistry::Global().MakeFastKernel(*node, reference);
     if (!fast.kernel || fast.backend != "simd") {
       std::fprintf(stderr, "%s: no simd kernel\n", c.label.c_str());
       return 1;

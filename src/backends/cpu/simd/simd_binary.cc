@@ -346,8 +346,8 @@ ops::KernelFn MakeBinaryKernel(BinaryFn fn, const ops::KernelFn& reference) {
 }
 
 template <typename Op>
-void RegisterBinary(FastKernelRegistry& registry, const char* op) {
-  registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterBinary(KernelTable& table, const char* op) {
+  table.Add(op, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
     return MakeBinaryKernel(BinaryTable<Op>().Pick(), reference);
   });
@@ -355,8 +355,8 @@ void RegisterBinary(FastKernelRegistry& registry, const char* op) {
 
 // BiasAdd / BiasAddV1 in NHWC: a trailing-vector add whose shape rules are
 // BiasAdd's own (bias 1-D, length = last dim); NCHW is declined.
-void RegisterBiasAdd(FastKernelRegistry& registry, const char* op) {
-  registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterBiasAdd(KernelTable& table, const char* op) {
+  table.Add(op, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
     auto format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
     if (!format.ok() || *format != "NHWC") return {};
@@ -377,18 +377,18 @@ void RegisterBiasAdd(FastKernelRegistry& registry, const char* op) {
 
 }  // namespace
 
-void RegisterBinaryKernels(FastKernelRegistry& registry) {
-  RegisterBinary<AddF>(registry, "Add");
-  RegisterBinary<AddF>(registry, "AddV2");
-  RegisterBinary<SubF>(registry, "Sub");
-  RegisterBinary<MulF>(registry, "Mul");
-  RegisterBinary<DivF>(registry, "RealDiv");
-  RegisterBinary<DivF>(registry, "Div");
-  RegisterBinary<MaxF>(registry, "Maximum");
-  RegisterBinary<MinF>(registry, "Minimum");
-  RegisterBinary<SquaredDifferenceF>(registry, "SquaredDifference");
-  RegisterBiasAdd(registry, "BiasAdd");
-  RegisterBiasAdd(registry, "BiasAddV1");
+void RegisterBinaryKernels(KernelTable& table) {
+  RegisterBinary<AddF>(table, "Add");
+  RegisterBinary<AddF>(table, "AddV2");
+  RegisterBinary<SubF>(table, "Sub");
+  RegisterBinary<MulF>(table, "Mul");
+  RegisterBinary<DivF>(table, "RealDiv");
+  RegisterBinary<DivF>(table, "Div");
+  RegisterBinary<MaxF>(table, "Maximum");
+  RegisterBinary<MinF>(table, "Minimum");
+  RegisterBinary<SquaredDifferenceF>(table, "SquaredDifference");
+  RegisterBiasAdd(table, "BiasAdd");
+  RegisterBiasAdd(table, "BiasAddV1");
 }
 
 }  // namespace tfhost::backends::simd

@@ -72,7 +72,7 @@ TEST(SimdBinaryTest, GeneralBroadcastsRunTheSimdKernelNotTheReference) {
   ASSERT_TRUE(node.ok());
   int fallbacks = 0;
   const ops::KernelFn reference = ops::OpRegistry::Global().Find("Mul")->kernel;
-  FastKernel fast = FastKernelRegistry::Global().Make(*node, [&](ops::KernelContext& ctx) {
+  NodeKernel fast = BackendRegistry::Global().MakeFastKernel(*node, [&](ops::KernelContext& ctx) {
     ++fallbacks;
     return reference(ctx);
   });
@@ -126,10 +126,10 @@ TEST(SimdBinaryTest, NchwBiasAddAndNonFloatOpsAreDeclined) {
   nchw["data_format"] = ops::MakeAttr("NCHW");
   auto node = ops::MakeSingleOpNode("BiasAdd", nchw);
   ASSERT_TRUE(node.ok());
-  EXPECT_FALSE(FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find("BiasAdd")->kernel).kernel);
+  EXPECT_FALSE(BackendRegistry::Global().MakeFastKernel(*node, ops::OpRegistry::Global().Find("BiasAdd")->kernel).kernel);
   auto inode = ops::MakeSingleOpNode("Add", {{"T", ops::MakeAttr(DType::kInt32)}});
   ASSERT_TRUE(inode.ok());
-  EXPECT_FALSE(FastKernelRegistry::Global().Make(*inode, ops::OpRegistry::Global().Find("Add")->kernel).kernel);
+  EXPECT_FALSE(BackendRegistry::Global().MakeFastKernel(*inode, ops::OpRegistry::Global().Find("Add")->kernel).kernel);
 }
 
 }  // namespace

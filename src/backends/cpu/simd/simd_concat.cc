@@ -106,13 +106,13 @@ Status ConcatKernel(ops::KernelContext& ctx, int first, int count, int axis_inpu
 
 }  // namespace
 
-void RegisterConcatKernels(FastKernelRegistry& registry) {
-  registry.Register("ConcatV2", kBackendName, [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterConcatKernels(KernelTable& table) {
+  table.Add("ConcatV2", [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
     return [reference](ops::KernelContext& ctx) {
       return ConcatKernel(ctx, 0, ctx.num_inputs() - 1, ctx.num_inputs() - 1, reference);
     };
   });
-  registry.Register("Concat", kBackendName, [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
+  table.Add("Concat", [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
     return [reference](ops::KernelContext& ctx) { return ConcatKernel(ctx, 1, ctx.num_inputs() - 1, 0, reference); };
   });
 }

@@ -379,9 +379,9 @@ ops::KernelFn MakeDepthwiseConvKernel(const ir::Node& node, const ops::KernelFn&
 
 }  // namespace
 
-void RegisterDepthwiseConvKernels(FastKernelRegistry& registry) {
+void RegisterDepthwiseConvKernels(KernelTable& table) {
   for (const char* op : {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) {
-    registry.Register(op, kBackendName, MakeDepthwiseConvKernel);
+    table.Add(op, MakeDepthwiseConvKernel);
   }
 }
 

@@ -2,24 +2,24 @@
 // by RegisterSimdKernels in register.cc.
 #pragma once
 
-#include "backends/fast_kernel_registry.h"
+#include "backends/kernel_table.h"
 
 namespace tfhost::backends::simd {
 
 inline constexpr const char* kBackendName = "simd";
 
-void RegisterBinaryKernels(FastKernelRegistry& registry);     // simd_binary.cc
-void RegisterUnaryKernels(FastKernelRegistry& registry);      // simd_unary.cc
-void RegisterReduceKernels(FastKernelRegistry& registry);     // simd_reduce.cc
-void RegisterSoftmaxKernels(FastKernelRegistry& registry);    // simd_softmax.cc
-void RegisterTransposeKernels(FastKernelRegistry& registry);  // simd_transpose.cc
-void RegisterConcatKernels(FastKernelRegistry& registry);     // simd_concat.cc
-void RegisterPadKernels(FastKernelRegistry& registry);        // simd_pad.cc
+void RegisterBinaryKernels(KernelTable& table);     // simd_binary.cc
+void RegisterUnaryKernels(KernelTable& table);      // simd_unary.cc
+void RegisterReduceKernels(KernelTable& table);     // simd_reduce.cc
+void RegisterSoftmaxKernels(KernelTable& table);    // simd_softmax.cc
+void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
+void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
+void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
 
-// Registered ahead of oneDNN's convolutions (fast_kernel_registry.cc), which
-// take the calls they do not handle.
-void RegisterDepthwiseConvKernels(FastKernelRegistry& registry);  // simd_depthwise_conv.cc
-void RegisterPointwiseConvKernels(FastKernelRegistry& registry);  // simd_pointwise_conv.cc
+// The simd backend's priority is above oneDNN's (register.cc), whose
+// convolutions take the calls these do not handle.
+void RegisterDepthwiseConvKernels(KernelTable& table);  // simd_depthwise_conv.cc
+void RegisterPointwiseConvKernels(KernelTable& table);  // simd_pointwise_conv.cc
 
 // The 1x1 convolution kernel's rule for the shapes it runs itself (the rest
 // go to its fallback, oneDNN's kernel), from bench/pointwise_conv's timings.

@@ -168,14 +168,14 @@ Status PadKernel(ops::KernelContext& ctx, Mode mode, bool has_constant, const op
 
 }  // namespace
 
-void RegisterPadKernels(FastKernelRegistry& registry) {
-  registry.Register("Pad", kBackendName, [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterPadKernels(KernelTable& table) {
+  table.Add("Pad", [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
     return [reference](ops::KernelContext& ctx) { return PadKernel(ctx, Mode::kConstant, false, reference); };
   });
-  registry.Register("PadV2", kBackendName, [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
+  table.Add("PadV2", [](const ir::Node&, const ops::KernelFn& reference) -> ops::KernelFn {
     return [reference](ops::KernelContext& ctx) { return PadKernel(ctx, Mode::kConstant, true, reference); };
   });
-  registry.Register("MirrorPad", kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+  table.Add("MirrorPad", [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     auto mode = ir::GetAttr<std::string>(node, "mode");
     if (!mode.ok() || (*mode != "REFLECT" && *mode != "SYMMETRIC")) return {};
     const Mode m = *mode == "REFLECT" ? Mode::kReflect : Mode::kSymmetric;

@@ -237,9 +237,9 @@ ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   return PointwiseConvKernel(epilogue, bf16_weights, *out_dtype == DType::kBFloat16, fallback, apply_shape_rule);
 }
 
-void RegisterPointwiseConvKernels(FastKernelRegistry& registry) {
+void RegisterPointwiseConvKernels(KernelTable& table) {
   for (const char* op : {"Conv2D", "_FusedConv2D"}) {
-    registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& fallback) {
+    table.Add(op, [](const ir::Node& node, const ops::KernelFn& fallback) {
       return MakePointwiseConvKernel(node, fallback, /*apply_shape_rule=*/true);
     });
   }

@@ -141,8 +141,8 @@ TEST(SimdPointwiseConvTest, Bf16OutputIsTheFloat32OutputRounded) {
   TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   if (!ActiveIsaHasBf16()) GTEST_SKIP() << "this CPU has no avx512_bf16, where no node stores bf16";
   const ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
-  const FastKernel fp32 = MakeFastKernel("_FusedConv2D", attrs);
-  const FastKernel bf16 = MakeFastKernel("_FusedConv2D", WithBf16Output(attrs));
+  const NodeKernel fp32 = MakeFastKernel("_FusedConv2D", attrs);
+  const NodeKernel bf16 = MakeFastKernel("_FusedConv2D", WithBf16Output(attrs));
   ASSERT_EQ(bf16.backend, "simd");
   auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
   ASSERT_TRUE(node.ok());

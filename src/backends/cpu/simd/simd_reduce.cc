@@ -153,8 +153,8 @@ bool ContiguousAxes(const Tensor& axes, int rank, int* first, int* last) {
 }
 
 template <Kind K>
-void RegisterReduce(FastKernelRegistry& registry, const char* op) {
-  registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterReduce(KernelTable& table, const char* op) {
+  table.Add(op, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
     auto keep = ir::GetAttrOr<bool>(node, "keep_dims", false);
     if (!keep.ok()) return {};
@@ -203,11 +203,11 @@ void RegisterReduce(FastKernelRegistry& registry, const char* op) {
 
 }  // namespace
 
-void RegisterReduceKernels(FastKernelRegistry& registry) {
-  RegisterReduce<Kind::kSum>(registry, "Sum");
-  RegisterReduce<Kind::kMean>(registry, "Mean");
-  RegisterReduce<Kind::kMax>(registry, "Max");
-  RegisterReduce<Kind::kMin>(registry, "Min");
+void RegisterReduceKernels(KernelTable& table) {
+  RegisterReduce<Kind::kSum>(table, "Sum");
+  RegisterReduce<Kind::kMean>(table, "Mean");
+  RegisterReduce<Kind::kMax>(table, "Max");
+  RegisterReduce<Kind::kMin>(table, "Min");
 }
 
 }  // namespace tfhost::backends::simd

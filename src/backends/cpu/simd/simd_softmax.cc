@@ -120,8 +120,8 @@ void SoftmaxGeneric(const SoftmaxArgs& a, int64_t b, int64_t e) {
 }
 
 template <bool kLog>
-void RegisterSoftmax(FastKernelRegistry& registry, const char* op) {
-  registry.Register(op, kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterSoftmax(KernelTable& table, const char* op) {
+  table.Add(op, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
     const SoftmaxFn fn = IsaTable<SoftmaxFn>{&SoftmaxAvx512<kLog>, &SoftmaxAvx2<kLog>, &SoftmaxGeneric<kLog>}.Pick();
     return [fn, reference](ops::KernelContext& ctx) -> Status {
@@ -147,9 +147,9 @@ void RegisterSoftmax(FastKernelRegistry& registry, const char* op) {
 
 }  // namespace
 
-void RegisterSoftmaxKernels(FastKernelRegistry& registry) {
-  RegisterSoftmax<false>(registry, "Softmax");
-  RegisterSoftmax<true>(registry, "LogSoftmax");
+void RegisterSoftmaxKernels(KernelTable& table) {
+  RegisterSoftmax<false>(table, "Softmax");
+  RegisterSoftmax<true>(table, "LogSoftmax");
 }
 
 }  // namespace tfhost::backends::simd

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/simd/cpu_features.h"
-#include "backends/fast_kernel_registry.h"
+#include "backends/backend_registry.h"
 #include "base/thread_pool.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
@@ -98,7 +98,7 @@ inline ops::KernelFn MakeSimdKernel(const ir::Node& node) {
   const ops::OpRegistration* reg = ops::OpRegistry::Global().Find(node.op);
   EXPECT_NE(reg, nullptr) << node.op;
   if (reg == nullptr) return {};
-  FastKernel fast = FastKernelRegistry::Global().Make(node, reg->kernel);
+  NodeKernel fast = BackendRegistry::Global().MakeFastKernel(node, reg->kernel);
   EXPECT_TRUE(fast.kernel) << "no fast kernel for " << node.op;
   EXPECT_EQ(fast.backend, "simd") << node.op;
   return fast.kernel;
@@ -163,10 +163,10 @@ inline void ExpectConvMatchesReference(const std::string& op, const std::vector<
 
 // The kernel the registry makes for a node of `op` (a SIMD convolution
 // kernel, with oneDNN's and then the reference behind it).
-inline FastKernel MakeFastKernel(const std::string& op, const ir::AttrMap& attrs) {
+inline NodeKernel MakeFastKernel(const std::string& op, const ir::AttrMap& attrs) {
   auto node = ops::MakeSingleOpNode(op, attrs);
   EXPECT_TRUE(node.ok());
-  return FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find(op)->kernel);
+  return BackendRegistry::Global().MakeFastKernel(*node, ops::OpRegistry::Global().Find(op)->kernel);
 }
 
 }  // namespace tfhost::backends::simd::testing

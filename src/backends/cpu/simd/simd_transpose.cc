@@ -276,8 +276,8 @@ Status TransposeKernel(ops::KernelContext& ctx, const ops::KernelFn& reference, 
 
 }  // namespace
 
-void RegisterTransposeKernels(FastKernelRegistry& registry) {
-  registry.Register("Transpose", kBackendName, [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterTransposeKernels(KernelTable& table) {
+  table.Add("Transpose", [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     const Tile32Fn tile32 = IsaTable<Tile32Fn>{&Tile32Avx512, &Tile32Avx2, &Tile32Generic}.Pick();
     return [reference, tile32](ops::KernelContext& ctx) { return TransposeKernel(ctx, reference, tile32); };
   });

@@ -147,9 +147,8 @@ ops::KernelFn MakeUnaryKernel(UnaryFn fn, const ops::KernelFn& reference, float 
 
 // _TfhostFusedElementwise: only the one-instruction GELU nodes; longer
 // programs run the reference kernel's blocked interpreter.
-void RegisterGelu(FastKernelRegistry& registry) {
-  registry.Register("_TfhostFusedElementwise", kBackendName,
-                    [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterGelu(KernelTable& table) {
+  table.Add("_TfhostFusedElementwise", [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
                       auto ops = ir::GetAttrOr<std::vector<std::string>>(node, "ops", {});
                       auto operands = ir::GetAttrOr<std::vector<int64_t>>(node, "operands", {});
                       if (!IsFloatNode(node) || !ops.ok() || !operands.ok() || ops->size() != 1 ||
@@ -167,8 +166,8 @@ void RegisterGelu(FastKernelRegistry& registry) {
 }
 
 template <typename Op>
-void RegisterUnary(FastKernelRegistry& registry, const char* op, bool expensive) {
-  registry.Register(op, kBackendName, [expensive](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
+void RegisterUnary(KernelTable& table, const char* op, bool expensive) {
+  table.Add(op, [expensive](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
     float alpha = 0;
     if (node.op == "LeakyRelu") {
@@ -182,21 +181,21 @@ void RegisterUnary(FastKernelRegistry& registry, const char* op, bool expensive)
 
 }  // namespace
 
-void RegisterUnaryKernels(FastKernelRegistry& registry) {
-  RegisterUnary<ReluF>(registry, "Relu", false);
-  RegisterUnary<Relu6F>(registry, "Relu6", false);
-  RegisterUnary<EluF>(registry, "Elu", true);
-  RegisterUnary<LeakyReluF>(registry, "LeakyRelu", false);
-  RegisterUnary<SigmoidF>(registry, "Sigmoid", true);
-  RegisterUnary<TanhF>(registry, "Tanh", true);
-  RegisterUnary<ExpF>(registry, "Exp", true);
-  RegisterUnary<SoftplusF>(registry, "Softplus", true);
-  RegisterUnary<NegF>(registry, "Neg", false);
-  RegisterUnary<AbsF>(registry, "Abs", false);
-  RegisterUnary<SquareF>(registry, "Square", false);
-  RegisterUnary<SqrtF>(registry, "Sqrt", true);
-  RegisterUnary<RsqrtF>(registry, "Rsqrt", true);
-  RegisterGelu(registry);
+void RegisterUnaryKernels(KernelTable& table) {
+  RegisterUnary<ReluF>(table, "Relu", false);
+  RegisterUnary<Relu6F>(table, "Relu6", false);
+  RegisterUnary<EluF>(table, "Elu", true);
+  RegisterUnary<LeakyReluF>(table, "LeakyRelu", false);
+  RegisterUnary<SigmoidF>(table, "Sigmoid", true);
+  RegisterUnary<TanhF>(table, "Tanh", true);
+  RegisterUnary<ExpF>(table, "Exp", true);
+  RegisterUnary<SoftplusF>(table, "Softplus", true);
+  RegisterUnary<NegF>(table, "Neg", false);
+  RegisterUnary<AbsF>(table, "Abs", false);
+  RegisterUnary<SquareF>(table, "Square", false);
+  RegisterUnary<SqrtF>(table, "Sqrt", true);
+  RegisterUnary<RsqrtF>(table, "Rsqrt", true);
+  RegisterGelu(table);
 }
 
 }  // namespace tfhost::backends::simd

@@ -82,8 +82,8 @@ TEST(SimdUnaryTest, LongerFusedElementwiseProgramsAreDeclined) {
                        {"operands", ops::MakeAttr(std::vector<int64_t>{0, -1, 1, -1})}};
   auto node = ops::MakeSingleOpNode("_TfhostFusedElementwise", attrs);
   ASSERT_TRUE(node.ok());
-  EXPECT_FALSE(FastKernelRegistry::Global()
-                   .Make(*node, ops::OpRegistry::Global().Find("_TfhostFusedElementwise")->kernel)
+  EXPECT_FALSE(BackendRegistry::Global()
+                   .MakeFastKernel(*node, ops::OpRegistry::Global().Find("_TfhostFusedElementwise")->kernel)
                    .kernel);
 }
 
@@ -102,10 +102,10 @@ TEST(SimdUnaryTest, MultiDimensionalShapesKeepTheirShape) {
 TEST(SimdUnaryTest, NonFloatNodesAreDeclined) {
   auto node = ops::MakeSingleOpNode("Relu", {{"T", ops::MakeAttr(DType::kInt32)}});
   ASSERT_TRUE(node.ok());
-  EXPECT_FALSE(FastKernelRegistry::Global().Make(*node, ops::OpRegistry::Global().Find("Relu")->kernel).kernel);
+  EXPECT_FALSE(BackendRegistry::Global().MakeFastKernel(*node, ops::OpRegistry::Global().Find("Relu")->kernel).kernel);
   auto dnode = ops::MakeSingleOpNode("Exp", {{"T", ops::MakeAttr(DType::kDouble)}});
   ASSERT_TRUE(dnode.ok());
-  EXPECT_FALSE(FastKernelRegistry::Global().Make(*dnode, ops::OpRegistry::Global().Find("Exp")->kernel).kernel);
+  EXPECT_FALSE(BackendRegistry::Global().MakeFastKernel(*dnode, ops::OpRegistry::Global().Find("Exp")->kernel).kernel);
 }
 
 TEST(SimdUnaryTest, SoleOwnerInputBufferIsReusedForTheOutput) {

@@ -1,0 +1,126 @@
+// A device backend for tests of placement, copies and allocators on
+// machines without an accelerator. Its "device:0" memory is host memory
+// from its own allocator, but everything treats it as device memory: host
+// kernels refuse it and only copy nodes move tensors in and out. Its kernels
+// compute float32 Relu, and AddV2/Mul of equal shapes (other shapes are
+// handed to their fallback, so tests can see that fallbacks stay within
+// the device's memory space).
+//
+// Header-only (tests only). Thread-safety: counters are atomic; kernels may
+// run concurrently.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/backend.h"
+#include "ir/attrs.h"
+
+namespace tfhost::backends::testing {
+
+class FakeDeviceAllocator : public Allocator {
+ public:
+  explicit FakeDeviceAllocator(int64_t limit = 0) : counters_(limit) {}
+  std::string name() const override { return "fake_device_allocator"; }
+  MemorySpace space() const override { return MemorySpace::Device(0); }
+  StatusOr<void*> Allocate(size_t bytes) override {
+    if (!counters_.Reserve(bytes)) return AllocationFailure(*this, bytes);
+    void* p = std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64);
+    if (p == nullptr) {
+      counters_.Unreserve(bytes);
+      return AllocationFailure(*this, bytes);
+    }
+    return p;
+  }
+  void Deallocate(void* ptr, size_t bytes) override {
+    std::free(ptr);
+    counters_.Release(bytes);
+  }
+  Status CopyWithin(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return OkStatus();
+  }
+  AllocatorStats stats() const override { return counters_.Snapshot(); }
+
+ private:
+  AllocatorCounters counters_;
+};
+
+class FakeStream : public Stream {
+ public:
+  std::string name() const override { return "fake_stream"; }
+  MemorySpace space() const override { return MemorySpace::Device(0); }
+  Status Synchronize() override { return OkStatus(); }
+};
+
+class FakeDeviceBackend : public Backend {
+ public:
+  explicit FakeDeviceBackend(int64_t memory_limit = 0) : allocator_(memory_limit) {}
+
+  const std::string& name() const override { return name_; }
+  int priority() const override { return 100; }
+  MemorySpace memory_space() const override { return MemorySpace::Device(0); }
+  BackendCapabilities capabilities() const override {
+    BackendCapabilities c;
+    c.asynchronous = true;
+    return c;
+  }
+  Allocator* allocator() const override { return &allocator_; }
+  Stream* stream() const override { return &stream_; }
+
+  NodeSupport Supports(const ir::Node& node) const override {
+    if (node.op != "Relu" && node.op != "AddV2" && node.op != "Mul") return NodeSupport::No("not a fake device op");
+    auto t = ir::GetAttr<DType>(node, "T");
+    if (!t.ok() || *t != DType::kFloat) return NodeSupport::No("float32 only");
+    return NodeSupport::Yes();
+  }
+
+  ops::KernelFn MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const override {
+    const bool relu = node.op == "Relu";
+    const bool add = node.op == "AddV2";
+    return [this, relu, add, fallback](ops::KernelContext& ctx) -> Status {
+      if (ctx.stream() != &stream_ || ctx.allocator() != &allocator_) return ctx.Error("kernel ran without its stream");
+      const Tensor& a = ctx.input(0);
+      if (!relu && a.shape() != ctx.input(1).shape()) return fallback(ctx);
+      auto out = ctx.AllocateOutput(DType::kFloat, a.shape());
+      if (!out.ok()) return out.status();
+      float* y = out->data<float>();
+      const float* x = a.data<float>();
+      const float* b = relu ? nullptr : ctx.input(1).data<float>();
+      for (int64_t i = 0; i < a.NumElements(); ++i) {
+        y[i] = relu ? (x[i] > 0 ? x[i] : 0.0f) : add ? x[i] + b[i] : x[i] * b[i];
+      }
+      kernel_calls.fetch_add(1);
+      ctx.set_output(0, *std::move(out));
+      return OkStatus();
+    };
+  }
+
+  StatusOr<Tensor> CopyIn(const Tensor& src) const override {
+    if (src.memory_space() != MemorySpace::Host()) return InvalidArgument("CopyIn of a non-host tensor");
+    auto t = Tensor::Allocate(src.dtype(), src.shape(), &allocator_);
+    if (!t.ok()) return t.status();
+    std::memcpy(t->raw_data(), src.raw_data(), src.ByteSize());
+    copies_in.fetch_add(1);
+    return t;
+  }
+  StatusOr<Tensor> CopyOut(const Tensor& src) const override {
+    if (src.memory_space() != MemorySpace::Device(0)) return InvalidArgument("CopyOut of a non-device tensor");
+    Tensor t = Tensor::Uninitialized(src.dtype(), src.shape());
+    std::memcpy(t.raw_data(), src.raw_data(), src.ByteSize());
+    copies_out.fetch_add(1);
+    return t;
+  }
+
+  mutable std::atomic<int> kernel_calls{0};
+  mutable std::atomic<int> copies_in{0};
+  mutable std::atomic<int> copies_out{0};
+
+ private:
+  const std::string name_ = "fake_device";
+  mutable FakeDeviceAllocator allocator_;
+  mutable FakeStream stream_;
+};
+
+}  // namespace tfhost::backends::testing
