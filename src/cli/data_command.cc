@@ -245,9 +245,13 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     if (f.sequence) range += " steps " + std::to_string(f.min_steps) + ".." + std::to_string(f.max_steps);
     double presence = s.records ? 100.0 * static_cast<double>(f.present) / static_cast<double>(s.records) : 0;
-    std::snprintf(line, sizeof(line), "%-*s  %-6s  %7.1f%%  %-13s  %s\n", static_cast<int>(width), name.c_str(),
+    std::snprintf(line, sizeof(line), "%-*s  %-6s  %7.1f%%  %-13s  %s", static_cast<int>(width), name.c_str(),
                   kind.c_str(), presence, counts.c_str(), range.c_str());
-    out << line;
+    // Rows without a range would end in padding, which editors strip from
+    // pasted output (docs/data.md is compared with this output).
+    std::string row = line;
+    row.erase(row.find_last_not_of(' ') + 1);
+    out << row << "\n";
   }
   if (std::any_of(s.features.begin(), s.features.end(), [](const auto& f) { return f.mixed_kinds; })) {
     out << "(* the feature has different kinds in different records)\n";
@@ -419,8 +423,9 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const std::string cmd = "data convert";
   FlagParser flags(
       "tfhost data convert INPUTS... --out PREFIX|FILE [flags]",
-      "CSV (header row) and JSON Lines -> sharded TFRecords PREFIX-00000-of-0000N of tf.train.Example\n"
-      "(SequenceExample for JSON lines with feature_lists); or TFRecords -> one JSON Lines / CSV file.\n"
+      "CSV (header row) and JSON Lines -> sharded TFRecords PREFIX-00000-of-0000N (.gz added for gzip) of\n"
+      "tf.train.Example (SequenceExample for JSON lines with feature_lists); or TFRecords -> one JSON Lines\n"
+      "or CSV file. Missing folders above the outputs are created.\n"
       "The direction follows the inputs: .csv/.jsonl/.ndjson/.json files are text, anything else TFRecord.\n"
       "CSV: kinds inferred per column (int64, float, bytes) unless --schema names them; empty cells are\n"
       "absent features. CSV output also writes FILE.schema.json for the way back.\n"
@@ -543,6 +548,8 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   progress.Done();
   if (!stats.ok()) return ReportFailure(err, cmd, stats.status());
+  // Not silenced by --quiet or --json: they say the output lost information.
+  for (const auto& warning : stats->warnings) err << "tfhost " << cmd << ": warning: " << warning << "\n";
   if (json) {
     rapidjson::StringBuffer buf;
     JsonWriter w(buf);
@@ -552,6 +559,10 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     w.Key("outputs");
     w.StartArray();
     for (const auto& o : stats->outputs) JsonString(w, o);
+    w.EndArray();
+    w.Key("warnings");
+    w.StartArray();
+    for (const auto& warning : stats->warnings) JsonString(w, warning);
     w.EndArray();
     w.EndObject();
     out << buf.GetString() << "\n";

@@ -134,6 +134,56 @@ TEST(DataCommandTest, ConvertCsvToShardsAndBackRoundTrips) {
   EXPECT_EQ(first, second);
 }
 
+TEST(DataCommandTest, ConvertIntoAMissingFolderCreatesItAndNamesGzipShardsGz) {
+  std::string csv = testing::FixturePath("data/tfx_chicago_taxi/external_csv/data.csv");
+  TFHOST_REQUIRE_FIXTURE(csv);
+  TempDir dir;
+  // The docs' example, with conv/ (and a level below it) not there yet.
+  Result r = Data({"convert", csv, "--out", dir.File("conv/x/taxi"), "--shards", "4", "--compression", "gzip"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::string expected = "wrote 10000 records to";
+  for (int i = 0; i < 4; ++i) expected += " " + dir.File("conv/x/taxi-0000" + std::to_string(i) + "-of-00004.gz");
+  EXPECT_EQ(r.out, expected + "\n");
+  // Read back by name and by magic alike: inspect, head and convert to text.
+  r = Data({"inspect", dir.File("conv/x/taxi-*"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"compression\":\"gzip\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"records\":10000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"name\":\"dropoff_census_tract\",\"kind\":\"int64\""), std::string::npos) << r.out;
+  r = Data({"convert", dir.File("conv/x/taxi-*"), "--out", dir.File("text/back.jsonl"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.File("text/back.jsonl")));
+}
+
+TEST(DataCommandTest, ConvertUnderARegularFileFailsNamingIt) {
+  TempDir dir;
+  std::ofstream(dir.File("in.csv")) << "a\n1\n";
+  std::ofstream(dir.File("conv")) << "a file";
+  Result r = Data({"convert", dir.File("in.csv"), "--out", dir.File("conv/taxi"), "--quiet"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "tfhost data convert: cannot create directory '" + dir.File("conv") + "' for '" +
+                       dir.File("conv/taxi-00000-of-00001") + "': '" + dir.File("conv") +
+                       "' exists and is not a directory\n");
+}
+
+TEST(DataCommandTest, ConvertWarnsWhenTheSchemaMakesLargeWholeNumbersFloat32) {
+  TempDir dir;
+  std::ofstream(dir.File("in.csv")) << "census_tract,n\n1,2\n17031832200,3\n";
+  std::ofstream(dir.File("s.json")) << "{\"census_tract\": \"float\"}";
+  Result r = Data({"convert", dir.File("in.csv"), "--out", dir.File("o"), "--schema", dir.File("s.json"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string warning = dir.File("in.csv") +
+                        ":3: column 'census_tract' is float32 by the schema, and float32 cannot hold 17031832200 "
+                        "exactly (stored as 17031832576); use int64";
+  EXPECT_EQ(r.err, "tfhost data convert: warning: " + warning + "\n");
+  EXPECT_NE(r.out.find("\"warnings\":[\"" + warning + "\"]"), std::string::npos) << r.out;
+  // Without the schema the column is int64 and nothing is said.
+  r = Data({"convert", dir.File("in.csv"), "--out", dir.File("p"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(DataCommandTest, ConvertJsonLinesToTFRecordAndBack) {
   TempDir dir;
   std::string jsonl = dir.File("in.jsonl");

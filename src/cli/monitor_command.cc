@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/file_util.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "host/monitor/metrics_server.h"
@@ -96,6 +97,7 @@ int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std:
   }
   std::ofstream recording;
   if (!record.empty()) {
+    if (Status dirs = CreateParentDirectories(record); !dirs.ok()) return ReportFailure(err, "monitor", dirs);
     recording.open(record, std::ios::app);
     if (!recording) return ReportFailure(err, "monitor", NotFound("cannot open --record " + record));
   }

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "base/file_util.h"
+
 namespace tfhost::cli {
 
 namespace {
@@ -377,6 +379,7 @@ StatusOr<std::string> EncodeNpy(const Tensor& input, std::string* note) {
 
 Status WriteNpyFile(const std::string& path, const Tensor& tensor, std::string* note) {
   TFHOST_ASSIGN_OR_RETURN(std::string bytes, EncodeNpy(tensor, note));
+  TFHOST_RETURN_IF_ERROR(CreateParentDirectories(path));
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -4,6 +4,7 @@
 // the session is run directly on the named tensors.
 #include <filesystem>
 
+#include "base/file_util.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "cli/npy_io.h"
@@ -17,9 +18,7 @@ namespace {
 int EmitOutputs(const std::vector<std::pair<std::string, Tensor>>& outputs, const std::string& output_dir,
                 std::ostream& out, std::ostream& err) {
   if (!output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
-    if (ec) return ReportFailure(err, "run", Unavailable("cannot create " + output_dir + ": " + ec.message()));
+    if (Status dirs = CreateDirectories(output_dir); !dirs.ok()) return ReportFailure(err, "run", dirs);
   }
   for (const auto& [name, tensor] : outputs) {
     if (output_dir.empty()) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 
+#include "base/file_util.h"
 #include "data/csv.h"
 #include "data/schema.h"
 
@@ -27,6 +28,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 class AtomicTextFile {
  public:
   static StatusOr<std::unique_ptr<AtomicTextFile>> Create(const std::string& path) {
+    TFHOST_RETURN_IF_ERROR(CreateParentDirectories(path));
     size_t slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -77,7 +79,7 @@ class ShardedWriter {
     TFRecordWriterOptions options;
     options.compression = c;
     for (int i = 0; i < shards; ++i) {
-      std::string name = ShardName(prefix, i, shards);
+      std::string name = ShardName(prefix, i, shards, c);
       TFHOST_ASSIGN_OR_RETURN(auto writer, TFRecordWriter::Create(name, options));
       w->writers_.push_back(std::move(writer));
       w->names_.push_back(name);
@@ -104,8 +106,11 @@ class ShardedWriter {
   int64_t records_ = 0;
 };
 
-Status CsvToRecords(const std::string& path, const KindSchema* schema, ShardedWriter& out, const ProgressFn& progress) {
-  TFHOST_ASSIGN_OR_RETURN(std::vector<FeatureKind> kinds, InferCsvKinds(path, schema));
+Status CsvToRecords(const std::string& path, const KindSchema* schema, ShardedWriter& out, const ProgressFn& progress,
+                    std::vector<std::string>* warnings) {
+  TFHOST_ASSIGN_OR_RETURN(CsvKinds inferred, InferCsvKinds(path, schema));
+  const std::vector<FeatureKind>& kinds = inferred.kinds;
+  warnings->insert(warnings->end(), inferred.warnings.begin(), inferred.warnings.end());
   TFHOST_ASSIGN_OR_RETURN(auto reader, CsvReader::Open(path));
   std::vector<CsvField> row;
   TFHOST_ASSIGN_OR_RETURN(bool got, reader->Next(&row));
@@ -165,10 +170,12 @@ Status ForEachRecord(const std::vector<std::string>& inputs, const TFRecordReade
 
 }  // namespace
 
-std::string ShardName(const std::string& prefix, int index, int count) {
+std::string ShardName(const std::string& prefix, int index, int count, Compression compression) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "-%05d-of-%05d", index, count);
-  return prefix + buf;
+  std::string name = prefix + buf;
+  if (compression == Compression::kGzip) name += ".gz";
+  return name;
 }
 
 std::optional<TextFormat> TextFormatForPath(const std::string& path) {
@@ -188,15 +195,15 @@ StatusOr<ConvertStats> ConvertToTFRecords(const std::vector<std::string>& inputs
     }
   }
   TFHOST_ASSIGN_OR_RETURN(auto out, ShardedWriter::Create(prefix, options.shards, options.compression));
+  ConvertStats stats;
   for (const std::string& in : inputs) {
     if (*TextFormatForPath(in) == TextFormat::kCsv) {
-      TFHOST_RETURN_IF_ERROR(CsvToRecords(in, options.schema, *out, options.progress));
+      TFHOST_RETURN_IF_ERROR(CsvToRecords(in, options.schema, *out, options.progress, &stats.warnings));
     } else {
       TFHOST_RETURN_IF_ERROR(JsonlToRecords(in, options.schema, *out, options.progress));
     }
   }
   TFHOST_RETURN_IF_ERROR(out->Close());
-  ConvertStats stats;
   stats.records = out->records();
   stats.outputs = out->names();
   return stats;
@@ -253,7 +260,8 @@ StatusOr<ConvertStats> ConvertFromTFRecords(const std::vector<std::string>& inpu
   kinds_writer.EndObject();
   std::string kinds_json = std::string(kinds_buf.GetString()) + "\n";
   for (size_t i = 0; i < columns.size(); ++i) {
-    line += (i ? "," : "") + CsvCell(columns[i]);
+    if (i) line.push_back(',');
+    line += CsvCell(columns[i]);
   }
   line += "\n";
   out->Write(line);

@@ -3,11 +3,13 @@
 // JSON Lines or CSV. See example_json.h and csv.h for the value rules that
 // make the round trips lossless.
 //
-// Sharded outputs are named PREFIX-00000-of-0000N (docs/formats.md §4 naming);
-// record i goes to shard i mod N, so reading the shards round-robin gives the
-// input order back. Every output file is published atomically (written to a
-// temporary name, fsynced, renamed), so a failed conversion leaves no partial
-// output under a final name.
+// Sharded outputs are named PREFIX-00000-of-0000N (docs/formats.md §4 naming),
+// with ".gz" appended for GZIP shards so that gzip, zcat and tools that go by
+// the name know them; record i goes to shard i mod N, so reading the shards
+// round-robin gives the input order back. Missing directories above the
+// outputs are created. Every output file is published atomically (written to
+// a temporary name, fsynced, renamed), so a failed conversion leaves no
+// partial output under a final name.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +27,10 @@ namespace tfhost::data {
 
 enum class TextFormat { kCsv, kJsonl };
 
-// "PREFIX-00003-of-00008".
-std::string ShardName(const std::string& prefix, int index, int count);
+// "PREFIX-00003-of-00008", or "PREFIX-00003-of-00008.gz" for kGzip. ZLIB
+// shards keep the bare name: no suffix is agreed on for raw zlib streams, and
+// readers tell them by their header (DetectCompression).
+std::string ShardName(const std::string& prefix, int index, int count, Compression compression = Compression::kNone);
 
 // Text format from a file name's extension (.csv; .jsonl/.ndjson/.json), or
 // nullopt.
@@ -35,6 +39,9 @@ std::optional<TextFormat> TextFormatForPath(const std::string& path);
 struct ConvertStats {
   int64_t records = 0;
   std::vector<std::string> outputs;
+  // Lossy conversions the user asked for (csv.h's CsvKinds::warnings); the
+  // command prints them on stderr.
+  std::vector<std::string> warnings;
 };
 
 using ProgressFn = std::function<void(int64_t records)>;

@@ -48,6 +48,146 @@ std::vector<std::string> AllRecords(const std::vector<std::string>& files) {
 TEST(ConvertTest, ShardNamesFollowTheTensorFlowConvention) {
   EXPECT_EQ(ShardName("out/train", 3, 8), "out/train-00003-of-00008");
   EXPECT_EQ(ShardName("p", 0, 1), "p-00000-of-00001");
+  EXPECT_EQ(ShardName("p", 0, 1, Compression::kZlib), "p-00000-of-00001");
+}
+
+TEST(ConvertTest, GzipShardsEndInGzAndReadBackByMagicAndByName) {
+  TempDir dir;
+  std::string csv = dir.File("in.csv");
+  WriteText(csv, "a\n1\n2\n3\n");
+  ToTFRecordOptions to;
+  to.shards = 2;
+  to.compression = Compression::kGzip;
+  auto out = ConvertToTFRecords({csv}, dir.File("g"), to);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->outputs, (std::vector<std::string>{dir.File("g-00000-of-00002.gz"), dir.File("g-00001-of-00002.gz")}));
+  EXPECT_EQ(ReadText(out->outputs[0]).substr(0, 2), "\x1f\x8b");
+  for (const auto& shard : out->outputs) {
+    auto reader = TFRecordReader::Open(shard);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->compression(), Compression::kGzip);
+  }
+  EXPECT_EQ(AllRecords(out->outputs).size(), 3u);
+  // A zlib shard has no agreed suffix; its header tells readers what it is.
+  to.compression = Compression::kZlib;
+  auto z = ConvertToTFRecords({csv}, dir.File("z"), to);
+  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  EXPECT_EQ(z->outputs[0], dir.File("z-00000-of-00002"));
+}
+
+TEST(ConvertTest, ConvertingIntoMissingNestedDirectoriesCreatesThem) {
+  TempDir dir;
+  std::string csv = dir.File("in.csv");
+  WriteText(csv, "a,b\n1,x\n");
+  ToTFRecordOptions to;
+  to.shards = 4;
+  to.compression = Compression::kGzip;
+  auto out = ConvertToTFRecords({csv}, dir.File("conv/nested/taxi"), to);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  for (const auto& shard : out->outputs) EXPECT_TRUE(fs::exists(shard)) << shard;
+  EXPECT_EQ(out->outputs[3], dir.File("conv/nested/taxi-00003-of-00004.gz"));
+
+  // The way back, too: text outputs and their schema sidecar.
+  auto back = ConvertFromTFRecords(out->outputs, dir.File("text/again/back.csv"), TextFormat::kCsv, {});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(ReadText(dir.File("text/again/back.csv")), "a,b\n1,x\n");
+  EXPECT_TRUE(fs::exists(dir.File("text/again/back.csv.schema.json")));
+  auto jsonl = ConvertFromTFRecords(out->outputs, dir.File("j/out.jsonl"), TextFormat::kJsonl, {});
+  ASSERT_TRUE(jsonl.ok()) << jsonl.status().ToString();
+}
+
+TEST(ConvertTest, AnOutputParentThatIsARegularFileIsAnErrorNamingIt) {
+  TempDir dir;
+  std::string csv = dir.File("in.csv");
+  WriteText(csv, "a\n1\n");
+  WriteText(dir.File("conv"), "I am a file");
+  auto out = ConvertToTFRecords({csv}, dir.File("conv/taxi"), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(out.status().message(), "cannot create directory '" + dir.File("conv") + "' for '" +
+                                        dir.File("conv/taxi-00000-of-00001") + "': '" + dir.File("conv") +
+                                        "' exists and is not a directory");
+  EXPECT_EQ(ReadText(dir.File("conv")), "I am a file");
+
+  ASSERT_TRUE(WriteTFRecordFile(dir.File("r.tfrecord"), {EncodeExample(Example())}).ok());
+  auto text = ConvertFromTFRecords({dir.File("r.tfrecord")}, dir.File("conv/sub/out.jsonl"), TextFormat::kJsonl, {});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(text.status().message().find("'" + dir.File("conv") + "' exists and is not a directory"),
+            std::string::npos)
+      << text.status().ToString();
+}
+
+TEST(ConvertTest, CsvWholeNumbersFloat32CannotHoldBecomeInt64AndOnlyAColumnWithFractionsWarns) {
+  TempDir dir;
+  std::string csv = dir.File("tracts.csv");
+  // tract: whole numbers beyond float32's exact range, one with ".0";
+  // secs: whole numbers with ".0" that float32 holds (stay float, as before);
+  // n: plain small integers (int64, as before); mixed: a big whole number next
+  // to a fraction (float: int64 cannot hold 0.5).
+  WriteText(csv,
+            "tract,secs,n,mixed\n"
+            "17031832200.0,180.0,1,17031832200\n"
+            "17031081500,60.0,2,0.5\n"
+            ",,,\n");
+  auto kinds = InferCsvKinds(csv, nullptr);
+  ASSERT_TRUE(kinds.ok()) << kinds.status().ToString();
+  EXPECT_EQ(kinds->kinds, (std::vector<FeatureKind>{FeatureKind::kInt64, FeatureKind::kFloat, FeatureKind::kInt64,
+                                                    FeatureKind::kFloat}));
+  // Only the mixed column loses a whole number, and says so.
+  std::vector<std::string> warnings = {
+      csv + ":2: column 'mixed' is float32 (it also holds fractions), and float32 cannot hold 17031832200 exactly "
+            "(stored as 17031832576); give it \"bytes\" in --schema to keep the text"};
+  EXPECT_EQ(kinds->warnings, warnings);
+
+  auto out = ConvertToTFRecords({csv}, dir.File("o"), {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->warnings, warnings);
+  auto records = AllRecords(out->outputs);
+  ASSERT_EQ(records.size(), 3u);
+  auto r0 = *DecodeExample(records[0]);
+  EXPECT_EQ(r0.features.at("tract"), Feature::Int64s({17031832200}));
+  EXPECT_EQ(r0.features.at("secs"), Feature::Floats({180.0f}));
+  EXPECT_EQ(r0.features.at("n"), Feature::Int64s({1}));
+  auto r1 = *DecodeExample(records[1]);
+  EXPECT_EQ(r1.features.at("tract"), Feature::Int64s({17031081500}));
+  EXPECT_EQ(r1.features.at("mixed"), Feature::Floats({0.5f}));
+}
+
+TEST(ConvertTest, ASchemaForcingFloat32OnSuchIntegersWarnsNamingColumnAndFirstValue) {
+  TempDir dir;
+  std::string csv = dir.File("tracts.csv");
+  // A fraction before the big whole number does not hide it.
+  WriteText(csv, "census_tract,fare\n1.5,2.5\n17031832200,3\n17031081500.0,4\n");
+  KindSchema schema = {{"census_tract", FeatureKind::kFloat}, {"fare", FeatureKind::kFloat}};
+  ToTFRecordOptions to;
+  to.schema = &schema;
+  auto out = ConvertToTFRecords({csv}, dir.File("o"), to);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->warnings.size(), 1u);
+  EXPECT_EQ(out->warnings[0], csv +
+                                  ":3: column 'census_tract' is float32 by the schema, and float32 cannot hold "
+                                  "17031832200 exactly (stored as 17031832576); use int64");
+  // The schema still wins: the value is the float32 the warning names.
+  auto records = AllRecords(out->outputs);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(DecodeExample(records[1])->features.at("census_tract"), Feature::Floats({17031832576.0f}));
+}
+
+TEST(ConvertTest, IntegralTextIsAnIntegerWithAtMostAZeroFraction) {
+  int64_t v = 0;
+  EXPECT_TRUE(ParseIntegralText("17031832200.0", &v));
+  EXPECT_EQ(v, 17031832200);
+  EXPECT_TRUE(ParseIntegralText("-7.", &v));
+  EXPECT_EQ(v, -7);
+  EXPECT_TRUE(ParseIntegralText("+12.000", &v));
+  EXPECT_EQ(v, 12);
+  EXPECT_FALSE(ParseIntegralText("1.5", &v));
+  EXPECT_FALSE(ParseIntegralText(".0", &v));
+  EXPECT_FALSE(ParseIntegralText("-.0", &v));
+  EXPECT_FALSE(ParseIntegralText("1e3", &v));
+  EXPECT_FALSE(ParseIntegralText("99999999999999999999.0", &v));
+  EXPECT_FALSE(ParseIntegralText("1.0x", &v));
 }
 
 TEST(ConvertTest, FixtureCsvRoundTripsThroughShardedGzipTFRecordsAndBack) {
@@ -61,7 +201,7 @@ TEST(ConvertTest, FixtureCsvRoundTripsThroughShardedGzipTFRecordsAndBack) {
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ(first->records, 10000);
   ASSERT_EQ(first->outputs.size(), 3u);
-  EXPECT_EQ(first->outputs[2], dir.File("taxi-00002-of-00003"));
+  EXPECT_EQ(first->outputs[2], dir.File("taxi-00002-of-00003.gz"));
   std::vector<std::string> records = AllRecords(first->outputs);
   ASSERT_EQ(records.size(), 10000u);
 
@@ -77,6 +217,17 @@ TEST(ConvertTest, FixtureCsvRoundTripsThroughShardedGzipTFRecordsAndBack) {
   EXPECT_EQ(f.at("company"), Feature::Bytes({"Taxi Affiliation Services"}));
   EXPECT_EQ(f.count("dropoff_latitude"), 0u);  // empty cell -> absent
   EXPECT_EQ(f.count("pickup_census_tract"), 0u);
+
+  // Row 26 of the CSV, the first with a census tract, is record 25: shard 1
+  // (after shard 0's 3334 records), position 8. "17031832200.0" is a whole
+  // number float32 would round to 17031832576, so the column is int64;
+  // "22.0" and "900.0" are exact in float32 and stay float.
+  // 6,12.25,10,1,1,1476579600,41.952822916,-87.65324399200001,41.920451512,-87.67995476799999,3.5,,17031832200.0,Credit Card,,900.0,22.0,3.0
+  auto row26 = DecodeExample(records[3334 + 8]);
+  ASSERT_TRUE(row26.ok());
+  EXPECT_EQ(row26->features.at("dropoff_census_tract"), Feature::Int64s({17031832200}));
+  EXPECT_EQ(row26->features.at("dropoff_community_area"), Feature::Floats({22.0f}));
+  EXPECT_EQ(row26->features.at("trip_seconds"), Feature::Floats({900.0f}));
 
   // Back to CSV (with its kinds sidecar), then to TFRecord again: same records.
   FromTFRecordOptions from;

@@ -80,6 +80,16 @@ bool IsFloat(const std::string& s) {
   return ParseFloatText(s, &v);
 }
 
+// Whether float32 holds `v` exactly. Beyond 2^24 only some integers are
+// floats; IDs such as census tracts (17031832200) are not.
+bool FloatHoldsExactly(int64_t v, float* stored) {
+  *stored = static_cast<float>(v);
+  // The float can round up to 2^63, which no int64 equals (and casting it back
+  // would be undefined).
+  if (*stored >= 9.223372036854775808e18f) return false;
+  return static_cast<int64_t>(*stored) == v;
+}
+
 StatusOr<std::vector<std::string>> ReadHeader(CsvReader& reader, const std::string& path) {
   std::vector<CsvField> row;
   TFHOST_ASSIGN_OR_RETURN(bool got, reader.Next(&row));
@@ -92,17 +102,66 @@ StatusOr<std::vector<std::string>> ReadHeader(CsvReader& reader, const std::stri
   return header;
 }
 
+// What one pass learns about a column.
+struct ColumnFacts {
+  bool can_int = true;       // every cell is an int64 as written
+  bool can_float = true;     // every cell is a number
+  bool integral = true;      // every cell is an integer, maybe with a zero fraction ("180.0")
+  bool inexact = false;      // some integral cell is beyond what float32 holds exactly
+  int64_t inexact_value = 0;  // the first such cell, its line and what float32 makes of it
+  int64_t inexact_line = 0;
+  float inexact_stored = 0;
+};
+
+void Observe(ColumnFacts& c, const std::string& text, int64_t line) {
+  if (c.can_int && !IsInt(text)) c.can_int = false;
+  if (c.can_float && !c.can_int && !IsFloat(text)) c.can_float = false;
+  if (c.inexact && !c.integral) return;  // nothing more to learn
+  int64_t v;
+  // Checked past the first fraction too: a float32 column still rounds the
+  // whole numbers after it, and the warning names the first.
+  bool whole = ParseIntegralText(text, &v);
+  if (!whole) c.integral = false;
+  float stored;
+  if (whole && !c.inexact && !FloatHoldsExactly(v, &stored)) {
+    c.inexact = true;
+    c.inexact_value = v;
+    c.inexact_line = line;
+    c.inexact_stored = stored;
+  }
+}
+
+std::string StoredText(float f) {
+  // Integral floats below 2^63 print as integers, like the value they replace.
+  if (f > -9.223372036854775808e18f && f < 9.223372036854775808e18f) {
+    return std::to_string(static_cast<int64_t>(f));
+  }
+  return FormatFloat(f);
+}
+
 }  // namespace
 
-StatusOr<std::vector<FeatureKind>> InferCsvKinds(const std::string& path, const KindSchema* schema) {
+bool ParseIntegralText(std::string_view text, int64_t* out) {
+  if (ParseInt64Text(text, out)) return true;
+  size_t dot = text.find('.');
+  if (dot == std::string_view::npos) return false;
+  std::string_view whole = text.substr(0, dot), fraction = text.substr(dot + 1);
+  if (whole.empty() || whole == "-" || whole == "+") return false;
+  if (fraction.find_first_not_of('0') != std::string_view::npos) return false;
+  return ParseInt64Text(whole, out);
+}
+
+StatusOr<CsvKinds> InferCsvKinds(const std::string& path, const KindSchema* schema) {
   TFHOST_ASSIGN_OR_RETURN(auto reader, CsvReader::Open(path));
   TFHOST_ASSIGN_OR_RETURN(std::vector<std::string> header, ReadHeader(*reader, path));
   size_t n = header.size();
-  std::vector<bool> can_int(n, true), can_float(n, true), fixed(n, false);
-  std::vector<FeatureKind> kinds(n, FeatureKind::kBytes);
+  std::vector<ColumnFacts> facts(n);
+  std::vector<bool> fixed(n, false);
+  CsvKinds result;
+  result.kinds.assign(n, FeatureKind::kBytes);
   for (size_t i = 0; i < n; ++i) {
     if (schema && schema->count(header[i])) {
-      kinds[i] = schema->at(header[i]);
+      result.kinds[i] = schema->at(header[i]);
       fixed[i] = true;
     }
   }
@@ -116,21 +175,49 @@ StatusOr<std::vector<FeatureKind>> InferCsvKinds(const std::string& path, const 
                              " fields, the header has " + std::to_string(n));
     }
     for (size_t i = 0; i < n; ++i) {
-      if (fixed[i] || (row[i].text.empty() && !row[i].quoted)) continue;
+      // A schema's kind is not inferred, but a float32 one is still checked
+      // so that the user hears which integers it rounds.
+      if (fixed[i] && result.kinds[i] != FeatureKind::kFloat) continue;
+      if (row[i].text.empty() && !row[i].quoted) continue;
       if (row[i].quoted && row[i].text.empty()) {
-        can_int[i] = can_float[i] = false;
+        facts[i].can_int = facts[i].can_float = facts[i].integral = false;
         continue;
       }
-      if (can_int[i] && !IsInt(row[i].text)) can_int[i] = false;
-      if (can_float[i] && !can_int[i] && !IsFloat(row[i].text)) can_float[i] = false;
+      Observe(facts[i], row[i].text, reader->line());
     }
   }
   for (size_t i = 0; i < n; ++i) {
-    if (fixed[i]) continue;
-    kinds[i] = can_int[i] ? FeatureKind::kInt64 : can_float[i] ? FeatureKind::kFloat : FeatureKind::kBytes;
+    const ColumnFacts& c = facts[i];
+    auto rounded = [&](const std::string& why, const std::string& advice) {
+      return path + ":" + std::to_string(c.inexact_line) + ": column '" + header[i] + "' is float32 " + why +
+             ", and float32 cannot hold " + std::to_string(c.inexact_value) + " exactly (stored as " +
+             StoredText(c.inexact_stored) + "); " + advice;
+    };
+    if (fixed[i]) {
+      if (result.kinds[i] == FeatureKind::kFloat && c.inexact) {
+        result.warnings.push_back(rounded("by the schema", "use int64"));
+      }
+      continue;
+    }
+    // Integers float32 would round (IDs, timestamps in ms) stay int64 even
+    // when written as "17031832200.0"; small whole numbers written with a
+    // fraction stay float, as the file suggests.
+    if (c.can_int || (c.integral && c.inexact)) {
+      result.kinds[i] = FeatureKind::kInt64;
+    } else if (c.can_float) {
+      result.kinds[i] = FeatureKind::kFloat;
+      // int64 cannot hold the column's fractions either; only the user knows
+      // which loss to prefer.
+      if (c.inexact) {
+        result.warnings.push_back(
+            rounded("(it also holds fractions)", "give it \"bytes\" in --schema to keep the text"));
+      }
+    } else {
+      result.kinds[i] = FeatureKind::kBytes;
+    }
   }
-  // A column with no values at all stays bytes: it never becomes a feature.
-  return kinds;
+  // A column with no values at all gets some kind, but never becomes a feature.
+  return result;
 }
 
 StatusOr<Example> CsvRowToExample(const std::vector<std::string>& header, const std::vector<FeatureKind>& kinds,
@@ -148,7 +235,7 @@ StatusOr<Example> CsvRowToExample(const std::vector<std::string>& header, const 
     switch (kinds[i]) {
       case FeatureKind::kInt64: {
         int64_t v;
-        if (!ParseInt64Text(cell.text, &v)) {
+        if (!ParseIntegralText(cell.text, &v)) {
           return InvalidArgument(file + ":" + std::to_string(line) + ": column '" + header[i] + "': '" + cell.text +
                                  "' is not an int64");
         }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/file_util.h"
 #include "data/convert.h"
 #include "data/example.h"
 #include "data/tfrecord_writer.h"
@@ -219,7 +220,7 @@ StatusOr<ImageFolderStats> ImageFolderToTFRecords(const std::string& root, const
   wo.compression = options.compression;
   std::vector<std::unique_ptr<TFRecordWriter>> writers;
   for (int i = 0; i < options.shards; ++i) {
-    std::string name = ShardName(prefix, i, options.shards);
+    std::string name = ShardName(prefix, i, options.shards, options.compression);
     TFHOST_ASSIGN_OR_RETURN(auto w, TFRecordWriter::Create(name, wo));
     writers.push_back(std::move(w));
     stats.outputs.push_back(name);
@@ -258,10 +259,7 @@ StatusOr<ImageFolderStats> ImageFolderToTFRecords(const std::string& root, const
 
 StatusOr<int64_t> TFRecordsToImageFolder(const std::vector<std::string>& inputs, const std::string& out_dir,
                                          const TFRecordReaderOptions& reader_options) {
-  if (::mkdir(out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Unavailable("cannot create '" + out_dir + "': " + std::strerror(errno));
-  }
-  if (!IsDirectory(out_dir)) return InvalidArgument("'" + out_dir + "' exists and is not a directory");
+  TFHOST_RETURN_IF_ERROR(CreateDirectories(out_dir));
   std::string base = out_dir.back() == '/' ? out_dir : out_dir + "/";
   int64_t written = 0;
   for (const std::string& input : inputs) {

@@ -55,14 +55,15 @@ struct ImageFolderStats {
   std::vector<std::string> skipped;  // files that are not images (by content)
 };
 
-// Converts `root` (class subfolders of images) into shards under `prefix`.
+// Converts `root` (class subfolders of images) into shards under `prefix`
+// (named as ShardName() does, ".gz" for GZIP; missing directories created).
 // Hidden entries (names starting with '.') are ignored; files in `root`
 // itself and non-image files inside class folders are listed in `skipped`.
 StatusOr<ImageFolderStats> ImageFolderToTFRecords(const std::string& root, const std::string& prefix,
                                                   const ImageFolderOptions& options);
 
 // Writes the images of TFRecord `inputs` into `out_dir`/<class>/<filename>;
-// `out_dir` is created if needed. A record without image/encoded or
+// `out_dir` and any missing parents are created. A record without image/encoded or
 // image/class/text is an error naming the file and record; one without
 // image/filename gets "<record number>.<format>".
 StatusOr<int64_t> TFRecordsToImageFolder(const std::vector<std::string>& inputs, const std::string& out_dir,

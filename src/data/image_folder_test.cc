@@ -125,10 +125,8 @@ class ImageFolderTest : public ::testing::Test {
 TEST_F(ImageFolderTest, FolderBecomesExamplesWithTensorFlowFeatureNamesAndComesBackByteForByte) {
   ImageFolderOptions options;
   options.shards = 3;
+  // out/ does not exist yet: the writer creates it.
   auto stats = ImageFolderToTFRecords(src_, root_ + "/out/flowers", options);
-  ASSERT_FALSE(stats.ok());  // out/ does not exist yet
-  ::mkdir((root_ + "/out").c_str(), 0755);
-  stats = ImageFolderToTFRecords(src_, root_ + "/out/flowers", options);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->records, 6);
   EXPECT_EQ(stats->classes, (std::vector<std::string>{"daisy", "roses", "tulips"}));
@@ -208,6 +206,35 @@ TEST_F(ImageFolderTest, RecordWithoutFilenameGetsItsNumberAndFormat) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(ReadWhole(root_ + "/named/cats/0.gif"), Gif(2, 2));
   EXPECT_EQ(ReadWhole(root_ + "/named/cats/1.gif"), Gif(2, 2));
+}
+
+TEST_F(ImageFolderTest, GzipShardsEndInGzAndBothDirectionsCreateMissingFolders) {
+  ImageFolderOptions options;
+  options.shards = 2;
+  options.compression = Compression::kGzip;
+  auto stats = ImageFolderToTFRecords(src_, root_ + "/new/deeper/flowers", options);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->outputs,
+            (std::vector<std::string>{root_ + "/new/deeper/flowers-00000-of-00002.gz",
+                                      root_ + "/new/deeper/flowers-00001-of-00002.gz"}));
+  EXPECT_EQ(ReadWhole(stats->outputs[0]).substr(0, 2), "\x1f\x8b");
+  auto n = TFRecordsToImageFolder(stats->outputs, root_ + "/not/yet/there");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 6);
+  EXPECT_EQ(ReadWhole(root_ + "/not/yet/there/roses/r1.gif"), Gif(5, 6));
+}
+
+TEST_F(ImageFolderTest, AnOutputFolderThatIsAFileIsFailedPreconditionNamingIt) {
+  WriteFile(root_ + "/taken", "a file");
+  Example ex;
+  ex.features["image/encoded"] = Feature::Bytes({Gif(2, 2)});
+  ex.features["image/class/text"] = Feature::Bytes({"cats"});
+  ASSERT_TRUE(WriteTFRecordFile(root_ + "/one.tfrecord", {EncodeExample(ex)}).ok());
+  auto n = TFRecordsToImageFolder({root_ + "/one.tfrecord"}, root_ + "/taken");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(n.status().message().find("'" + root_ + "/taken' exists and is not a directory"), std::string::npos)
+      << n.status().ToString();
 }
 
 TEST_F(ImageFolderTest, FolderWithoutClassSubfoldersIsAnError) {

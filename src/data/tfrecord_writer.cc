@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/file_util.h"
+
 namespace tfhost::data {
 namespace {
 
@@ -45,6 +47,7 @@ StatusOr<std::unique_ptr<TFRecordWriter>> TFRecordWriter::Create(const std::stri
     return InvalidArgument("compression level " + std::to_string(options.compression_level) +
                            " is outside zlib's 0..9");
   }
+  TFHOST_RETURN_IF_ERROR(CreateParentDirectories(path));
   std::string dir = DirName(path);
   std::string temp = (dir == "." && path.find('/') == std::string::npos ? std::string() : dir + "/") + "." +
                      BaseName(path) + ".tmp-XXXXXX";

@@ -5,7 +5,8 @@
 // finishes the compressed stream, fsyncs, renames it into place and fsyncs
 // the directory. A writer destroyed without a successful Close() removes its
 // temporary file, so a crashed or abandoned job leaves the old file (if any)
-// untouched.
+// untouched. Missing parent directories of the path are created first
+// (base/file_util.h).
 //
 // Thread-safety: a writer is used by one thread at a time.
 #pragma once

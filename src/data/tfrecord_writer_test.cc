@@ -77,10 +77,25 @@ TEST(TFRecordWriterTest, WriteAfterCloseFails) {
   EXPECT_FALSE((*writer)->Close().ok());
 }
 
-TEST(TFRecordWriterTest, MissingDirectoryIsAnErrorNamingThePath) {
-  auto writer = TFRecordWriter::Create("/nonexistent/dir/out.tfrecord");
+TEST(TFRecordWriterTest, MissingParentDirectoriesAreCreated) {
+  TempDir dir;
+  std::string path = dir.File("a/b/out.tfrecord");
+  auto writer = TFRecordWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->Write("one").ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_TRUE(fs::is_regular_file(path));
+}
+
+TEST(TFRecordWriterTest, AParentThatIsAFileIsAnErrorNamingItAndThePath) {
+  TempDir dir;
+  std::ofstream(dir.File("a")) << "file";
+  auto writer = TFRecordWriter::Create(dir.File("a/out.tfrecord"));
   ASSERT_FALSE(writer.ok());
-  EXPECT_NE(writer.status().message().find("/nonexistent/dir/out.tfrecord"), std::string::npos);
+  EXPECT_EQ(writer.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(writer.status().message(), "cannot create directory '" + dir.File("a") + "' for '" +
+                                           dir.File("a/out.tfrecord") + "': '" + dir.File("a") +
+                                           "' exists and is not a directory");
 }
 
 TEST(TFRecordWriterTest, GzipOutputStartsWithTheGzipMagicAndZlibWithAZlibHeader) {

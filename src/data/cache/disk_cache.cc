@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "base/crc32c.h"
+#include "base/file_util.h"
 #include "data/tfrecord_reader.h"
 
 namespace tfhost::data::cache {
@@ -34,13 +35,6 @@ std::string Errno() { return std::strerror(errno); }
 Status MakeDir(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
     return Internal("cannot create cache directory " + path + ": " + Errno());
-  }
-  return OkStatus();
-}
-
-Status MakeDirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') TFHOST_RETURN_IF_ERROR(MakeDir(path.substr(0, i)));
   }
   return OkStatus();
 }
@@ -214,7 +208,7 @@ DiskCache::~DiskCache() = default;
 StatusOr<std::unique_ptr<DiskCache>> DiskCache::Open(DiskCacheOptions options) {
   if (options.dir.empty()) return InvalidArgument("no cache directory given");
   while (options.dir.size() > 1 && options.dir.back() == '/') options.dir.pop_back();
-  TFHOST_RETURN_IF_ERROR(MakeDirs(options.dir));
+  TFHOST_RETURN_IF_ERROR(CreateDirectories(options.dir).WithContext("cache directory"));
   for (const char* sub : {"/data", "/tmp", "/locks"}) TFHOST_RETURN_IF_ERROR(MakeDir(options.dir + sub));
   std::unique_ptr<DiskCache> cache(new DiskCache(std::move(options)));
   // Record a new size limit (and create the index) now, so status shows it.

@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <mutex>
 #include <thread>
 
+#include "base/file_util.h"
 #include "data/example_json.h"
 #include "data/tfrecord_writer.h"
 
@@ -590,12 +590,7 @@ StatusOr<PredictStats> RunPredict(const SignatureInfo& signature, const RunFn& r
   stats.shard_units = static_cast<int64_t>(plan.units.size());
 
   // Where the outputs go must exist.
-  std::filesystem::path parent = std::filesystem::path(options.output_prefix).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) return Unavailable("cannot create output directory '" + parent.string() + "': " + ec.message());
-  }
+  TFHOST_RETURN_IF_ERROR(CreateParentDirectories(options.output_prefix));
   std::vector<WorkUnit> pending;
   for (WorkUnit& u : plan.units) {
     TFHOST_ASSIGN_OR_RETURN(int removed, RemoveStaleTemporaries(u.output));
