@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/file_util.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "host/advise/advise.h"
@@ -21,6 +22,7 @@ int AdviseCommand(const std::vector<std::string>& args, std::ostream& out, std::
   FlagParser flags("tfhost advise [RECORDING | --live] [flags]",
                    "Diagnoses the bottleneck of a running job from a `tfhost monitor --record` recording (or a live "
                    "window): input-bound, memory-bound, launch-bound, host-device copies, throttling, storage-bound. "
+                   "Rules the recording has no data for (no GPU samples, no NVLink counters, ...) are listed as not judged. "
                    "Exit status: 0 nothing found, 1 findings.");
   flags.AddPositional("RECORDING", &recording, "JSON lines written by `tfhost monitor --record`", /*required=*/false);
   flags.AddBool("live", &live, "sample this machine for --duration seconds instead of reading a recording");
@@ -60,21 +62,21 @@ int AdviseCommand(const std::vector<std::string>& args, std::ostream& out, std::
       samples.push_back(std::move(*s));
     }
   }
-  std::vector<host::Finding> findings = host::Advise(samples);
+  host::AdviseReport report = host::RunAdvise(samples);
   if (!html.empty()) {
+    if (Status dirs = CreateParentDirectories(html); !dirs.ok()) return ReportFailure(err, "advise", dirs);
     std::ofstream o(html);
     if (!o) return ReportFailure(err, "advise", NotFound("cannot write --html " + html));
-    o << host::AdviseHtml(samples, findings);
+    o << host::AdviseHtml(samples, report);
   }
   if (json) {
-    out << host::FormatFindingsJson(findings);
+    out << host::FormatAdviseJson(report);
   } else {
-    size_t n = 0;
-    for (const host::MonitorSample& s : samples) n += s.host.interval_s > 0;
-    out << "tfhost advise: " << n << " samples\n\n" << host::FormatFindingsText(findings);
+    out << "tfhost advise: " << report.samples << " samples, " << report.gpus << " GPU(s)\n\n"
+        << host::FormatAdviseText(report);
     if (!html.empty()) out << "report: " << html << "\n";
   }
-  return findings.empty() ? kExitOk : kExitFailure;
+  return report.findings.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace tfhost::cli

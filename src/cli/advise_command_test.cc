@@ -59,6 +59,40 @@ TEST(AdviseCommandTest, InputBoundRecordingWithHtmlReport) {
   std::filesystem::remove(html);
 }
 
+// The first-user path on a machine without GPUs: monitor records host
+// counters only; advise must not claim anything about GPUs in any output.
+TEST(AdviseCommandTest, RecordingWithoutGpusListsUnjudgedRulesInTextJsonAndHtml) {
+  std::string rec = Temp("nogpu.jsonl"), html = Temp("nogpu.html");
+  std::filesystem::remove(rec);
+  Result m = Cli({"monitor", "--no-gpu", "--record", rec, "--count", "2", "--interval", "0.05", "--json"});
+  ASSERT_EQ(m.code, kExitOk) << m.err;
+  Result text = Cli({"advise", rec, "--html", html});
+  EXPECT_TRUE(text.code == kExitOk || text.code == kExitFailure) << text.err;
+  EXPECT_NE(text.out.find("tfhost advise: 2 samples, 0 GPU(s)\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  input_bound: no GPU samples in the recording\n"
+                          "  memory_bound: no GPU samples in the recording\n"
+                          "  launch_bound: no GPU samples in the recording\n"
+                          "  host_device_copies: no GPU samples in the recording\n"
+                          "  gpu_throttled: no GPU samples in the recording\n"),
+            std::string::npos)
+      << text.out;
+  Result json = Cli({"advise", rec, "--json"});
+  EXPECT_NE(json.out.find("\"id\": \"gpu_throttled\",\n            \"reason\": \"no GPU samples in the recording\""),
+            std::string::npos)
+      << json.out;
+  std::ifstream in(html);
+  std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<li><span class=\"id\">input_bound</span>: no GPU samples in the recording</li>"),
+            std::string::npos)
+      << page;
+  for (const std::string* out : {&text.out, &json.out, &page}) {
+    EXPECT_EQ(out->find("GPUs were busy"), std::string::npos) << *out;
+    EXPECT_EQ(out->find("nothing throttled"), std::string::npos) << *out;
+  }
+  std::filesystem::remove(rec);
+  std::filesystem::remove(html);
+}
+
 TEST(AdviseCommandTest, LiveWindowOnThisMachine) {
   Result r = Cli({"advise", "--live", "--duration", "0.3", "--interval", "0.1"});
   EXPECT_TRUE(r.code == kExitOk || r.code == kExitFailure) << r.err;

@@ -7,6 +7,7 @@
 // user's guide.
 #include <fstream>
 
+#include "base/file_util.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "host/launch/emit.h"
@@ -38,6 +39,7 @@ Status WriteOutput(const std::string& path, const std::string& text, std::ostrea
     out << text;
     return OkStatus();
   }
+  TFHOST_RETURN_IF_ERROR(CreateParentDirectories(path));
   std::ofstream f(path, std::ios::trunc);
   f << text;
   if (!f.good()) return Unavailable("cannot write " + path);
@@ -64,7 +66,7 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   std::string job_name = "tfhost-train", image, time_limit, partition;
   int workers = -1, ps = -1, port = 0, max_restarts = 0, gpus_per_task = 0, nodes = 1, tasks_per_node = 0,
       gpus_per_node = 0;
-  bool evaluator = false, dry_run = false, xla = false, mixed_precision = false, no_tune = false;
+  bool evaluator = false, dry_run = false, xla = false, mixed_precision = false, no_tune = false, tune_gpu = false;
   std::vector<std::string> env_flags;
 
   FlagParser flags("tfhost launch [flags] -- COMMAND [ARGS...]",
@@ -86,6 +88,9 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   flags.AddBool("xla", &xla, "TF_XLA_FLAGS=--tf_xla_auto_jit=2");
   flags.AddBool("mixed-precision", &mixed_precision, "TF_ENABLE_AUTO_MIXED_PRECISION=1");
   flags.AddBool("no-tune", &no_tune, "set no recommended NCCL_*/TF_* variables");
+  flags.AddBool("tune-gpu", &tune_gpu,
+                "set the NCCL_*/TF_GPU_* tuning even where no GPU was found (by default only hosts with GPUs get it; "
+                "ssh: the remote hosts' GPUs are unknown, so only with this flag)");
   flags.AddRepeated("env", &env_flags, "NAME=VALUE", "set a variable in every task (beats the inherited environment)");
   flags.AddInt("gpus-per-task", &gpus_per_task, "N", "CUDA_VISIBLE_DEVICES per task on a host; k8s/sbatch GPU requests");
   flags.AddString("grace", &grace, "SECONDS", "between SIGTERM and SIGKILL when stopping tasks (default 5)");
@@ -124,6 +129,8 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   tuning.tune = !no_tune;
   tuning.xla = xla;
   tuning.mixed_precision = mixed_precision;
+  tuning.gpu_requested = tune_gpu;
+  if (no_tune && tune_gpu) return ReportUsage(err, kName, "--no-tune and --tune-gpu contradict each other: give one");
 
   if (!emit.empty()) {
     hl::ClusterShape shape;
@@ -134,20 +141,16 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
     if (Status st = hl::ValidateShape(shape); !st.ok()) return ReportUsage(err, kName, st.message());
     StatusOr<std::string> text = Status(StatusCode::kInvalidArgument, "");
     if (emit == "sbatch") {
-      int total = hl::TaskList(shape).size();
+      auto per_node = hl::SbatchTasksPerNode(shape, workers >= 0, nodes, tasks_per_node);
+      if (!per_node.ok()) return ReportUsage(err, kName, per_node.status().message());
       hl::SbatchOptions o;
       o.job_name = job_name;
       o.nodes = nodes;
-      o.tasks_per_node = tasks_per_node > 0 ? tasks_per_node : (total + nodes - 1) / std::max(nodes, 1);
+      o.tasks_per_node = *per_node;
       o.gpus_per_node = gpus_per_node;
       o.time = time_limit;
       o.partition = partition;
       o.parameter_server = *strategy == hl::Strategy::kParameterServer;
-      if (o.nodes >= 1 && total % (o.nodes * o.tasks_per_node) != 0) {
-        return ReportUsage(err, kName, std::to_string(total) + " tasks cannot be split evenly over " +
-                                           std::to_string(o.nodes) + " nodes x " + std::to_string(o.tasks_per_node) +
-                                           " srun tasks; adjust --workers, --nodes or --tasks-per-node");
-      }
       std::vector<std::string>& a = o.launch_arguments;
       a = {"--strategy", hl::StrategyName(*strategy), "--workers", std::to_string(shape.workers)};
       if (shape.strategy == hl::Strategy::kParameterServer) a.insert(a.end(), {"--ps", std::to_string(shape.ps)});
@@ -156,6 +159,7 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
       if (xla) a.push_back("--xla");
       if (mixed_precision) a.push_back("--mixed-precision");
       if (no_tune) a.push_back("--no-tune");
+      if (tune_gpu) a.push_back("--tune-gpu");
       for (const std::string& e : env_flags) a.insert(a.end(), {"--env", e});
       if (gpus_per_task > 0) a.insert(a.end(), {"--gpus-per-task", std::to_string(gpus_per_task)});
       a.insert(a.end(), {"--grace", grace});
@@ -175,8 +179,9 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
       o.max_restarts = max_restarts;
       o.command = command;
       // Pods get TensorFlow tuning and --env; NCCL's interface is the pod's
-      // own (eth0 in most CNIs), not this host's, so it is not guessed.
-      for (const hl::EnvVar& v : hl::RecommendedEnv(hl::NetworkChoice{}, tuning)) o.env.push_back(v);
+      // own (eth0 in most CNIs), not this host's, so it is not guessed. The
+      // GPU variables follow the pods' GPUs (--gpus-per-task), not this host's.
+      for (const hl::EnvVar& v : hl::RecommendedEnv(hl::NetworkChoice{}, tuning, gpus_per_task > 0)) o.env.push_back(v);
       for (const hl::EnvVar& v : user_env) o.env.push_back(v);
       text = emit == "k8s" ? hl::EmitTfJob(o) : hl::EmitIndexedJobs(o);
     } else {

@@ -38,12 +38,54 @@ TEST(LaunchCommandTest, UsageErrorsExitTwoAndSayWhy) {
            {{"--emit", "helm", "--", "true"}, "--emit must be"},
            {{"--emit", "k8s", "--", "true"}, "needs --image"},
            {{"--emit", "sbatch", "--nodes", "3", "--workers", "4", "--", "true"}, "cannot be split evenly"},
+           {{"--emit", "sbatch", "--nodes", "0", "--", "true"}, "--nodes must be at least 1, got 0"},
            {{"--workerz", "2", "--", "true"}, "did you mean '--workers'"},
        }) {
     Out r = Launch(c.args);
     EXPECT_EQ(r.code, kExitUsage) << c.args[0] << ": " << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.message << " not in: " << r.err;
   }
+}
+
+TEST(LaunchCommandTest, SbatchLayoutErrorSaysWhatWasDerivedFromWhatAndTheNearestLayouts) {
+  Out r = Launch({"--emit", "sbatch", "--nodes", "2", "--workers", "3", "--", "python3", "train.py"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_EQ(r.err,
+            "tfhost launch: --workers 3 over --nodes 2: --tasks-per-node was not given, so 2 was derived as "
+            "ceil(3 tasks / 2 nodes), and 3 TensorFlow tasks cannot be split evenly over 2 x 2 = 4 srun tasks (each "
+            "srun task runs an equal share). Nearest layouts that fit: --workers 2 or 4, or --nodes 1 or 3\n"
+            "Run 'tfhost launch --help' for usage.\n");
+}
+
+// This machine has no GPU (and tests run without NVML), so the live probe
+// finds none: a dry run must not present GPU tuning it would not apply.
+TEST(LaunchCommandTest, DryRunOnAHostWithoutGpusSetsNoNcclOrTfGpuVariables) {
+  Out r = Launch({"--dry-run", "--engine", "local", "--workers", "2", "--port", "4000", "--", "python3", "train.py"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  for (const char* name : {"env NCCL_", "env TF_GPU_", "env TF_FORCE_GPU_ALLOW_GROWTH"}) {
+    EXPECT_EQ(r.out.find(name), std::string::npos) << name << " in:\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("note: no GPU found on this host, so no NCCL_*/TF_GPU_* variables are set; --tune-gpu sets "
+                       "them anyway\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(LaunchCommandTest, TuneGpuOrEnvSetsGpuVariablesOnAHostWithoutGpus) {
+  Out r = Launch({"--dry-run", "--engine", "local", "--workers", "2", "--port", "4000", "--tune-gpu", "--", "python3",
+                  "train.py"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("  env TF_GPU_ALLOCATOR=cuda_malloc_async    # "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  env TF_GPU_THREAD_MODE=gpu_private    # "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: --tune-gpu: NCCL_*/TF_GPU_* variables set although no GPU was found on this host\n"),
+            std::string::npos)
+      << r.out;
+  Out e = Launch({"--dry-run", "--engine", "local", "--workers", "1", "--port", "4000", "--env", "NCCL_DEBUG=INFO",
+                  "--", "python3", "train.py"});
+  ASSERT_EQ(e.code, kExitOk) << e.err;
+  EXPECT_NE(e.out.find("  env NCCL_DEBUG=INFO    # --env\n"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("env TF_GPU_"), std::string::npos) << e.out;
+  EXPECT_EQ(Launch({"--no-tune", "--tune-gpu", "--", "true"}).code, kExitUsage);
 }
 
 TEST(LaunchCommandTest, CommandAfterDoubleDashIsPassedUntouched) {

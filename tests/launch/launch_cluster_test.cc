@@ -274,8 +274,9 @@ TEST_F(LaunchClusterTest, MaxRestartsRerunsTheWholeJob) {
 }
 
 TEST_F(LaunchClusterTest, DryRunPrintsEveryTasksCommandAndEnvironment) {
-  Proc p = Run({TFHOST_BINARY, "launch", "--dry-run", "--workers", "2", "--port", "23456", "--xla", "--env",
-                "NCCL_DEBUG=INFO", "--", "python3", "train.py"},
+  // --tune-gpu: GPU variables are asked for; this machine may have no GPU.
+  Proc p = Run({TFHOST_BINARY, "launch", "--dry-run", "--workers", "2", "--port", "23456", "--xla", "--tune-gpu",
+                "--env", "NCCL_DEBUG=INFO", "--", "python3", "train.py"},
                30, {{"TF_GPU_THREAD_MODE", "gpu_shared"}});
   ASSERT_EQ(p.code, 0) << p.output;
   for (const char* needle : {"[worker:0] localhost:23456", "[worker:1] localhost:23457", "command: python3 train.py",

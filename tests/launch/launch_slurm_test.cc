@@ -241,9 +241,10 @@ TEST_F(SlurmClusterTest, SrunTwoNodesFourTasksShareOneClusterAndReachEveryPeer) 
 }
 
 TEST_F(SlurmClusterTest, LaunchersOnBothNodesAgreeOnTheNcclInterfaceThroughLauncherZerosStore) {
-  // --dry-run plans (the exchange included) and prints each launcher's plan.
+  // --dry-run plans (the exchange included) and prints each launcher's plan;
+  // --tune-gpu asks for the NCCL settings on nodes that may have no GPU.
   Result r = Shell(Env() + "env -u NCCL_SOCKET_IFNAME srun -N2 -n4 --overcommit --kill-on-bad-exit=1 " +
-                       TFHOST_BINARY + " launch --engine slurm --slurm-address nodeaddr --dry-run -- true",
+                       TFHOST_BINARY + " launch --engine slurm --slurm-address nodeaddr --tune-gpu --dry-run -- true",
                    120, check_ / "output");
   ASSERT_EQ(r.code, 0) << r.output;
   size_t agreed = 0;

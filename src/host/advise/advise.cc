@@ -4,6 +4,8 @@
 #include "host/advise/advise.h"
 
 #include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -33,20 +35,30 @@ double Get(const rapidjson::Value& o, const char* k, double fallback = -1) {
 struct Summary {
   size_t samples = 0;
   double seconds = 0;
-  double cpu_busy = 0;
+  size_t cpu_samples = 0;  // samples that carry cpu_busy_pct
+  double cpu_busy = -1;    // mean; -1 unknown
+  size_t gpu_samples = 0;  // GPU entries in samples with rates
   std::vector<double> gpu_util, gpu_mem_pct, gpu_pcie, gpu_nvlink;  // per GPU means (-1 unknown)
   std::vector<std::map<std::string, int>> throttle;      // per GPU: reason -> samples
   std::map<std::string, int> disk_busy_samples;          // disk -> samples at >= kDiskBusyPct
   std::map<std::string, double> disk_mbps;               // disk -> mean read+write MB/s
+  // Mean over the GPUs whose utilisation was measured; -1 when none was.
   double MeanGpuUtil() const {
     double s = 0;
-    for (double u : gpu_util) s += u;
-    return gpu_util.empty() ? -1 : s / static_cast<double>(gpu_util.size());
+    int n = 0;
+    for (double u : gpu_util) {
+      if (u >= 0) s += u, ++n;
+    }
+    return n ? s / n : -1;
+  }
+  static bool AnyKnown(const std::vector<double>& v) {
+    return std::any_of(v.begin(), v.end(), [](double x) { return x >= 0; });
   }
   std::string PerGpu(const std::vector<double>& v, bool pct = true) const {
     std::string s;
     for (size_t i = 0; i < v.size() && i < 8; ++i) {
-      s += (i ? ", " : "") + std::string("GPU") + std::to_string(i) + " " + (pct ? Pct(v[i]) : Num(v[i]) + " MB/s");
+      s += (i ? ", " : "") + std::string("GPU") + std::to_string(i) + " " +
+           (v[i] < 0 ? std::string("not measured") : pct ? Pct(v[i]) : Num(v[i]) + " MB/s");
     }
     if (v.size() > 8) s += ", ...";
     return s;
@@ -60,15 +72,17 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
   std::vector<double> util(gpus), mem(gpus), pcie(gpus), nvlink(gpus);
   std::vector<int> util_n(gpus), mem_n(gpus), pcie_n(gpus), nvlink_n(gpus);
   s.throttle.resize(gpus);
+  double cpu_sum = 0;
   for (const MonitorSample& m : all) {
     if (m.host.interval_s <= 0) continue;  // the priming sample has no rates
     ++s.samples;
     s.seconds += m.host.interval_s;
-    s.cpu_busy += m.host.cpu_busy_pct;
+    if (m.host.cpu_busy_pct >= 0) cpu_sum += m.host.cpu_busy_pct, ++s.cpu_samples;
     for (const auto& [name, d] : m.host.disks) {
       if (d.busy_pct >= kDiskBusyPct) ++s.disk_busy_samples[name];
       s.disk_mbps[name] += d.read_mbps + d.write_mbps;
     }
+    s.gpu_samples += m.gpus.size();
     for (size_t i = 0; i < m.gpus.size(); ++i) {
       const GpuSample& g = m.gpus[i];
       if (g.util_pct >= 0) util[i] += g.util_pct, ++util_n[i];
@@ -82,9 +96,9 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
     }
   }
   if (s.samples > 0) {
-    s.cpu_busy /= static_cast<double>(s.samples);
     for (auto& [name, v] : s.disk_mbps) v /= static_cast<double>(s.samples);
   }
+  if (s.cpu_samples > 0) s.cpu_busy = cpu_sum / static_cast<double>(s.cpu_samples);
   for (size_t i = 0; i < gpus; ++i) {
     s.gpu_util.push_back(util_n[i] ? util[i] / util_n[i] : -1);
     s.gpu_mem_pct.push_back(mem_n[i] ? mem[i] / mem_n[i] : -1);
@@ -92,6 +106,47 @@ Summary Summarize(const std::vector<MonitorSample>& all) {
     s.gpu_nvlink.push_back(nvlink_n[i] ? nvlink[i] / nvlink_n[i] : -1);
   }
   return s;
+}
+
+// Why each rule cannot be judged on this recording, or "" when it can. A
+// rule whose metric is absent must not be reported as if it had been
+// checked and found clear.
+std::map<std::string, std::string> UnjudgedReasons(const Summary& s) {
+  std::map<std::string, std::string> why;
+  if (s.samples == 0) {
+    for (const std::string& id : AdviseRuleIds()) {
+      why[id] = "no samples with rates in the recording (it is empty or holds only a first, priming sample)";
+    }
+    return why;
+  }
+  const std::string no_gpu = "no GPU samples in the recording";
+  const std::string no_util = "the GPU samples carry no utilisation (util_pct)";
+  const std::string no_cpu = "the samples carry no CPU busy figure (cpu_busy_pct)";
+  const bool gpu = s.gpu_samples > 0, util = Summary::AnyKnown(s.gpu_util), cpu = s.cpu_samples > 0;
+  const std::string gpu_util_gap = !gpu ? no_gpu : !util ? no_util : "";
+  for (const char* id : {"input_bound", "launch_bound"}) {
+    why[id] = !gpu_util_gap.empty() ? gpu_util_gap : !cpu ? no_cpu : "";
+  }
+  why["memory_bound"] = !gpu_util_gap.empty()                 ? gpu_util_gap
+                        : !Summary::AnyKnown(s.gpu_mem_pct) ? "the GPU samples carry no memory total (mem_total_bytes)"
+                                                            : "";
+  why["host_device_copies"] = !gpu ? no_gpu
+                              : !Summary::AnyKnown(s.gpu_pcie)
+                                  ? "the GPU samples carry no PCIe throughput (pcie_tx_mbps, pcie_rx_mbps)"
+                                  : "";
+  // Throttle reasons come with every GPU sample (an empty list: none active).
+  why["gpu_throttled"] = !gpu ? no_gpu : "";
+  why["storage_bound"] = s.disk_mbps.empty() ? "no disk counters in the recording" : "";
+  size_t linked = 0;
+  for (double v : s.gpu_nvlink) linked += v >= 0;
+  why["nvlink_idle"] = !gpu                    ? no_gpu
+                       : s.gpu_util.size() < 2 ? "it needs 2 or more GPUs; the recording has " +
+                                                     std::to_string(s.gpu_util.size())
+                       : linked < 2            ? "fewer than 2 GPUs carry NVLink counters (nvlink_tx_mbps, "
+                                                 "nvlink_rx_mbps): no NVLink, or the driver does not report it"
+                       : !util                 ? no_util
+                                               : "";
+  return why;
 }
 
 std::string Over(const Summary& s) {
@@ -115,7 +170,7 @@ StatusOr<MonitorSample> ParseSampleJsonLine(const std::string& line) {
   s.time_s = Get(d, "time", 0);
   if (d.HasMember("host") && d["host"].IsString()) s.hostname = d["host"].GetString();
   s.host.interval_s = Get(d, "interval_s", 0);
-  s.host.cpu_busy_pct = Get(d, "cpu_busy_pct", 0);
+  s.host.cpu_busy_pct = Get(d, "cpu_busy_pct", -1);
   if (d.HasMember("core_busy_pct") && d["core_busy_pct"].IsArray()) {
     for (const auto& v : d["core_busy_pct"].GetArray()) if (v.IsNumber()) s.host.core_busy_pct.push_back(v.GetDouble());
   }
@@ -182,18 +237,27 @@ StatusOr<std::vector<MonitorSample>> ParseRecording(const std::string& text) {
   return out;
 }
 
-std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) {
-  std::vector<Finding> out;
-  Summary s = Summarize(samples);
-  if (s.samples == 0) return out;
+AdviseReport RunAdvise(const std::vector<MonitorSample>& samples) {
+  AdviseReport report;
+  const Summary s = Summarize(samples);
+  report.samples = s.samples;
+  report.seconds = s.seconds;
+  report.gpus = s.gpu_util.size();
+  const std::map<std::string, std::string> unjudged = UnjudgedReasons(s);
+  for (const std::string& id : AdviseRuleIds()) {
+    if (!unjudged.at(id).empty()) report.not_judged.push_back({id, unjudged.at(id)});
+  }
+  if (s.samples == 0) return report;
+  std::vector<Finding>& out = report.findings;
   const double gpu = s.MeanGpuUtil();
   const bool have_gpu = gpu >= 0;
+  const bool have_cpu = s.cpu_busy >= 0;
   const std::string gpu_ev = have_gpu ? "GPU utilisation mean " + Pct(gpu) + " (" + s.PerGpu(s.gpu_util) + ")" : "";
   const std::string cpu_ev = "CPU busy mean " + Pct(s.cpu_busy);
   double mem = -1;
   for (double m : s.gpu_mem_pct) mem = std::max(mem, m);
   const bool memory_bound = have_gpu && gpu < kMemoryBoundGpuPct && mem >= kMemoryFullPct;
-  if (have_gpu && gpu < kBusyGpuPct && s.cpu_busy >= kCpuSaturatedPct) {
+  if (have_gpu && have_cpu && gpu < kBusyGpuPct && s.cpu_busy >= kCpuSaturatedPct) {
     out.push_back({"input_bound", Severity::kWarning, "the GPUs wait for input: the CPUs are saturated",
                    gpu_ev + "; " + cpu_ev + Over(s),
                    "With the CPUs busy and the GPUs below 80%, the tf.data pipeline (reading, decoding, augmenting, "
@@ -210,9 +274,10 @@ std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) {
                    "Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16')), a smaller batch "
                    "with gradient accumulation, or a GPU with more memory."});
   }
-  if (have_gpu && gpu < kBusyGpuPct && s.cpu_busy < kCpuIdlePct && !memory_bound) {
+  if (have_gpu && have_cpu && gpu < kBusyGpuPct && s.cpu_busy < kCpuIdlePct && !memory_bound) {
     out.push_back({"launch_bound", Severity::kWarning, "the GPUs are underused and the CPUs are idle",
-                   gpu_ev + "; " + cpu_ev + Over(s),
+                   gpu_ev + "; " + cpu_ev + Over(s) +
+                       (mem < 0 ? "; GPU memory was not recorded, so memory_bound could not be ruled out" : ""),
                    "Neither the GPU nor the input pipeline is the limit: the step is dominated by many small kernel "
                    "launches, Python overhead or synchronisation, so the GPU idles between kernels.",
                    "Give each step more work: a larger batch, XLA (jit_compile=True or TF_XLA_FLAGS=--tf_xla_auto_jit=2) "
@@ -276,14 +341,86 @@ std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) {
     if (static_cast<double>(n) < 0.5 * static_cast<double>(s.samples) || (have_gpu && gpu >= kBusyGpuPct)) continue;
     out.push_back({"storage_bound", Severity::kWarning, "a disk is at its ceiling",
                    "disk " + disk + " busy >= " + Pct(kDiskBusyPct) + " in " + std::to_string(n) + " of " +
-                       std::to_string(s.samples) + " samples, " + Num(s.disk_mbps[disk], 1) + " MB/s mean" +
-                       (have_gpu ? "; " + gpu_ev : ""),
+                       std::to_string(s.samples) + " samples, " + Num(s.disk_mbps.at(disk), 1) + " MB/s mean" +
+                       (have_gpu ? "; " + gpu_ev
+                                 : "; the recording has no GPU utilisation, so whether GPUs waited on the disk is "
+                                   "not known"),
                    "Reading training data from a saturated disk stalls the input pipeline no matter how many CPU "
                    "threads it has.",
                    "Read fewer, larger files (TFRecord shards of 100-200 MB), cache the dataset in RAM or on a faster "
                    "NVMe (dataset.cache()), or spread the data across disks."});
   }
+  return report;
+}
+
+std::vector<Finding> Advise(const std::vector<MonitorSample>& samples) { return RunAdvise(samples).findings; }
+
+std::string NoFindingVerdict(const AdviseReport& report) {
+  const size_t all = AdviseRuleIds().size(), unjudged = report.not_judged.size();
+  if (unjudged == all) return "No rule could be judged on this recording.";
+  if (unjudged == 0) return "No bottleneck found: none of the " + std::to_string(all) + " rules fired.";
+  std::string judged;
+  for (const std::string& id : AdviseRuleIds()) {
+    bool skipped = std::any_of(report.not_judged.begin(), report.not_judged.end(),
+                               [&](const UnjudgedRule& u) { return u.id == id; });
+    if (!skipped) judged += (judged.empty() ? "" : ", ") + id;
+  }
+  return "No bottleneck found by the " + std::to_string(all - unjudged) + " of " + std::to_string(all) +
+         " rules that could be judged (" + judged + ").";
+}
+
+std::string FormatAdviseText(const AdviseReport& report) {
+  std::string out = report.findings.empty() ? NoFindingVerdict(report) + "\n" : FormatFindingsText(report.findings);
+  if (!report.not_judged.empty()) {
+    out += "\nNot judged (" + std::to_string(report.not_judged.size()) + " of " +
+           std::to_string(AdviseRuleIds().size()) + " rules):\n";
+    for (const UnjudgedRule& u : report.not_judged) out += "  " + u.id + ": " + u.reason + "\n";
+  }
   return out;
+}
+
+std::string FormatAdviseJson(const AdviseReport& report) {
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  auto str = [&w](const std::string& v) { w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size())); };
+  w.StartObject();
+  w.Key("status");
+  w.Int(DoctorExitStatus(report.findings));
+  w.Key("samples");
+  w.Uint64(report.samples);
+  w.Key("gpus");
+  w.Uint64(report.gpus);
+  w.Key("findings");
+  w.StartArray();
+  for (const Finding& f : report.findings) {
+    w.StartObject();
+    for (auto [k, v] : {std::pair{"id", &f.id}, {"title", &f.title}, {"evidence", &f.evidence}, {"why", &f.why},
+                        {"fix", &f.fix}}) {
+      w.Key(k);
+      str(*v);
+    }
+    w.Key("severity");
+    w.String(SeverityName(f.severity));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("not_judged");
+  w.StartArray();
+  for (const UnjudgedRule& u : report.not_judged) {
+    w.StartObject();
+    w.Key("id");
+    str(u.id);
+    w.Key("reason");
+    str(u.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (report.findings.empty()) {
+    w.Key("verdict");
+    str(NoFindingVerdict(report));
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
 }  // namespace tfhost::host

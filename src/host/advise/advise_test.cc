@@ -197,7 +197,7 @@ TEST(AdviseTest, HtmlIsSelfContainedWithChartsAndEscapedText) {
   s.gpu_util = 55;
   s.cpu_busy = 95;
   std::vector<MonitorSample> rec = Recording(s);
-  std::string html = AdviseHtml(rec, Advise(rec));
+  std::string html = AdviseHtml(rec, RunAdvise(rec));
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("<polyline"), std::string::npos);
@@ -208,6 +208,148 @@ TEST(AdviseTest, HtmlIsSelfContainedWithChartsAndEscapedText) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
   EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+// What `tfhost monitor --record` writes on a machine without GPUs: host
+// counters only, an empty gpus array.
+std::vector<MonitorSample> CpuOnlyRecording(double cpu_busy) {
+  Shape s;
+  s.gpus = 0;
+  s.cpu_busy = cpu_busy;
+  return Recording(s);
+}
+
+TEST(AdviseTest, RecordingWithoutGpusListsTheGpuRulesAsNotJudged) {
+  AdviseReport r = RunAdvise(CpuOnlyRecording(65));
+  EXPECT_EQ(r.samples, 60u);
+  EXPECT_EQ(r.gpus, 0u);
+  EXPECT_TRUE(r.findings.empty()) << FormatFindingsText(r.findings);
+  std::string listed;
+  for (const UnjudgedRule& u : r.not_judged) listed += u.id + ": " + u.reason + "\n";
+  EXPECT_EQ(listed,
+            "input_bound: no GPU samples in the recording\n"
+            "memory_bound: no GPU samples in the recording\n"
+            "launch_bound: no GPU samples in the recording\n"
+            "host_device_copies: no GPU samples in the recording\n"
+            "gpu_throttled: no GPU samples in the recording\n"
+            "nvlink_idle: no GPU samples in the recording\n");
+}
+
+TEST(AdviseTest, RecordingWithoutGpusMakesNoClaimAboutGpusInTextJsonOrHtml) {
+  std::vector<MonitorSample> rec = CpuOnlyRecording(65);
+  AdviseReport r = RunAdvise(rec);
+  const std::string text = FormatAdviseText(r);
+  EXPECT_EQ(text,
+            "No bottleneck found by the 1 of 7 rules that could be judged (storage_bound).\n"
+            "\n"
+            "Not judged (6 of 7 rules):\n"
+            "  input_bound: no GPU samples in the recording\n"
+            "  memory_bound: no GPU samples in the recording\n"
+            "  launch_bound: no GPU samples in the recording\n"
+            "  host_device_copies: no GPU samples in the recording\n"
+            "  gpu_throttled: no GPU samples in the recording\n"
+            "  nvlink_idle: no GPU samples in the recording\n");
+  const std::string json = FormatAdviseJson(r);
+  const std::string html = AdviseHtml(rec, r);
+  for (const std::string* out : {&text, &json, &html}) {
+    EXPECT_EQ(out->find("GPUs were busy"), std::string::npos) << *out;
+    EXPECT_EQ(out->find("nothing throttled"), std::string::npos) << *out;
+  }
+  EXPECT_NE(json.find("\"not_judged\": [\n        {\n            \"id\": \"input_bound\",\n            \"reason\": \"no GPU "
+                      "samples in the recording\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"gpus\": 0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"verdict\": \"No bottleneck found by the 1 of 7 rules that could be judged (storage_bound).\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(html.find("<p>60 samples over 60.0 s; 0 GPU(s).</p>\n<h2>Findings</h2>\n<p>No bottleneck found by the 1 of "
+                      "7 rules that could be judged (storage_bound).</p>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<h2>Not judged</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<li><span class=\"id\">gpu_throttled</span>: no GPU samples in the recording</li>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("GPU utilisation"), std::string::npos) << "no GPU charts without GPU samples";
+}
+
+TEST(AdviseTest, HealthyRunWithEveryMetricSaysNoRuleFired) {
+  Shape s;
+  s.nvlink_mbps = 24000;
+  AdviseReport r = RunAdvise(Recording(s));
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_TRUE(r.not_judged.empty());
+  EXPECT_EQ(FormatAdviseText(r), "No bottleneck found: none of the 7 rules fired.\n");
+}
+
+TEST(AdviseTest, MissingNvLinkPcieAndMemoryCountersAreNotJudgedRatherThanClear) {
+  std::vector<MonitorSample> rec = Recording(Shape{});  // nvlink not measured
+  for (MonitorSample& m : rec) {
+    for (GpuSample& g : m.gpus) g.pcie_tx_mbps = g.pcie_rx_mbps = -1, g.mem_total_bytes = 0;
+  }
+  AdviseReport r = RunAdvise(rec);
+  std::string listed;
+  for (const UnjudgedRule& u : r.not_judged) listed += u.id + ": " + u.reason + "\n";
+  EXPECT_EQ(listed,
+            "memory_bound: the GPU samples carry no memory total (mem_total_bytes)\n"
+            "host_device_copies: the GPU samples carry no PCIe throughput (pcie_tx_mbps, pcie_rx_mbps)\n"
+            "nvlink_idle: fewer than 2 GPUs carry NVLink counters (nvlink_tx_mbps, nvlink_rx_mbps): no NVLink, or "
+            "the driver does not report it\n");
+  Shape one;
+  one.gpus = 1;
+  AdviseReport single = RunAdvise(Recording(one));
+  ASSERT_EQ(single.not_judged.size(), 1u);
+  EXPECT_EQ(single.not_judged[0].reason, "it needs 2 or more GPUs; the recording has 1");
+}
+
+TEST(AdviseTest, LaunchBoundWithoutMemoryFiguresSaysMemoryBoundWasNotRuledOut) {
+  Shape s;
+  s.gpu_util = 40;
+  s.cpu_busy = 15;
+  std::vector<MonitorSample> rec = Recording(s);
+  for (MonitorSample& m : rec) {
+    for (GpuSample& g : m.gpus) g.mem_total_bytes = 0;
+  }
+  std::vector<Finding> f = Advise(rec);
+  ASSERT_EQ(f.size(), 1u) << FormatFindingsText(f);
+  EXPECT_EQ(f[0].id, "launch_bound");
+  EXPECT_NE(f[0].evidence.find("; GPU memory was not recorded, so memory_bound could not be ruled out"),
+            std::string::npos)
+      << f[0].evidence;
+}
+
+TEST(AdviseTest, GpusWithoutUtilisationDoNotDragTheMeanDown) {
+  Shape s;
+  s.gpu_util = 50;
+  s.cpu_busy = 95;
+  std::vector<MonitorSample> rec = Recording(s);
+  for (MonitorSample& m : rec) m.gpus[1].util_pct = -1;
+  std::vector<Finding> f = Advise(rec);
+  ASSERT_FALSE(f.empty());
+  EXPECT_NE(f[0].evidence.find("GPU utilisation mean 50% (GPU0 50%, GPU1 not measured)"), std::string::npos)
+      << f[0].evidence;
+}
+
+TEST(AdviseTest, RecordingLinesWithoutCpuBusyLeaveTheCpuRulesUnjudged) {
+  std::string line = FormatSampleJsonLine(Recording(Shape{})[1]);
+  size_t at = line.find("\"cpu_busy_pct\":");
+  ASSERT_NE(at, std::string::npos);
+  line.replace(at, 3, "\"x_");  // renames the key
+  StatusOr<std::vector<MonitorSample>> back = ParseRecording(line + "\n");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  AdviseReport r = RunAdvise(*back);
+  std::string listed;
+  for (const UnjudgedRule& u : r.not_judged) listed += u.id + ": " + u.reason + "\n";
+  EXPECT_EQ(listed.substr(0, listed.find("nvlink_idle")),
+            "input_bound: the samples carry no CPU busy figure (cpu_busy_pct)\n"
+            "launch_bound: the samples carry no CPU busy figure (cpu_busy_pct)\n");
+}
+
+TEST(AdviseTest, EmptyRecordingJudgesNoRule) {
+  AdviseReport r = RunAdvise({});
+  EXPECT_EQ(r.not_judged.size(), AdviseRuleIds().size());
+  EXPECT_EQ(FormatAdviseText(r).substr(0, 44), "No rule could be judged on this recording.\n\n");
 }
 
 int CountOf(const std::string& text, const std::string& needle) {
@@ -237,7 +379,7 @@ TEST(AdviseTest, HtmlReportRendersInHeadlessChromium) {
       g.power_w = 300 + 150 * std::sin(i / 6.0 + g.index);
     }
   }
-  std::string html = AdviseHtml(rec, Advise(rec));
+  std::string html = AdviseHtml(rec, RunAdvise(rec));
   std::string dir = ::testing::TempDir() + "/advise_html_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   std::string page = dir + "/report.html", png = dir + "/report.png", dom = dir + "/dom.html";

@@ -78,7 +78,7 @@ std::string Chart(const std::string& title, const std::vector<Series>& series, d
 
 }  // namespace
 
-std::string AdviseHtml(const std::vector<MonitorSample>& samples, const std::vector<Finding>& findings) {
+std::string AdviseHtml(const std::vector<MonitorSample>& samples, const AdviseReport& report) {
   double t0 = samples.empty() ? 0 : samples.front().time_s;
   size_t gpus = 0;
   std::vector<std::string> disks;
@@ -96,7 +96,7 @@ std::string AdviseHtml(const std::vector<MonitorSample>& samples, const std::vec
   for (const MonitorSample& m : samples) {
     if (m.host.interval_s <= 0) continue;
     double t = m.time_s - t0;
-    cpu.points.push_back({t, m.host.cpu_busy_pct});
+    if (m.host.cpu_busy_pct >= 0) cpu.points.push_back({t, m.host.cpu_busy_pct});
     for (size_t i = 0; i < m.gpus.size(); ++i) {
       const GpuSample& g = m.gpus[i];
       if (g.util_pct >= 0) util[i].points.push_back({t, static_cast<double>(g.util_pct)});
@@ -120,24 +120,28 @@ std::string AdviseHtml(const std::vector<MonitorSample>& samples, const std::vec
        "color:#555}svg{display:block;margin:8px 0}.t{font-weight:600;font-size:13px}.a{font-size:11px;fill:#555}"
        ".g{stroke:#e5e5e5}td,th{padding:2px 10px;text-align:left}</style></head><body>\n"
     << "<h1>tfhost advise &mdash; " << Html(host) << "</h1>\n";
-  size_t n = 0;
-  double secs = 0;
-  for (const MonitorSample& m : samples) {
-    if (m.host.interval_s > 0) ++n, secs += m.host.interval_s;
-  }
-  o << "<p>" << n << " samples over " << F(secs) << " s; " << gpus << " GPU(s).</p>\n<h2>Findings</h2>\n";
-  if (findings.empty()) o << "<p>No bottleneck found: the GPUs were busy and nothing throttled.</p>\n";
-  for (const Finding& f : findings) {
+  o << "<p>" << report.samples << " samples over " << F(report.seconds) << " s; " << report.gpus
+    << " GPU(s).</p>\n<h2>Findings</h2>\n";
+  if (report.findings.empty()) o << "<p>" << Html(NoFindingVerdict(report)) << "</p>\n";
+  for (const Finding& f : report.findings) {
     o << "<div class=\"f " << SeverityName(f.severity) << "\"><b>" << Html(f.title) << "</b> <span class=\"id\">"
       << Html(f.id) << "</span><br><b>Evidence:</b> " << Html(f.evidence) << "<br><b>Why:</b> " << Html(f.why)
       << "<br><b>Fix:</b> " << Html(f.fix) << "</div>\n";
+  }
+  if (!report.not_judged.empty()) {
+    o << "<h2>Not judged</h2>\n<p>The recording lacks what these rules need, so they neither fired nor were "
+         "cleared.</p>\n<ul>\n";
+    for (const UnjudgedRule& u : report.not_judged) {
+      o << "<li><span class=\"id\">" << Html(u.id) << "</span>: " << Html(u.reason) << "</li>\n";
+    }
+    o << "</ul>\n";
   }
   o << "<h2>Time series</h2>\n";
   if (gpus > 0) {
     o << Chart("GPU utilisation", util, 100, "%") << Chart("GPU memory used", mem, 100, "%")
       << Chart("GPU power", power, power_max, "W");
   }
-  o << Chart("CPU busy (all cores)", {cpu}, 100, "%");
+  if (!cpu.points.empty()) o << Chart("CPU busy (all cores)", {cpu}, 100, "%");
   if (!disks.empty()) o << Chart("Disk busy", disk, 100, "%");
   o << "</body></html>\n";
   return o.str();

@@ -8,6 +8,53 @@ namespace {
 
 std::string LimitText(uint64_t v) { return v == kUnlimited ? "unlimited" : std::to_string(v); }
 
+// Below this many descriptors, nofile_limit_low fires; kNofileTarget is what
+// the fix aims for (Linux's default fs.nr_open, the most a process may get).
+constexpr uint64_t kNofileWanted = 65536;
+constexpr uint64_t kNofileTarget = 1048576;
+
+// The nofile fix for the measured limits. An unprivileged process can raise
+// its soft limit only up to the hard one, so advice to `ulimit -n` past the
+// hard limit fails with "Operation not permitted"; then the hard limit has to
+// be raised first, by root.
+std::string NofileFix(uint64_t soft, uint64_t hard) {
+  const std::string target = std::to_string(kNofileTarget);
+  const std::string persist = "persist it with '* soft nofile " + target + "' in /etc/security/limits.conf, LimitNOFILE=" +
+                              target + " for a systemd service, --ulimit nofile=" + target + " for docker run";
+  if (hard == kUnlimited || hard >= kNofileTarget) {
+    return "ulimit -n " + target + " in the shell or job script that starts TensorFlow (the hard limit, " +
+           LimitText(hard) + ", allows it); " + persist + ".";
+  }
+  if (hard >= kNofileWanted) {
+    return "ulimit -n " + std::to_string(hard) + " in the shell or job script that starts TensorFlow: that is the hard "
+           "limit, the most this user can set; persist it with '* soft nofile " + std::to_string(hard) +
+           "' in /etc/security/limits.conf, LimitNOFILE=" + std::to_string(hard) +
+           " for a systemd service. To go higher, root must raise the hard limit first ('* hard nofile " + target +
+           "').";
+  }
+  std::string fix = "The hard limit (" + std::to_string(hard) + ") is below " + std::to_string(kNofileWanted) +
+                    ", so ulimit -n cannot get there. First raise the hard limit, as root: '* hard nofile " + target +
+                    "' in /etc/security/limits.conf (takes effect at the next login), LimitNOFILE=" + target +
+                    " for a systemd service, or --ulimit nofile=" + target + ":" + target +
+                    " for docker run; then raise the soft limit up to it: ulimit -n " + target + ".";
+  if (soft < hard) {
+    fix += " Until then, ulimit -n " + std::to_string(hard) + " raises the soft limit to the current hard limit.";
+  }
+  return fix;
+}
+
+// The memlock fix for the measured hard limit (same reason as NofileFix).
+std::string MemlockFix(uint64_t hard) {
+  const std::string persist = "'* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity for "
+                              "systemd services, --ulimit memlock=-1 for docker run";
+  if (hard == kUnlimited) {
+    return "ulimit -l unlimited in the shell or job script that starts TensorFlow (the hard limit is unlimited); "
+           "persist it with " + persist + ".";
+  }
+  return "The hard limit (" + std::to_string(hard) + " bytes) keeps ulimit -l from lifting it: root must raise "
+         "both limits to unlimited first: " + persist + ".";
+}
+
 }  // namespace
 
 void CheckOsSettings(const DoctorInput& in, std::vector<Finding>* out) {
@@ -46,21 +93,20 @@ void CheckOsSettings(const DoctorInput& in, std::vector<Finding>* out) {
   if (f.limits.known) {
     if (!f.rdma.empty() && f.limits.memlock_soft != kUnlimited) {
       out->push_back({"memlock_limited_with_rdma", Severity::kError, "locked-memory limit is too low for RDMA",
-                      "ulimit -l (memlock) is " + LimitText(f.limits.memlock_soft) + " bytes with " +
-                          std::to_string(f.rdma.size()) + " RDMA device(s) present",
+                      "ulimit -l (memlock) is " + LimitText(f.limits.memlock_soft) + " bytes (hard " +
+                          LimitText(f.limits.memlock_hard) + ") with " + std::to_string(f.rdma.size()) +
+                          " RDMA device(s) present",
                       "NCCL's InfiniBand/RoCE transport registers (pins) its buffers with the NIC; under a memlock "
                       "limit ibv_reg_mr fails and NCCL errors out or falls back to slow sockets.",
-                      "Raise it to unlimited: '* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK="
-                      "infinity for systemd services, --ulimit memlock=-1 for docker run."});
+                      MemlockFix(f.limits.memlock_hard)});
     }
-    if (f.limits.nofile_soft != kUnlimited && f.limits.nofile_soft < 65536) {
+    if (f.limits.nofile_soft != kUnlimited && f.limits.nofile_soft < kNofileWanted) {
       out->push_back({"nofile_limit_low", Severity::kWarning, "open-file limit is low",
                       "ulimit -n (nofile) is " + LimitText(f.limits.nofile_soft) + " (hard " +
                           LimitText(f.limits.nofile_hard) + ")",
                       "Reading thousands of TFRecord shards in parallel, gRPC connections between workers, and "
                       "serving many clients each hold descriptors; hitting the limit fails with 'Too many open files'.",
-                      "ulimit -n 1048576 before starting (persist with 'nofile' in /etc/security/limits.conf, "
-                      "LimitNOFILE= for systemd, --ulimit nofile=1048576 for docker run)."});
+                      NofileFix(f.limits.nofile_soft, f.limits.nofile_hard)});
     }
   }
 }

@@ -455,6 +455,56 @@ TEST_P(DoctorRuleTest, FiresOnlyWhenItShould) {
 INSTANTIATE_TEST_SUITE_P(Rules, DoctorRuleTest, ::testing::Range<size_t>(0, Cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) { return Cases()[info.param].name; });
 
+Finding OnlyFinding(const DoctorInput& in, const std::string& id) {
+  std::vector<Finding> hits = Only(RunDoctor(in), id);
+  EXPECT_EQ(hits.size(), 1u) << id;
+  return hits.empty() ? Finding{} : hits[0];
+}
+
+TEST(DoctorTest, NofileFixBelowALowHardLimitSaysToRaiseTheHardLimitFirst) {
+  DoctorInput in = Healthy();
+  in.facts.limits.nofile_soft = 1024;
+  in.facts.limits.nofile_hard = 20000;
+  Finding f = OnlyFinding(in, "nofile_limit_low");
+  EXPECT_EQ(f.evidence, "ulimit -n (nofile) is 1024 (hard 20000)");
+  EXPECT_EQ(f.fix,
+            "The hard limit (20000) is below 65536, so ulimit -n cannot get there. First raise the hard limit, as "
+            "root: '* hard nofile 1048576' in /etc/security/limits.conf (takes effect at the next login), "
+            "LimitNOFILE=1048576 for a systemd service, or --ulimit nofile=1048576:1048576 for docker run; then raise "
+            "the soft limit up to it: ulimit -n 1048576. Until then, ulimit -n 20000 raises the soft limit to the "
+            "current hard limit.");
+  EXPECT_EQ(f.fix.find("ulimit -n 1048576 in the shell"), std::string::npos);
+  in.facts.limits.nofile_soft = 20000;  // already at the hard limit: nothing to do without root
+  EXPECT_EQ(OnlyFinding(in, "nofile_limit_low").fix.find("Until then"), std::string::npos);
+}
+
+TEST(DoctorTest, NofileFixFollowsTheMeasuredHardLimit) {
+  DoctorInput in = Healthy();
+  in.facts.limits.nofile_soft = 1024;  // hard 1048576
+  EXPECT_EQ(OnlyFinding(in, "nofile_limit_low").fix,
+            "ulimit -n 1048576 in the shell or job script that starts TensorFlow (the hard limit, 1048576, allows "
+            "it); persist it with '* soft nofile 1048576' in /etc/security/limits.conf, LimitNOFILE=1048576 for a "
+            "systemd service, --ulimit nofile=1048576 for docker run.");
+  in.facts.limits.nofile_hard = 262144;
+  EXPECT_EQ(OnlyFinding(in, "nofile_limit_low").fix,
+            "ulimit -n 262144 in the shell or job script that starts TensorFlow: that is the hard limit, the most this "
+            "user can set; persist it with '* soft nofile 262144' in /etc/security/limits.conf, LimitNOFILE=262144 "
+            "for a systemd service. To go higher, root must raise the hard limit first ('* hard nofile 1048576').");
+}
+
+TEST(DoctorTest, MemlockFixSaysWhetherUlimitCanLiftItOrRootMust) {
+  DoctorInput in = Healthy();
+  in.facts.limits.memlock_soft = 8 << 20;  // hard unlimited
+  Finding f = OnlyFinding(in, "memlock_limited_with_rdma");
+  EXPECT_EQ(f.evidence, "ulimit -l (memlock) is 8388608 bytes (hard unlimited) with 1 RDMA device(s) present");
+  EXPECT_EQ(f.fix.rfind("ulimit -l unlimited in the shell or job script", 0), 0u) << f.fix;
+  in.facts.limits.memlock_hard = 8 << 20;
+  EXPECT_EQ(OnlyFinding(in, "memlock_limited_with_rdma").fix,
+            "The hard limit (8388608 bytes) keeps ulimit -l from lifting it: root must raise both limits to unlimited "
+            "first: '* - memlock unlimited' in /etc/security/limits.conf, LimitMEMLOCK=infinity for systemd services, "
+            "--ulimit memlock=-1 for docker run.");
+}
+
 TEST(DoctorTest, HealthyServerHasNoFindingsAndExitsZero) {
   std::vector<Finding> f = RunDoctor(Healthy());
   EXPECT_TRUE(f.empty()) << FormatFindingsText(f);

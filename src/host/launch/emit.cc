@@ -1,6 +1,8 @@
 #include "host/launch/emit.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "host/launch/launch_plan.h"
@@ -99,6 +101,78 @@ std::string YamlQuote(const std::string& s) {
     }
   }
   return q + "\"";
+}
+
+namespace {
+
+// "2 or 4", "2", "4" or "": the values nearest `from` on either side, within
+// [lo, hi], that `fits`.
+std::string NearestFits(int from, int lo, int hi, const std::function<bool(int)>& fits) {
+  int below = -1, above = -1;
+  for (int v = std::min(from - 1, hi); v >= lo && below < 0; --v) {
+    if (fits(v)) below = v;
+  }
+  for (int v = std::max(from + 1, lo); v <= hi && above < 0; ++v) {
+    if (fits(v)) above = v;
+  }
+  if (below >= 0 && above >= 0) return std::to_string(below) + " or " + std::to_string(above);
+  return below >= 0 ? std::to_string(below) : above >= 0 ? std::to_string(above) : "";
+}
+
+}  // namespace
+
+StatusOr<int> SbatchTasksPerNode(const ClusterShape& shape, bool workers_given, int nodes, int tasks_per_node) {
+  if (nodes < 1) return InvalidArgument("--nodes must be at least 1, got " + std::to_string(nodes));
+  if (tasks_per_node < 0) {
+    return InvalidArgument("--tasks-per-node must be at least 1, got " + std::to_string(tasks_per_node));
+  }
+  const int total = static_cast<int>(TaskList(shape).size());
+  const int others = total - shape.workers;  // chief, ps, evaluator
+  const bool derived = tasks_per_node == 0;
+  const int tpn = derived ? (total + nodes - 1) / nodes : tasks_per_node;
+  const int launchers = nodes * tpn;
+  if (total % launchers == 0) return tpn;
+
+  std::string tasks = "--workers " + std::to_string(shape.workers) + (workers_given ? "" : " (the default)");
+  if (others > 0) {
+    tasks = std::to_string(total) + " tasks (" + tasks + (shape.strategy == Strategy::kParameterServer
+                                                              ? ", 1 chief, --ps " + std::to_string(shape.ps)
+                                                              : "") +
+            (shape.evaluator ? ", 1 evaluator" : "") + ")";
+  }
+  std::string msg = tasks + " over --nodes " + std::to_string(nodes);
+  if (derived) {
+    msg += ": --tasks-per-node was not given, so " + std::to_string(tpn) + " was derived as ceil(" +
+           std::to_string(total) + " tasks / " + std::to_string(nodes) + " nodes), and";
+  } else {
+    msg += " x --tasks-per-node " + std::to_string(tpn) + ":";
+  }
+  msg += " " + std::to_string(total) + " TensorFlow tasks cannot be split evenly over " + std::to_string(nodes) +
+         " x " + std::to_string(tpn) + " = " + std::to_string(launchers) +
+         " srun tasks (each srun task runs an equal share)";
+  // With tasks per node derived, only the node count must divide the tasks
+  // (the derived count then multiplies out exactly).
+  auto fits = [&](int n_tasks, int n_nodes, int per_node) {
+    return derived ? n_tasks % n_nodes == 0 : n_tasks % (n_nodes * per_node) == 0;
+  };
+  std::vector<std::string> options;
+  if (shape.strategy != Strategy::kMirrored) {
+    std::string w = NearestFits(shape.workers, 1, kMaxTasks - others,
+                                [&](int v) { return fits(v + others, nodes, tpn); });
+    if (!w.empty()) options.push_back("--workers " + w);
+  }
+  std::string n = NearestFits(nodes, 1, total, [&](int v) { return fits(total, v, tpn); });
+  if (!n.empty()) options.push_back("--nodes " + n);
+  if (!derived) {
+    std::string t = NearestFits(tpn, 1, total, [&](int v) { return fits(total, nodes, v); });
+    if (!t.empty()) options.push_back("--tasks-per-node " + t);
+  }
+  if (options.empty()) return InvalidArgument(msg + "; no layout that changes one of these flags fits");
+  std::string list;
+  for (size_t i = 0; i < options.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == options.size() ? ", or " : ", ") + options[i];
+  }
+  return InvalidArgument(msg + ". Nearest layouts that fit: " + list);
 }
 
 StatusOr<std::string> EmitSbatch(const SbatchOptions& o) {

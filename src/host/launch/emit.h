@@ -35,6 +35,16 @@ struct SbatchOptions {
 };
 StatusOr<std::string> EmitSbatch(const SbatchOptions& options);
 
+// The srun tasks per node of an sbatch script for `shape` on `nodes` nodes:
+// `tasks_per_node` when the user gave it (> 0), else ceil(tasks / nodes).
+// Every srun task (launcher) runs an equal share of the cluster, so the tasks
+// must divide evenly over nodes x tasks per node. The error says which
+// numbers came from the user and which were derived, and names the nearest
+// --workers, --nodes (and, when given, --tasks-per-node) that fit.
+// `workers_given`: false when shape.workers is launch's default, which the
+// message then says.
+StatusOr<int> SbatchTasksPerNode(const ClusterShape& shape, bool workers_given, int nodes, int tasks_per_node);
+
 struct K8sOptions {
   std::string name = "tfhost-train";  // a DNS-1035 label
   std::string image;

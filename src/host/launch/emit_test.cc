@@ -72,5 +72,50 @@ TEST(EmitTest, SbatchHasDirectivesAndQuotedSrunLine) {
   EXPECT_FALSE(EmitSbatch(o).ok());
 }
 
+ClusterShape Workers(int n) {
+  ClusterShape s;
+  s.workers = n;
+  return s;
+}
+
+TEST(SbatchTasksPerNodeTest, DerivedLayoutThatDoesNotDivideSaysWhatWasDerivedAndTheNearestFits) {
+  auto r = SbatchTasksPerNode(Workers(3), /*workers_given=*/true, 2, 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "--workers 3 over --nodes 2: --tasks-per-node was not given, so 2 was derived as ceil(3 tasks / 2 nodes), "
+            "and 3 TensorFlow tasks cannot be split evenly over 2 x 2 = 4 srun tasks (each srun task runs an equal "
+            "share). Nearest layouts that fit: --workers 2 or 4, or --nodes 1 or 3");
+}
+
+TEST(SbatchTasksPerNodeTest, GivenTasksPerNodeIsNamedAsGivenAndGetsItsOwnSuggestion) {
+  auto r = SbatchTasksPerNode(Workers(6), true, 2, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "--workers 6 over --nodes 2 x --tasks-per-node 2: 6 TensorFlow tasks cannot be split evenly over "
+            "2 x 2 = 4 srun tasks (each srun task runs an equal share). Nearest layouts that fit: --workers 4 or 8, "
+            "--nodes 1 or 3, or --tasks-per-node 1 or 3");
+}
+
+TEST(SbatchTasksPerNodeTest, ChiefPsAndDefaultWorkersAreCountedAndSaid) {
+  ClusterShape s;
+  s.strategy = Strategy::kParameterServer;
+  s.workers = 2;
+  s.ps = 1;
+  auto r = SbatchTasksPerNode(s, /*workers_given=*/false, 3, 0);  // 4 tasks over 3 nodes
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "4 tasks (--workers 2 (the default), 1 chief, --ps 1) over --nodes 3: --tasks-per-node was not given, so "
+            "2 was derived as ceil(4 tasks / 3 nodes), and 4 TensorFlow tasks cannot be split evenly over 3 x 2 = 6 "
+            "srun tasks (each srun task runs an equal share). Nearest layouts that fit: --workers 1 or 4, or --nodes 2 "
+            "or 4");
+}
+
+TEST(SbatchTasksPerNodeTest, LayoutsThatDivideReturnTheTasksPerNode) {
+  EXPECT_EQ(*SbatchTasksPerNode(Workers(4), true, 2, 0), 2);
+  EXPECT_EQ(*SbatchTasksPerNode(Workers(4), true, 2, 1), 1);  // 2 TensorFlow tasks per srun task
+  EXPECT_EQ(*SbatchTasksPerNode(Workers(3), true, 1, 0), 3);
+  EXPECT_EQ(SbatchTasksPerNode(Workers(3), true, 0, 0).status().message(), "--nodes must be at least 1, got 0");
+}
+
 }  // namespace
 }  // namespace tfhost::host::launch

@@ -197,9 +197,9 @@ NetworkChoice ChooseNetwork(const NetworkFacts& facts) {
   return choice;
 }
 
-std::vector<EnvVar> RecommendedEnv(const NetworkChoice& net, const TuningOptions& options) {
+std::vector<EnvVar> RecommendedEnv(const NetworkChoice& net, const TuningOptions& options, bool gpus) {
   std::vector<EnvVar> out;
-  if (options.tune) {
+  if (options.tune && (gpus || options.gpu_requested)) {
     if (!net.socket_ifname.empty()) {
       out.push_back({"NCCL_SOCKET_IFNAME", net.socket_ifname, "fastest up non-loopback interface (probe)"});
     }

@@ -74,10 +74,14 @@ struct TuningOptions {
   bool tune = true;              // false: no recommended variables at all
   bool xla = false;              // TF_XLA_FLAGS=--tf_xla_auto_jit=2
   bool mixed_precision = false;  // TF_ENABLE_AUTO_MIXED_PRECISION=1
+  bool gpu_requested = false;    // --tune-gpu: the GPU variables even where no GPU was found
 };
 
-// The recommended variables, in the order --dry-run prints them.
-std::vector<EnvVar> RecommendedEnv(const NetworkChoice& net, const TuningOptions& options);
+// The recommended variables, in the order --dry-run prints them. The GPU
+// variables (NCCL_*, TF_GPU_*, TF_FORCE_GPU_ALLOW_GROWTH) come only when
+// `gpus` (the tasks' hosts have GPUs) or options.gpu_requested: on a CPU-only
+// host they tune nothing, and --dry-run would present them as if they did.
+std::vector<EnvVar> RecommendedEnv(const NetworkChoice& net, const TuningOptions& options, bool gpus);
 
 // Parses "NAME=VALUE" (from --env); NAME must be a valid variable name.
 StatusOr<EnvVar> ParseEnvAssignment(const std::string& text);

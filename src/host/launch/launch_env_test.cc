@@ -88,7 +88,7 @@ TEST(RecommendedEnvTest, TuningAndSwitches) {
   o.xla = true;
   o.mixed_precision = true;
   std::map<std::string, std::string> m;
-  for (const EnvVar& v : RecommendedEnv(net, o)) m[v.name] = v.value;
+  for (const EnvVar& v : RecommendedEnv(net, o, /*gpus=*/true)) m[v.name] = v.value;
   EXPECT_EQ(m["NCCL_SOCKET_IFNAME"], "ens1");
   EXPECT_EQ(m["NCCL_IB_HCA"], "=mlx5_0:1");
   EXPECT_EQ(m["NCCL_IB_GID_INDEX"], "3");
@@ -99,7 +99,23 @@ TEST(RecommendedEnvTest, TuningAndSwitches) {
   EXPECT_EQ(m["TF_ENABLE_AUTO_MIXED_PRECISION"], "1");
   o.tune = false;
   o.xla = o.mixed_precision = false;
-  EXPECT_TRUE(RecommendedEnv(net, o).empty());
+  EXPECT_TRUE(RecommendedEnv(net, o, /*gpus=*/true).empty());
+}
+
+TEST(RecommendedEnvTest, WithoutGpusOnlyTheAskedForVariablesUnlessGpuTuningIsRequested) {
+  NetworkChoice net;
+  net.socket_ifname = "eth0";
+  TuningOptions o;
+  o.xla = true;
+  auto names = [](const std::vector<EnvVar>& env) {
+    std::string s;
+    for (const EnvVar& v : env) s += v.name + " ";
+    return s;
+  };
+  EXPECT_EQ(names(RecommendedEnv(net, o, /*gpus=*/false)), "TF_XLA_FLAGS ");
+  o.gpu_requested = true;
+  EXPECT_EQ(names(RecommendedEnv(net, o, /*gpus=*/false)),
+            "NCCL_SOCKET_IFNAME TF_GPU_ALLOCATOR TF_FORCE_GPU_ALLOW_GROWTH TF_GPU_THREAD_MODE TF_XLA_FLAGS ");
 }
 
 std::string Value(const TaskEnvironment& e, const std::string& name) {

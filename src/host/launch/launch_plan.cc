@@ -108,6 +108,14 @@ StatusOr<ClusterShape> ResolveShape(const LaunchOptions& o, int instances) {
   return s;
 }
 
+// Whether the tasks this launcher starts get the GPU variables; see the
+// header. Every instance of a step decides alike on a uniform cluster.
+bool GpuTuning(const LaunchOptions& o, const PlanHooks& hooks) {
+  if (!o.tuning.tune) return false;
+  if (o.tuning.gpu_requested) return true;
+  return o.engine != Engine::kSsh && hooks.gpus != 0;
+}
+
 Status CheckShare(int tasks, int instances) {
   if (instances < 1 || tasks % instances != 0) {
     return InvalidArgument("a cluster of " + std::to_string(tasks) + " tasks cannot be split evenly over " +
@@ -212,9 +220,9 @@ StatusOr<Placement> PlaceSlurm(const LaunchOptions& o, const std::map<std::strin
     p.ports.push_back(base + instance_local[inst] * k + static_cast<int>(t % k));
   }
   // NCCL_SOCKET_IFNAME must be one name every node has. Pointless on one
-  // node, with tuning off, or when the user set it (theirs wins anyway);
-  // a timeout of 0 turns the exchange off.
-  if (o.tuning.tune && o.slurm_exchange_timeout > 0 && nodes.size() > 1 &&
+  // node, without GPU tuning (no NCCL variables are set), or when the user
+  // set it (theirs wins anyway); a timeout of 0 turns the exchange off.
+  if (GpuTuning(o, hooks) && o.slurm_exchange_timeout > 0 && nodes.size() > 1 &&
       Get(env, {"NCCL_SOCKET_IFNAME"}) == nullptr) {
     SlurmInterfaceExchange x;
     x.store_host = instance_host[0];
@@ -411,15 +419,17 @@ StatusOr<std::string> RunAndCapture(const std::vector<std::string>& argv) {
 
 namespace {
 
-// The GPUs' topology through NVML (loaded with dlopen; absent = no GPUs).
-GpuPeerFacts LiveGpuPeers() {
+// This host's GPU count and their topology through NVML (loaded with
+// dlopen; absent = no GPUs).
+void ProbeLiveGpus(PlanHooks* h) {
   auto fs = NewRootedFsReader("/");
   std::unique_ptr<Nvml> nvml = LoadNvml();
   Notes ignored;
   NvidiaFacts gpus = ProbeGpus(*fs, nvml.get(), &ignored);
-  if (gpus.gpus.size() < 2) return {};
+  h->gpus = static_cast<int>(gpus.gpus.size());
+  if (gpus.gpus.size() < 2) return;
   TopologyMatrix topology = ProbeTopology(*fs, nvml.get(), gpus, {}, {});
-  return GpuPeersFromTopology(topology, ProbeEnvironment(*fs, &ignored).virtualization);
+  h->gpu_peers = GpuPeersFromTopology(topology, ProbeEnvironment(*fs, &ignored).virtualization);
 }
 
 }  // namespace
@@ -433,7 +443,7 @@ PlanHooks LiveHooks() {
     return std::string(buf);
   };
   h.network = ReadNetworkFacts("/");
-  h.gpu_peers = LiveGpuPeers();
+  ProbeLiveGpus(&h);
   h.run_command = RunAndCapture;
   return h;
 }
@@ -508,8 +518,9 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
   if (p.interfaces.size() > 1) {
     UseInterfaceCommonToHosts(p.interfaces, &plan.network);
   }
-  std::vector<EnvVar> recommended = RecommendedEnv(plan.network, o.tuning);
-  if (o.tuning.tune && o.engine != Engine::kSsh) {  // remote hosts' GPUs are not this host's
+  const bool gpu_tuning = GpuTuning(o, hooks);
+  std::vector<EnvVar> recommended = RecommendedEnv(plan.network, o.tuning, gpu_tuning);
+  if (gpu_tuning && o.engine != Engine::kSsh) {  // remote hosts' GPUs are not this host's
     for (EnvVar& v : PeerToPeerHints(hooks.gpu_peers, &plan.notes)) recommended.push_back(std::move(v));
   }
   if (o.engine == Engine::kSsh) {
@@ -519,9 +530,20 @@ StatusOr<LaunchPlan> PlanLaunch(const LaunchOptions& o, const std::map<std::stri
       if (v.name.rfind("NCCL_", 0) != 0) kept.push_back(v);
     }
     recommended = kept;
-    plan.notes.push_back("ssh: NCCL network variables are not guessed for remote hosts; pass --env NCCL_SOCKET_IFNAME=...");
-  } else if (o.tuning.tune) {
+    if (o.tuning.tune) {
+      plan.notes.push_back(gpu_tuning ? "ssh: --tune-gpu: TF_GPU_* variables set for the remote hosts"
+                                      : "ssh: the remote hosts' GPUs are not known here, so no TF_GPU_* variables "
+                                        "are set; --tune-gpu sets them");
+      plan.notes.push_back("ssh: NCCL network variables are not guessed for remote hosts; pass --env NCCL_SOCKET_IFNAME=...");
+    }
+  } else if (gpu_tuning) {
+    if (hooks.gpus == 0) {
+      plan.notes.push_back("--tune-gpu: NCCL_*/TF_GPU_* variables set although no GPU was found on this host");
+    }
     for (const std::string& n : plan.network.notes) plan.notes.push_back(n);
+  } else if (o.tuning.tune) {
+    plan.notes.push_back("no GPU found on this host, so no NCCL_*/TF_GPU_* variables are set; --tune-gpu sets them "
+                         "anyway");
   }
 
   const std::string* inherited_gpus = Get(env, {"CUDA_VISIBLE_DEVICES"});

@@ -29,6 +29,10 @@
 //          task to the ssh connection, so stopping ssh stops it.
 // When the cluster has more tasks than there are instances, each instance
 // runs an equal, contiguous share (--workers must divide evenly).
+// GPU tuning (NCCL_*, TF_GPU_*) follows the GPUs of the hosts the tasks run
+// on: this host's for local, slurm and mpi (each launcher runs beside its
+// tasks); under ssh the remote hosts' GPUs are unknown here, so only
+// --tune-gpu (TuningOptions::gpu_requested) sets it.
 #pragma once
 
 #include <functional>
@@ -99,6 +103,10 @@ struct PlanHooks {
   std::function<StatusOr<std::string>(const std::vector<std::string>& argv)> run_command;
   NetworkFacts network;
   GpuPeerFacts gpu_peers;  // this host's GPUs and how they connect (empty without GPUs)
+  // GPUs on this host (the probe's count); -1: not probed, taken as present.
+  // With 0, tasks started here get no NCCL_*/TF_GPU_* tuning unless
+  // TuningOptions::gpu_requested.
+  int gpus = -1;
 };
 PlanHooks LiveHooks();
 StatusOr<std::vector<int>> ProbeFreePorts(int n);

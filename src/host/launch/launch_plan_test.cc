@@ -379,6 +379,47 @@ TEST(LaunchPlanTest, VirtualMachineGpusWithoutNvlinkGetTheP2pHintUnlessTheUserSe
   EXPECT_EQ(EnvValue(untuned->tasks[0], "NCCL_P2P_LEVEL"), "<unset>");
 }
 
+TEST(LaunchPlanTest, HostWithoutGpusGetsNoGpuTuningUnlessRequested) {
+  PlanHooks h = FakeHooks();
+  h.gpus = 0;
+  for (Engine e : {Engine::kLocal, Engine::kSlurm}) {
+    LaunchOptions o = Options(e);
+    o.workers = 1;
+    std::map<std::string, std::string> env = {{"SLURM_JOB_NODELIST", "gpu01"}, {"SLURM_STEP_ID", "0"},
+                                              {"SLURM_NTASKS", "1"}, {"SLURM_PROCID", "0"}};
+    auto plan = PlanLaunch(o, env, h);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    for (const char* name : {"NCCL_SOCKET_IFNAME", "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE", "TF_FORCE_GPU_ALLOW_GROWTH"}) {
+      EXPECT_EQ(EnvValue(plan->tasks[0], name), "<unset>") << EngineName(e) << " " << name;
+    }
+    std::string text = FormatPlan(*plan);
+    EXPECT_EQ(text.find("NCCL_SOCKET_IFNAME=eth0"), std::string::npos) << "no note may claim it is set:\n" << text;
+    o.tuning.gpu_requested = true;
+    auto asked = PlanLaunch(o, env, h);
+    ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+    EXPECT_EQ(EnvValue(asked->tasks[0], "NCCL_SOCKET_IFNAME"), "eth0") << EngineName(e);
+    EXPECT_EQ(EnvValue(asked->tasks[0], "TF_GPU_ALLOCATOR"), "cuda_malloc_async") << EngineName(e);
+  }
+}
+
+TEST(LaunchPlanTest, SshSetsGpuTuningForRemoteHostsOnlyWhenRequested) {
+  LaunchOptions o = Options(Engine::kSsh);
+  o.hosts = {"n1"};
+  PlanHooks h = FakeHooks();
+  h.gpus = 8;  // this host's GPUs say nothing about n1's
+  auto plan = PlanLaunch(o, {}, h);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->tasks[0].argv.back().find("TF_GPU_ALLOCATOR"), std::string::npos) << plan->tasks[0].argv.back();
+  EXPECT_NE(FormatPlan(*plan).find("note: ssh: the remote hosts' GPUs are not known here, so no TF_GPU_* variables "
+                                   "are set; --tune-gpu sets them\n"),
+            std::string::npos);
+  o.tuning.gpu_requested = true;
+  auto asked = PlanLaunch(o, {}, h);
+  ASSERT_TRUE(asked.ok());
+  EXPECT_NE(asked->tasks[0].argv.back().find("TF_GPU_ALLOCATOR=cuda_malloc_async"), std::string::npos);
+  EXPECT_EQ(asked->tasks[0].argv.back().find("NCCL_SOCKET_IFNAME"), std::string::npos);
+}
+
 TEST(LaunchPlanTest, MpiRendezvousTimesOutNamingMissingRanks) {
   std::string dir = ::testing::TempDir() + "/rdv_to_" + std::to_string(::getpid());
   LaunchOptions o = Options(Engine::kMpi);

@@ -51,7 +51,7 @@ struct NetRate {
 // Rates over an interval.
 struct HostRates {
   double interval_s = 0;
-  double cpu_busy_pct = 0;                  // all CPUs
+  double cpu_busy_pct = 0;                  // all CPUs; -1 when a parsed recording lacks it
   std::vector<double> core_busy_pct;        // per logical CPU
   uint64_t mem_total_bytes = 0, mem_used_bytes = 0;
   std::map<std::string, DiskRate> disks;
