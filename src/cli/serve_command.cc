@@ -46,6 +46,8 @@ struct ServeFlags {
   int port = 8500;
   int rest_api_port = 8501;
   std::string rest_api_address = "0.0.0.0";
+  std::string grpc_address = "0.0.0.0";
+  std::string grpc_socket_path;
   std::string model_name = "default";
   std::string model_base_path;
   std::string model_config_file;
@@ -77,7 +79,11 @@ struct ServeFlags {
 };
 
 void AddServeFlags(FlagParser& flags, ServeFlags& f) {
-  flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC off)");
+  flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC on TCP off)");
+  flags.AddString("grpc_address", &f.grpc_address, "ADDR",
+                  "address the gRPC API listens on with --port (default 0.0.0.0; 127.0.0.1 keeps it local)");
+  flags.AddString("grpc_socket_path", &f.grpc_socket_path, "PATH",
+                  "also serve gRPC on this UNIX domain socket (as TF Serving); with --port=0, only there");
   flags.AddInt("grpc_max_message_bytes", &f.grpc_max_message_bytes, "BYTES",
                "largest gRPC request or response; larger ones fail with RESOURCE_EXHAUSTED (default and most "
                "2147483647, TF Serving's fixed limit)");
@@ -229,7 +235,51 @@ StatusOr<serving::ModelServerConfig> DemoConfig(const std::string& dir, std::ost
   return config;
 }
 
-void PrintCurlExamples(std::ostream& out, int port, bool demo, const serving::ModelServerConfig& config) {
+// One JSON value of `shape` (dims after the batch dim; unknown ones as 1)
+// filled with zeros (0.0 for floating types), "" for strings, false for bools.
+std::string ZeroValue(DType dtype, const ir::PartialShape& shape, int from_dim) {
+  if (!shape.rank_known() || from_dim >= shape.rank()) {
+    if (IsStringLike(dtype)) return "\"\"";
+    if (dtype == DType::kBool) return "false";
+    const bool real = dtype == DType::kFloat || dtype == DType::kDouble || dtype == DType::kHalf ||
+                      dtype == DType::kBFloat16;
+    return real ? "0.0" : "0";
+  }
+  const int64_t n = std::min<int64_t>(shape.dim(from_dim) > 0 ? shape.dim(from_dim) : 1, 16);
+  std::string inner = ZeroValue(dtype, shape, from_dim + 1), out = "[";
+  for (int64_t i = 0; i < n; ++i) out += (i ? ", " : "") + inner;
+  return out + "]";
+}
+
+// A predict body for the model's serving_default signature, ready to paste:
+// one instance of zeros (a large input is cut to 16 per dim, which the model
+// may refuse; the shape is still the one to follow). "" when the model has
+// no version loaded or no serving_default signature.
+std::string ExamplePredictBody(const serving::ServerCore& core, const std::string& name) {
+  tensorflow::serving::ModelSpec spec;
+  spec.set_name(name);
+  auto servable = core.GetServable(spec);
+  if (!servable.ok()) return "";
+  const auto& signatures = (*servable)->model->signatures();
+  auto it = signatures.find("serving_default");
+  if (it == signatures.end() || it->second.inputs.empty()) return "";
+  const auto& inputs = it->second.inputs;
+  std::string instance;
+  if (inputs.size() == 1) {
+    instance = ZeroValue(inputs[0].dtype, inputs[0].shape, 1);
+  } else {
+    instance = "{";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      instance += (i ? ", " : "") + std::string("\"") + inputs[i].key + "\": " +
+                  ZeroValue(inputs[i].dtype, inputs[i].shape, 1);
+    }
+    instance += "}";
+  }
+  return "{\"instances\": [" + instance + "]}";
+}
+
+void PrintCurlExamples(std::ostream& out, int port, bool demo, const serving::ModelServerConfig& config,
+                       const serving::ServerCore& core) {
   std::string base = "http://localhost:" + std::to_string(port);
   out << "\nTry:\n";
   out << "  curl " << base << "/v1/models\n";
@@ -244,7 +294,8 @@ void PrintCurlExamples(std::ostream& out, int port, bool demo, const serving::Mo
     const std::string& name = config.model_config_list().config(0).name();
     out << "  curl " << base << "/v1/models/" << name << "\n";
     out << "  curl " << base << "/v1/models/" << name << "/metadata\n";
-    out << "  curl -d '{\"instances\": [...]}' -X POST " << base << "/v1/models/" << name << ":predict\n";
+    const std::string body = ExamplePredictBody(core, name);
+    if (!body.empty()) out << "  curl -d '" << body << "' -X POST " << base << "/v1/models/" << name << ":predict\n";
   }
   out << "  curl " << base << "/readyz\n";
   out.flush();
@@ -289,10 +340,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
   NoteBf16Fallback(err, "serve", f.precision);
-  if (f.rest_api_port == 0 && f.port == 0) {
+  if (f.rest_api_port == 0 && f.port == 0 && f.grpc_socket_path.empty()) {
     return ReportUsage(err, "serve",
                        "--port=0 turns gRPC off and --rest_api_port=0 turns REST off: nothing would be served");
   }
+  if (f.grpc_address.empty()) return ReportUsage(err, "serve", "--grpc_address must not be empty");
   auto grpc_channel_arguments = serving::ParseGrpcChannelArguments(f.grpc_channel_arguments);
   if (!grpc_channel_arguments.ok()) return ReportUsage(err, "serve", grpc_channel_arguments.status().message());
   auto metrics_path = MetricsPath(f.monitoring_config_file);
@@ -360,6 +412,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   auto core = ServerCore::Create(std::move(options));
   if (!core.ok()) return ReportFailure(err, "serve", core.status());
   const serving::ModelServerConfig served_config = (*core)->manager().config();
+  for (const auto& m : (*core)->manager().ListModels()) {
+    if (m.no_version_folders && m.versions.empty()) {
+      err << "tfhost serve: model \"" << m.name << "\" is waiting for a version: " << m.scan_error << "\n";
+    }
+  }
   std::shared_ptr<serving::batching::BatchingRunner> batcher;
   if (batching) {
     serving::batching::BatchingRunnerOptions batching_options;
@@ -403,9 +460,12 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     server = std::move(*started);
   }
   std::unique_ptr<serving::GrpcServer> grpc;
-  if (f.port != 0) {
+  if (f.port != 0 || !f.grpc_socket_path.empty()) {
     serving::GrpcServerOptions grpc_options;
+    grpc_options.address = f.grpc_address;
     grpc_options.port = f.port;
+    grpc_options.tcp = f.port != 0;
+    grpc_options.socket_path = f.grpc_socket_path;
     grpc_options.max_receive_message_bytes = f.grpc_max_message_bytes;
     grpc_options.max_send_message_bytes = f.grpc_max_message_bytes;
     grpc_options.max_threads = f.grpc_max_threads;
@@ -413,8 +473,10 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     auto started = serving::GrpcServer::Start(grpc_options, core->get());
     if (!started.ok()) return ReportFailure(err, "serve", started.status());
     grpc = std::move(*started);
-    err << "tfhost serve: gRPC API listening on " << grpc_options.address << ":" << grpc->port()
-        << " (max message " << f.grpc_max_message_bytes << " bytes)\n";
+    err << "tfhost serve: gRPC API listening on ";
+    if (grpc_options.tcp) err << grpc_options.address << ":" << grpc->port();
+    if (!grpc_options.socket_path.empty()) err << (grpc_options.tcp ? " and " : "") << "unix:" << grpc_options.socket_path;
+    err << " (max message " << f.grpc_max_message_bytes << " bytes)\n";
   } else {
     err << "tfhost serve: gRPC is not served (--port=0)\n";
   }
@@ -426,7 +488,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "tfhost serve: REST is not served (--rest_api_port=0)\n";
   }
   err.flush();
-  if (server) PrintCurlExamples(out, server->port(), demo, served_config);
+  if (server) PrintCurlExamples(out, server->port(), demo, served_config, **core);
 
   int sig = signals.Wait();
   err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "

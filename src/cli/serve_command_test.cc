@@ -56,7 +56,8 @@ TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
         "--batching_parameters_file", "--monitoring_config_file", "--enable_model_warmup", "--rest_api_num_threads",
         "--rest_api_timeout_in_ms", "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
         "--max_num_load_retries", "--load_retry_interval_micros", "--num_request_iterations_for_warmup",
-        "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models"}) {
+        "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models",
+        "--grpc_socket_path"}) {
     // Long names put their help on the next line.
     const bool listed = out.str().find(std::string(flag) + " ") != std::string::npos ||
                         out.str().find(std::string(flag) + "\n") != std::string::npos;
@@ -220,6 +221,13 @@ TEST(ServeBinaryTest, ServesTheModelAndDrainsAnInFlightRequestOnSigterm) {
   EXPECT_NE(missing.find("404"), std::string::npos) << missing;
   EXPECT_NE(missing.find("Servable not found for request: Latest(half)"), std::string::npos) << missing;
   EXPECT_NE(server.Log().find("gRPC is not served"), std::string::npos) << server.Log();
+  // The startup examples are ready to paste: a real predict body built from
+  // the signature, no placeholder.
+  EXPECT_NE(server.Log().find("curl -d '{\"instances\": [[0.0]]}' -X POST http://localhost:" + std::to_string(port) +
+                              "/v1/models/half_plus_two:predict"),
+            std::string::npos)
+      << server.Log();
+  EXPECT_EQ(server.Log().find("[...]"), std::string::npos) << server.Log();
 
   // A request whose body is still arriving when SIGTERM comes must be
   // answered before the process exits.
@@ -240,6 +248,61 @@ TEST(ServeBinaryTest, ServesTheModelAndDrainsAnInFlightRequestOnSigterm) {
   std::string log = server.Log();
   EXPECT_NE(log.find("received SIGTERM"), std::string::npos) << log;
   EXPECT_NE(log.find("all requests finished"), std::string::npos) << log;
+  fs::remove_all(dir);
+}
+
+// A SavedModel copied straight into --model_base_path (no numbered version
+// folder) does not stop the server: it logs how to lay versions out and
+// serves the model once DIR/1/ appears, as TF Serving does.
+TEST(ServeBinaryTest, ModelWithoutVersionFolderWaitsAndIsServedWhenOneAppears) {
+  std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu/00000123");
+  TFHOST_REQUIRE_FIXTURE(model);
+  fs::path dir = TempDir();
+  fs::path base = dir / "half";
+  fs::copy(model, base, fs::copy_options::recursive);
+  int port = FreePort();
+  ServeProcess server({"--model_name=half", "--model_base_path", base.string(), "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port), "--port=0", "--file_system_poll_wait_seconds=1"},
+                      dir / "serve.log");
+  const std::string waiting = "tfhost serve: model \"half\" is waiting for a version: no numeric version folders under " +
+                              base.string() + ": put each version in a numbered folder (" + (base / "1").string() +
+                              "/, " + (base / "2").string() + "/, ...); looking again every 1 s\n";
+  auto until = std::chrono::steady_clock::now() + 60s;
+  while (server.Log().find("Try:") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(server.Log().find(waiting), std::string::npos) << server.Log();
+  EXPECT_EQ(server.Wait(200ms), -1) << "exited: " << server.Log();
+  // Publish version 1 atomically (stage, then rename), as
+  // docs/model_management.md says.
+  fs::copy(model, dir / "staging", fs::copy_options::recursive);
+  fs::rename(dir / "staging", base / "1");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  std::string predict = Request(port, "POST", "/v1/models/half:predict", R"({"instances": [1.0, 2.0]})");
+  EXPECT_NE(predict.find(R"({"predictions": [2.5,3.0]})"), std::string::npos) << predict;
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  fs::remove_all(dir);
+}
+
+// gRPC on a chosen address and on TF Serving's UNIX socket, both named in
+// the log.
+TEST(ServeBinaryTest, GrpcListensOnTheGivenAddressAndUnixSocket) {
+  fs::path dir = TempDir();
+  int port = FreePort(), grpc_port = FreePort();
+  const std::string socket = (dir / "grpc.sock").string();
+  ServeProcess server({"--demo_models_dir", (dir / "demo").string(), "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port), "--port=" + std::to_string(grpc_port),
+                       "--grpc_address=127.0.0.1", "--grpc_socket_path=" + socket},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  EXPECT_NE(server.Log().find("tfhost serve: gRPC API listening on 127.0.0.1:" + std::to_string(grpc_port) +
+                              " and unix:" + socket + " (max message"),
+            std::string::npos)
+      << server.Log();
+  EXPECT_TRUE(fs::is_socket(socket));
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
   fs::remove_all(dir);
 }
 

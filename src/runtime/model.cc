@@ -68,7 +68,27 @@ StatusOr<std::map<std::string, Tensor>> Model::RunSignature(const std::string& s
     }
   }
   auto results = session_->Run(feeds, fetches);
-  if (!results.ok()) return results.status();
+  if (!results.ok()) {
+    // Shapes were not checked up front (serving): when the graph refuses a
+    // request whose input differs from what the signature declares, that
+    // difference is the likely cause, so the error leads with the input's
+    // name and both shapes rather than an inner node's complaint alone.
+    if (results.status().code() == StatusCode::kInvalidArgument) {
+      std::string mismatches;
+      for (const auto& [key, value] : inputs) {
+        for (const auto& spec : sig->inputs) {
+          if (spec.key != key || spec.shape.IsCompatibleWith(value.shape())) continue;
+          mismatches += (mismatches.empty() ? "" : "; ") + std::string("input '") + key + "' has shape " +
+                        value.shape().ToString() + " but the signature declares " + spec.shape.ToString();
+        }
+      }
+      if (!mismatches.empty()) {
+        return InvalidArgument(where + ": " + mismatches + " (the model failed on it: " +
+                               results.status().message() + ")");
+      }
+    }
+    return results.status();
+  }
   std::map<std::string, Tensor> out;
   for (size_t i = 0; i < keys.size(); ++i) out[keys[i]] = std::move((*results)[i]);
   return out;

@@ -44,7 +44,8 @@ struct RunSignatureOptions {
   // `tfhost run` checks input shapes against the signature; TF Serving checks
   // only dtypes and lets the graph reject shapes it cannot take (signatures
   // often declare narrower shapes than the graph accepts), so serving turns
-  // this off.
+  // this off. Then a run the graph rejects (InvalidArgument) while an input
+  // differs from its declared shape fails naming that input and both shapes.
   bool check_input_shapes = true;
 };
 

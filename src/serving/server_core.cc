@@ -143,6 +143,9 @@ StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions optio
   if (core->options_.fail_if_initial_load_fails && !core->manager_->AllModelsAvailable()) {
     std::string errors;
     for (const auto& m : core->manager_->ListModels()) {
+      // A base path without version folders yet is not a failed load: the
+      // model is served once a version appears (TF Serving waits too).
+      if (m.no_version_folders && m.versions.empty()) continue;
       bool available = false;
       std::string why;
       for (const auto& v : m.versions) {
@@ -154,7 +157,7 @@ StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions optio
       errors += (errors.empty() ? "" : "; ") + std::string("model \"") + m.name + "\" (" + m.base_path + "): " +
                 (why.empty() ? "no version directories found (expected numeric subdirectories such as 1/)" : why);
     }
-    return Unavailable("no servable version available: " + errors);
+    if (!errors.empty()) return Unavailable("no servable version available: " + errors);
   }
   TFHOST_RETURN_IF_ERROR(core->manager_->UpdateVersionLabels(core->options_.version_label_policy));
   if (!core->options_.model_config_file.empty() && core->options_.model_config_file_poll_wait_seconds > 0) {

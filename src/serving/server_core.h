@@ -85,7 +85,9 @@ struct ServerCoreOptions {
   // nullptr: ServerCore owns a registry (metrics_registry() exposes it).
   MetricsRegistry* metrics_registry = nullptr;
   // Create() fails when a configured model has no AVAILABLE version after the
-  // initial load settles (TF Serving refuses to start then).
+  // initial load settles (TF Serving refuses to start then), except a model
+  // whose base path holds no version folder yet: it is served when one
+  // appears (TF Serving waits and logs too).
   bool fail_if_initial_load_fails = true;
   // Bound on waiting for the initial load and for ReloadConfig to settle.
   std::chrono::milliseconds load_timeout = std::chrono::minutes(10);

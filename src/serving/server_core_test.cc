@@ -735,14 +735,32 @@ TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
   EXPECT_NE(strict.status().message().find("\"bad\""), std::string::npos) << strict.status().message();
 }
 
+TEST(ServerCoreTest, BasePathWithoutVersionFoldersStartsAndServesTheVersionWhenItAppears) {
+  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
+  TFHOST_REQUIRE_FIXTURE(model);
+  TempDir base;
+  fs::create_directory(base.Sub("not_a_version"));
+  auto core = ServerCore::Create(Options(SingleModelConfig("m", base.path())));
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  auto models = (*core)->manager().ListModels();
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_TRUE(models[0].no_version_folders);
+  // The scan says how to lay versions out.
+  EXPECT_NE(models[0].scan_error.find("no numeric version folders under " + base.path() +
+                                      ": put each version in a numbered folder (" + base.path() + "/1/, "),
+            std::string::npos)
+      << models[0].scan_error;
+  ts::PredictResponse resp;
+  EXPECT_FALSE((*core)->Predict(FloatPredict("m", {1}, {1}), &resp, {Entrypoint::kGrpc}).ok());
+  fs::copy(model, base.Sub("1"), fs::copy_options::recursive);
+  (*core)->manager().PollFileSystem();
+  ASSERT_TRUE((*core)->manager().WaitUntilSettled(std::chrono::seconds(60)));
+  EXPECT_TRUE((*core)->Predict(FloatPredict("m", {1}, {1}), &resp, {Entrypoint::kGrpc}).ok());
+}
+
 TEST(ServerCoreTest, StartupErrorSaysWhyNothingCanBeServed) {
   TempDir empty;
-  fs::create_directory(empty.Sub("not_a_version"));
-  auto core = ServerCore::Create(Options(SingleModelConfig("m", empty.path())));
-  ASSERT_FALSE(core.ok());
-  EXPECT_NE(core.status().message().find("no numeric version folders under " + empty.path()), std::string::npos)
-      << core.status().message();
-  core = ServerCore::Create(Options(SingleModelConfig("m", empty.Sub("missing"))));
+  auto core = ServerCore::Create(Options(SingleModelConfig("m", empty.Sub("missing"))));
   ASSERT_FALSE(core.ok());
   EXPECT_NE(core.status().message().find("does not exist"), std::string::npos) << core.status().message();
 }

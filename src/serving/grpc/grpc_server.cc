@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <filesystem>
 #include <system_error>
 
 #include "serving/server_core.h"
@@ -179,7 +180,15 @@ Status ValidateGrpcServerOptions(const GrpcServerOptions& options) {
     return InvalidArgument("gRPC max threads must be 0 (grpc's default) or more, got " +
                            std::to_string(options.max_threads));
   }
-  if (options.address.empty()) return InvalidArgument("gRPC listen address must not be empty");
+  if (options.tcp && options.address.empty()) return InvalidArgument("gRPC listen address must not be empty");
+  if (!options.tcp && options.socket_path.empty()) {
+    return InvalidArgument("gRPC must listen somewhere: a TCP port or a UNIX socket path (--grpc_socket_path)");
+  }
+  // sockaddr_un holds 108 bytes with the terminating NUL.
+  if (options.socket_path.size() > 107) {
+    return InvalidArgument("gRPC socket path '" + options.socket_path + "' is " +
+                           std::to_string(options.socket_path.size()) + " bytes; UNIX sockets allow at most 107");
+  }
   for (const GrpcChannelArgument& arg : options.channel_arguments) {
     if (arg.key.empty()) return InvalidArgument("gRPC channel argument with an empty key (value '" + arg.value + "')");
   }
@@ -193,9 +202,17 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions&
   server->impl_ = std::make_unique<Impl>(core);
 
   grpc::ServerBuilder builder;
-  const std::string address = ListenAddress(options.address, options.port);
+  const std::string address = options.tcp ? ListenAddress(options.address, options.port) : "";
   int selected_port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &selected_port);
+  if (options.tcp) builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &selected_port);
+  int socket_bound = 0;
+  if (!options.socket_path.empty()) {
+    // A socket file left by a server that died is not in use; a live one
+    // would refuse our bind below, and an ordinary file is never removed.
+    std::error_code ec;
+    if (std::filesystem::is_socket(options.socket_path, ec)) std::filesystem::remove(options.socket_path, ec);
+    builder.AddListeningPort("unix:" + options.socket_path, grpc::InsecureServerCredentials(), &socket_bound);
+  }
   builder.RegisterService(&server->impl_->prediction_);
   builder.RegisterService(&server->impl_->model_);
   // ServerBuilder applies its own limits over channel arguments with the same
@@ -237,10 +254,14 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions&
     }
   }
   server->impl_->server_ = builder.BuildAndStart();
-  if (server->impl_->server_ == nullptr || selected_port == 0) {
+  if (server->impl_->server_ == nullptr || (options.tcp && selected_port == 0) ||
+      (!options.socket_path.empty() && socket_bound == 0)) {
     if (server->impl_->server_) server->impl_->server_->Shutdown();
-    return Unavailable("cannot serve gRPC on " + address +
-                       " (is the port in use, or the address not one of this machine's?)");
+    std::string where = options.tcp ? address : "";
+    if (!options.socket_path.empty()) where += (where.empty() ? "" : " and ") + ("unix:" + options.socket_path);
+    return Unavailable("cannot serve gRPC on " + where +
+                       " (is the port in use, the address not one of this machine's, or the socket's folder "
+                       "missing or not writable?)");
   }
   server->port_ = selected_port;
   return server;

@@ -47,6 +47,11 @@ StatusOr<std::vector<GrpcChannelArgument>> ParseGrpcChannelArguments(const std::
 struct GrpcServerOptions {
   std::string address = "0.0.0.0";
   int port = 8500;  // 0 = pick a free port (see GrpcServer::port())
+  // Serve on TCP address:port at all (false: only on the UNIX socket).
+  bool tcp = true;
+  // Also serve on this UNIX domain socket (TF Serving's --grpc_socket_path);
+  // "" = none. A stale socket file left by a dead server is replaced.
+  std::string socket_path;
   // Largest message accepted / sent, 1..INT_MAX bytes (gRPC's own ceiling is
   // INT_MAX, just under 2 GiB). TF Serving fixes both at INT_MAX.
   int max_receive_message_bytes = INT_MAX;
@@ -72,7 +77,8 @@ class GrpcServer {
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;
 
-  // The bound port (the real one when options.port was 0).
+  // The bound port (the real one when options.port was 0); 0 when only the
+  // UNIX socket is served.
   int port() const { return port_; }
 
   // Graceful stop (grpc::Server::Shutdown with a deadline): new calls are

@@ -8,8 +8,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <mutex>
@@ -25,6 +28,7 @@
 namespace tfhost::serving {
 namespace {
 
+namespace fs = std::filesystem;
 namespace ts = tensorflow::serving;
 using google::protobuf::util::MessageDifferencer;
 
@@ -422,6 +426,50 @@ TEST(GrpcServerTest, BusyPortIsAnErrorNamingTheAddress) {
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.status().message().find("127.0.0.1:" + std::to_string(options.port)), std::string::npos)
       << second.status().message();
+}
+
+// TF Serving's --grpc_socket_path: the same services on a UNIX socket,
+// beside the TCP port or instead of it.
+TEST(GrpcServerTest, ServesOnAUnixSocketBesideOrInsteadOfTheTcpPort) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  const std::string socket = (fs::temp_directory_path() / ("tfhost_grpc_" + std::to_string(::getpid()) + ".sock")).string();
+  for (bool tcp : {true, false}) {
+    GrpcServerOptions options;
+    options.socket_path = socket;
+    options.tcp = tcp;
+    auto core = MakeCore(SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"));
+    ASSERT_NE(core, nullptr);
+    options.address = "127.0.0.1";
+    options.port = 0;
+    auto server = GrpcServer::Start(options, core.get());
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    EXPECT_EQ((*server)->port() != 0, tcp);
+    auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
+    auto stub = ts::PredictionService::NewStub(channel);
+    ts::PredictResponse resp;
+    auto ctx = Ctx();
+    EXPECT_GRPC_OK(stub->Predict(ctx.get(), FloatPredict("default", {1.0f}, {1}), &resp));
+    EXPECT_FLOAT_EQ(resp.outputs().at("y").float_val(0), 2.5f);
+    (*server)->Shutdown(std::chrono::milliseconds(0));
+  }
+  fs::remove(socket);
+}
+
+TEST(GrpcServerTest, SocketPathInAMissingFolderIsAnErrorNamingIt) {
+  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  auto core = MakeCore(SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"));
+  ASSERT_NE(core, nullptr);
+  GrpcServerOptions options;
+  options.tcp = false;
+  options.socket_path = "/nonexistent_dir_for_tfhost/grpc.sock";
+  auto server = GrpcServer::Start(options, core.get());
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(server.status().message().find("cannot serve gRPC on unix:/nonexistent_dir_for_tfhost/grpc.sock"),
+            std::string::npos)
+      << server.status().message();
+  options.socket_path = std::string(200, 'x');
+  EXPECT_EQ(GrpcServer::Start(options, core.get()).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(GrpcServerTest, ManyConcurrentCallsAllSucceed) {

@@ -1,6 +1,7 @@
 #include "serving/model_manager/model_manager.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -76,7 +77,33 @@ struct ModelManager::VersionEntry {
   // The load is no longer wanted. Atomic so retry waits can check it without mu_.
   std::atomic<bool> cancelled{false};
   bool unloading = false;
+  // FolderFingerprint of `path` when the load gave up: a later scan that
+  // finds the folder changed loads it again (files still being copied
+  // into a folder that appeared early).
+  std::string failed_fingerprint;
 };
+
+namespace {
+
+// What a change to a version folder changes: its files' count, total size
+// and newest modification time. "" when it cannot be listed.
+std::string FolderFingerprint(const std::string& path) {
+  std::error_code ec;
+  uint64_t files = 0, bytes = 0;
+  int64_t newest = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    ++files;
+    bytes += it->file_size(entry_ec);
+    newest = std::max<int64_t>(newest, it->last_write_time(entry_ec).time_since_epoch().count());
+  }
+  if (ec) return "";
+  return std::to_string(files) + "/" + std::to_string(bytes) + "/" + std::to_string(newest);
+}
+
+}  // namespace
 
 struct ModelManager::ModelEntry {
   ModelConfig config;
@@ -84,6 +111,8 @@ struct ModelManager::ModelEntry {
   std::map<int64_t, std::shared_ptr<VersionEntry>> versions;
   std::set<int64_t> aspired;  // from the last successful scan
   std::string last_scan_error;
+  // The last scan found base_path but no numeric version folder in it.
+  bool no_version_folders = false;
 };
 
 ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) {
@@ -174,6 +203,14 @@ void ModelManager::LoggerLoop() {
 bool ModelManager::FlushLog(std::chrono::milliseconds timeout) const {
   std::unique_lock lock(log_mu_);
   return log_cv_.wait_for(lock, timeout, [this] { return log_queue_.empty() && !log_busy_; });
+}
+
+void ModelManager::LogLine(const std::string& line) const {
+  if (line.size() < 2 || line.front() != '{' || line.rfind("{\"time\":", 0) == 0) {
+    Log(line);
+    return;
+  }
+  Log("{\"time\":\"" + NowUtc() + "\"," + line.substr(1));
 }
 
 void ModelManager::Log(const std::string& line) const {
@@ -274,6 +311,7 @@ Status ModelManager::ReloadConfig(const ModelServerConfig& config) {
     }
     const auto& scan = scans.at(m.name());
     Reconcile(*slot, scan.ok() ? &*scan : nullptr);
+    if (!scan.ok()) slot->no_version_folders = false;
     if (!scan.ok() && slot->last_scan_error != scan.status().message()) {
       slot->last_scan_error = scan.status().message();
       Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"scan_failed\",\"model\":\"" + JsonEscape(m.name()) +
@@ -347,6 +385,7 @@ void ModelManager::PollFileSystem() {
     if (it == models_.end() || it->second->config.base_path() != targets[i].second) continue;
     ModelEntry& model = *it->second;
     if (!scans[i].ok()) {
+      model.no_version_folders = false;
       if (model.last_scan_error != scans[i].status().message()) {
         model.last_scan_error = scans[i].status().message();
         Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"scan_failed\",\"model\":\"" + JsonEscape(targets[i].first) +
@@ -367,10 +406,20 @@ void ModelManager::Reconcile(ModelEntry& model, const std::map<int64_t, std::str
     if (aspired.empty()) {
       // Nothing to serve on disk (yet): keep whatever is loaded rather than
       // taking the model down.
+      // TF Serving's layout is one numbered folder per version; a model
+      // copied straight into base_path is the usual first mistake, so the
+      // message says how to lay it out. The folder is polled until then.
+      const std::string& base = model.config.base_path();
       std::string why = available.empty()
-                            ? "no numeric version folders under " + model.config.base_path()
-                            : "no version under " + model.config.base_path() + " matches the policy " +
+                            ? "no numeric version folders under " + base + ": put each version in a numbered folder (" +
+                                  (std::filesystem::path(base) / "1").string() + "/, " +
+                                  (std::filesystem::path(base) / "2").string() + "/, ...); " +
+                                  (options_.file_system_poll_wait_seconds > 0
+                                       ? "looking again every " + std::to_string(options_.file_system_poll_wait_seconds) + " s"
+                                       : "file-system polling is off (--file_system_poll_wait_seconds=0)")
+                            : "no version under " + base + " matches the policy " +
                                   VersionPolicyString(model.config.model_version_policy());
+      model.no_version_folders = available.empty();
       bool changed = model.last_scan_error != why;
       model.last_scan_error = why;
       if (changed) {
@@ -380,12 +429,20 @@ void ModelManager::Reconcile(ModelEntry& model, const std::map<int64_t, std::str
     } else {
       model.aspired = std::set<int64_t>(aspired.begin(), aspired.end());
       model.last_scan_error.clear();
+      model.no_version_folders = false;
     }
     // Start loads of aspired versions not loaded yet.
     for (int64_t v : model.aspired) {
       auto it = model.versions.find(v);
       bool start = it == model.versions.end() ||
                    (it->second->state == VersionState::kEnd && it->second->status.ok());
+      if (!start && it->second->state == VersionState::kEnd && !it->second->status.ok() &&
+          !it->second->failed_fingerprint.empty() && dirs->count(v) &&
+          FolderFingerprint(dirs->at(v)) != it->second->failed_fingerprint) {
+        Log("{\"time\":\"" + NowUtc() + "\",\"event\":\"version_folder_changed\",\"model\":\"" + JsonEscape(name) +
+            "\",\"version\":" + std::to_string(v) + ",\"detail\":\"the folder changed since its load failed; loading it again\"}");
+        start = true;
+      }
       if (start && dirs->count(v)) StartLoad(model, v, dirs->at(v));
     }
     // Forget ended versions whose directory is gone (bounds the status list).
@@ -500,6 +557,7 @@ void ModelManager::LoadThread(std::string name, int64_t version, std::string pat
       options_.metrics->load_failures->WithLabels({name, std::to_string(version)})->Increment();
     }
     if (attempt == attempts || entry->cancelled) {
+      if (!entry->cancelled) entry->failed_fingerprint = FolderFingerprint(path);
       SetState(name, version, *entry, VersionState::kEnd, status,
                entry->cancelled ? "load cancelled after a failed attempt"
                                 : "giving up after " + std::to_string(attempt) + " attempt(s)");
@@ -507,13 +565,21 @@ void ModelManager::LoadThread(std::string name, int64_t version, std::string pat
       finish();
       return;
     }
+    // A folder that appeared before its files were all copied is the usual
+    // failure, so while the file system is polled the first retries come
+    // at the poll interval, doubling each time, up to the retry interval.
+    // Clamped so that absurd flag values cannot overflow the clock arithmetic.
+    int64_t retry_micros = std::clamp<int64_t>(options_.load_retry_interval_micros, 0, kMaxWaitSeconds * 1000000);
+    if (options_.file_system_poll_wait_seconds > 0) {
+      int64_t backoff = std::min<int64_t>(options_.file_system_poll_wait_seconds, kMaxWaitSeconds) * 1000000;
+      for (int i = 1; i < attempt && backoff < retry_micros; ++i) backoff *= 2;
+      retry_micros = std::min(retry_micros, backoff);
+    }
     SetState(name, version, *entry, VersionState::kLoading, status,
              "attempt " + std::to_string(attempt) + " of " + std::to_string(attempts) + " failed; retrying in " +
-                 std::to_string(options_.load_retry_interval_micros / 1000) + " ms");
+                 std::to_string(retry_micros / 1000) + " ms");
     lock.unlock();
     std::unique_lock stop_lock(stop_mu_);
-    // Clamped so that absurd flag values cannot overflow the clock arithmetic.
-    const int64_t retry_micros = std::clamp<int64_t>(options_.load_retry_interval_micros, 0, kMaxWaitSeconds * 1000000);
     stop_cv_.wait_for(stop_lock, std::chrono::microseconds(retry_micros),
                       [&] { return stopping_ || entry->cancelled.load(); });
     if (stopping_) {
@@ -643,6 +709,7 @@ std::vector<ModelSummary> ModelManager::ListModels() const {
     for (const auto& [v, entry] : model->versions) s.versions.push_back(VersionStatus{v, entry->state, entry->status});
     s.labels = model->labels;
     s.scan_error = model->last_scan_error;
+    s.no_version_folders = model->no_version_folders;
     out.push_back(std::move(s));
   }
   return out;

@@ -10,7 +10,10 @@
 //    removed from the config), so a new version is loaded and warmed up before
 //    the old one goes, and a failing new version never takes the old one down;
 //  * failed loads are retried max_num_load_retries times,
-//    load_retry_interval_micros apart;
+//    load_retry_interval_micros apart, except that while the file system is
+//    polled the waits start at the poll interval and double up to it; a
+//    version that still failed is loaded again when a later scan finds its
+//    folder changed;
 //  * the file system is polled every file_system_poll_wait_seconds (0 = once,
 //    at each config change);
 //  * ReloadConfig adds and removes models and changes policies/labels;
@@ -69,6 +72,9 @@ struct ModelSummary {
   // Why the last scan of base_path found nothing to serve (missing folder,
   // no numeric version folders, none matching the policy); empty otherwise.
   std::string scan_error;
+  // base_path exists but holds no numeric version folder yet: the model
+  // waits for one (as TF Serving does) rather than failing the start.
+  bool no_version_folders = false;
 };
 
 // One JSON object per line, e.g.
@@ -169,8 +175,10 @@ class ModelManager {
   bool AllModelsAvailable() const;
 
   // Sends a line (a JSON object) through the manager's log queue, so that all
-  // serving log lines reach the sink from one thread, in order.
-  void LogLine(const std::string& line) const { Log(line); }
+  // serving log lines reach the sink from one thread, in order. Its "time"
+  // (UTC, milliseconds) is added here unless it starts with one, so that
+  // every serving log line has one.
+  void LogLine(const std::string& line) const;
 
  private:
   struct VersionEntry;

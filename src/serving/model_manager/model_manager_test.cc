@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -40,6 +41,7 @@ struct Harness {
   std::atomic<int> loads{0};
   std::set<int64_t> failing;  // versions whose loads fail
   int fail_first_attempts = 0;  // every version fails this many times first
+  std::string required_file;    // loads fail while the version folder lacks it
   std::map<int64_t, int> attempts;
   milliseconds load_delay{0};
 
@@ -60,7 +62,8 @@ struct Harness {
       {
         std::lock_guard lock(mu);
         attempt = ++attempts[version];
-        fail = failing.count(version) || attempt <= fail_first_attempts;
+        fail = failing.count(version) || attempt <= fail_first_attempts ||
+               (!required_file.empty() && !fs::exists(fs::path(path) / required_file));
       }
       if (fail) return Internal("simulated load failure of " + path + " (attempt " + std::to_string(attempt) + ")");
       ++loads;
@@ -199,6 +202,68 @@ TEST(ModelManagerTest, RetrySucceedsWithinTheAllowedAttempts) {
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
   EXPECT_EQ(States(m, "m")[1], VersionState::kAvailable);
   EXPECT_EQ(h.attempts[1], 3);
+}
+
+// A folder that appears before its files are copied fails its first loads;
+// with polling on, the retries come 1 s, then 2 s later (the poll interval,
+// doubling), not after TF Serving's one-minute retry interval.
+TEST(ModelManagerTest, RetriesWhileTheFileSystemIsPolledStartAtThePollInterval) {
+  TempDir dir;
+  fs::create_directory(dir.Sub("1"));
+  Harness h;
+  h.fail_first_attempts = 2;
+  auto options = h.Options();
+  options.file_system_poll_wait_seconds = 1;
+  options.max_num_load_retries = 5;
+  options.load_retry_interval_micros = 60 * 1000 * 1000;
+  ModelManager m(options);
+  ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(20000)));
+  EXPECT_EQ(States(m, "m")[1], VersionState::kAvailable);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  bool announced = false;
+  for (const auto& line : h.Lines()) announced |= line.find("attempt 1 of 6 failed; retrying in 1000 ms") != std::string::npos;
+  EXPECT_TRUE(announced);
+}
+
+// Once its retries are spent a version stays failed, until a scan finds its
+// folder changed (the rest of the files arrived): then it loads again.
+TEST(ModelManagerTest, VersionWhoseLoadGaveUpLoadsAgainWhenItsFolderChanges) {
+  TempDir dir;
+  fs::create_directory(dir.Sub("1"));
+  Harness h;
+  h.required_file = "saved_model.pb";
+  auto options = h.Options();
+  options.file_system_poll_wait_seconds = 1;
+  ModelManager m(options);
+  ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  EXPECT_EQ(States(m, "m")[1], VersionState::kEnd);
+  std::ofstream(dir.Sub("1/saved_model.pb")) << "now complete";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (States(m, "m")[1] != VersionState::kAvailable && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_EQ(States(m, "m")[1], VersionState::kAvailable);
+  bool logged = false;
+  for (const auto& line : h.Lines()) logged |= line.find("\"event\":\"version_folder_changed\"") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+TEST(ModelManagerTest, EveryLoggedLineStartsWithItsTime) {
+  Harness h;
+  ModelManager m(h.Options());
+  m.LogLine("{\"event\":\"config_file_reload\",\"status\":\"OK\"}");
+  m.LogLine("{\"time\":\"2026-01-01T00:00:00.000Z\",\"event\":\"kept\"}");
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(1000)));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (h.Lines().size() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+  const auto lines = h.Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("{\"time\":\"20", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("Z\",\"event\":\"config_file_reload\",\"status\":\"OK\"}"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1], "{\"time\":\"2026-01-01T00:00:00.000Z\",\"event\":\"kept\"}");
 }
 
 TEST(ModelManagerTest, FailingNewVersionNeverTakesDownTheServingOne) {

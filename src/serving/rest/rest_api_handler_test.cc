@@ -11,7 +11,10 @@
 #include <mutex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "base/test_fixtures.h"
+#include "loaders/savedmodel/demo_models.h"
 #include "serving/server_core.h"
 
 namespace tfhost::serving {
@@ -282,6 +285,32 @@ TEST(RestApiHandlerTest, HttpStatusMappingFollowsTfServing) {
   EXPECT_EQ(HttpStatusForCode(StatusCode::kUnimplemented), 501);
   EXPECT_EQ(HttpStatusForCode(StatusCode::kInternal), 500);
   EXPECT_EQ(HttpStatusForCode(StatusCode::kCancelled), 499);
+}
+
+// The demo cnn (x [-1,8,8,1], Conv2D first) sent a rank-2 input: the graph
+// refuses it, and the answer names the signature input and both shapes
+// before the inner node's error. Shapes the graph takes are still served
+// (TF Serving does not check them against the signature either).
+TEST(RestApiHandlerDemoTest, WrongInputShapeIs400NamingTheInputAndTheDeclaredShape) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("rest_demo_" + std::to_string(::getpid()))).string();
+  ASSERT_TRUE(loaders::WriteDemoModels(dir).ok());
+  auto core = MakeCore(SingleModelConfig("cnn", dir + "/cnn"));
+  ASSERT_NE(core, nullptr);
+  RestApiHandler handler(core.get(), RestApiOptions{});
+  RestResponse bad = handler.Handle("POST", "/v1/models/cnn:predict", R"({"instances": [[1.0, 2.0, 3.0]]})");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_NE(bad.body.find("signature 'serving_default': input 'x' has shape [1,3] but the signature declares "
+                          "[?,8,8,1] (the model failed on it: "),
+            std::string::npos)
+      << bad.body;
+  std::string row = "[", image = "[";  // [8,8,1] of 0.5
+  for (int i = 0; i < 8; ++i) row += std::string(i ? "," : "") + "[0.5]";
+  row += "]";
+  for (int i = 0; i < 8; ++i) image += (i ? "," : "") + row;
+  image += "]";
+  RestResponse good = handler.Handle("POST", "/v1/models/cnn:predict", R"({"instances": [)" + image + "]}");
+  EXPECT_EQ(good.status, 200) << good.body << " for " << image;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
