@@ -1,0 +1,116 @@
+#include "backends/algorithm_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace tfhost::backends {
+namespace {
+
+namespace fs = std::filesystem;
+
+AlgorithmKey ConvKey() {
+  AlgorithmKey k;
+  k.op = "conv2d_fwd";
+  k.dtypes = {DType::kBFloat16, DType::kBFloat16, DType::kBFloat16};
+  k.layout = "NHWC";
+  k.shapes = {{32, 224, 224, 3}, {7, 7, 3, 64}};
+  k.attrs = "stride=2,2;pad=3,3;dilation=1,1";
+  k.device = "NVIDIA H100 80GB HBM3 sm_90";
+  k.libraries = "cudnn 9.19.0";
+  return k;
+}
+
+std::string TempPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("tfhost_algo_" + std::to_string(::getpid())) / name).string();
+}
+
+TEST(AlgorithmCacheTest, KeyNamesEveryFactTheChoiceDependsOn) {
+  EXPECT_EQ(ConvKey().ToString(),
+            "op=conv2d_fwd;dtypes=bfloat16,bfloat16,bfloat16;layout=NHWC;shapes=32x224x224x3,7x7x3x64;"
+            "attrs=stride=2,2;pad=3,3;dilation=1,1;device=NVIDIA H100 80GB HBM3 sm_90;libraries=cudnn 9.19.0");
+  // Each part changes the key: shape, dtype, layout, device, library version.
+  const std::string base = ConvKey().ToString();
+  auto changed = [&](auto edit) {
+    AlgorithmKey k = ConvKey();
+    edit(k);
+    return k.ToString() != base;
+  };
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.shapes[0][0] = 1; }));
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.dtypes[0] = DType::kHalf; }));
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.layout = "NCHW"; }));
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.device = "NVIDIA A100-SXM4-80GB sm_80"; }));
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.libraries = "cudnn 9.20.0"; }));
+  EXPECT_TRUE(changed([](AlgorithmKey& k) { k.attrs = "stride=1,1;pad=3,3;dilation=1,1"; }));
+  AlgorithmKey tabs = ConvKey();
+  tabs.device = "bad\tname\n";
+  EXPECT_EQ(tabs.ToString().find_first_of("\t\n"), std::string::npos);
+}
+
+TEST(AlgorithmCacheTest, LookupHonoursTheWorkspaceCapAndExhaustiveSearchsNeedForTimings) {
+  AlgorithmCache cache;
+  cache.Insert(ConvKey(), AlgorithmChoice{7, 64 << 20, -1});
+  ASSERT_TRUE(cache.Lookup(ConvKey(), 64 << 20).has_value());
+  EXPECT_EQ(cache.Lookup(ConvKey(), 64 << 20)->algorithm, 7);
+  EXPECT_FALSE(cache.Lookup(ConvKey(), 32 << 20).has_value());  // needs more workspace than allowed
+  EXPECT_FALSE(cache.Lookup(ConvKey(), 64 << 20, /*need_measured=*/true).has_value());
+  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5});
+  EXPECT_EQ(cache.Lookup(ConvKey(), 32 << 20, true)->algorithm, 3);
+  // A heuristic pick never replaces a timed one.
+  cache.Insert(ConvKey(), AlgorithmChoice{9, 0, -1});
+  EXPECT_EQ(cache.Lookup(ConvKey(), 32 << 20)->algorithm, 3);
+  AlgorithmKey other = ConvKey();
+  other.libraries = "cudnn 9.20.0";
+  EXPECT_FALSE(cache.Lookup(other, INT64_MAX).has_value());
+}
+
+TEST(AlgorithmCacheTest, SavedCacheLoadsBackIntoAnotherProcessesCache) {
+  const std::string path = TempPath("nested/cache.tsv");
+  AlgorithmCache cache;
+  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5});
+  AlgorithmKey matmul = ConvKey();
+  matmul.op = "matmul";
+  matmul.layout = "row-major";
+  matmul.shapes = {{32, 768}, {768, 3072}};
+  matmul.attrs = "epilogue=gelu_bias";
+  cache.Insert(matmul, AlgorithmChoice{0, 0, -1});
+  ASSERT_TRUE(cache.Save(path).ok());
+  AlgorithmCache loaded;
+  ASSERT_TRUE(loaded.Load(path).ok());
+  EXPECT_EQ(loaded.size(), 2u);
+  auto conv = loaded.Lookup(ConvKey(), INT64_MAX, true);
+  ASSERT_TRUE(conv.has_value());
+  EXPECT_EQ(conv->algorithm, 3);
+  EXPECT_EQ(conv->workspace_bytes, 1 << 20);
+  EXPECT_DOUBLE_EQ(conv->micros, 812.5);
+  ASSERT_TRUE(loaded.Lookup(matmul, 0).has_value());
+  EXPECT_FALSE(loaded.Lookup(matmul, 0)->measured());
+  fs::remove_all(fs::path(path).parent_path().parent_path());
+}
+
+TEST(AlgorithmCacheTest, MissingOrCorruptFilesAreRefusedNamingFileAndLine) {
+  AlgorithmCache cache;
+  Status missing = cache.Load(TempPath("none.tsv"));
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  const std::string path = TempPath("bad.tsv");
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << "not a cache\n";
+  Status header = cache.Load(path);
+  EXPECT_EQ(header.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(header.message(), path + ":1: not a tfhost algorithm cache (expected the line \"# tfhost algorithm cache v1\")");
+  std::ofstream(path) << "# tfhost algorithm cache v1\nop=x\t3\t0\t-1\theuristic\nop=y\tseven\t0\t-1\theuristic\n";
+  Status line = cache.Load(path);
+  EXPECT_EQ(line.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(line.message().find(path + ":3: expected key, algorithm, workspace bytes"), std::string::npos)
+      << line.message();
+  EXPECT_EQ(cache.size(), 0u);  // nothing from a refused file
+  std::ofstream(path) << "# tfhost algorithm cache v1\nop=x\t3\t0\t12.5\theuristic\n";
+  EXPECT_EQ(cache.Load(path).code(), StatusCode::kInvalidArgument);  // timed but marked heuristic
+  fs::remove_all(fs::path(path).parent_path());
+}
+
+}  // namespace
+}  // namespace tfhost::backends
