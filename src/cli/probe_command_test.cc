@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -48,6 +49,55 @@ TEST(ProbeCommandTest, TextOnThisMachineHasEverySection) {
                               "CUDA libraries\n", "Environment\n", "Limits\n"}) {
     EXPECT_NE(r.out.find(section), std::string::npos) << section << "\n" << r.out;
   }
+}
+
+// Runs `command` in a shell and returns what it printed.
+std::string Shell(const std::string& command) {
+  std::string text;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), p)) > 0) text.append(buffer, n);
+    ::pclose(p);
+  }
+  return text;
+}
+
+// The binary links no CUDA library (the CUDA backend is a plugin it loads at
+// run time), so it starts on machines with no driver and no toolkit.
+TEST(ProbeCommandTest, TheBinaryLinksNoCudaLibrary) {
+  const std::string libs = Shell(std::string("ldd ") + TFHOST_BINARY);
+  ASSERT_NE(libs.find("libc.so"), std::string::npos) << libs;
+  for (const char* cuda : {"libcuda.", "libcudart", "libcudnn", "libcublas", "libnccl", "libnvrtc"}) {
+    EXPECT_EQ(libs.find(cuda), std::string::npos) << cuda << "\n" << libs;
+  }
+}
+
+// probe lists the backends, and says what the CUDA plugin beside the binary
+// gave: GPU backends, or why none (no driver, no device), or that this build
+// has none.
+TEST(ProbeCommandTest, BackendsSectionSaysWhatTheCudaPluginGave) {
+  const std::string json = Shell(std::string(TFHOST_BINARY) + " probe --json 2>/dev/null");
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  ASSERT_FALSE(doc.HasParseError()) << json.substr(0, 400);
+  ASSERT_TRUE(doc.HasMember("backends")) << json.substr(0, 400);
+  const auto& available = doc["backends"]["available"];
+  ASSERT_GE(available.Size(), 1u);
+  EXPECT_STREQ(available[available.Size() - 1]["name"].GetString(), "reference");
+  const auto& cuda = doc["backends"]["cuda_plugin"];
+  const std::string detail = cuda["detail"].GetString();
+  if (!cuda["loaded"].GetBool()) {
+    EXPECT_EQ(detail.rfind("no libtfhost_cuda.so in ", 0), 0u) << detail;
+  } else if (cuda["backends"].GetInt() == 0) {
+    EXPECT_EQ(detail.rfind("no usable GPU: ", 0), 0u) << detail;
+  } else {
+    EXPECT_EQ(detail.rfind("added cuda:0 (", 0), 0u) << detail;
+  }
+  const std::string text = Shell(std::string(TFHOST_BINARY) + " probe 2>/dev/null");
+  EXPECT_NE(text.find("\nBackends:\n  "), std::string::npos) << text;
+  EXPECT_NE(text.find("  reference (host, priority 0)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  cuda plugin: "), std::string::npos) << text;
 }
 
 TEST(ProbeCommandTest, ReplaysTheDgxSnapshot) {

@@ -1,0 +1,80 @@
+// The CUDA backend: one per GPU, in device memory ("device:N"), with its own
+// stream and a BfcAllocator over cudaMalloc. It is built into the plugin
+// libtfhost_cuda.so (cuda_plugin.cc), never into the tfhost binary, so the
+// binary needs no CUDA library to start.
+//
+// What it runs today: float32 element-wise ops (elementwise_functors.h),
+// with TensorFlow's broadcasting. Everything else stays on the host
+// backends, with copies where the two meet (backends/placement.h).
+//
+// Thread-safety: as backends/backend.h; every call sets the device first,
+// since threads share one process-wide CUDA context per device.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/bfc_allocator.h"
+
+typedef struct CUstream_st* cudaStream_t;
+
+namespace tfhost::backends::cuda {
+
+struct CudaBackendOptions {
+  // The share of the device's memory the allocator may take (TF Serving's
+  // --per_process_gpu_memory_fraction); of the memory free at creation.
+  double memory_fraction = 0.9;
+  // Take memory as needed (TensorFlow's allow_growth) rather than all of it
+  // at the first allocation.
+  bool allow_growth = true;
+};
+
+class CudaStream : public Stream {
+ public:
+  CudaStream(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
+  ~CudaStream() override;
+  std::string name() const override { return "cuda:" + std::to_string(device_) + " stream"; }
+  MemorySpace space() const override { return MemorySpace::Device(device_); }
+  Status Synchronize() override;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  int device_;
+  cudaStream_t stream_;
+};
+
+class CudaBackend : public Backend {
+ public:
+  // Errors name the device and the CUDA call that failed.
+  static StatusOr<std::unique_ptr<CudaBackend>> Create(int device, const CudaBackendOptions& options);
+
+  const std::string& name() const override { return name_; }
+  int priority() const override { return 100; }
+  MemorySpace memory_space() const override { return MemorySpace::Device(device_); }
+  BackendCapabilities capabilities() const override { return capabilities_; }
+  Allocator* allocator() const override { return allocator_.get(); }
+  Stream* stream() const override { return stream_.get(); }
+  NodeSupport Supports(const ir::Node& node) const override;
+  ops::KernelFn MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const override;
+  StatusOr<Tensor> CopyIn(const Tensor& src) const override;
+  StatusOr<Tensor> CopyOut(const Tensor& src) const override;
+
+  // "NVIDIA H100 80GB HBM3, sm_90, 79.2 GiB, limit 71.3 GiB".
+  const std::string& description() const { return description_; }
+
+ private:
+  CudaBackend() = default;
+
+  int device_ = 0;
+  std::string name_;
+  std::string description_;
+  BackendCapabilities capabilities_;
+  std::unique_ptr<CudaStream> stream_;
+  std::unique_ptr<BfcAllocator> allocator_;
+};
+
+// "CUDA call failed" as a Status: the call, the device and CUDA's own words.
+Status CudaError(int error, const std::string& call, int device);
+
+}  // namespace tfhost::backends::cuda

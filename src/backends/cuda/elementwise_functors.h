@@ -1,0 +1,113 @@
+// The math of the CUDA backend's element-wise kernels, written once as
+// functors that compile for the device (under nvcc) and for the host, where
+// elementwise_functors_test.cc runs every one of them against the op's
+// reference kernel. Float32; each follows TensorFlow's definition of its
+// op (Relu6 clamps to [0, 6], Sigmoid is 1 / (1 + e^-x), ...).
+//
+// Thread-safety: stateless.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define TFHOST_HD __host__ __device__ __forceinline__
+#else
+#define TFHOST_HD inline
+#endif
+
+namespace tfhost::backends::cuda {
+
+enum class UnaryOp : int { kRelu, kRelu6, kNeg, kAbs, kSquare, kSigmoid, kTanh, kExp, kCount };
+enum class BinaryOp : int { kAdd, kSub, kMul, kRealDiv, kMaximum, kMinimum, kSquaredDifference, kCount };
+
+TFHOST_HD float ApplyUnary(UnaryOp op, float x) {
+  switch (op) {
+    // Written so that NaN passes through, as TensorFlow's Relu/Relu6 do.
+    case UnaryOp::kRelu: return x < 0.0f ? 0.0f : x;
+    case UnaryOp::kRelu6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
+    case UnaryOp::kNeg: return -x;
+    case UnaryOp::kAbs: return fabsf(x);
+    case UnaryOp::kSquare: return x * x;
+    case UnaryOp::kSigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::kTanh: return tanhf(x);
+    case UnaryOp::kExp: return expf(x);
+    default: return x;
+  }
+}
+
+TFHOST_HD float ApplyBinary(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::kAdd: return a + b;
+    case BinaryOp::kSub: return a - b;
+    case BinaryOp::kMul: return a * b;
+    case BinaryOp::kRealDiv: return a / b;
+    // NaN propagates as in TensorFlow's Maximum/Minimum.
+    case BinaryOp::kMaximum: return (a != a || b != b) ? a + b : (a > b ? a : b);
+    case BinaryOp::kMinimum: return (a != a || b != b) ? a + b : (a < b ? a : b);
+    case BinaryOp::kSquaredDifference: return (a - b) * (a - b);
+    default: return a;
+  }
+}
+
+// How a binary op's operands map onto its output under NumPy/TensorFlow
+// broadcasting: the output's dims, and each operand's element stride per
+// output dim (0 where the operand is broadcast). rank 0: both operands are
+// laid out like the output (same shape), or b is one scalar (b_scalar).
+struct BinaryShape {
+  static constexpr int kMaxRank = 8;
+  int rank = 0;
+  bool b_scalar = false;
+  int64_t dims[kMaxRank] = {};
+  int64_t a_strides[kMaxRank] = {};
+  int64_t b_strides[kMaxRank] = {};
+};
+
+// The elements of a and b that output element `i` combines.
+TFHOST_HD void BroadcastOffsets(const BinaryShape& s, int64_t i, int64_t* ia, int64_t* ib) {
+  if (s.rank == 0) {
+    *ia = i;
+    *ib = s.b_scalar ? 0 : i;
+    return;
+  }
+  int64_t a = 0, b = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    const int64_t coord = i % s.dims[d];
+    i /= s.dims[d];
+    a += coord * s.a_strides[d];
+    b += coord * s.b_strides[d];
+  }
+  *ia = a;
+  *ib = b;
+}
+
+// The functor of a TensorFlow op name; false when the backend has none.
+inline bool UnaryOpOf(const char* name, UnaryOp* op) {
+  static constexpr struct { const char* name; UnaryOp op; } kOps[] = {
+      {"Relu", UnaryOp::kRelu}, {"Relu6", UnaryOp::kRelu6},     {"Neg", UnaryOp::kNeg},
+      {"Abs", UnaryOp::kAbs},   {"Square", UnaryOp::kSquare},   {"Sigmoid", UnaryOp::kSigmoid},
+      {"Tanh", UnaryOp::kTanh}, {"Exp", UnaryOp::kExp}};
+  for (const auto& e : kOps) {
+    if (std::strcmp(e.name, name) == 0) {
+      *op = e.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+inline bool BinaryOpOf(const char* name, BinaryOp* op) {
+  static constexpr struct { const char* name; BinaryOp op; } kOps[] = {
+      {"Add", BinaryOp::kAdd},         {"AddV2", BinaryOp::kAdd},         {"Sub", BinaryOp::kSub},
+      {"Mul", BinaryOp::kMul},         {"RealDiv", BinaryOp::kRealDiv},   {"Maximum", BinaryOp::kMaximum},
+      {"Minimum", BinaryOp::kMinimum}, {"SquaredDifference", BinaryOp::kSquaredDifference}};
+  for (const auto& e : kOps) {
+    if (std::strcmp(e.name, name) == 0) {
+      *op = e.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace tfhost::backends::cuda

@@ -1,0 +1,78 @@
+#include "backends/plugin_loader.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "backends/reference_backend.h"
+
+namespace tfhost::backends {
+namespace {
+
+// Points the loader at one folder for the duration of a test.
+class PluginPath {
+ public:
+  explicit PluginPath(const std::string& dir) { ::setenv("TFHOST_PLUGIN_PATH", dir.c_str(), 1); }
+  ~PluginPath() { ::unsetenv("TFHOST_PLUGIN_PATH"); }
+};
+
+TEST(PluginLoaderTest, SearchPathIsTheEnvironmentThenBesideTheExecutableThenLib) {
+  PluginPath path("/opt/a:/opt/b");
+  const std::vector<std::string> dirs = PluginSearchPath();
+  ASSERT_GE(dirs.size(), 4u);
+  EXPECT_EQ(dirs[0], "/opt/a");
+  EXPECT_EQ(dirs[1], "/opt/b");
+  EXPECT_EQ(dirs[3].substr(dirs[3].size() - 4), "/lib");
+}
+
+TEST(PluginLoaderTest, APluginAddsItsBackendsToTheRegistry) {
+  PluginPath path(TFHOST_TEST_PLUGIN_DIR);
+  BackendRegistry registry;
+  ASSERT_TRUE(registry.Add(std::make_unique<ReferenceBackend>()).ok());
+  const PluginReport report = LoadBackendPlugin("fake", registry);
+  EXPECT_TRUE(report.loaded) << report.detail;
+  EXPECT_EQ(report.backends, 1);
+  EXPECT_EQ(report.detail, "added fake_device");
+  EXPECT_EQ(report.path, std::string(TFHOST_TEST_PLUGIN_DIR) + "/libtfhost_fake.so");
+  const Backend* device = registry.Find("fake_device");
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(device->memory_space(), MemorySpace::Device(0));
+  EXPECT_EQ(registry.backends().front(), device);  // priority 100, ahead of the reference
+}
+
+TEST(PluginLoaderTest, MissingOrForeignLibrariesAreReportedNotFatal) {
+  PluginPath path(TFHOST_TEST_PLUGIN_DIR);
+  BackendRegistry registry;
+  PluginReport missing = LoadBackendPlugin("nothing", registry);
+  EXPECT_FALSE(missing.loaded);
+  EXPECT_EQ(missing.path, "");
+  EXPECT_EQ(missing.detail.rfind("no libtfhost_nothing.so in " + std::string(TFHOST_TEST_PLUGIN_DIR) + ", ", 0), 0u)
+      << missing.detail;
+  PluginReport bogus = LoadBackendPlugin("bogus", registry);
+  EXPECT_FALSE(bogus.loaded);
+  EXPECT_EQ(bogus.detail,
+            "not a tfhost backend plugin (tfhost_backend_plugin_abi or tfhost_backend_plugin_register missing)");
+  EXPECT_TRUE(registry.backends().empty());
+}
+
+// The real CUDA plugin, when this build has one: on a machine with a usable
+// GPU it adds cuda:0 and up; anywhere else it loads and says why it added
+// nothing, and the process goes on.
+TEST(PluginLoaderTest, CudaPluginAddsAGpuBackendOrSaysWhyNone) {
+  const std::string dir = TFHOST_CUDA_PLUGIN_DIR;
+  if (dir.empty()) GTEST_SKIP() << "this build has no CUDA plugin (TFHOST_CUDA=OFF or no toolkit)";
+  PluginPath path(dir);
+  BackendRegistry registry;
+  const PluginReport report = LoadBackendPlugin("cuda", registry);
+  ASSERT_TRUE(report.loaded) << report.detail;
+  if (report.backends == 0) {
+    EXPECT_EQ(report.detail.rfind("no usable GPU: ", 0), 0u) << report.detail;
+    EXPECT_NE(report.detail.find("CUDA runtime "), std::string::npos) << report.detail;
+    EXPECT_TRUE(registry.backends().empty());
+  } else {
+    ASSERT_NE(registry.Find("cuda:0"), nullptr) << report.detail;
+    EXPECT_EQ(registry.Find("cuda:0")->memory_space(), MemorySpace::Device(0));
+  }
+}
+
+}  // namespace
+}  // namespace tfhost::backends

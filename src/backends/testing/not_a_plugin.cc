@@ -1,0 +1,2 @@
+// A shared library without the plugin entry points, for plugin_loader_test.
+extern "C" int tfhost_something_else() { return 7; }
