@@ -238,7 +238,10 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (f.mixed_kinds) kind += "*";
     std::string counts = std::to_string(f.min_values) + ".." + std::to_string(f.max_values);
     std::string range;
-    if (f.has_range) {
+    if (f.has_range && f.int_range) {
+      // Whole int64s in full: ids and timestamps are unreadable as 1.70318e+10.
+      range = "[" + std::to_string(f.min_int) + ", " + std::to_string(f.max_int) + "]";
+    } else if (f.has_range) {
       char r[96];
       std::snprintf(r, sizeof(r), "[%.6g, %.6g]", f.min_value, f.max_value);
       range = r;

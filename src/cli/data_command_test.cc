@@ -7,6 +7,7 @@
 
 #include "base/test_fixtures.h"
 #include "cli/cli.h"
+#include "data/example.h"
 #include "data/tfrecord_reader.h"
 #include "data/tfrecord_writer.h"
 
@@ -69,6 +70,40 @@ TEST(DataCommandTest, InspectExpandsAQuotedGlob) {
   Result r = Data({"inspect", testing::FixturePath("data/tfx_chicago_taxi/external_tfrecord/*.gz"), "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"records\":15000"), std::string::npos) << r.out;
+}
+
+// Census tracts and timestamps are int64s beyond what "%g" shows; the range
+// must print them whole, and exactly above 2^53 where a double would round
+// (9007199254740993 = 2^53 + 1). A feature that is also float somewhere keeps
+// the numeric form.
+TEST(DataCommandTest, InspectPrintsInt64RangesAsWholeIntegersInTextAndJson) {
+  TempDir dir;
+  data::Example a, b;
+  a.features["id"] = data::Feature::Int64s({17031832200, -5});
+  a.features["mixed"] = data::Feature::Int64s({7});
+  a.features["score"] = data::Feature::Floats({0.5f});
+  b.features["id"] = data::Feature::Int64s({9007199254740993});
+  b.features["mixed"] = data::Feature::Floats({2.5f});
+  ASSERT_TRUE(data::WriteTFRecordFile(dir.File("big.tfrecord"), {data::EncodeExample(a), data::EncodeExample(b)}).ok());
+
+  Result r = Data({"inspect", dir.File("big.tfrecord"), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t table = r.out.find("\n\nfeature");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(table + 2),
+            "feature  kind    presence  values/record  range\n"
+            "id       int64     100.0%  1..2           [-5, 9007199254740993]\n"
+            "mixed    int64*    100.0%  1..1           [2.5, 7]\n"
+            "score    float      50.0%  1..1           [0.5, 0.5]\n"
+            "(* the feature has different kinds in different records)\n");
+
+  r = Data({"inspect", dir.File("big.tfrecord"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"name\":\"id\",\"kind\":\"int64\",\"present\":2,\"presence\":1.0,\"min_values\":1,"
+                       "\"max_values\":2,\"min\":-5,\"max\":9007199254740993}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"min\":2.5,\"max\":7.0}"), std::string::npos) << r.out;
 }
 
 TEST(DataCommandTest, HeadPrintsNRecordsAsJsonLines) {

@@ -6,6 +6,7 @@
 // src/host/launch; this file maps flags onto it. docs/distributed.md is the
 // user's guide.
 #include <fstream>
+#include <limits>
 
 #include "base/file_util.h"
 #include "cli/cli.h"
@@ -46,6 +47,52 @@ Status WriteOutput(const std::string& path, const std::string& text, std::ostrea
   return OkStatus();
 }
 
+// What an int flag holds when it was not given (a value nobody types), so
+// that a flag given with its default value still counts as given.
+constexpr int kNotGiven = std::numeric_limits<int>::min();
+
+// The flags that only shape the job an sbatch script asks Slurm for.
+struct SbatchOnlyFlags {
+  int nodes = kNotGiven, tasks_per_node = kNotGiven, gpus_per_node = kNotGiven;
+  std::string time, partition;
+};
+
+// A usage error when any sbatch-only flag was given where nothing reads it
+// (`mode` says where, `why` why it has no effect there), else "". Silently
+// dropping `--nodes 4` would run a one-node job the user did not ask for.
+std::string SbatchOnlyFlagsMisused(const SbatchOnlyFlags& f, const std::string& mode, const std::string& why) {
+  std::vector<std::string> given;
+  if (f.nodes != kNotGiven) given.push_back("--nodes");
+  if (f.tasks_per_node != kNotGiven) given.push_back("--tasks-per-node");
+  if (f.gpus_per_node != kNotGiven) given.push_back("--gpus-per-node");
+  if (!f.time.empty()) given.push_back("--time");
+  if (!f.partition.empty()) given.push_back("--partition");
+  if (given.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < given.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+  }
+  return names + (given.size() == 1 ? " applies" : " apply") +
+         " to --emit sbatch only (the Slurm job the script asks for); with " + mode + " " +
+         (given.size() == 1 ? "it" : "they") + " would be ignored: " + why;
+}
+
+// Why the sbatch-only flags mean nothing to a job run by `engine`.
+std::string WhyIgnoredBy(hl::Engine engine) {
+  switch (engine) {
+    case hl::Engine::kLocal:
+      return "every task runs on this host (--gpus-per-task shares out its GPUs)";
+    case hl::Engine::kSlurm:
+      return "nodes, tasks and GPUs are those of the Slurm allocation it runs in (set them with sbatch, salloc or "
+             "srun)";
+    case hl::Engine::kMpi:
+      return "the ranks and their hosts are mpirun's (-np, --host, --hostfile)";
+    case hl::Engine::kSsh:
+      return "tasks go to the --hosts list, which sets the nodes";
+  }
+  return "";
+}
+
 }  // namespace
 
 int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -63,9 +110,9 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   std::string engine_name = "auto", strategy_name = "multiworker", hosts_expr, ssh = "ssh", emit, output;
   std::string slurm_address = "nodename";
   std::string grace = "5", rendezvous, rendezvous_timeout = "120", advertise, log_dir;
-  std::string job_name = "tfhost-train", image, time_limit, partition;
-  int workers = -1, ps = -1, port = 0, max_restarts = 0, gpus_per_task = 0, nodes = 1, tasks_per_node = 0,
-      gpus_per_node = 0;
+  std::string job_name = "tfhost-train", image;
+  SbatchOnlyFlags sbatch;
+  int workers = -1, ps = -1, port = 0, max_restarts = 0, gpus_per_task = 0;
   bool evaluator = false, dry_run = false, xla = false, mixed_precision = false, no_tune = false, tune_gpu = false;
   std::vector<std::string> env_flags;
 
@@ -102,11 +149,12 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
   flags.AddString("slurm-address", &slurm_address, "KIND", "slurm: address tasks by nodename (default) or nodeaddr (Slurm's NodeAddr, from scontrol)");
   flags.AddString("name", &job_name, "NAME", "--emit: job name (default tfhost-train)");
   flags.AddString("image", &image, "IMAGE", "--emit k8s*: container image");
-  flags.AddInt("nodes", &nodes, "N", "--emit sbatch: nodes (default 1)");
-  flags.AddInt("tasks-per-node", &tasks_per_node, "N", "--emit sbatch: srun tasks per node (default: all tasks spread evenly)");
-  flags.AddInt("gpus-per-node", &gpus_per_node, "N", "--emit sbatch: GPUs per node");
-  flags.AddString("time", &time_limit, "T", "--emit sbatch: time limit (e.g. 04:00:00)");
-  flags.AddString("partition", &partition, "P", "--emit sbatch: partition");
+  flags.AddInt("nodes", &sbatch.nodes, "N", "--emit sbatch only: nodes (default 1)");
+  flags.AddInt("tasks-per-node", &sbatch.tasks_per_node, "N",
+               "--emit sbatch only: srun tasks per node (default: all tasks spread evenly)");
+  flags.AddInt("gpus-per-node", &sbatch.gpus_per_node, "N", "--emit sbatch only: GPUs per node");
+  flags.AddString("time", &sbatch.time, "T", "--emit sbatch only: time limit (e.g. 04:00:00)");
+  flags.AddString("partition", &sbatch.partition, "P", "--emit sbatch only: partition");
   if (int code = ParseOrExit(flags, flag_args, kName, out, err); code >= 0) return code;
 
   auto strategy = hl::ParseStrategy(strategy_name);
@@ -141,15 +189,17 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
     if (Status st = hl::ValidateShape(shape); !st.ok()) return ReportUsage(err, kName, st.message());
     StatusOr<std::string> text = Status(StatusCode::kInvalidArgument, "");
     if (emit == "sbatch") {
+      const int nodes = sbatch.nodes == kNotGiven ? 1 : sbatch.nodes;
+      const int tasks_per_node = sbatch.tasks_per_node == kNotGiven ? 0 : sbatch.tasks_per_node;
       auto per_node = hl::SbatchTasksPerNode(shape, workers >= 0, nodes, tasks_per_node);
       if (!per_node.ok()) return ReportUsage(err, kName, per_node.status().message());
       hl::SbatchOptions o;
       o.job_name = job_name;
       o.nodes = nodes;
       o.tasks_per_node = *per_node;
-      o.gpus_per_node = gpus_per_node;
-      o.time = time_limit;
-      o.partition = partition;
+      o.gpus_per_node = sbatch.gpus_per_node == kNotGiven ? 0 : sbatch.gpus_per_node;
+      o.time = sbatch.time;
+      o.partition = sbatch.partition;
       o.parameter_server = *strategy == hl::Strategy::kParameterServer;
       std::vector<std::string>& a = o.launch_arguments;
       a = {"--strategy", hl::StrategyName(*strategy), "--workers", std::to_string(shape.workers)};
@@ -170,6 +220,9 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
       a.insert(a.end(), command.begin(), command.end());
       text = hl::EmitSbatch(o);
     } else if (emit == "k8s" || emit == "k8s-indexed") {
+      std::string misuse = SbatchOnlyFlagsMisused(
+          sbatch, "--emit " + emit, "Kubernetes places the pods, one per task (--gpus-per-task sets each pod's GPUs)");
+      if (!misuse.empty()) return ReportUsage(err, kName, misuse);
       hl::K8sOptions o;
       o.name = job_name;
       o.image = image;
@@ -201,6 +254,10 @@ int LaunchCommand(const std::vector<std::string>& args, std::ostream& out, std::
     if (!e.ok()) return ReportUsage(err, kName, e.status().message());
     o.engine = *e;
   }
+  std::string misuse = SbatchOnlyFlagsMisused(
+      sbatch, "--engine " + std::string(hl::EngineName(o.engine)) + (engine_name == "auto" ? " (detected)" : ""),
+      WhyIgnoredBy(o.engine));
+  if (!misuse.empty()) return ReportUsage(err, kName, misuse);
   o.strategy = *strategy;
   o.workers = workers;
   o.ps = ps;

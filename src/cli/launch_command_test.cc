@@ -57,6 +57,55 @@ TEST(LaunchCommandTest, SbatchLayoutErrorSaysWhatWasDerivedFromWhatAndTheNearest
             "Run 'tfhost launch --help' for usage.\n");
 }
 
+// --nodes and its siblings only size the job an sbatch script asks for; a
+// run (any engine) or a Kubernetes manifest used to drop them without a word.
+TEST(LaunchCommandTest, SbatchOnlyFlagsElsewhereAreUsageErrorsNamingTheFlagAndWhereItApplies) {
+  Out local = Launch({"--engine", "local", "--nodes", "2", "--", "python3", "train.py"});
+  EXPECT_EQ(local.code, kExitUsage);
+  EXPECT_EQ(local.err,
+            "tfhost launch: --nodes applies to --emit sbatch only (the Slurm job the script asks for); with --engine "
+            "local it would be ignored: every task runs on this host (--gpus-per-task shares out its GPUs)\n"
+            "Run 'tfhost launch --help' for usage.\n");
+  // Given with its default value it is still given, and a dry run is no exception.
+  Out several = Launch({"--dry-run", "--engine", "slurm", "--nodes", "1", "--tasks-per-node", "4", "--gpus-per-node",
+                        "8", "--", "python3", "train.py"});
+  EXPECT_EQ(several.code, kExitUsage);
+  EXPECT_EQ(several.err,
+            "tfhost launch: --nodes, --tasks-per-node and --gpus-per-node apply to --emit sbatch only (the Slurm job "
+            "the script asks for); with --engine slurm they would be ignored: nodes, tasks and GPUs are those of the "
+            "Slurm allocation it runs in (set them with sbatch, salloc or srun)\n"
+            "Run 'tfhost launch --help' for usage.\n");
+  Out mpi = Launch({"--engine", "mpi", "--time", "01:00:00", "--", "true"});
+  EXPECT_EQ(mpi.code, kExitUsage);
+  EXPECT_NE(mpi.err.find("--time applies to --emit sbatch only (the Slurm job the script asks for); with --engine mpi "
+                         "it would be ignored: the ranks and their hosts are mpirun's (-np, --host, --hostfile)\n"),
+            std::string::npos)
+      << mpi.err;
+  Out ssh = Launch({"--engine", "ssh", "--hosts", "a,b", "--gpus-per-node", "2", "--", "true"});
+  EXPECT_EQ(ssh.code, kExitUsage);
+  EXPECT_NE(ssh.err.find("--gpus-per-node applies to --emit sbatch only (the Slurm job the script asks for); with "
+                         "--engine ssh it would be ignored: tasks go to the --hosts list, which sets the nodes\n"),
+            std::string::npos)
+      << ssh.err;
+  Out k8s = Launch({"--emit", "k8s", "--image", "tf:latest", "--gpus-per-node", "4", "--partition", "gpu", "--",
+                    "python3", "train.py"});
+  EXPECT_EQ(k8s.code, kExitUsage);
+  EXPECT_EQ(k8s.out, "");
+  EXPECT_NE(k8s.err.find("--gpus-per-node and --partition apply to --emit sbatch only (the Slurm job the script asks "
+                         "for); with --emit k8s they would be ignored: Kubernetes places the pods, one per task "
+                         "(--gpus-per-task sets each pod's GPUs)\n"),
+            std::string::npos)
+      << k8s.err;
+  // Where they apply they are written into the script.
+  Out s = Launch({"--emit", "sbatch", "--nodes", "2", "--tasks-per-node", "1", "--gpus-per-node", "4", "--time",
+                  "01:00:00", "--partition", "gpu", "--workers", "2", "--", "python3", "train.py"});
+  ASSERT_EQ(s.code, kExitOk) << s.err;
+  for (const char* line : {"#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=1\n", "#SBATCH --gpus-per-node=4\n",
+                           "#SBATCH --time=01:00:00\n", "#SBATCH --partition=gpu\n"}) {
+    EXPECT_NE(s.out.find(line), std::string::npos) << line << " not in:\n" << s.out;
+  }
+}
+
 // This machine has no GPU (and tests run without NVML), so the live probe
 // finds none: a dry run must not present GPU tuning it would not apply.
 TEST(LaunchCommandTest, DryRunOnAHostWithoutGpusSetsNoNcclOrTfGpuVariables) {

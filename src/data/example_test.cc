@@ -244,6 +244,32 @@ TEST(SchemaTest, MixedKindsAndFeatureListsAreReported) {
   EXPECT_EQ(steps->max_values, 3);
 }
 
+// int64 ranges are kept exactly (2^53 + 1 does not survive a double) through
+// Merge too; a float on either side leaves only the numeric range.
+TEST(SchemaTest, Int64RangesStayExactThroughMergeAndFloatsEndThem) {
+  SchemaBuilder b1, b2;
+  Example a, c;
+  a.features["id"] = Feature::Int64s({17031832200});
+  a.features["v"] = Feature::Int64s({3});
+  c.features["id"] = Feature::Int64s({9007199254740993, -4});
+  c.features["v"] = Feature::Floats({0.5f});
+  ASSERT_TRUE(b1.Add(EncodeExample(a), 0).ok());
+  ASSERT_TRUE(b2.Add(EncodeExample(c), 1).ok());
+  b1.Merge(b2);
+  Schema s = b1.Build();
+  const FeatureSchema* id = s.Find("id");
+  ASSERT_NE(id, nullptr);
+  EXPECT_TRUE(id->int_range);
+  EXPECT_EQ(id->min_int, -4);
+  EXPECT_EQ(id->max_int, 9007199254740993);
+  const FeatureSchema* v = s.Find("v");
+  ASSERT_NE(v, nullptr);
+  EXPECT_FALSE(v->int_range);
+  EXPECT_EQ(v->min_value, 0.5);
+  EXPECT_EQ(v->max_value, 3);
+  EXPECT_NE(s.ToJson().find("\"min\":-4,\"max\":9007199254740993}"), std::string::npos) << s.ToJson();
+}
+
 TEST(SchemaTest, SplitTrainFixtureSchemaHasTaxiFeaturesWithPartialPresence) {
   std::string path = testing::FixturePath("data/tfx_chicago_taxi/Split-train/data_tfrecord-00000-of-00012.gz");
   TFHOST_REQUIRE_FIXTURE(path);

@@ -36,6 +36,19 @@ void SchemaBuilder::Observe(Stats& st, const parsing::FeatureValues& v, int64_t 
       s.min_value = std::min(s.min_value, x);
       s.max_value = std::max(s.max_value, x);
     }
+    s.int_range = false;  // a float among the values: no exact integer range
+  };
+  auto int_range = [&](int64_t x) {
+    if (!s.has_range) {
+      s.min_value = s.max_value = static_cast<double>(x);
+      s.min_int = s.max_int = x;
+      s.has_range = s.int_range = true;
+      return;
+    }
+    s.min_value = std::min(s.min_value, static_cast<double>(x));
+    s.max_value = std::max(s.max_value, static_cast<double>(x));
+    s.min_int = std::min(s.min_int, x);
+    s.max_int = std::max(s.max_int, x);
   };
   if (v.kind() == FeatureKind::kFloat) {
     std::vector<float> values;
@@ -45,7 +58,7 @@ void SchemaBuilder::Observe(Stats& st, const parsing::FeatureValues& v, int64_t 
   } else if (v.kind() == FeatureKind::kInt64) {
     std::vector<int64_t> values;
     if (v.AppendInt64s(&values).ok()) {
-      for (int64_t x : values) range(static_cast<double>(x));
+      for (int64_t x : values) int_range(x);
     }
   }
 }
@@ -123,6 +136,16 @@ void SchemaBuilder::Merge(const SchemaBuilder& other) {
       if (b.has_range) {
         a.min_value = a.has_range ? std::min(a.min_value, b.min_value) : b.min_value;
         a.max_value = a.has_range ? std::max(a.max_value, b.max_value) : b.max_value;
+        if (!a.has_range) {
+          a.int_range = b.int_range;
+          a.min_int = b.min_int;
+          a.max_int = b.max_int;
+        } else if (a.int_range && b.int_range) {
+          a.min_int = std::min(a.min_int, b.min_int);
+          a.max_int = std::max(a.max_int, b.max_int);
+        } else {
+          a.int_range = false;
+        }
         a.has_range = true;
       }
     }
@@ -183,7 +206,12 @@ std::string Schema::ToJson() const {
     w.Int64(f.min_values);
     w.Key("max_values");
     w.Int64(f.max_values);
-    if (f.has_range) {
+    if (f.has_range && f.int_range) {
+      w.Key("min");
+      w.Int64(f.min_int);
+      w.Key("max");
+      w.Int64(f.max_int);
+    } else if (f.has_range) {
       w.Key("min");
       w.Double(f.min_value);
       w.Key("max");

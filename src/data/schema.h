@@ -33,6 +33,11 @@ struct FeatureSchema {
   // Numeric range over all values (NaN skipped); valid when has_range.
   bool has_range = false;
   double min_value = 0, max_value = 0;
+  // Set when every value in the range was an int64: min_int/max_int then
+  // hold the range exactly (a double rounds int64s above 2^53) and it is
+  // printed as integers ("17031832200", not "1.70318e+10").
+  bool int_range = false;
+  int64_t min_int = 0, max_int = 0;
 };
 
 struct Schema {

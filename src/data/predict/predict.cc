@@ -289,6 +289,31 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Earlier tfhost named GZIP outputs without ".gz". Such a finished output of
+// a unit must neither be skipped (the job's names now end in ".gz") nor be
+// predicted again beside it (globs over PREFIX-* would read its records
+// twice), so the run stops and says how to keep it or redo it.
+Status CheckNoOutputUnderTheOldGzipName(const WorkUnit& u) {
+  constexpr std::string_view kGz = ".gz";
+  if (u.output.size() <= kGz.size() || u.output.compare(u.output.size() - kGz.size(), kGz.size(), kGz) != 0) {
+    return OkStatus();
+  }
+  const std::string old_name = u.output.substr(0, u.output.size() - kGz.size());
+  if (FileExists(u.output) || !FileExists(old_name)) return OkStatus();
+  char head[12];
+  ssize_t n = 0;
+  if (int fd = ::open(old_name.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    n = ::read(fd, head, sizeof(head));
+    ::close(fd);
+  }
+  if (n <= 0 || DetectCompression(std::string_view(head, static_cast<size_t>(n)), old_name) != Compression::kGzip) {
+    return OkStatus();  // not a gzip output of ours: some other file, left alone
+  }
+  return FailedPrecondition("output '" + old_name + "' is a GZIP output named without the '.gz' that GZIP outputs " +
+                            "now end in; rename it to '" + u.output + "' to keep it (the unit is then skipped), " +
+                            "or delete it to predict the unit again");
+}
+
 double ThreadCpuSeconds() {
   timespec ts;
   if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
@@ -582,8 +607,8 @@ StatusOr<PredictStats> RunPredict(const SignatureInfo& signature, const RunFn& r
   if (options.parse_threads < 1) return InvalidArgument("parse threads must be at least 1");
   TFHOST_ASSIGN_OR_RETURN(FeedMode mode, ChooseFeedMode(signature, options.feed_mode));
   TFHOST_ASSIGN_OR_RETURN(Feeder feeder, Feeder::Create(signature, mode, options.feed));
-  TFHOST_ASSIGN_OR_RETURN(WorkPlan plan,
-                          PlanWork(options.inputs, options.shard, options.output_prefix, options.output_format));
+  TFHOST_ASSIGN_OR_RETURN(WorkPlan plan, PlanWork(options.inputs, options.shard, options.output_prefix,
+                                                  options.output_format, options.output_compression));
   PredictStats stats;
   stats.feed_mode = mode;
   stats.total_units = plan.total_units;
@@ -593,6 +618,7 @@ StatusOr<PredictStats> RunPredict(const SignatureInfo& signature, const RunFn& r
   TFHOST_RETURN_IF_ERROR(CreateParentDirectories(options.output_prefix));
   std::vector<WorkUnit> pending;
   for (WorkUnit& u : plan.units) {
+    TFHOST_RETURN_IF_ERROR(CheckNoOutputUnderTheOldGzipName(u));
     TFHOST_ASSIGN_OR_RETURN(int removed, RemoveStaleTemporaries(u.output));
     stats.stale_temporaries_removed += removed;
     if (!options.overwrite && FileExists(u.output)) {

@@ -213,6 +213,72 @@ TEST(RunPredictTest, FinishedOutputsAreSkippedOnRestartAndStaleTemporariesRemove
   EXPECT_EQ(stats->units_written, 3);
 }
 
+// Restart finds GZIP outputs under the name they are written with: the
+// ".gz" name is both what is written and what a rerun skips.
+TEST(RunPredictTest, GzipOutputsEndInGzAndARerunSkipsThemByThatName) {
+  TempDir dir;
+  PredictOptions o;
+  for (int f = 0; f < 2; ++f) {
+    o.inputs.push_back(dir / ("in-" + std::to_string(f)));
+    WriteXs(o.inputs.back(), f * 10, 10);
+  }
+  o.output_prefix = dir / "p";
+  o.output_compression = Compression::kGzip;
+  auto stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->outputs_written,
+            (std::vector<std::string>{dir / "p-00000-of-00002.gz", dir / "p-00001-of-00002.gz"}));
+  EXPECT_FALSE(fs::exists(dir / "p-00000-of-00002"));
+  std::ifstream in(dir / "p-00001-of-00002.gz", std::ios::binary);
+  char magic[2] = {};
+  in.read(magic, 2);
+  EXPECT_EQ(static_cast<unsigned char>(magic[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(magic[1]), 0x8b);
+  EXPECT_EQ(ReadYs(dir / "p-00001-of-00002.gz"), Expected(10, 10));
+
+  fs::remove(dir / "p-00001-of-00002.gz");
+  stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->outputs_skipped, std::vector<std::string>{dir / "p-00000-of-00002.gz"});
+  EXPECT_EQ(stats->outputs_written, std::vector<std::string>{dir / "p-00001-of-00002.gz"});
+}
+
+// A GZIP output finished by an older tfhost, which wrote it without ".gz",
+// is neither redone beside it nor skipped under a name the job no longer
+// uses: the run stops before predicting anything and says what to do.
+TEST(RunPredictTest, AGzipOutputUnderTheOldNameWithoutGzStopsTheRunSayingHowToKeepOrRedoIt) {
+  TempDir dir;
+  PredictOptions o;
+  o.inputs.push_back(dir / "in-0");
+  WriteXs(o.inputs.back(), 0, 10);
+  o.output_prefix = dir / "p";
+  o.output_compression = Compression::kGzip;
+  ASSERT_TRUE(RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o).ok());
+  fs::rename(dir / "p-00000-of-00001.gz", dir / "p-00000-of-00001");
+  for (bool overwrite : {false, true}) {
+    o.overwrite = overwrite;
+    auto stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
+    ASSERT_FALSE(stats.ok()) << "overwrite " << overwrite;
+    EXPECT_EQ(stats.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(stats.status().message(),
+              "output '" + (dir / "p-00000-of-00001") +
+                  "' is a GZIP output named without the '.gz' that GZIP outputs now end in; rename it to '" +
+                  (dir / "p-00000-of-00001.gz") + "' to keep it (the unit is then skipped), or delete it to "
+                  "predict the unit again");
+    EXPECT_FALSE(fs::exists(dir / "p-00000-of-00001.gz"));
+  }
+  // An uncompressed output under the bare name belongs to a run without
+  // --output-compression gzip: not ours to judge, so the unit is predicted.
+  o.output_compression = Compression::kNone;
+  o.overwrite = true;  // rewrites p-00000-of-00001 uncompressed
+  ASSERT_TRUE(RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o).ok());
+  o.output_compression = Compression::kGzip;
+  o.overwrite = false;
+  auto stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->units_written, 1);
+}
+
 TEST(RunPredictTest, AnEngineErrorLeavesNoPartialOutputUnderAFinalName) {
   TempDir dir;
   PredictOptions o;

@@ -58,15 +58,19 @@ StatusOr<ShardSpec> ParseShardSpec(std::string_view text) {
   return s;
 }
 
-std::string OutputPath(const std::string& prefix, int64_t unit, int64_t total_units, OutputFormat format) {
+std::string OutputPath(const std::string& prefix, int64_t unit, int64_t total_units, OutputFormat format,
+                       Compression compression) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "-%05lld-of-%05lld", static_cast<long long>(unit),
                 static_cast<long long>(total_units));
-  return prefix + buf + (format == OutputFormat::kJsonl ? ".jsonl" : "");
+  std::string path = prefix + buf;
+  if (format == OutputFormat::kJsonl) return path + ".jsonl";
+  if (compression == Compression::kGzip) path += ".gz";
+  return path;
 }
 
 StatusOr<WorkPlan> PlanWork(const std::vector<std::string>& inputs, const ShardSpec& shard,
-                            const std::string& output_prefix, OutputFormat format) {
+                            const std::string& output_prefix, OutputFormat format, Compression compression) {
   if (inputs.empty()) return InvalidArgument("no input files");
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
     return InvalidArgument("bad shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count));
@@ -94,7 +98,7 @@ StatusOr<WorkPlan> PlanWork(const std::vector<std::string>& inputs, const ShardS
       if (f % shard.count != shard.index) continue;
       u.unit = f;
     }
-    u.output = OutputPath(output_prefix, u.unit, plan.total_units, format);
+    u.output = OutputPath(output_prefix, u.unit, plan.total_units, format, compression);
     plan.units.push_back(std::move(u));
   }
   return plan;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "data/tfrecord_reader.h"
 
 namespace tfhost::data::predict {
 
@@ -59,11 +60,17 @@ struct WorkPlan {
 // `inputs` must list the same files in the same order on every machine (the
 // CLI sorts expanded globs); a file named twice is an error, since its
 // records would be predicted twice.
+// `compression` is that of TFRecord outputs (ignored for JSON Lines); it
+// changes the names, see OutputPath.
 StatusOr<WorkPlan> PlanWork(const std::vector<std::string>& inputs, const ShardSpec& shard,
-                            const std::string& output_prefix, OutputFormat format);
+                            const std::string& output_prefix, OutputFormat format,
+                            Compression compression = Compression::kNone);
 
-// "PREFIX-00003-of-00010" (".jsonl" appended for JSON Lines).
-std::string OutputPath(const std::string& prefix, int64_t unit, int64_t total_units, OutputFormat format);
+// "PREFIX-00003-of-00010", with ".jsonl" appended for JSON Lines and ".gz"
+// for GZIP TFRecords (as `data convert` names its shards, data::ShardName;
+// ZLIB outputs keep the bare name).
+std::string OutputPath(const std::string& prefix, int64_t unit, int64_t total_units, OutputFormat format,
+                       Compression compression = Compression::kNone);
 
 // Deletes the temporary files (".<name>.tmp-XXXXXX", as the writers name
 // them) that a killed run left beside `output`. Returns how many went.

@@ -94,6 +94,20 @@ TEST(PlanWorkTest, SingleShardTakesEverythingAndAFileGivenTwiceIsRejected) {
   EXPECT_FALSE(PlanWork({}, {}, "p", OutputFormat::kTFRecord).ok());
 }
 
+// As `data convert` names its shards (data::ShardName): ".gz" for GZIP, the
+// bare name for ZLIB (no agreed suffix) and none; JSON Lines are never
+// compressed and keep ".jsonl".
+TEST(PlanWorkTest, GzipTFRecordOutputsEndInGzAndOtherOutputsKeepTheirNames) {
+  auto gzip = PlanWork(Files(2), {}, "out/p", OutputFormat::kTFRecord, Compression::kGzip);
+  ASSERT_TRUE(gzip.ok()) << gzip.status().message();
+  ASSERT_EQ(gzip->units.size(), 2u);
+  EXPECT_EQ(gzip->units[0].output, "out/p-00000-of-00002.gz");
+  EXPECT_EQ(gzip->units[1].output, "out/p-00001-of-00002.gz");
+  EXPECT_EQ(OutputPath("p", 3, 10, OutputFormat::kTFRecord, Compression::kZlib), "p-00003-of-00010");
+  EXPECT_EQ(OutputPath("p", 3, 10, OutputFormat::kTFRecord), "p-00003-of-00010");
+  EXPECT_EQ(OutputPath("p", 3, 10, OutputFormat::kJsonl, Compression::kGzip), "p-00003-of-00010.jsonl");
+}
+
 TEST(RemoveStaleTemporariesTest, DeletesOnlyThisOutputsTemporaries) {
   std::string templ = (fs::temp_directory_path() / "predict_plan_XXXXXX").string();
   ASSERT_NE(::mkdtemp(templ.data()), nullptr);

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <optional>
+#include <vector>
 
 #include "ir/tensor_proto.h"
 #include "serving/rest/json_tensor_codec.h"
@@ -104,15 +105,42 @@ std::optional<ModelRoute> ParseModelRoute(std::string_view rest) {
   return std::nullopt;
 }
 
+// `"model_version_status": [...]` as GetModelStatusResponse prints it (the
+// version as a string, enum names): the one writer behind both
+// GET /v1/models/{name} and each model of GET /v1/models, so the two answers
+// cannot drift apart in layout or spacing.
+void AppendModelVersionStatus(const std::vector<VersionStatus>& versions, std::string* out) {
+  *out += "\"model_version_status\": [";
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const VersionStatus& v = versions[i];
+    if (i > 0) *out += ", ";
+    *out += "{\"version\": \"" + std::to_string(v.version) + "\", \"state\": \"" + VersionStateName(v.state) +
+            "\", \"status\": {\"error_code\": \"" + StatusCodeName(v.status.code()) + "\", \"error_message\": ";
+    AppendJsonString(v.status.message(), out);
+    *out += "}}";
+  }
+  *out += "]";
+}
+
 RestResponse HandleStatus(ServerCore& core, const ModelSpec& spec) {
   tensorflow::serving::GetModelStatusRequest request;
   *request.mutable_model_spec() = spec;
   tensorflow::serving::GetModelStatusResponse response;
   RequestContext context{Entrypoint::kRest};
   if (Status st = core.GetModelStatus(request, &response, context); !st.ok()) return Error(st);
-  auto json = ProtoToJson(response);
-  if (!json.ok()) return Error(json.status());
-  return Json(200, std::move(*json));
+  // Back to the manager's VersionStatus so that this answer and /v1/models
+  // go through the same writer; the casts undo ServerCore's, whose enums
+  // share their numbers with the protos'.
+  std::vector<VersionStatus> versions;
+  for (const auto& s : response.model_version_status()) {
+    versions.push_back(VersionStatus{s.version(), static_cast<VersionState>(s.state()),
+                                     Status(static_cast<StatusCode>(s.status().error_code()),
+                                            s.status().error_message())});
+  }
+  std::string body = "{";
+  AppendModelVersionStatus(versions, &body);
+  body += "}";
+  return Json(200, std::move(body));
 }
 
 RestResponse HandleMetadata(ServerCore& core, const ModelSpec& spec) {
@@ -215,13 +243,6 @@ RestResponse HandleRegress(ServerCore& core, const ModelSpec& path_spec, std::st
   return Json(200, MakeJsonFromRegressionResult(response.result()));
 }
 
-void AppendVersionStatus(const VersionStatus& v, std::string* out) {
-  *out += "{\"version\": \"" + std::to_string(v.version) + "\", \"state\": \"" + VersionStateName(v.state) +
-          "\", \"status\": {\"error_code\": \"" + StatusCodeName(v.status.code()) + "\", \"error_message\": ";
-  AppendJsonString(v.status.message(), out);
-  *out += "}}";
-}
-
 RestResponse HandleListModels(ServerCore& core) {
   std::string body = "{\"models\": [";
   bool first_model = true;
@@ -230,12 +251,9 @@ RestResponse HandleListModels(ServerCore& core) {
     first_model = false;
     body += "{\"name\": ";
     AppendJsonString(m.name, &body);
-    body += ", \"model_version_status\": [";
-    for (size_t i = 0; i < m.versions.size(); ++i) {
-      if (i > 0) body += ", ";
-      AppendVersionStatus(m.versions[i], &body);
-    }
-    body += "], \"version_labels\": {";
+    body += ", ";
+    AppendModelVersionStatus(m.versions, &body);
+    body += ", \"version_labels\": {";
     bool first_label = true;
     for (const auto& [label, version] : m.labels) {
       if (!first_label) body += ", ";
