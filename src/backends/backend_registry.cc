@@ -100,11 +100,16 @@ std::string BackendNames(uint32_t mask) {
 }
 
 Status BackendRegistry::Add(std::unique_ptr<Backend> backend) {
-  if (Find(backend->name()) != nullptr) {
-    return AlreadyExists("backend '" + backend->name() + "' is already registered");
-  }
   const Backend* b = backend.get();
+  TFHOST_RETURN_IF_ERROR(AddBorrowed(b));
   owned_.push_back(std::move(backend));
+  return OkStatus();
+}
+
+Status BackendRegistry::AddBorrowed(const Backend* b) {
+  if (Find(b->name()) != nullptr) {
+    return AlreadyExists("backend '" + b->name() + "' is already registered");
+  }
   // Stable: among equal priorities, the earlier added stays first.
   auto at = std::upper_bound(order_.begin(), order_.end(), b, [](const Backend* x, const Backend* y) {
     return x->priority() > y->priority();

@@ -54,6 +54,10 @@ class BackendRegistry {
   // Adds a backend; names must be unique (a second one with a taken name is
   // refused with AlreadyExists).
   Status Add(std::unique_ptr<Backend> backend);
+  // Adds a backend another registry owns (a GPU backend a plugin added to
+  // the process's plugin registry, shared by the registries of each
+  // --device); it must outlive this registry.
+  Status AddBorrowed(const Backend* backend);
 
   // Highest priority first; equal priorities in the order added.
   const std::vector<const Backend*>& backends() const { return order_; }

@@ -391,7 +391,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return BenchAllreduceCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   std::string path, tags = "serve", signature_name = "serving_default", batch_flag = "1", threads_flag = "1";
-  std::string kernels_flag = "fast", peak_flag, precision = "fp32";
+  std::string kernels_flag = "fast", peak_flag, precision = "fp32", device = "cpu";
   std::vector<std::string> shape_flags, input_flags, fetches;
   int runs = 100, warmup = 10, seed = 1;
   bool json = false, cold = false, profile = false;
@@ -410,6 +410,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   flags.AddRepeated("shape", &shape_flags, "KEY=d1,d2", "shape of an input whose signature shape is not enough");
   AddSignatureAndTagFlags(flags, &signature_name, &tags);
   AddKernelsFlag(flags, &kernels_flag);
+  AddDeviceFlag(flags, &device);
   AddPrecisionFlag(flags, &precision);
   flags.AddInt("seed", &seed, "N", "random seed for the synthesized inputs (default: 1)");
   flags.AddString("peak-gflops", &peak_flag, "X",
@@ -429,6 +430,12 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   auto shapes = ParseShapeFlags(shape_flags);
   if (!shapes.ok()) return ReportUsage(err, "bench", shapes.status().message());
   auto kernels = ParseKernelsFlag(kernels_flag);
+  auto backends = ApplyDeviceFlag(device, "bench", err);
+  if (!backends.ok()) {
+    return backends.status().code() == StatusCode::kInvalidArgument
+               ? ReportUsage(err, "bench", backends.status().message())
+               : ReportFailure(err, "bench", backends.status());
+  }
   if (!kernels.ok()) return ReportUsage(err, "bench", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "bench", st.message());
   NoteBf16Fallback(err, "bench", precision);
@@ -455,6 +462,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     load.tags = tags;
     load.intra_op_threads = threads;
     load.kernels = *kernels;
+    load.backends = *backends;
     load.precision = precision;
     load.keep = NamesUsedDirectly(*inputs, fetches);
     auto model_or = LoadModelForCli(path, load);

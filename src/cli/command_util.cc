@@ -5,6 +5,7 @@
 #include <set>
 
 #include "backends/backend_registry.h"
+#include "backends/builtin/device_registry.h"
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
@@ -61,6 +62,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
   options.tags = SplitTags(load.tags);
   options.session.intra_op_threads = load.intra_op_threads;
   options.session.kernels = load.kernels;
+  options.session.backends = load.backends;
   options.optimize_graph = load.optimize_graph;
   options.keep = load.keep;
   return loaders::LoadModel(path, options);
@@ -87,6 +89,20 @@ void NoteBf16Fallback(std::ostream& err, const char* command, const std::string&
   err << "tfhost " << command
       << ": --precision bf16: this CPU has no native bf16 instructions (avx512_bf16 or AMX), so every "
          "product runs in float32\n";
+}
+
+void AddDeviceFlag(FlagParser& flags, std::string* device) {
+  flags.AddString("device", device, "D",
+                  "cpu (default), gpu, gpu:N or auto (the GPU when one is usable): where nodes may run; on a GPU, "
+                  "the nodes its backend takes run there and the rest on the CPU");
+}
+
+StatusOr<const backends::BackendRegistry*> ApplyDeviceFlag(const std::string& text, const char* command,
+                                                           std::ostream& err) {
+  TFHOST_ASSIGN_OR_RETURN(backends::DeviceChoice choice, backends::ParseDevice(text));
+  TFHOST_ASSIGN_OR_RETURN(backends::DeviceRegistry device, backends::ForDevice(choice));
+  if (!device.note.empty()) err << "tfhost " << command << ": --device " << text << ": " << device.note << "\n";
+  return device.registry;
 }
 
 StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text) {

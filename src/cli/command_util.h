@@ -26,6 +26,8 @@ struct CliLoad {
   std::string tags = "serve";  // SavedModel tag set, comma-separated
   int intra_op_threads = 0;    // 0 = one per hardware thread
   backends::KernelChoice kernels = backends::KernelChoice::kFast;
+  // Where nodes may run (--device); null: the host backends.
+  const backends::BackendRegistry* backends = nullptr;
   std::string precision = "fp32";
   bool optimize_graph = true;  // false: the graph as written (inspect)
   // Names fed or fetched directly (--input x:0, --fetch Mul:0): kept by the
@@ -53,6 +55,15 @@ void NoteBf16Fallback(std::ostream& err, const char* command, const std::string&
 // the text into the choice (the error names the accepted values).
 void AddKernelsFlag(FlagParser& flags, std::string* kernels);
 StatusOr<backends::KernelChoice> ParseKernelsFlag(const std::string& text);
+
+// --device cpu|gpu|gpu:N|auto (backends/builtin/device_registry.h), as run,
+// bench, predict and serve take it. ApplyDeviceFlag sets *backends for the
+// loader; a usage error for a bad spelling, FailedPrecondition (with the
+// reason) for a GPU that is not usable; for auto without a GPU it says on
+// `err` why the CPU runs.
+void AddDeviceFlag(FlagParser& flags, std::string* device);
+StatusOr<const backends::BackendRegistry*> ApplyDeviceFlag(const std::string& text, const char* command,
+                                                           std::ostream& err);
 
 // Parses every `--input KEY=VALUE` (tensor_input.h); a key given twice is an
 // error.

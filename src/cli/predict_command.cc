@@ -77,7 +77,7 @@ std::string Fixed(double v, int digits) {
 int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string cmd = "predict";
   std::string path, signature = "serving_default", tags = "serve", output, format = "tfrecord", shard = "0/1";
-  std::string outputs, keep, feed = "auto", output_compression = "none", input_compression = "auto";
+  std::string outputs, keep, feed = "auto", output_compression = "none", input_compression = "auto", device = "cpu";
   std::vector<std::string> inputs;
   int batch = 64, threads = 0, parse_threads = 1, prefetch = 8;
   bool json = false, quiet = false, overwrite = false, no_sync = false;
@@ -89,6 +89,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
       "Serialized Examples feed signatures that take them (classify/regress); otherwise features feed\n"
       "the signature's inputs by name. See docs/predict.md.");
   AddModelPathFlag(flags, &path);
+  AddDeviceFlag(flags, &device);
   flags.AddRepeated("input", &inputs, "FILES...", "input files (TFRecord, or .jsonl/.ndjson/.json); globs allowed");
   flags.AddString("output", &output, "PREFIX", "output path prefix (its directory is created)");
   AddSignatureAndTagFlags(flags, &signature, &tags);
@@ -101,7 +102,8 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddString("feed", &feed, "MODE", "auto (default), examples (serialized tf.Example) or features");
   flags.AddString("outputs", &outputs, "K,K", "output keys to write (default: all of the signature's)");
   flags.AddString("keep", &keep, "F,F", "input features copied into each result (an id, say)");
-  flags.AddString("output-compression", &output_compression, "C", "TFRecord outputs: none (default), gzip, zlib");
+  flags.AddString("output-compression", &output_compression, "C",
+                  "TFRecord outputs: none (default), gzip (names end in .gz), zlib");
   flags.AddString("input-compression", &input_compression, "C", "auto (default: detected), none, gzip, zlib");
   flags.AddBool("overwrite", &overwrite, "redo outputs that already exist (default: skip them)");
   flags.AddBool("no-sync", &no_sync, "do not fsync outputs (scratch runs only)");
@@ -152,9 +154,15 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   o.overwrite = overwrite;
   o.sync = !no_sync;
 
+  auto backends = ApplyDeviceFlag(device, cmd.c_str(), err);
+  if (!backends.ok()) {
+    return backends.status().code() == StatusCode::kInvalidArgument ? ReportUsage(err, cmd, backends.status().message())
+                                                                    : ReportFailure(err, cmd, backends.status());
+  }
   CliLoad load;
   load.tags = tags;
   load.intra_op_threads = threads;
+  load.backends = *backends;
   auto model_or = LoadModelForCli(path, load);
   if (!model_or.ok()) return ReportFailure(err, cmd, model_or.status());
   runtime::Model& model = **model_or;

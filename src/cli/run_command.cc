@@ -38,7 +38,7 @@ int EmitOutputs(const std::vector<std::pair<std::string, Tensor>>& outputs, cons
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string path, tags = "serve", signature_name = "serving_default", output_dir, kernels_flag = "fast";
+  std::string path, tags = "serve", signature_name = "serving_default", output_dir, kernels_flag = "fast", device = "cpu";
   std::string precision = "fp32";
   std::vector<std::string> input_flags, fetches;
   int threads = 0;
@@ -55,6 +55,7 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   flags.AddString("output-dir", &output_dir, "DIR", "write each output to DIR/<key>.npy instead of printing");
   flags.AddInt("threads", &threads, "N", "intra-op threads (default 0: one per hardware thread)");
   AddKernelsFlag(flags, &kernels_flag);
+  AddDeviceFlag(flags, &device);
   AddPrecisionFlag(flags, &precision);
   if (int code = ParseOrExit(flags, args, "run", out, err); code >= 0) return code;
   if (threads < 0) return ReportUsage(err, "run", "--threads must be 0 or more");
@@ -64,11 +65,18 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   NoteBf16Fallback(err, "run", precision);
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
+  auto backends = ApplyDeviceFlag(device, "run", err);
+  if (!backends.ok()) {
+    return backends.status().code() == StatusCode::kInvalidArgument
+               ? ReportUsage(err, "run", backends.status().message())
+               : ReportFailure(err, "run", backends.status());
+  }
 
   CliLoad load;
   load.tags = tags;
   load.intra_op_threads = threads;
   load.kernels = *kernels;
+  load.backends = *backends;
   load.precision = precision;
   load.keep = NamesUsedDirectly(*inputs, fetches);
   auto model_or = LoadModelForCli(path, load);

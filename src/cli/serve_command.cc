@@ -48,6 +48,7 @@ struct ServeFlags {
   std::string rest_api_address = "0.0.0.0";
   std::string grpc_address = "0.0.0.0";
   std::string grpc_socket_path;
+  std::string device = "cpu";
   std::string model_name = "default";
   std::string model_base_path;
   std::string model_config_file;
@@ -82,6 +83,7 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
   flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC on TCP off)");
   flags.AddString("grpc_address", &f.grpc_address, "ADDR",
                   "address the gRPC API listens on with --port (default 0.0.0.0; 127.0.0.1 keeps it local)");
+  AddDeviceFlag(flags, &f.device);
   flags.AddString("grpc_socket_path", &f.grpc_socket_path, "PATH",
                   "also serve gRPC on this UNIX domain socket (as TF Serving); with --port=0, only there");
   flags.AddInt("grpc_max_message_bytes", &f.grpc_max_message_bytes, "BYTES",
@@ -339,6 +341,12 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   AddServeFlags(flags, f);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  auto backends = ApplyDeviceFlag(f.device, "serve", err);
+  if (!backends.ok()) {
+    return backends.status().code() == StatusCode::kInvalidArgument
+               ? ReportUsage(err, "serve", backends.status().message())
+               : ReportFailure(err, "serve", backends.status());
+  }
   NoteBf16Fallback(err, "serve", f.precision);
   if (f.rest_api_port == 0 && f.port == 0 && f.grpc_socket_path.empty()) {
     return ReportUsage(err, "serve",
@@ -389,6 +397,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   options.manager.file_system_poll_wait_seconds = f.file_system_poll_wait_seconds;
   options.manager.max_num_load_retries = f.max_num_load_retries;
   options.manager.load_retry_interval_micros = f.load_retry_interval_micros;
+  options.manager.load_options.session.backends = *backends;
   options.manager.load_options.session.intra_op_threads = f.tensorflow_intra_op_parallelism;
   options.manager.load_options.precision = f.precision;
   if (f.tensorflow_inter_op_parallelism > 0) {

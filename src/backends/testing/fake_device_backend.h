@@ -2,9 +2,9 @@
 // machines without an accelerator. Its "device:0" memory is host memory
 // from its own allocator, but everything treats it as device memory: host
 // kernels refuse it and only copy nodes move tensors in and out. Its kernels
-// compute float32 Relu, and AddV2/Mul of equal shapes (other shapes are
-// handed to their fallback, so tests can see that fallbacks stay within
-// the device's memory space).
+// compute float32 Relu, and AddV2/Mul of equal shapes or with a one-element
+// operand (other shapes are handed to their fallback, so tests can see that
+// fallbacks stay within the device's memory space).
 //
 // Header-only (tests only). Thread-safety: counters are atomic; kernels may
 // run concurrently.
@@ -56,7 +56,8 @@ class FakeStream : public Stream {
 
 class FakeDeviceBackend : public Backend {
  public:
-  explicit FakeDeviceBackend(int64_t memory_limit = 0) : allocator_(memory_limit) {}
+  explicit FakeDeviceBackend(int64_t memory_limit = 0, std::string name = "fake_device")
+      : name_(std::move(name)), allocator_(memory_limit) {}
 
   const std::string& name() const override { return name_; }
   int priority() const override { return 100; }
@@ -82,14 +83,22 @@ class FakeDeviceBackend : public Backend {
     return [this, relu, add, fallback](ops::KernelContext& ctx) -> Status {
       if (ctx.stream() != &stream_ || ctx.allocator() != &allocator_) return ctx.Error("kernel ran without its stream");
       const Tensor& a = ctx.input(0);
-      if (!relu && a.shape() != ctx.input(1).shape()) return fallback(ctx);
-      auto out = ctx.AllocateOutput(DType::kFloat, a.shape());
+      // Equal shapes, or one operand a single element; other broadcasts go
+      // to the fallback.
+      const bool same = relu || a.shape() == ctx.input(1).shape();
+      const bool b_one = !relu && ctx.input(1).NumElements() == 1;
+      const bool a_one = !relu && a.NumElements() == 1;
+      if (!same && !b_one && !a_one) return fallback(ctx);
+      const Tensor& shaped = same || b_one ? a : ctx.input(1);
+      auto out = ctx.AllocateOutput(DType::kFloat, shaped.shape());
       if (!out.ok()) return out.status();
       float* y = out->data<float>();
       const float* x = a.data<float>();
       const float* b = relu ? nullptr : ctx.input(1).data<float>();
-      for (int64_t i = 0; i < a.NumElements(); ++i) {
-        y[i] = relu ? (x[i] > 0 ? x[i] : 0.0f) : add ? x[i] + b[i] : x[i] * b[i];
+      for (int64_t i = 0; i < shaped.NumElements(); ++i) {
+        const float u = a_one && !same ? x[0] : x[i];
+        const float v = relu ? 0.0f : (b_one && !same ? b[0] : b[i]);
+        y[i] = relu ? (u > 0 ? u : 0.0f) : add ? u + v : u * v;
       }
       kernel_calls.fetch_add(1);
       ctx.set_output(0, *std::move(out));
@@ -118,7 +127,7 @@ class FakeDeviceBackend : public Backend {
   mutable std::atomic<int> copies_out{0};
 
  private:
-  const std::string name_ = "fake_device";
+  const std::string name_;
   mutable FakeDeviceAllocator allocator_;
   mutable FakeStream stream_;
 };

@@ -1,0 +1,83 @@
+#include "backends/builtin/device_registry.h"
+
+#include <map>
+#include <mutex>
+
+namespace tfhost::backends {
+namespace {
+
+std::mutex& Mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// The plugin's backends, owned here for the life of the process.
+BackendRegistry& PluginRegistry() {
+  static BackendRegistry* registry = new BackendRegistry;
+  return *registry;
+}
+
+// Under Mutex().
+const PluginReport& LoadedCuda() {
+  static PluginReport* report = new PluginReport(LoadBackendPlugin("cuda", PluginRegistry()));
+  return *report;
+}
+
+}  // namespace
+
+StatusOr<DeviceChoice> ParseDevice(const std::string& text) {
+  DeviceChoice c;
+  if (text == "cpu") return c;
+  if (text == "auto") {
+    c.kind = DeviceChoice::Kind::kAuto;
+    return c;
+  }
+  if (text == "gpu") {
+    c.kind = DeviceChoice::Kind::kGpu;
+    return c;
+  }
+  if (text.rfind("gpu:", 0) == 0 && text.size() > 4 && text.size() <= 7 &&
+      text.find_first_not_of("0123456789", 4) == std::string::npos) {
+    c.kind = DeviceChoice::Kind::kGpu;
+    c.gpu = std::stoi(text.substr(4));
+    return c;
+  }
+  return InvalidArgument("--device '" + text + "' is not one of: cpu, gpu, gpu:N, auto");
+}
+
+const PluginReport& CudaPluginReport() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  return LoadedCuda();
+}
+
+StatusOr<DeviceRegistry> ForDevice(const DeviceChoice& choice) {
+  if (choice.kind == DeviceChoice::Kind::kCpu) return DeviceRegistry{&BackendRegistry::Global(), "cpu", ""};
+  std::lock_guard<std::mutex> lock(Mutex());
+  const PluginReport& cuda = LoadedCuda();
+  const std::string name = "cuda:" + std::to_string(choice.gpu);
+  const Backend* gpu = PluginRegistry().Find(name);
+  if (gpu == nullptr) {
+    std::string why;
+    if (cuda.backends > 0) {
+      std::string usable;
+      for (const Backend* b : PluginRegistry().backends()) usable += (usable.empty() ? "" : ", ") + b->name();
+      why = "no " + name + " among the usable GPUs (" + usable + ")";
+    } else {
+      why = cuda.path.empty() ? "no CUDA plugin: " + cuda.detail : cuda.detail;
+    }
+    if (choice.kind == DeviceChoice::Kind::kAuto) {
+      return DeviceRegistry{&BackendRegistry::Global(), "cpu", "no usable GPU (" + why + "); running on the CPU"};
+    }
+    return FailedPrecondition("--device gpu:" + std::to_string(choice.gpu) + ": " + why);
+  }
+  static std::map<std::string, BackendRegistry*>* registries = new std::map<std::string, BackendRegistry*>;
+  BackendRegistry*& registry = (*registries)[name];
+  if (registry == nullptr) {
+    registry = new BackendRegistry;
+    AddBuiltinBackends(*registry);
+    TFHOST_RETURN_IF_ERROR(registry->AddBorrowed(gpu));
+  }
+  return DeviceRegistry{registry, name, ""};
+}
+
+}  // namespace tfhost::backends
