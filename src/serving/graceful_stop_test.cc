@@ -8,7 +8,7 @@
 #include <future>
 #include <thread>
 
-#include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/grpc/grpc_server.h"
 #include "serving/server_core.h"
@@ -22,9 +22,9 @@ namespace ts = tensorflow::serving;
 using batching::BatchingRunner;
 using batching::BatchingRunnerOptions;
 using testing::GateRunner;
-using ::tfhost::testing::FixturePath;
+using ::tfhost::testing::TfServingModelPath;
 
-const char* kBasePath = "models/tfserving/saved_model_half_plus_two_cpu";
+const char* kBasePath = "saved_model_half_plus_two_cpu";
 
 // half_plus_two behind a batching gRPC server on a free loopback port.
 struct BatchedGrpc {
@@ -37,7 +37,7 @@ struct BatchedGrpc {
 std::unique_ptr<BatchedGrpc> Serve(const BatchingRunnerOptions& batching) {
   auto s = std::make_unique<BatchedGrpc>();
   ServerCoreOptions o;
-  o.model_server_config = SingleModelConfig("half_plus_two", FixturePath(kBasePath));
+  o.model_server_config = SingleModelConfig("half_plus_two", TfServingModelPath(kBasePath));
   o.manager.file_system_poll_wait_seconds = 0;
   o.manager.max_num_load_retries = 0;
   o.manager.log_sink = [](const std::string&) {};
@@ -93,7 +93,7 @@ bool WaitForQueued(BatchingRunner& batcher, int64_t n) {
 }
 
 TEST(GracefulStopTest, TheDrainRunsAPartialBatchAtOnceInsteadOfWaitingForItsTimeout) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kBasePath));
   BatchingRunnerOptions batching;
   batching.config.max_batch_size = 8;
   batching.config.batch_timeout_micros = int64_t{3600} * 1000 * 1000;  // an hour: only the drain can run it
@@ -114,7 +114,7 @@ TEST(GracefulStopTest, TheDrainRunsAPartialBatchAtOnceInsteadOfWaitingForItsTime
 }
 
 TEST(GracefulStopTest, AtTheDeadlineAQueuedRequestIsCancelledWithoutWaitingForTheRunningBatch) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kBasePath));
   auto gate = std::make_shared<GateRunner>();
   BatchingRunnerOptions batching;
   batching.config.max_batch_size = 1;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "serving/servable/warmup.h"
 #include "tensorflow_serving/apis/prediction_log.pb.h"
 #include "serving/serving_test_util.h"
@@ -29,7 +30,8 @@ namespace fs = std::filesystem;
 namespace ts = tensorflow::serving;
 using google::protobuf::util::MessageDifferencer;
 
-std::string ModelsDir() { return tfhost::testing::FixturePath("models/tfserving"); }
+// TF Serving's test models: the shared fixtures' copies, else the zoo's equivalents.
+std::string Model(const std::string& relative) { return tfhost::testing::TfServingModelPath(relative); }
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
 class TempDir {
@@ -118,7 +120,7 @@ TEST(ServerCoreTest, EveryGrpcCaseMatches) {
     std::string served_as = c["served_as"].GetString();
     std::string rpc = c["rpc"].GetString();
     SCOPED_TRACE(rpc + " on " + model_dir);
-    auto core = MakeCore(served_as, ModelsDir() + "/" + model_dir);
+    auto core = MakeCore(served_as, Model(model_dir));
     ASSERT_NE(core, nullptr);
     if (rpc == "Predict") {
       auto req = FromJson<ts::PredictRequest>(ToJson(c["request"]));
@@ -182,8 +184,8 @@ TEST(ServerCoreTest, EveryGrpcCaseMatches) {
 }
 
 TEST(ServerCoreTest, ErrorCodesAndTextsMatchTheRestCases) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   ts::PredictResponse resp;
@@ -239,8 +241,8 @@ TEST(ServerCoreTest, ErrorCodesAndTextsMatchTheRestCases) {
 }
 
 TEST(ServerCoreTest, HugeBroadcastShapeIsRefusedNotAllocated) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   ts::PredictResponse resp;
@@ -252,8 +254,8 @@ TEST(ServerCoreTest, HugeBroadcastShapeIsRefusedNotAllocated) {
 }
 
 TEST(ServerCoreTest, MalformedTensorsAndOddShapesAreErrorsNotCrashes) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   auto with = [](auto&& edit) {
@@ -304,8 +306,8 @@ TEST(ServerCoreTest, MalformedTensorsAndOddShapesAreErrorsNotCrashes) {
 }
 
 TEST(ServerCoreTest, ServingLetsTheGraphDecideShapesButRunKeepsStrictChecks) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   // serving_default declares x as [-1,1]; TF Serving feeds [3] and the graph accepts it.
@@ -327,9 +329,12 @@ TEST(ServerCoreTest, ServingLetsTheGraphDecideShapesButRunKeepsStrictChecks) {
 }
 
 TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_three");
+  for (const char* model : {"saved_model_half_plus_three", "saved_model_half_plus_two_2_versions",
+                            "saved_model_half_plus_two_tf2_cpu", "matrix_half_plus_two"}) {
+    TFHOST_REQUIRE_TFSERVING_MODEL(Model(model));
+  }
   {
-    auto core = MakeCore("saved_model_half_plus_three", ModelsDir() + "/saved_model_half_plus_three");
+    auto core = MakeCore("saved_model_half_plus_three", Model("saved_model_half_plus_three"));
     ASSERT_NE(core, nullptr);
     // A signature literally keyed "tensorflow/serving/regress".
     auto req = FromJson<ts::RegressionRequest>(R"({"model_spec":{"name":"saved_model_half_plus_three",
@@ -344,7 +349,7 @@ TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
     EXPECT_FLOAT_EQ(resp.result().regressions(1).value(), 4.0f);
   }
   {
-    auto core = MakeCore("m", ModelsDir() + "/saved_model_half_plus_two_2_versions");
+    auto core = MakeCore("m", Model("saved_model_half_plus_two_2_versions"));
     ASSERT_NE(core, nullptr);
     ts::PredictRequest req = FloatPredict("m", {1.0f}, {1, 1}, "inputs");
     req.mutable_model_spec()->set_signature_name("classify_x2_to_y3");
@@ -355,7 +360,7 @@ TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
     EXPECT_EQ(resp.model_spec().version().value(), 124);  // latest{1}
   }
   {
-    auto core = MakeCore("default", ModelsDir() + "/saved_model_half_plus_two_tf2_cpu");
+    auto core = MakeCore("default", Model("saved_model_half_plus_two_tf2_cpu"));
     ASSERT_NE(core, nullptr);
     // TF2 regress signature has method_name .../predict: allowed with the check off (default).
     auto req = FromJson<ts::RegressionRequest>(R"({"model_spec":{"name":"default","signature_name":"regress_x_to_y"},
@@ -366,7 +371,7 @@ TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
     EXPECT_FLOAT_EQ(resp.result().regressions(0).value(), 3.0f);
   }
   {
-    auto core = MakeCore("matrix_half_plus_two", ModelsDir() + "/matrix_half_plus_two");
+    auto core = MakeCore("matrix_half_plus_two", Model("matrix_half_plus_two"));
     ASSERT_NE(core, nullptr);
     auto servable = core->GetServable(Spec("matrix_half_plus_two"));
     ASSERT_TRUE(servable.ok());
@@ -383,8 +388,8 @@ TEST(ServerCoreTest, RestCaseModelsAnswerThroughTheProtoApi) {
 }
 
 TEST(ServerCoreTest, ExampleListWithContextMergesContextFeatures) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   // x comes from the context for the first example and is overridden by the second.
@@ -414,8 +419,8 @@ TEST(ServerCoreTest, ExampleListWithContextMergesContextFeatures) {
 }
 
 TEST(ServerCoreTest, MultiInferenceRejectsMixedModelsAndDuplicateSignatures) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   ts::MultiInferenceResponse resp;
@@ -467,20 +472,20 @@ void CheckMetadata(const std::string& model_dir, const std::string& served_as, c
 }
 
 TEST(ServerCoreTest, MetadataMatchesTheFixtureJson) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   CheckMetadata("saved_model_half_plus_two_cpu", "default",
-                SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"),
+                SingleModelConfig("default", Model("saved_model_half_plus_two_cpu")),
                 ConfigsDir() + "/half_plus_two_model_metadata.json", 123);
   ModelServerConfig all = SingleModelConfig("saved_model_half_plus_two_2_versions",
-                                            ModelsDir() + "/saved_model_half_plus_two_2_versions");
+                                            Model("saved_model_half_plus_two_2_versions"));
   all.mutable_model_config_list()->mutable_config(0)->mutable_model_version_policy()->mutable_all();
   CheckMetadata("saved_model_half_plus_two_2_versions", "saved_model_half_plus_two_2_versions", all,
                 ConfigsDir() + "/saved_model_half_plus_two_2_versions_metadata.json", 123);
 }
 
 TEST(ServerCoreTest, MetadataRequestValidation) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   ts::GetModelMetadataRequest req;
@@ -513,8 +518,8 @@ std::string WarmupRecord(const std::string& signature) {
 }
 
 TEST(ServerCoreTest, WarmupRequestsReplayBeforeAvailableAndAreLogged) {
-  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
-  TFHOST_REQUIRE_FIXTURE(src);
+  std::string src = Model("saved_model_half_plus_two_cpu/00000123");
+  TFHOST_REQUIRE_TFSERVING_MODEL(src);
   TempDir base;
   fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
   fs::create_directories(base.Sub("1/assets.extra"));
@@ -533,8 +538,8 @@ TEST(ServerCoreTest, WarmupRequestsReplayBeforeAvailableAndAreLogged) {
 }
 
 TEST(ServerCoreTest, WarmupReplaysEachRecordNumRequestIterationsTimes) {
-  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
-  TFHOST_REQUIRE_FIXTURE(src);
+  std::string src = Model("saved_model_half_plus_two_cpu/00000123");
+  TFHOST_REQUIRE_TFSERVING_MODEL(src);
   TempDir base;
   fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
   fs::create_directories(base.Sub("1/assets.extra"));
@@ -560,8 +565,8 @@ TEST(ServerCoreTest, WarmupReplaysEachRecordNumRequestIterationsTimes) {
 }
 
 TEST(ServerCoreTest, FailingWarmupFailsTheLoadWithTheRecordNamed) {
-  std::string src = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
-  TFHOST_REQUIRE_FIXTURE(src);
+  std::string src = Model("saved_model_half_plus_two_cpu/00000123");
+  TFHOST_REQUIRE_TFSERVING_MODEL(src);
   TempDir base;
   fs::copy(src, base.Sub("1"), fs::copy_options::recursive);
   fs::create_directories(base.Sub("1/assets.extra"));
@@ -579,10 +584,10 @@ TEST(ServerCoreTest, FailingWarmupFailsTheLoadWithTheRecordNamed) {
 }
 
 TEST(ServerCoreTest, HotVersionSwapWhileRequestsRunHasZeroFailures) {
-  std::string v123 = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
-  std::string v124 = ModelsDir() + "/saved_model_half_plus_two_2_versions/00000124";
-  TFHOST_REQUIRE_FIXTURE(v123);
-  TFHOST_REQUIRE_FIXTURE(v124);
+  std::string v123 = Model("saved_model_half_plus_two_cpu/00000123");
+  std::string v124 = Model("saved_model_half_plus_two_2_versions/00000124");
+  TFHOST_REQUIRE_TFSERVING_MODEL(v123);
+  TFHOST_REQUIRE_TFSERVING_MODEL(v124);
   TempDir base;
   fs::create_directory_symlink(v123, base.Sub("1"));
   auto options = Options(SingleModelConfig("m", base.path()));
@@ -630,10 +635,10 @@ TEST(ServerCoreTest, HotVersionSwapWhileRequestsRunHasZeroFailures) {
 }
 
 TEST(ServerCoreTest, LoadingOneModelNeverBlocksRequestsToAnother) {
-  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  std::string three = ModelsDir() + "/saved_model_half_plus_three";
-  TFHOST_REQUIRE_FIXTURE(two);
-  TFHOST_REQUIRE_FIXTURE(three);
+  std::string two = Model("saved_model_half_plus_two_cpu");
+  std::string three = Model("saved_model_half_plus_three");
+  TFHOST_REQUIRE_TFSERVING_MODEL(two);
+  TFHOST_REQUIRE_TFSERVING_MODEL(three);
   auto options = Options(SingleModelConfig("a", two));
   // Loads of "b" take a second (a big model); "a" loads normally.
   options.manager.loader = [](const std::string& name, int64_t version, const std::string& path) {
@@ -676,10 +681,10 @@ TEST(ServerCoreTest, LoadingOneModelNeverBlocksRequestsToAnother) {
 }
 
 TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
-  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  std::string three = ModelsDir() + "/saved_model_half_plus_three";
-  TFHOST_REQUIRE_FIXTURE(two);
-  TFHOST_REQUIRE_FIXTURE(three);
+  std::string two = Model("saved_model_half_plus_two_cpu");
+  std::string three = Model("saved_model_half_plus_three");
+  TFHOST_REQUIRE_TFSERVING_MODEL(two);
+  TFHOST_REQUIRE_TFSERVING_MODEL(three);
   auto core = MakeCore("two", two);
   ASSERT_NE(core, nullptr);
   ts::ReloadConfigRequest req;
@@ -699,7 +704,7 @@ TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
   ASSERT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
   EXPECT_EQ(core->Predict(FloatPredict("two", {2.0f}, {1}), &out).code(), StatusCode::kNotFound);
   // Adding a model that cannot load reports its error; the others keep serving.
-  *list->add_config() = SingleModelConfig("broken", ModelsDir() + "/bad_half_plus_two").model_config_list().config(0);
+  *list->add_config() = SingleModelConfig("broken", Model("bad_half_plus_two")).model_config_list().config(0);
   EXPECT_FALSE(core->HandleReloadConfigRequest(req, &resp).ok());
   EXPECT_NE(resp.status().error_message().find("\"broken\""), std::string::npos) << resp.status().error_message();
   EXPECT_TRUE(core->Predict(FloatPredict("three", {2.0f}, {1}), &out).ok());
@@ -713,8 +718,8 @@ TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
 }
 
 TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
-  std::string bad = ModelsDir() + "/bad_half_plus_two";
-  TFHOST_REQUIRE_FIXTURE(bad);
+  std::string bad = Model("bad_half_plus_two");
+  TFHOST_REQUIRE_TFSERVING_MODEL(bad);
   auto options = Options(SingleModelConfig("bad", bad));
   options.fail_if_initial_load_fails = false;
   auto core = ServerCore::Create(std::move(options));
@@ -736,8 +741,8 @@ TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
 }
 
 TEST(ServerCoreTest, BasePathWithoutVersionFoldersStartsAndServesTheVersionWhenItAppears) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu/00000123";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu/00000123");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   TempDir base;
   fs::create_directory(base.Sub("not_a_version"));
   auto core = ServerCore::Create(Options(SingleModelConfig("m", base.path())));
@@ -766,8 +771,8 @@ TEST(ServerCoreTest, StartupErrorSaysWhyNothingCanBeServed) {
 }
 
 TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   ts::PredictResponse resp;
@@ -789,8 +794,8 @@ TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
 }
 
 TEST(ServerCoreTest, PerModelRunnerReceivesRequests) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = Model("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   auto core = MakeCore("default", model);
   ASSERT_NE(core, nullptr);
   auto runner = std::make_shared<CountingRunner>();
@@ -850,7 +855,7 @@ bool PredictAsyncAndWait(ServerCore& core, float x) {
 }
 
 std::unique_ptr<ServerCore> MakeInlineCore(std::chrono::microseconds limit) {
-  std::string model = ModelsDir() + "/saved_model_half_plus_two_cpu";
+  std::string model = Model("saved_model_half_plus_two_cpu");
   ServerCoreOptions options = Options(SingleModelConfig("default", model));
   options.enable_model_warmup = false;
   options.inline_run_limit = limit;
@@ -860,7 +865,7 @@ std::unique_ptr<ServerCore> MakeInlineCore(std::chrono::microseconds limit) {
 }
 
 TEST(ServerCoreInlineRunTest, SignatureMeasuredFastRunsOnTheCallingThread) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   // A limit no run can reach, so the test does not depend on machine load.
   auto core = MakeInlineCore(std::chrono::seconds(60));
   ASSERT_NE(core, nullptr);
@@ -876,7 +881,7 @@ TEST(ServerCoreInlineRunTest, SignatureMeasuredFastRunsOnTheCallingThread) {
 }
 
 TEST(ServerCoreInlineRunTest, SignatureThatTurnsSlowGoesBackToTheWorkerPool) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   auto core = MakeInlineCore(std::chrono::milliseconds(50));
   ASSERT_NE(core, nullptr);
   auto runner = std::make_shared<ThreadNotingRunner>();
@@ -901,7 +906,7 @@ TEST(ServerCoreInlineRunTest, SignatureThatTurnsSlowGoesBackToTheWorkerPool) {
 // The asynchronous predict path keeps TF Serving's metrics through its
 // cached cells: one series per entry point that served, none for the others.
 TEST(ServerCoreInlineRunTest, AsyncPredictsAreCountedUnderTheirEntrypoint) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   auto core = MakeInlineCore(std::chrono::seconds(60));
   ASSERT_NE(core, nullptr);
   for (int i = 0; i < SignatureRunCosts::kFastRunsNeeded + 2; ++i) {  // pool runs, then inline ones
@@ -930,7 +935,7 @@ TEST(ServerCoreInlineRunTest, AsyncPredictsAreCountedUnderTheirEntrypoint) {
 }
 
 TEST(ServerCoreInlineRunTest, ZeroLimitAlwaysUsesTheWorkerPool) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   auto core = MakeInlineCore(std::chrono::microseconds(0));
   ASSERT_NE(core, nullptr);
   auto runner = std::make_shared<ThreadNotingRunner>();
@@ -943,9 +948,9 @@ TEST(ServerCoreInlineRunTest, ZeroLimitAlwaysUsesTheWorkerPool) {
 }
 
 TEST(ServerCoreTest, PolledConfigFileAddsAModelAndIgnoresABrokenEdit) {
-  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  std::string three = ModelsDir() + "/saved_model_half_plus_three";
-  TFHOST_REQUIRE_FIXTURE(two);
+  std::string two = Model("saved_model_half_plus_two_cpu");
+  std::string three = Model("saved_model_half_plus_three");
+  TFHOST_REQUIRE_TFSERVING_MODEL(two);
   TempDir dir;
   std::string file = dir.Sub("models.config");
   auto write = [&](const std::string& text) { std::ofstream(file, std::ios::trunc) << text; };
@@ -980,7 +985,7 @@ namespace labels {
 
 // hp2 from the two-version fixture (123 and 124) with a policy and labels.
 ModelServerConfig TwoVersions(const std::vector<int64_t>& specific, const std::map<std::string, int64_t>& labels) {
-  ModelServerConfig config = SingleModelConfig("hp2", ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  ModelServerConfig config = SingleModelConfig("hp2", Model("saved_model_half_plus_two_2_versions"));
   ModelConfig* m = config.mutable_model_config_list()->mutable_config(0);
   for (int64_t v : specific) m->mutable_model_version_policy()->mutable_specific()->add_versions(v);
   for (const auto& [label, version] : labels) (*m->mutable_version_labels())[label] = version;
@@ -997,7 +1002,7 @@ StatusOr<int64_t> LabelVersion(ServerCore& core, const std::string& label) {
 int64_t VersionOf(const StatusOr<int64_t>& version) { return version.ok() ? *version : -1; }
 
 TEST(ServerCoreLabelTest, LabelOnVersionNotAvailableIsRefusedByDefault) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_2_versions"));
   // Only 124 is served (latest), so 123 is not AVAILABLE: startup fails as TF Serving's does.
   ModelServerConfig bad = TwoVersions({}, {{"stable", 123}});
   auto refused = ServerCore::Create(Options(bad));
@@ -1022,7 +1027,7 @@ TEST(ServerCoreLabelTest, LabelOnVersionNotAvailableIsRefusedByDefault) {
 }
 
 TEST(ServerCoreLabelTest, AllowFlagLetsNewLabelsNameUnavailableVersionsOnly) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_2_versions"));
   ServerCoreOptions options = Options(TwoVersions({}, {{"stable", 123}, {"canary", 124}}));
   options.version_label_policy = VersionLabelPolicy::kAllowNewUnavailable;
   auto core = ServerCore::Create(std::move(options));
@@ -1042,7 +1047,7 @@ TEST(ServerCoreLabelTest, AllowFlagLetsNewLabelsNameUnavailableVersionsOnly) {
 }
 
 TEST(ServerCoreLabelTest, ForceAllowLetsAnyLabelMove) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_2_versions");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_2_versions"));
   ServerCoreOptions options = Options(TwoVersions({}, {{"canary", 124}}));
   options.version_label_policy = VersionLabelPolicy::kAllowAny;
   auto core = ServerCore::Create(std::move(options));

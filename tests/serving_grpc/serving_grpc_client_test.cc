@@ -1,9 +1,11 @@
 // Runs grpc_client_check.py against the built `tfhost serve` in the project's
 // Python environment (scripts/py: TensorFlow and TF Serving's own client
 // package, tensorflow-serving-api): TF Serving's generated stubs call every
-// PredictionService and ModelService method, replay grpc_cases.json, check
-// error codes and texts, the message size limit, a 2 s run of the 64-stream
-// load generator with zero errors, and that SIGTERM drains and exits 0; then
+// PredictionService and ModelService method, replay grpc_cases.json (where
+// the shared fixtures are), check error codes and texts, the message size
+// limit, a 2 s run of the 64-stream load generator with zero errors, and that
+// SIGTERM drains and exits 0, on TF Serving's test models (the fixtures'
+// copies, else the zoo's generated equivalents: test_tfserving_models.h); then
 // a few zoo models ($TFHOST_ZOO_DIR, which the ctest sets from
 // tests/zoo/zoo_dir.sh --ensure) answer TensorFlow's recorded inputs with
 // TensorFlow's recorded outputs. The script bounds every wait; `timeout`
@@ -14,7 +16,7 @@
 #include <cstdio>
 #include <string>
 
-#include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 
 namespace {
 
@@ -28,8 +30,8 @@ int RunCommand(const std::string& command, std::string* output) {
 }
 
 TEST(ServingGrpcClientTest, TfServingClientPackageExercisesEveryMethodOfTheRealServer) {
-  std::string models = tfhost::testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
-  TFHOST_REQUIRE_FIXTURE(models);
+  std::string models = tfhost::testing::TfServingModelPath("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(models);
   // scripts/py makes the environment on first use (pip, minutes); `make deps`
   // makes it ahead. A failure here is an environment problem, not tfhost's.
   std::string probe_output;

@@ -9,6 +9,11 @@ Each model is built, exported and run on its own; one that fails is reported
 and the rest are still written, but the exit status is then non-zero. The
 files written do not depend on --jobs or --only: every model starts from the
 same seeds and process state.
+
+After the models, DIR/tfserving/ receives equivalents of TF Serving's own
+test models (tfserving_models.py), which the serving tests use where
+../shared/fixtures is absent; --only includes them only when it names
+"tfserving".
 """
 import argparse
 import multiprocessing
@@ -34,12 +39,14 @@ import tensorflow as tf  # noqa: E402
 # TF_USE_LEGACY_KERAS when imported, which would otherwise decide it later.
 assert tf.keras.__version__.startswith("3."), tf.keras.__version__
 
+import tfserving_models  # noqa: E402
 import zoo_lib  # noqa: E402
 from models import ALL_MODULES  # noqa: E402,F401  (importing registers the models)
 
 tf.get_logger().setLevel("ERROR")
 
 SEED = 0
+TFSERVING = "tfserving"  # --only name of the TF Serving test model equivalents (DIR/tfserving/)
 
 
 def _reset_globals():
@@ -120,10 +127,13 @@ def main():
     if args.list:
         for e in zoo_lib.REGISTRY.values():
             print(f"{e.name:28} {e.family:20} {e.what}")
+        print(f"{TFSERVING:28} {'tfserving':20} TF Serving's test models, equivalents (tfserving_models.py)")
         return 0
     if not args.out:
         ap.error("--out is required")
-    names = [n for n in args.only.split(",") if n] or list(zoo_lib.REGISTRY)
+    only = [n for n in args.only.split(",") if n]
+    with_tfserving = not only or TFSERVING in only
+    names = [n for n in only if n != TFSERVING] if only else list(zoo_lib.REGISTRY)
     unknown = [n for n in names if n not in zoo_lib.REGISTRY]
     if unknown:
         ap.error(f"unknown models: {', '.join(unknown)}")
@@ -142,6 +152,16 @@ def main():
               f"reference {ref_s:.1f}s)  {sigs}", flush=True)
     # The order asked for (registry order by default), not the finishing order.
     zoo_lib.write_manifest(args.out, [done[n] for n in names if n in done])
+    if with_tfserving:
+        t0 = time.monotonic()
+        out = os.path.join(args.out, TFSERVING)
+        try:
+            written = tfserving_models.write_all(out)
+            print(f"[zoo] {TFSERVING:28} {time.monotonic() - t0:6.1f}s  {', '.join(written)}", flush=True)
+        except Exception:  # noqa: BLE001 - reported like a failed model
+            shutil.rmtree(out, ignore_errors=True)
+            failed.append(TFSERVING)
+            print(f"[zoo] {TFSERVING:28} FAILED\n{traceback.format_exc()}", flush=True)
     total = time.monotonic() - start
     print(f"[zoo] {len(done)} models written to {args.out} in {total:.1f}s", flush=True)
     if failed:

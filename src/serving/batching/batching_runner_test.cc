@@ -9,26 +9,26 @@
 #include <random>
 #include <thread>
 
-#include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "loaders/model_loader.h"
 
 namespace tfhost::serving::batching {
 namespace {
 
-using ::tfhost::testing::FixturePath;
+using ::tfhost::testing::TfServingModelPath;
 
 constexpr int64_t kHour = 3600LL * 1000 * 1000;
-const char* kHalfPlusTwo = "models/tfserving/saved_model_half_plus_two_cpu/00000123";
+const char* kHalfPlusTwo = "saved_model_half_plus_two_cpu/00000123";
 
-// The TF Serving fixture model as ServerCore would hold it.
+// TF Serving's test model (fixture copy or zoo equivalent) as ServerCore would hold it.
 ServableHandle LoadHalfPlusTwo() {
-  auto model = loaders::LoadModel(FixturePath(kHalfPlusTwo));
+  auto model = loaders::LoadModel(TfServingModelPath(kHalfPlusTwo));
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   if (!model.ok()) return nullptr;
   auto servable = std::make_shared<Servable>();
   servable->name = "half_plus_two";
   servable->version = 123;
-  servable->path = FixturePath(kHalfPlusTwo);
+  servable->path = TfServingModelPath(kHalfPlusTwo);
   servable->model = std::shared_ptr<runtime::Model>(std::move(model).value());
   return servable;
 }
@@ -50,7 +50,7 @@ bool Eventually(Fn done) {
 class BatchingRunnerModeTest : public ::testing::TestWithParam<BatchingMode> {};
 
 TEST_P(BatchingRunnerModeTest, BatchedOutputsEqualUnbatchedOutputsOnHalfPlusTwo) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   auto signature = servable->model->FindSignature("serving_default");
@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(FixedAndAdaptive, BatchingRunnerModeTest,
                          });
 
 TEST(BatchingRunnerTest, BatchFillRatioIsRealRowsOverPaddedRowsAndItsHelpSaysSo) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
@@ -137,7 +137,7 @@ TEST(BatchingRunnerTest, BatchFillRatioIsRealRowsOverPaddedRowsAndItsHelpSaysSo)
 }
 
 TEST(BatchingRunnerTest, ConcurrentRequestsShareOnePaddedBatchOfTheRealModel) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
@@ -195,7 +195,7 @@ TEST(BatchingRunnerTest, ConcurrentRequestsShareOnePaddedBatchOfTheRealModel) {
 }
 
 TEST(BatchingRunnerTest, RequestWithWrongInnerShapeFailsAloneWithoutBatching) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
@@ -232,7 +232,7 @@ TEST(BatchingRunnerTest, CanBatchOnlyRequestsTheSignatureLetsMerge) {
 }
 
 TEST(BatchingRunnerTest, RunAsyncAnswersEveryRequestOnceWithoutBlockingTheCaller) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
@@ -274,8 +274,8 @@ TEST(BatchingRunnerTest, RunAsyncAnswersEveryRequestOnceWithoutBlockingTheCaller
 }
 
 TEST(BatchingRunnerTest, PadsVariableLengthInputsOfTfServingsMatrixHalfPlusTwo) {
-  const std::string path = FixturePath("models/tfserving/matrix_half_plus_two/1");
-  TFHOST_REQUIRE_FIXTURE(path);
+  const std::string path = TfServingModelPath("matrix_half_plus_two/1");
+  TFHOST_REQUIRE_TFSERVING_MODEL(path);
   auto model = loaders::LoadModel(path);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto servable = std::make_shared<Servable>();
@@ -326,7 +326,7 @@ TEST(BatchingRunnerTest, PadsVariableLengthInputsOfTfServingsMatrixHalfPlusTwo) 
 }
 
 TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   ServableHandle servable = LoadHalfPlusTwo();
   ASSERT_TRUE(servable);
   const runtime::Signature& signature = **servable->model->FindSignature("serving_default");
@@ -342,7 +342,7 @@ TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
 }
 
 TEST(BatchingRunnerTest, QueuesOfUnloadedVersionsArePruned) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kHalfPlusTwo));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kHalfPlusTwo));
   BatchingRunnerOptions options;
   options.config.num_batch_threads = 1;
   auto runner = BatchingRunner::Create(options);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/server_core.h"
 #include "serving/serving_test_util.h"
@@ -18,12 +19,13 @@ namespace {
 
 namespace ts = tensorflow::serving;
 using ::tfhost::testing::FixturePath;
+using ::tfhost::testing::TfServingModelPath;
 
-const char* kBasePath = "models/tfserving/saved_model_half_plus_two_cpu";
+const char* kBasePath = "saved_model_half_plus_two_cpu";
 
 std::unique_ptr<ServerCore> MakeCore() {
   ServerCoreOptions o;
-  o.model_server_config = SingleModelConfig("half_plus_two", FixturePath(kBasePath));
+  o.model_server_config = SingleModelConfig("half_plus_two", TfServingModelPath(kBasePath));
   o.manager.file_system_poll_wait_seconds = 0;
   o.manager.max_num_load_retries = 0;
   o.manager.log_sink = [](const std::string&) {};
@@ -44,7 +46,7 @@ ts::PredictRequest Request(const std::vector<float>& xs) {
 }
 
 TEST(BatchingServerCoreTest, PredictThroughTfServingBatchingConfigMatchesTheModel) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kBasePath));
   const std::string config_path = FixturePath("tfserving-configs/batching_config.txt");
   TFHOST_REQUIRE_FIXTURE(config_path);
   auto core = MakeCore();
@@ -97,7 +99,7 @@ TEST(BatchingServerCoreTest, PredictThroughTfServingBatchingConfigMatchesTheMode
 }
 
 TEST(BatchingServerCoreTest, FullQueueAnswersPredictWithUnavailableAtOnce) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kBasePath));
   auto core = MakeCore();
   ASSERT_TRUE(core);
   auto gated = std::make_shared<serving::testing::GateRunner>();
@@ -142,7 +144,7 @@ TEST(BatchingServerCoreTest, FullQueueAnswersPredictWithUnavailableAtOnce) {
 }
 
 TEST(BatchingServerCoreTest, ARequestWaitingForItsBatchGivesUpAtItsDeadline) {
-  TFHOST_REQUIRE_FIXTURE(FixturePath(kBasePath));
+  TFHOST_REQUIRE_TFSERVING_MODEL(TfServingModelPath(kBasePath));
   auto core = MakeCore();
   ASSERT_TRUE(core);
   auto gated = std::make_shared<serving::testing::GateRunner>();

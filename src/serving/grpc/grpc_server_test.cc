@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/server_core.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
@@ -32,7 +33,8 @@ namespace fs = std::filesystem;
 namespace ts = tensorflow::serving;
 using google::protobuf::util::MessageDifferencer;
 
-std::string ModelsDir() { return tfhost::testing::FixturePath("models/tfserving"); }
+// TF Serving's test models: the shared fixtures' copies, else the zoo's equivalents.
+std::string Model(const std::string& relative) { return tfhost::testing::TfServingModelPath(relative); }
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
 using testing::FromJson;
@@ -86,7 +88,7 @@ Served Serve(ModelServerConfig config, GrpcServerOptions options = {}) {
 }
 
 Served ServeOne(const std::string& name, const std::string& model_dir, GrpcServerOptions options = {}) {
-  return Serve(SingleModelConfig(name, ModelsDir() + "/" + model_dir), std::move(options));
+  return Serve(SingleModelConfig(name, Model(model_dir)), std::move(options));
 }
 
 // Every call gets a deadline so that a broken server fails the test instead of hanging it.
@@ -190,7 +192,7 @@ TEST(GrpcServerTest, EveryGrpcCaseMatchesOverARealChannel) {
 }
 
 TEST(GrpcServerTest, ErrorsKeepTfServingCodesAndTexts) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   ts::PredictResponse resp;
@@ -273,7 +275,7 @@ TEST(GrpcServerTest, ErrorsKeepTfServingCodesAndTexts) {
 TEST(GrpcServerTest, MetadataMatchesTheFixtureJson) {
   std::string fixture = ConfigsDir() + "/half_plus_two_model_metadata.json";
   TFHOST_REQUIRE_FIXTURE(fixture);
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   ts::GetModelMetadataRequest req;
@@ -300,10 +302,10 @@ TEST(GrpcServerTest, MetadataMatchesTheFixtureJson) {
 }
 
 TEST(GrpcServerTest, ReloadConfigOverGrpcAddsAModelAndReportsLoadFailures) {
-  std::string two = ModelsDir() + "/saved_model_half_plus_two_cpu";
-  std::string three = ModelsDir() + "/saved_model_half_plus_three";
-  TFHOST_REQUIRE_FIXTURE(two);
-  TFHOST_REQUIRE_FIXTURE(three);
+  std::string two = Model("saved_model_half_plus_two_cpu");
+  std::string three = Model("saved_model_half_plus_three");
+  TFHOST_REQUIRE_TFSERVING_MODEL(two);
+  TFHOST_REQUIRE_TFSERVING_MODEL(three);
   Served s = Serve(SingleModelConfig("two", two));
   ASSERT_TRUE(s);
   ts::ReloadConfigRequest req;
@@ -322,7 +324,7 @@ TEST(GrpcServerTest, ReloadConfigOverGrpcAddsAModelAndReportsLoadFailures) {
 
   // A model that cannot load: the call fails with the load error; the rest keeps serving.
   *list->add_config() =
-      SingleModelConfig("broken", ModelsDir() + "/bad_half_plus_two").model_config_list().config(0);
+      SingleModelConfig("broken", Model("bad_half_plus_two")).model_config_list().config(0);
   st = s.model->HandleReloadConfigRequest(Ctx(120).get(), req, &resp);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.error_message().find("\"broken\""), std::string::npos) << st.error_message();
@@ -331,7 +333,7 @@ TEST(GrpcServerTest, ReloadConfigOverGrpcAddsAModelAndReportsLoadFailures) {
 }
 
 TEST(GrpcServerTest, RequestOverTheReceiveLimitIsResourceExhausted) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   GrpcServerOptions options;
   options.max_receive_message_bytes = 64 * 1024;
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu", options);
@@ -350,7 +352,7 @@ TEST(GrpcServerTest, RequestOverTheReceiveLimitIsResourceExhausted) {
 }
 
 TEST(GrpcServerTest, ResponseOverTheSendLimitIsResourceExhausted) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   GrpcServerOptions options;
   options.max_send_message_bytes = 16 * 1024;
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu", options);
@@ -396,7 +398,7 @@ TEST(GrpcServerTest, ChannelArgumentsParseAsTfServingWritesThem) {
 }
 
 TEST(GrpcServerTest, ChannelArgumentOverridesTheReceiveLimit) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   GrpcServerOptions options;
   options.channel_arguments = {{"grpc.max_receive_message_length", "4096"}};
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu", options);
@@ -416,7 +418,7 @@ TEST(GrpcServerTest, ChannelArgumentOverridesTheReceiveLimit) {
 }
 
 TEST(GrpcServerTest, BusyPortIsAnErrorNamingTheAddress) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   GrpcServerOptions options;
@@ -431,13 +433,13 @@ TEST(GrpcServerTest, BusyPortIsAnErrorNamingTheAddress) {
 // TF Serving's --grpc_socket_path: the same services on a UNIX socket,
 // beside the TCP port or instead of it.
 TEST(GrpcServerTest, ServesOnAUnixSocketBesideOrInsteadOfTheTcpPort) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   const std::string socket = (fs::temp_directory_path() / ("tfhost_grpc_" + std::to_string(::getpid()) + ".sock")).string();
   for (bool tcp : {true, false}) {
     GrpcServerOptions options;
     options.socket_path = socket;
     options.tcp = tcp;
-    auto core = MakeCore(SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"));
+    auto core = MakeCore(SingleModelConfig("default", Model("saved_model_half_plus_two_cpu")));
     ASSERT_NE(core, nullptr);
     options.address = "127.0.0.1";
     options.port = 0;
@@ -456,8 +458,8 @@ TEST(GrpcServerTest, ServesOnAUnixSocketBesideOrInsteadOfTheTcpPort) {
 }
 
 TEST(GrpcServerTest, SocketPathInAMissingFolderIsAnErrorNamingIt) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
-  auto core = MakeCore(SingleModelConfig("default", ModelsDir() + "/saved_model_half_plus_two_cpu"));
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
+  auto core = MakeCore(SingleModelConfig("default", Model("saved_model_half_plus_two_cpu")));
   ASSERT_NE(core, nullptr);
   GrpcServerOptions options;
   options.tcp = false;
@@ -473,7 +475,7 @@ TEST(GrpcServerTest, SocketPathInAMissingFolderIsAnErrorNamingIt) {
 }
 
 TEST(GrpcServerTest, ManyConcurrentCallsAllSucceed) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   std::atomic<int> failures{0};
@@ -494,7 +496,7 @@ TEST(GrpcServerTest, ManyConcurrentCallsAllSucceed) {
 }
 
 TEST(GrpcServerTest, AClientDeadlineReleasesTheHandlerOfARequestWaitingForItsBatch) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   auto gate = std::make_shared<GateRunner>(std::chrono::seconds(20));
@@ -529,7 +531,7 @@ TEST(GrpcServerTest, AClientDeadlineReleasesTheHandlerOfARequestWaitingForItsBat
 }
 
 TEST(GrpcServerTest, ShutdownLetsInFlightCallsFinishAndRefusesNewOnes) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   auto gate = std::make_shared<GateRunner>(std::chrono::seconds(20));
@@ -557,7 +559,7 @@ TEST(GrpcServerTest, ShutdownLetsInFlightCallsFinishAndRefusesNewOnes) {
 }
 
 TEST(GrpcServerTest, ShutdownDeadlineCancelsCallsThatRunTooLong) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
   ASSERT_TRUE(s);
   // The held call finishes by itself after 1.5 s, well past the 200 ms deadline.
@@ -579,7 +581,7 @@ TEST(GrpcServerTest, ShutdownDeadlineCancelsCallsThatRunTooLong) {
 }
 
 TEST(GrpcServerTest, MaxThreadsRefusesCallsBeyondTheCapAtOnce) {
-  TFHOST_REQUIRE_FIXTURE(ModelsDir() + "/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
   GrpcServerOptions options;
   options.max_threads = 2;
   Served s = ServeOne("default", "saved_model_half_plus_two_cpu", options);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/server_core.h"
 
@@ -27,9 +28,8 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-std::string ModelDir(const std::string& model_dir) {
-  return testing::FixturePath("models/tfserving/" + model_dir);
-}
+// TF Serving's test models: the shared fixtures' copies, else the zoo's equivalents.
+std::string ModelDir(const std::string& model_dir) { return testing::TfServingModelPath(model_dir); }
 
 std::unique_ptr<ServerCore> MakeCore(const ModelServerConfig& config) {
   ServerCoreOptions options;
@@ -130,7 +130,7 @@ TEST(RestApiHandlerTest, EveryCaseOfRestCasesJsonMatches) {
     } else {
       EXPECT_TRUE(got == expected) << "got:  " << r.body << "\nwant: " << Compact(expected);
       // Byte for byte apart from spaces: same number formatting ("3.0").
-      if (!expected.HasMember("model_version_status")) EXPECT_EQ(WithoutSpaces(r.body), Compact(expected));
+      EXPECT_EQ(WithoutSpaces(r.body), Compact(expected));
     }
     ++checked;
   }
@@ -146,7 +146,9 @@ TEST(RestApiHandlerTest, MetadataMatchesTheTwoVersionFixture) {
            {"saved_model_half_plus_two_2_versions", "saved_model_half_plus_two_2_versions_metadata.json"},
        }) {
     SCOPED_TRACE(model_dir);
-    TFHOST_REQUIRE_FIXTURE(ModelDir(model_dir));
+    TFHOST_REQUIRE_TFSERVING_MODEL(ModelDir(model_dir));
+    const std::string want_path = testing::FixturePath("tfserving-configs/" + file);
+    TFHOST_REQUIRE_FIXTURE(want_path);
     ModelServerConfig config;
     auto* m = config.mutable_model_config_list()->add_config();
     m->set_name("saved_model_half_plus_two_2_versions");
@@ -159,7 +161,7 @@ TEST(RestApiHandlerTest, MetadataMatchesTheTwoVersionFixture) {
     ASSERT_EQ(r.status, 200) << r.body;
     rapidjson::Document got, want;
     got.Parse(r.body.c_str());
-    want.Parse(ReadFile(testing::FixturePath("tfserving-configs/" + file)).c_str());
+    want.Parse(ReadFile(want_path).c_str());
     ASSERT_FALSE(want.HasParseError());
     DropEmptyDefaults(got);
     DropEmptyDefaults(want);
@@ -170,7 +172,7 @@ TEST(RestApiHandlerTest, MetadataMatchesTheTwoVersionFixture) {
 class HalfPlusTwoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    TFHOST_REQUIRE_FIXTURE(ModelDir("saved_model_half_plus_two_cpu"));
+    TFHOST_REQUIRE_TFSERVING_MODEL(ModelDir("saved_model_half_plus_two_cpu"));
     core_ = CoreFor("saved_model_half_plus_two_cpu", "default");
     ASSERT_NE(core_, nullptr);
   }
@@ -249,7 +251,7 @@ TEST_F(HalfPlusTwoTest, MetricsAreServedOnlyAtTheConfiguredPath) {
 
 TEST(RestApiHandlerTest, VersionLabelsAndSpecificVersions) {
   std::string dir = ModelDir("saved_model_half_plus_two_2_versions");
-  TFHOST_REQUIRE_FIXTURE(dir);
+  TFHOST_REQUIRE_TFSERVING_MODEL(dir);
   ModelServerConfig config;
   auto* m = config.mutable_model_config_list()->add_config();
   m->set_name("hp2");
@@ -310,6 +312,40 @@ TEST(RestApiHandlerDemoTest, WrongInputShapeIs400NamingTheInputAndTheDeclaredSha
   image += "]";
   RestResponse good = handler.Handle("POST", "/v1/models/cnn:predict", R"({"instances": [)" + image + "]}");
   EXPECT_EQ(good.status, 200) << good.body << " for " << image;
+  std::filesystem::remove_all(dir);
+}
+
+// The single-model status and the model list are written by one writer: the
+// same spacing and the same fields for each version, so that a client (or a
+// person reading curl output) sees one shape. Both bodies are checked whole.
+TEST(RestApiHandlerDemoTest, ModelStatusAndModelListShareOneVersionStatusLayout) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("rest_demo_list_" + std::to_string(::getpid()))).string();
+  ASSERT_TRUE(loaders::WriteDemoModels(dir).ok());
+  ModelServerConfig config;
+  for (const char* name : {"half_plus_two", "mlp"}) {
+    auto* m = config.mutable_model_config_list()->add_config();
+    m->set_name(name);
+    m->set_base_path(dir + "/" + name);
+    m->set_model_platform("tensorflow");
+  }
+  auto core = MakeCore(config);
+  ASSERT_NE(core, nullptr);
+  RestApiHandler handler(core.get(), RestApiOptions{});
+  const std::string version_status =
+      R"("model_version_status": [{"version": "1", "state": "AVAILABLE", )"
+      R"("status": {"error_code": "OK", "error_message": ""}}])";
+
+  RestResponse one = handler.Handle("GET", "/v1/models/mlp", "");
+  EXPECT_EQ(one.status, 200);
+  EXPECT_EQ(one.body, "{" + version_status + "}");
+  EXPECT_EQ(handler.Handle("GET", "/v1/models/mlp/versions/1", "").body, one.body);
+
+  RestResponse list = handler.Handle("GET", "/v1/models", "");
+  EXPECT_EQ(list.status, 200);
+  EXPECT_EQ(list.body, R"({"models": [)"
+                       R"({"name": "half_plus_two", )" + version_status + R"(, "version_labels": {}}, )"
+                       R"({"name": "mlp", )" + version_status + R"(, "version_labels": {}}]})");
   std::filesystem::remove_all(dir);
 }
 

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "base/test_fixtures.h"
+#include "base/test_tfserving_models.h"
 #include <condition_variable>
 #include <mutex>
 
@@ -80,8 +80,8 @@ StatusOr<std::unique_ptr<HttpServer>> StartAsyncRest(const HttpServerOptions& ht
 class RestOverHttpTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
-    TFHOST_REQUIRE_FIXTURE(model);
+    std::string model = testing::TfServingModelPath("saved_model_half_plus_two_cpu");
+    TFHOST_REQUIRE_TFSERVING_MODEL(model);
     ServerCoreOptions options;
     options.model_server_config = SingleModelConfig("default", model);
     options.manager.file_system_poll_wait_seconds = 0;
@@ -129,7 +129,8 @@ TEST_F(RestOverHttpTest, TfServingCasesOnOneKeepAliveConnection) {
   s.Send("GET /v1/models/default HTTP/1.1\r\nHost: x\r\n\r\n");
   auto status = s.Read();
   EXPECT_EQ(status.first, 200);
-  EXPECT_NE(status.second.find(R"("state":"AVAILABLE")"), std::string::npos) << status.second;
+  EXPECT_EQ(status.second, R"({"model_version_status": [{"version": "123", "state": "AVAILABLE", )"
+                           R"("status": {"error_code": "OK", "error_message": ""}}]})");
   s.Send("GET /v1/foo HTTP/1.1\r\nHost: x\r\n\r\n");
   auto malformed = s.Read();
   EXPECT_EQ(malformed.first, 400);
@@ -190,8 +191,8 @@ class OneHttpThreadTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(OneHttpThreadTest, SlowModelDoesNotStopHealthzOrAnotherModel) {
   const bool batching = GetParam();
-  std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = testing::TfServingModelPath("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   ServerCoreOptions options;
   options.model_server_config = SingleModelConfig("slow", model);
   *options.model_server_config.mutable_model_config_list()->add_config() =
@@ -257,8 +258,8 @@ INSTANTIATE_TEST_SUITE_P(BatchingOnAndOff, OneHttpThreadTest, ::testing::Bool(),
 
 // A full worker queue answers 503 at once instead of queueing without bound.
 TEST(RestWorkerPoolTest, FullWorkerQueueAnswers503) {
-  std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
-  TFHOST_REQUIRE_FIXTURE(model);
+  std::string model = testing::TfServingModelPath("saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_TFSERVING_MODEL(model);
   ServerCoreOptions options;
   options.model_server_config = SingleModelConfig("slow", model);
   options.manager.file_system_poll_wait_seconds = 0;
