@@ -9,6 +9,10 @@
 #   make fuzz   builds the libFuzzer targets with clang and smoke-runs each
 #   make tsan   the runtime's concurrency tests under ThreadSanitizer
 #               (make test runs the thread pool's part of it: make tsan-pool)
+#   make install [PREFIX=/usr/local]  builds tfhost, installs bin/tfhost, the docs
+#               (share/doc/tfhost) and bash completion (cmake --install; DESTDIR works)
+#   make dist   dist/tfhost-<version>-linux-<arch>.tar.gz: tfhost with every shared
+#               library it needs but glibc's, relocatable (unpack anywhere)
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
@@ -18,7 +22,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Uni
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps build run test unit-test asan tsan tsan-pool fuzz clean
+.PHONY: deps build run test unit-test asan tsan tsan-pool fuzz clean install dist
 
 deps:
 	@bash scripts/install_deps.sh
@@ -28,6 +32,16 @@ $(BUILD_DIR)/CMakeCache.txt:
 
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Only the binary is built for these, not the tests and benchmarks.
+PREFIX ?= /usr/local
+install: $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target tfhost
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The tarball's makings: scripts/make_dist.sh (needs patchelf: make deps).
+dist: $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target dist
 
 # The main job: TensorFlow Serving's REST (8501) and gRPC (8500) APIs over the
 # demo models tfhost writes itself; it prints ready-to-paste curl commands.

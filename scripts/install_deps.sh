@@ -18,6 +18,7 @@ packages=(
   libjpeg62-turbo libpng16-16 libicu72
   libicu-dev libre2-dev
   python3-venv
+  patchelf debootstrap bash-completion
   chromium
 )
 
