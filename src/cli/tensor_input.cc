@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/base64.h"
 #include "cli/npy_io.h"
 
 namespace tfhost::cli {
@@ -27,33 +28,12 @@ StatusOr<std::string> ReadFileBytes(const std::string& path) {
   return ss.str();
 }
 
-StatusOr<std::string> Base64Decode(const std::string& in, const std::string& where) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t i = 0;
-  for (; i < in.size() && in[i] != '='; ++i) {
-    int v = value(in[i]);
-    if (v < 0) return InvalidArgument(where + ": invalid base64 character in \"b64\" value");
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  for (; i < in.size(); ++i) {
-    if (in[i] != '=') return InvalidArgument(where + ": invalid base64 padding in \"b64\" value");
-  }
-  return out;
+// --input values take either alphabet, padded or not: they are typed by
+// hand as often as pasted.
+StatusOr<std::string> DecodeB64Input(const std::string& in, const std::string& where) {
+  auto bytes = Base64Decode(in, {Base64Alphabet::kEither, /*padding=*/false});
+  if (!bytes.ok()) return InvalidArgument(where + ": " + bytes.status().message() + " in \"b64\" value");
+  return bytes;
 }
 
 bool IsB64Object(const rapidjson::Value& v) {
@@ -217,7 +197,7 @@ StatusOr<Tensor> TensorFromJson(std::string_view json, DType dtype, const std::s
         if (v.IsString()) {
           tensor.strings()[i].assign(v.GetString(), v.GetStringLength());
         } else if (IsB64Object(v)) {
-          TFHOST_ASSIGN_OR_RETURN(tensor.strings()[i], Base64Decode(v["b64"].GetString(), where));
+          TFHOST_ASSIGN_OR_RETURN(tensor.strings()[i], DecodeB64Input(v["b64"].GetString(), where));
         } else {
           return type_error("a string or {\"b64\": ...}");
         }

@@ -1,5 +1,6 @@
 #include "data/example_json.h"
 
+#include "base/base64.h"
 #include "data/schema.h"
 
 #include <rapidjson/reader.h>
@@ -203,11 +204,10 @@ Status FeatureFromNode(const Node& n, const std::string& name, const FeatureKind
     if (key == "bytes_b64") {
       out->kind = FeatureKind::kBytes;
       for (const Node& item : list.items) {
-        std::string decoded;
-        if (item.type != Node::kString || !Base64Decode(item.text, &decoded)) {
-          return FeatureError(name, "bytes_b64 values must be base64 strings");
-        }
-        out->bytes.push_back(std::move(decoded));
+        if (item.type != Node::kString) return FeatureError(name, "bytes_b64 values must be base64 strings");
+        auto decoded = Base64Decode(item.text);
+        if (!decoded.ok()) return FeatureError(name, "bytes_b64 value: " + decoded.status().message());
+        out->bytes.push_back(*std::move(decoded));
       }
       return OkStatus();
     }
@@ -479,60 +479,6 @@ bool IsValidUtf8(std::string_view s) {
     static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
     if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
     p += n + 1;
-  }
-  return true;
-}
-
-namespace {
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-}
-
-std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  auto u = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t v = (u(i) << 16) | (u(i + 1) << 8) | u(i + 2);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(v >> s) & 63]);
-  }
-  if (i + 1 == bytes.size()) {
-    uint32_t v = u(i) << 16;
-    out.push_back(kB64[(v >> 18) & 63]);
-    out.push_back(kB64[(v >> 12) & 63]);
-    out.append("==");
-  } else if (i + 2 == bytes.size()) {
-    uint32_t v = (u(i) << 16) | (u(i + 1) << 8);
-    out.push_back(kB64[(v >> 18) & 63]);
-    out.push_back(kB64[(v >> 12) & 63]);
-    out.push_back(kB64[(v >> 6) & 63]);
-    out.push_back('=');
-  }
-  return out;
-}
-
-bool Base64Decode(std::string_view text, std::string* out) {
-  out->clear();
-  if (text.size() % 4 != 0) return false;
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t pad = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '=') {
-      if (i < text.size() - 2) return false;
-      ++pad;
-      continue;
-    }
-    if (pad) return false;
-    const char* pos = std::strchr(kB64, c);
-    if (c == '\0' || pos == nullptr) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(pos - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
   }
   return true;
 }

@@ -56,7 +56,5 @@ bool ParseFloatText(std::string_view text, float* out);
 bool ParseInt64Text(std::string_view text, int64_t* out);
 
 bool IsValidUtf8(std::string_view s);
-std::string Base64Encode(std::string_view bytes);
-bool Base64Decode(std::string_view text, std::string* out);
 
 }  // namespace tfhost::data

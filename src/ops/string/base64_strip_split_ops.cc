@@ -15,63 +15,18 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/base64.h"
 #include "ops/array/array_util.h"
 #include "ops/string/string_ops.h"
 
 namespace tfhost::ops {
 namespace {
 
-constexpr char kWebSafe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string EncodeBase64Text(const std::string& in, bool pad) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
-  for (; i + 3 <= in.size(); i += 3) {
-    const uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kWebSafe[(v >> s) & 63]);
-  }
-  const size_t rest = in.size() - i;
-  if (rest > 0) {
-    const uint32_t v = (p[i] << 16) | (rest == 2 ? p[i + 1] << 8 : 0);
-    out.push_back(kWebSafe[(v >> 18) & 63]);
-    out.push_back(kWebSafe[(v >> 12) & 63]);
-    if (rest == 2) out.push_back(kWebSafe[(v >> 6) & 63]);
-    if (pad) out.append(rest == 1 ? "==" : "=");
-  }
-  return out;
-}
-
-// Returns false on a character outside the web-safe alphabet or a bad length.
-bool DecodeBase64Text(const std::string& in, std::string* out) {
-  int table[256];
-  std::fill(std::begin(table), std::end(table), -1);
-  for (int k = 0; k < 64; ++k) table[static_cast<unsigned char>(kWebSafe[k])] = k;
-  size_t n = in.size();
-  while (n > 0 && in[n - 1] == '=') --n;
-  if (in.size() - n > 2 || n % 4 == 1) return false;
-  out->clear();
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const int v = table[static_cast<unsigned char>(in[i])];
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return true;
-}
-
 Status EncodeBase64(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(bool pad, ctx.AttrOr<bool>("pad", false));
   const Tensor& in = ctx.input(0);
   Tensor out(DType::kString, in.shape());
-  for (int64_t i = 0; i < in.NumElements(); ++i) out.strings()[i] = EncodeBase64Text(in.strings()[i], pad);
+  for (int64_t i = 0; i < in.NumElements(); ++i) out.strings()[i] = Base64Encode(in.strings()[i], {Base64Alphabet::kWebSafe, pad});
   ctx.set_output(0, std::move(out));
   return OkStatus();
 }
@@ -80,9 +35,21 @@ Status DecodeBase64(KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
   Tensor out(DType::kString, in.shape());
   for (int64_t i = 0; i < in.NumElements(); ++i) {
-    if (!DecodeBase64Text(in.strings()[i], &out.strings()[i])) {
-      return ctx.Error("Invalid character found in base64 (element " + std::to_string(i) + ")");
+    // TensorFlow's web-safe base64: up to two '=' of padding, present or not.
+    std::string_view text = in.strings()[i];
+    size_t pad = 0;
+    while (!text.empty() && text.back() == '=') {
+      text.remove_suffix(1);
+      ++pad;
     }
+    auto bytes = pad > 2 ? StatusOr<std::string>(InvalidArgument("invalid base64: " + std::to_string(pad) +
+                                                                 " '=' of padding"))
+                         : Base64Decode(text, {Base64Alphabet::kWebSafe, /*padding=*/false});
+    if (!bytes.ok()) {
+      return ctx.Error("Invalid character found in base64 (element " + std::to_string(i) + "): " +
+                       bytes.status().message());
+    }
+    out.strings()[i] = *std::move(bytes);
   }
   ctx.set_output(0, std::move(out));
   return OkStatus();

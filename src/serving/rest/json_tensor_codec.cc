@@ -196,7 +196,7 @@ Status AppendLeaf(const Value& v, DType dtype, const JsonPath& path, TensorProto
         if (!text.IsString()) {
           return InvalidArgument("'b64' value must be a string (at " + path.ToString() + ")");
         }
-        auto bytes = Base64Decode(std::string_view(text.GetString(), text.GetStringLength()));
+        auto bytes = DecodeB64Value(std::string_view(text.GetString(), text.GetStringLength()));
         if (!bytes.ok()) return bytes.status().WithContext("at " + path.ToString());
         proto->add_string_val(std::move(*bytes));
         return OkStatus();
@@ -416,7 +416,7 @@ Status FillFeature(const Value& v, const std::string& where, tensorflow::Feature
       } else {
         const Value& text = item.MemberBegin()->value;
         if (!text.IsString()) return InvalidArgument("'b64' value must be a string (at " + where + ")");
-        auto bytes = Base64Decode(std::string_view(text.GetString(), text.GetStringLength()));
+        auto bytes = DecodeB64Value(std::string_view(text.GetString(), text.GetStringLength()));
         if (!bytes.ok()) return bytes.status().WithContext("at " + where);
         list->add_value(std::move(*bytes));
       }
@@ -515,7 +515,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 void AppendB64Object(std::string_view bytes, std::string* out) {
   out->append("{\"b64\": \"");
-  out->append(Base64Encode(bytes));
+  out->append(Base64Encode(bytes));  // base/base64.h
   out->append("\"}");
 }
 
@@ -803,68 +803,10 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
-std::string Base64Encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                 static_cast<uint8_t>(bytes[i + 2]);
-    out.push_back(kAlphabet[v >> 18]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(kAlphabet[(v >> 6) & 63]);
-    out.push_back(kAlphabet[v & 63]);
-  }
-  size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-    if (rest == 2) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    out.push_back(kAlphabet[v >> 18]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
-StatusOr<std::string> Base64Decode(std::string_view text) {
-  auto value_of = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  size_t n = text.size();
-  size_t padding = 0;
-  while (n > 0 && text[n - 1] == '=' && padding < 2) {
-    --n;
-    ++padding;
-  }
-  if (padding > 0 && (n + padding) % 4 != 0) {
-    return InvalidArgument("invalid base64 in 'b64' value: wrong padding");
-  }
-  if (n % 4 == 1) return InvalidArgument("invalid base64 in 'b64' value: truncated (length " +
-                                         std::to_string(text.size()) + ")");
-  std::string out;
-  out.reserve(n / 4 * 3 + 2);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int v = value_of(text[i]);
-    if (v < 0) {
-      return InvalidArgument("invalid base64 in 'b64' value: unexpected character at offset " + std::to_string(i));
-    }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
+StatusOr<std::string> DecodeB64Value(std::string_view text) {
+  auto bytes = Base64Decode(text, {Base64Alphabet::kStandard, /*padding=*/false});
+  if (!bytes.ok()) return InvalidArgument(bytes.status().message() + " in 'b64' value");
+  return bytes;
 }
 
 const char* TfDataTypeName(DType dtype) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/base64.h"
 #include "base/dtype.h"
 #include "base/status.h"
 #include "base/tensor.h"
@@ -83,9 +84,9 @@ void AppendJsonDouble(double value, std::string* out);
 // A JSON string literal (with quotes) of `text`, which must be valid UTF-8.
 void AppendJsonString(std::string_view text, std::string* out);
 bool IsValidUtf8(std::string_view text);
-std::string Base64Encode(std::string_view bytes);
-// Standard alphabet; padding optional; anything else is InvalidArgument.
-StatusOr<std::string> Base64Decode(std::string_view text);
+// A {"b64": ...} value as TF Serving takes it: the standard alphabet,
+// padding optional (base/base64.h); errors say "in 'b64' value".
+StatusOr<std::string> DecodeB64Value(std::string_view text);
 // TensorFlow's DataTypeString ("float", "int64", "string", ...), as error
 // messages name dtypes.
 const char* TfDataTypeName(DType dtype);

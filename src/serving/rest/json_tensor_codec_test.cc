@@ -328,16 +328,17 @@ TEST(JsonTensorCodecTest, ResultsAreWrittenAsTfServingDoes) {
   EXPECT_EQ(MakeJsonFromRegressionResult(r), R"({"results": [42.0,0.5]})");
 }
 
-TEST(JsonTensorCodecTest, Base64RoundTripsAndUtf8Validation) {
+TEST(JsonTensorCodecTest, B64ValuesTakePaddingOptionalStandardBase64AndUtf8IsValidated) {
   for (std::string s : {std::string(""), std::string("a"), std::string("ab"), std::string("abc"),
                         std::string("\x00\xff\x10\x80", 4)}) {
-    auto back = Base64Decode(Base64Encode(s));
+    auto back = DecodeB64Value(Base64Encode(s));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, s);
   }
-  EXPECT_TRUE(Base64Decode("YWJj").ok());
-  EXPECT_TRUE(Base64Decode("YQ").ok());  // padding optional
-  EXPECT_FALSE(Base64Decode("Y").ok());
+  EXPECT_EQ(*DecodeB64Value("YWJj"), "abc");
+  EXPECT_EQ(*DecodeB64Value("YQ"), "a");  // padding optional
+  EXPECT_EQ(DecodeB64Value("Y").status().message(), "invalid base64: truncated (length 1) in 'b64' value");
+  EXPECT_EQ(DecodeB64Value("YW-j").status().message(), "invalid base64: unexpected '-' at offset 2 in 'b64' value");
   EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9"));
   EXPECT_FALSE(IsValidUtf8("\xc3"));
   EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));       // overlong
