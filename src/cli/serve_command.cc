@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -82,7 +83,8 @@ struct ServeFlags {
 void AddServeFlags(FlagParser& flags, ServeFlags& f) {
   flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC on TCP off)");
   flags.AddString("grpc_address", &f.grpc_address, "ADDR",
-                  "address the gRPC API listens on with --port (default 0.0.0.0; 127.0.0.1 keeps it local)");
+                  "address the gRPC API listens on: HOST (with --port) or HOST:PORT, [IPv6]:PORT (default 0.0.0.0; "
+                  "127.0.0.1 keeps it local)");
   AddDeviceFlag(flags, &f.device);
   flags.AddString("grpc_socket_path", &f.grpc_socket_path, "PATH",
                   "also serve gRPC on this UNIX domain socket (as TF Serving); with --port=0, only there");
@@ -332,6 +334,37 @@ class SignalBlock {
 
 }  // namespace
 
+// --grpc_address HOST, HOST:PORT or [IPv6]:PORT: a port given there
+// replaces --port; the host is kept without brackets.
+Status SplitGrpcAddress(ServeFlags* f) {
+  std::string& a = f->grpc_address;
+  if (a.empty()) return InvalidArgument("--grpc_address must not be empty");
+  std::string host = a, port;
+  if (a.front() == '[') {
+    const size_t close = a.find(']');
+    if (close == std::string::npos) return InvalidArgument("--grpc_address '" + a + "': '[' without ']'");
+    host = a.substr(1, close - 1);
+    if (close + 1 < a.size()) {
+      if (a[close + 1] != ':') return InvalidArgument("--grpc_address '" + a + "': expected ':PORT' after ']'");
+      port = a.substr(close + 2);
+    }
+  } else if (std::count(a.begin(), a.end(), ':') == 1) {
+    host = a.substr(0, a.find(':'));
+    port = a.substr(a.find(':') + 1);
+  }
+  if (!port.empty() || (a.back() == ':')) {
+    char* end = nullptr;
+    const long value = std::strtol(port.c_str(), &end, 10);
+    if (port.empty() || *end != '\0' || value < 1 || value > 65535) {
+      return InvalidArgument("--grpc_address '" + a + "': the port must be 1..65535, got '" + port + "'");
+    }
+    f->port = static_cast<int>(value);
+  }
+  if (host.empty()) return InvalidArgument("--grpc_address '" + a + "' has no host");
+  a = host;
+  return OkStatus();
+}
+
 int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   ServeFlags f;
   FlagParser flags("tfhost serve [flags]",
@@ -352,7 +385,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return ReportUsage(err, "serve",
                        "--port=0 turns gRPC off and --rest_api_port=0 turns REST off: nothing would be served");
   }
-  if (f.grpc_address.empty()) return ReportUsage(err, "serve", "--grpc_address must not be empty");
+  if (Status st = SplitGrpcAddress(&f); !st.ok()) return ReportUsage(err, "serve", st.message());
   auto grpc_channel_arguments = serving::ParseGrpcChannelArguments(f.grpc_channel_arguments);
   if (!grpc_channel_arguments.ok()) return ReportUsage(err, "serve", grpc_channel_arguments.status().message());
   auto metrics_path = MetricsPath(f.monitoring_config_file);

@@ -45,6 +45,17 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand(args, out, err), kExitUsage) << args[0] << ": " << err.str();
   }
+  for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--grpc_address=127.0.0.1:0", "--grpc_address '127.0.0.1:0': the port must be 1..65535, got '0'"},
+           {"--grpc_address=localhost:", "--grpc_address 'localhost:': the port must be 1..65535, got ''"},
+           {"--grpc_address=[::1", "--grpc_address '[::1': '[' without ']'"},
+           {"--grpc_address=:8500", "--grpc_address ':8500' has no host"},
+           {"--device=tpu", "--device 'tpu' is not one of: cpu, gpu, gpu:N, auto"},
+       }) {
+    std::ostringstream out, err;
+    EXPECT_EQ(ServeCommand({flag}, out, err), kExitUsage) << flag;
+    EXPECT_NE(err.str().find("tfhost serve: " + message + "\n"), std::string::npos) << err.str();
+  }
 }
 
 TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
@@ -292,8 +303,8 @@ TEST(ServeBinaryTest, GrpcListensOnTheGivenAddressAndUnixSocket) {
   int port = FreePort(), grpc_port = FreePort();
   const std::string socket = (dir / "grpc.sock").string();
   ServeProcess server({"--demo_models_dir", (dir / "demo").string(), "--rest_api_address=127.0.0.1",
-                       "--rest_api_port=" + std::to_string(port), "--port=" + std::to_string(grpc_port),
-                       "--grpc_address=127.0.0.1", "--grpc_socket_path=" + socket},
+                       "--rest_api_port=" + std::to_string(port),
+                       "--grpc_address=127.0.0.1:" + std::to_string(grpc_port), "--grpc_socket_path=" + socket},
                       dir / "serve.log");
   ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
   EXPECT_NE(server.Log().find("tfhost serve: gRPC API listening on 127.0.0.1:" + std::to_string(grpc_port) +
