@@ -15,6 +15,7 @@ packages=(
   libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev libdnnl-dev
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
+  libb64-0d
   libjpeg62-turbo libpng16-16 libicu72
   libicu-dev libre2-dev
   python3-venv
@@ -42,4 +43,6 @@ fi
 # stubs, moto's S3 server): a virtual environment outside the clone made from
 # the locked requirements/test.txt, named by its hash (scripts/python_env.sh).
 venv="$("$(dirname "${BASH_SOURCE[0]}")/python_env.sh" test)"
+# perf_analyzer (scripts/perf_analyzer), for the serving tests and benches.
+"$(dirname "${BASH_SOURCE[0]}")/python_env.sh" loadgen >/dev/null
 echo "deps: Python environment $venv"
