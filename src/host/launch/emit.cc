@@ -186,6 +186,9 @@ StatusOr<std::string> EmitSbatch(const SbatchOptions& o) {
   std::ostringstream s;
   s << "#!/bin/bash\n";
   s << "# Written by `tfhost launch --emit sbatch`. Submit with: sbatch THIS_FILE\n";
+  s << "# tfhost must run on every node: unpack its release tarball (make dist) on a\n"
+       "# shared filesystem, or on each node, and set TFHOST to its bin/tfhost or put\n"
+       "# that bin/ on PATH (docs/distributed.md, \"Getting tfhost onto the nodes\").\n";
   s << "#SBATCH --job-name=" << o.job_name << "\n";
   s << "#SBATCH --nodes=" << o.nodes << "\n";
   s << "#SBATCH --ntasks-per-node=" << o.tasks_per_node << "\n";
@@ -213,7 +216,8 @@ StatusOr<std::string> EmitTfJob(const K8sOptions& o) {
   TFHOST_RETURN_IF_ERROR(CheckK8s(o));
   std::ostringstream y;
   y << "# Written by `tfhost launch --emit k8s`: a Kubeflow TFJob. The training operator\n"
-       "# sets TF_CONFIG in every pod. Apply with: kubectl apply -f THIS_FILE\n";
+       "# sets TF_CONFIG in every pod, so the image needs TensorFlow and your script,\n"
+       "# not tfhost. Apply with: kubectl apply -f THIS_FILE\n";
   y << "apiVersion: \"kubeflow.org/v1\"\n";
   y << "kind: \"TFJob\"\n";
   y << "metadata:\n";
@@ -251,7 +255,8 @@ StatusOr<std::string> EmitIndexedJobs(const K8sOptions& o) {
   y << "# Written by `tfhost launch --emit k8s-indexed`: TensorFlow on plain Kubernetes\n"
        "# (no training operator). One Indexed Job per task type and a headless Service\n"
        "# that gives pod i of Job " << o.name << "-worker the name " << o.name << "-worker-i." << o.name << ".\n"
-       "# The entrypoint builds TF_CONFIG from JOB_COMPLETION_INDEX. Apply with:\n"
+       "# The entrypoint builds TF_CONFIG from JOB_COMPLETION_INDEX, so the image needs\n"
+       "# TensorFlow and your script, not tfhost. Apply with:\n"
        "#   kubectl apply -f THIS_FILE\n";
   y << "apiVersion: \"v1\"\n";
   y << "kind: \"Service\"\n";

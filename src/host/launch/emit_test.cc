@@ -64,6 +64,9 @@ TEST(EmitTest, SbatchHasDirectivesAndQuotedSrunLine) {
   auto s = EmitSbatch(o);
   ASSERT_TRUE(s.ok());
   EXPECT_NE(s->find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-node=4\n"), std::string::npos) << *s;
+  // The script says how tfhost gets onto the nodes it runs on.
+  EXPECT_NE(s->find("# tfhost must run on every node: unpack its release tarball (make dist)"), std::string::npos)
+      << *s;
   EXPECT_NE(s->find("srun --kill-on-bad-exit=1 --distribution=block --wait=60 \"$TFHOST\" launch --engine slurm "
                     "--strategy ps -- python3 train.py --msg 'it'\\''s'\n"),
             std::string::npos)
