@@ -23,3 +23,7 @@ add_custom_target(dist
   USES_TERMINAL
   COMMENT "Packing the release tarball into ${TFHOST_DIST_DIR}")
 add_dependencies(dist tfhost)
+# The CUDA backend plugin goes in the tarball's lib/ when this build has one.
+if(TARGET tfhost_cuda)
+  add_dependencies(dist tfhost_cuda)
+endif()

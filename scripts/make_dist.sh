@@ -70,7 +70,9 @@ needed_libs() {
 # JPEG and PNG decoding. dlopen from the binary searches its RPATH, so a copy in
 # lib/ is found; where the build host lacks one, decoding that format reports it.
 # NVML, CUDA and NCCL are never bundled: they come with the node's driver and CUDA.
-# The CUDA backend, once it exists, is a plugin that goes in lib/ beside these.
+# The CUDA backend plugin (libtfhost_cuda.so, when the build has one) goes in lib/
+# beside these, where tfhost looks for it; it finds the node's CUDA runtime through
+# the system's library path, and says why not when there is none (tfhost probe).
 dlopened=(libjpeg.so.62 libpng16.so.16)
 extra=()
 ldconfig="$(command -v ldconfig || echo /sbin/ldconfig)"
@@ -95,6 +97,7 @@ inputs() {
   echo "script $(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
   stat -c '%n %s %Y' "$bin" "$build/cmake_install.cmake" "$root/README.md" \
     "$root/scripts/tfhost-completion.bash"
+  [ -f "$build/libtfhost_cuda.so" ] && stat -c '%n %s %Y' "$build/libtfhost_cuda.so"
   find "$root/docs" -type f -printf '%p %s %T@\n' | sort
   while read -r soname path; do
     echo "$soname $(stat -L -c '%n %s %Y' "$path")"
@@ -135,6 +138,12 @@ strays="$(ldd "$stage/bin/tfhost" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (
   case "$(realpath -m "$path")" in "$stage/lib/"*) ;; *) echo "$soname => $path" ;; esac
 done)"
 [ -z "$strays" ] || die "the staged binary still loads libraries from outside lib/: $strays"
+plugin="$build/libtfhost_cuda.so"
+if [ -f "$plugin" ]; then
+  cp -L "$plugin" "$stage/lib/libtfhost_cuda.so"
+  chmod 0644 "$stage/lib/libtfhost_cuda.so"
+  count=$((count + 1))
+fi
 "$stage/bin/tfhost" version >/dev/null || die "the staged binary does not run"
 
 # The newest glibc symbol version anything needs: the oldest glibc it runs on.

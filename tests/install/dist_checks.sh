@@ -73,6 +73,17 @@ grep -qF 'y: float32[3,1] {2.5, 3, 4.5}' <<<"$out" || fail "half_plus_two gave t
 step "tfhost bench (oneDNN, OpenMP)"
 tfhost bench "$models/cnn" --batch 2 --runs 3 --warmup 1 || fail "bench on cnn failed"
 
+if [ -f "$top/lib/libtfhost_cuda.so" ]; then
+  # The tarball's CUDA plugin loads the node's CUDA runtime, never a bundled
+  # one: on a node without CUDA (this chroot) probe says so, and tfhost runs.
+  step "tfhost probe: the CUDA plugin beside the binary"
+  out="$(tfhost probe --json)"
+  grep -q '"path": "'"$top"'/lib/libtfhost_cuda.so"' <<<"$out" || fail "probe did not find lib/libtfhost_cuda.so"
+  grep -Eq '"detail": "(cannot load it: libcudart|no usable GPU|added cuda:)' <<<"$out" ||
+    fail "probe gave no reason for the CUDA plugin: $(grep -A3 cuda_plugin <<<"$out")"
+  tfhost run "$models/half_plus_two" --input 'x=[[1.0]]' --device auto >/dev/null || fail "--device auto failed"
+fi
+
 if [ -n "$completion_test" ]; then
   step "bash completion from share/bash-completion/completions/tfhost"
   if ! out="$(bash "$completion_test" "$top/bin/tfhost" "$top/share/bash-completion/completions/tfhost")"; then
