@@ -2,7 +2,7 @@
 // serving tests: the copies in the shared fixtures (test_fixtures.h) when
 // present, else the equivalents TensorFlow writes into the generated zoo
 // (tests/zoo/tfserving_models.py: <zoo>/tfserving/<the same folders>), so the
-// tests run without ../shared. TFHOST_REQUIRE_TFSERVING_MODEL(path) skips,
+// tests run without the third-party fixtures. TFHOST_REQUIRE_TFSERVING_MODEL(path) skips,
 // saying where it looked, only when neither exists.
 #pragma once
 

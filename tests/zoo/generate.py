@@ -12,7 +12,7 @@ same seeds and process state.
 
 After the models, DIR/tfserving/ receives equivalents of TF Serving's own
 test models (tfserving_models.py), which the serving tests use where
-../shared/fixtures is absent; --only includes them only when it names
+the third-party fixtures (TFHOST_FIXTURES) are absent; --only includes them only when it names
 "tfserving".
 """
 import argparse

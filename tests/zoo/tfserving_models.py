@@ -1,7 +1,7 @@
 """Equivalents of TensorFlow Serving's own test models
 (tensorflow_serving/servables/tensorflow/testdata), written with TF 2.21 into
 <zoo>/tfserving/<the same folder>/<the same version folder>, so the serving
-tests run where the copies in ../shared/fixtures/models/tfserving are absent
+tests run where the third-party fixtures' copies (TFHOST_FIXTURES) are absent
 (src/base/test_tfserving_models.h: TfServingModelPath prefers those copies).
 
 Each one keeps what the tests rely on: signature keys, method names, input
