@@ -52,3 +52,15 @@ function(tfhost_test name)
     ENVIRONMENT "TFHOST_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
     TIMEOUT 300)
 endfunction()
+
+# tfhost_plugin_library(NAME SOURCES ...): a backend plugin (a shared library
+# backends/plugin_loader.h loads). It takes tfhost's headers and none of its
+# libraries: the executable loading it exports tfhost's symbols.
+function(tfhost_plugin_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  add_library(${name} SHARED ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE
+    ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/src/proto ${Protobuf_INCLUDE_DIRS})
+  # The generated protobuf headers the IR headers include.
+  add_dependencies(${name} tfhost_proto)
+endfunction()

@@ -431,11 +431,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!shapes.ok()) return ReportUsage(err, "bench", shapes.status().message());
   auto kernels = ParseKernelsFlag(kernels_flag);
   auto backends = ApplyDeviceFlag(device, "bench", err);
-  if (!backends.ok()) {
-    return backends.status().code() == StatusCode::kInvalidArgument
-               ? ReportUsage(err, "bench", backends.status().message())
-               : ReportFailure(err, "bench", backends.status());
-  }
+  if (!backends.ok()) return ReportFlagStatus(err, "bench", backends.status());
   if (!kernels.ok()) return ReportUsage(err, "bench", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "bench", st.message());
   NoteBf16Fallback(err, "bench", precision);

@@ -273,6 +273,11 @@ int ReportFailure(std::ostream& err, const std::string& command, const Status& s
   return kExitFailure;
 }
 
+int ReportFlagStatus(std::ostream& err, const std::string& command, const Status& status) {
+  return status.code() == StatusCode::kInvalidArgument ? ReportUsage(err, command, status.message())
+                                                       : ReportFailure(err, command, status);
+}
+
 int ReportUsage(std::ostream& err, const std::string& command, const std::string& message) {
   err << "tfhost " << command << ": " << message << "\n"
       << "Run 'tfhost " << command << " --help' for usage.\n";

@@ -117,6 +117,11 @@ int ReportFailure(std::ostream& err, const std::string& command, const Status& s
 // Prints the usage error and a pointer to --help; returns kExitUsage.
 int ReportUsage(std::ostream& err, const std::string& command, const std::string& message);
 
+// For a flag whose check can fail either way: InvalidArgument (a bad
+// spelling) is a usage error, anything else (the machine cannot do it) a
+// failure.
+int ReportFlagStatus(std::ostream& err, const std::string& command, const Status& status);
+
 // Parses flags; on error or --help prints what is needed and returns the
 // exit code to return (kExitUsage / kExitOk); otherwise returns -1 and the
 // command goes on.

@@ -155,10 +155,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   o.sync = !no_sync;
 
   auto backends = ApplyDeviceFlag(device, cmd.c_str(), err);
-  if (!backends.ok()) {
-    return backends.status().code() == StatusCode::kInvalidArgument ? ReportUsage(err, cmd, backends.status().message())
-                                                                    : ReportFailure(err, cmd, backends.status());
-  }
+  if (!backends.ok()) return ReportFlagStatus(err, cmd, backends.status());
   CliLoad load;
   load.tags = tags;
   load.intra_op_threads = threads;

@@ -10,7 +10,7 @@
 #include <rapidjson/stringbuffer.h>
 
 #include "backends/backend_registry.h"
-#include "backends/plugin_loader.h"
+#include "backends/builtin/device_registry.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "host/probe/probe.h"
@@ -92,15 +92,11 @@ int ProbeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   host::HostFacts facts = host::ProbeHost(options);
   BackendsFacts backends_facts;
   backends_facts.builtin = backends::BackendRegistry::Global().backends();
-  // A registry of its own: probing loads the plugin only to report on it.
-  // Never destroyed: GPU backends torn down after the CUDA runtime's own
-  // exit handlers would call into a dead runtime.
-  static backends::BackendRegistry* gpu_registry = new backends::BackendRegistry;
   if (no_gpu) {
     backends_facts.cuda.detail = "not probed (--no-gpu)";
   } else {
-    backends_facts.cuda = backends::LoadBackendPlugin("cuda", *gpu_registry);
-    backends_facts.gpus = gpu_registry->backends();
+    backends_facts.cuda = backends::CudaPluginReport();
+    backends_facts.gpus = backends::GpuBackends();
   }
   if (json) {
     out << WithBackendsJson(host::FormatFactsJson(facts), backends_facts);

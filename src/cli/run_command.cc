@@ -66,11 +66,7 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
   auto backends = ApplyDeviceFlag(device, "run", err);
-  if (!backends.ok()) {
-    return backends.status().code() == StatusCode::kInvalidArgument
-               ? ReportUsage(err, "run", backends.status().message())
-               : ReportFailure(err, "run", backends.status());
-  }
+  if (!backends.ok()) return ReportFlagStatus(err, "run", backends.status());
 
   CliLoad load;
   load.tags = tags;

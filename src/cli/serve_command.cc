@@ -375,11 +375,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
   auto backends = ApplyDeviceFlag(f.device, "serve", err);
-  if (!backends.ok()) {
-    return backends.status().code() == StatusCode::kInvalidArgument
-               ? ReportUsage(err, "serve", backends.status().message())
-               : ReportFailure(err, "serve", backends.status());
-  }
+  if (!backends.ok()) return ReportFlagStatus(err, "serve", backends.status());
   NoteBf16Fallback(err, "serve", f.precision);
   if (f.rest_api_port == 0 && f.port == 0 && f.grpc_socket_path.empty()) {
     return ReportUsage(err, "serve",

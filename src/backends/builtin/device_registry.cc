@@ -50,6 +50,12 @@ const PluginReport& CudaPluginReport() {
   return LoadedCuda();
 }
 
+std::vector<const Backend*> GpuBackends() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  LoadedCuda();
+  return PluginRegistry().backends();
+}
+
 StatusOr<DeviceRegistry> ForDevice(const DeviceChoice& choice) {
   if (choice.kind == DeviceChoice::Kind::kCpu) return DeviceRegistry{&BackendRegistry::Global(), "cpu", ""};
   std::lock_guard<std::mutex> lock(Mutex());

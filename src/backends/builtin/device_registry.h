@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "backends/backend_registry.h"
 #include "backends/plugin_loader.h"
@@ -36,7 +37,9 @@ struct DeviceRegistry {
 // plugin's reason (no driver, no device, no plugin in this build).
 StatusOr<DeviceRegistry> ForDevice(const DeviceChoice& choice);
 
-// What loading the CUDA plugin gave (loads it if no one has yet).
+// What loading the CUDA plugin gave, and the GPU backends it added (loads
+// it if no one has yet).
 const PluginReport& CudaPluginReport();
+std::vector<const Backend*> GpuBackends();
 
 }  // namespace tfhost::backends
