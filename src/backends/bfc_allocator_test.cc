@@ -167,11 +167,13 @@ TEST(BfcAllocatorTest, BadOptionsAreRefusedNamingTheOption) {
   o.memory_limit = 0;
   auto a = BfcAllocator::Create(std::make_unique<CountingSource>(), o);
   ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(a.status().message().find("memory_limit must be positive, got 0"), std::string::npos);
   o.memory_limit = 1024;
   o.alignment = 48;
   a = BfcAllocator::Create(std::make_unique<CountingSource>(), o);
   ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(a.status().message().find("alignment must be a power of two, got 48"), std::string::npos);
 }
 

@@ -101,6 +101,7 @@ TEST(ElementwiseFunctorsTest, BroadcastIndexingMatchesTheReferenceKernelOnEveryS
   Shape out;
   auto bad = MakeBinaryShape(Shape({2, 3}), Shape({4}), &out);
   ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().message(), "Incompatible shapes: [2,3] vs. [4]");
 }
 

@@ -128,11 +128,13 @@ TEST(PlacementTest, CopyKernelNeedsADeviceSideAndNamesTheNode) {
   copy.attrs["to"] = ops::MakeAttr("device:3");
   auto k = MakeCopyKernel(host_only, copy);
   ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(k.status().message().find("node 'cp' (_TfhostCopy): no device backend copies between host and device:3"),
             std::string::npos);
   copy.attrs["to"] = ops::MakeAttr("gpu");
   k = MakeCopyKernel(host_only, copy);
   ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(k.status().message().find("memory space 'gpu' is not one of"), std::string::npos);
 }
 

@@ -116,6 +116,7 @@ TEST(MemorySpaceTest, ParseAndToStringRoundTripAndBadSpellingsAreNamed) {
   for (const char* bad : {"gpu", "device:", "device:x", "device:123456", "Host"}) {
     auto parsed = MemorySpace::Parse(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(parsed.status().message().find(std::string("memory space '") + bad + "' is not one of: host, pinned_host, device:N"),
               std::string::npos);
   }

@@ -111,6 +111,7 @@ TEST(DevicePlacementTest, CallADeviceKernelDeclinesFailsInsteadOfFallingBackToTh
   ASSERT_TRUE(f->session);
   auto got = f->session->Run({{"x", X()}}, {"m"}, {});
   ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(got.status().message().find("node 'm' (Mul): no kernel in device:0 accepts this call"), std::string::npos)
       << got.status().ToString();
 }
