@@ -45,4 +45,6 @@ fi
 venv="$("$(dirname "${BASH_SOURCE[0]}")/python_env.sh" test)"
 # perf_analyzer (scripts/perf_analyzer), for the serving tests and benches.
 "$(dirname "${BASH_SOURCE[0]}")/python_env.sh" loadgen >/dev/null
+# kubernetes-validate, for the checks of `tfhost serve --emit k8s` (tests/k8s).
+"$(dirname "${BASH_SOURCE[0]}")/python_env.sh" k8s >/dev/null
 echo "deps: Python environment $venv"

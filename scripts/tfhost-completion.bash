@@ -8,8 +8,9 @@
 # section, with each flag's value name) and, for commands that dispatch to
 # subcommands (data, data cache), those subcommands. Each help text is read once per
 # shell and binary (one run of tfhost, about 0.1 s, the first time a command is
-# completed). Flag values: the choices of a value name such as fp32|bf16, folders
-# for DIR, files for FILE/PATH/PREFIX/RECORDING; positional arguments are files;
+# completed). Flag values: the choices of a value name such as fp32|bf16 (a lone
+# lowercase word, as in `--emit k8s`, is the only choice), folders for DIR, files
+# for FILE/PATH/PREFIX/RECORDING; positional arguments are files;
 # after `launch ... --`, a command.
 # Needs bash 4.2; uses bash-completion's helpers when they are loaded, and works
 # without them.
@@ -200,7 +201,7 @@ _tfhost() {
     _tfhost_flags "$bin" "${path[@]}"
     local value=${_tfhost_values[$flag]-}
     if [[ -n $value ]]; then
-      if [[ $value =~ ^[a-z0-9_-]+(\|[a-z0-9_-]+)+$ ]]; then
+      if [[ $value =~ ^[a-z0-9_-]+(\|[a-z0-9_-]+)*$ ]]; then
         _tfhost_choose "${value//|/ }"
       elif [[ $value =~ ^DIR ]]; then
         _tfhost_files -d

@@ -57,6 +57,11 @@ const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
   return nullptr;
 }
 
+bool FlagParser::TakesValue(const std::string& name) const {
+  const Flag* flag = Find(name);
+  return flag != nullptr && flag->kind != Kind::kBool;
+}
+
 std::string FlagParser::Suggest(const std::string& name) const {
   std::string best;
   int best_distance = 1 << 30;

@@ -44,6 +44,10 @@ class FlagParser {
   Status Parse(const std::vector<std::string>& args);
   bool help_requested() const { return help_requested_; }
 
+  // True for a registered flag that takes a value (string, int, repeated):
+  // `--name VALUE` consumes the next argument; a bool never does.
+  bool TakesValue(const std::string& name) const;
+
   // Synopsis, summary, then one line per positional and flag.
   std::string Help() const;
 

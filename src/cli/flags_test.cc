@@ -35,6 +35,16 @@ TEST(FlagsTest, AcceptsEqualsAndSpaceSeparatedValues) {
   EXPECT_EQ(p.inputs, (std::vector<std::string>{"a=1", "b=[2]"}));
 }
 
+TEST(FlagsTest, TakesValueIsFalseForBoolsAndUnknownFlags) {
+  Parsed p;
+  FlagParser parser = MakeParser(&p);
+  EXPECT_TRUE(parser.TakesValue("tag"));
+  EXPECT_TRUE(parser.TakesValue("threads"));
+  EXPECT_TRUE(parser.TakesValue("input"));
+  EXPECT_FALSE(parser.TakesValue("json"));
+  EXPECT_FALSE(parser.TakesValue("nope"));
+}
+
 TEST(FlagsTest, UnknownFlagSuggestsClosestName) {
   Parsed p;
   FlagParser parser = MakeParser(&p);

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/serve_emit.h"
 #include "cli/stop_watchdog.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/batching/batching_parameters.h"
@@ -365,6 +366,37 @@ Status SplitGrpcAddress(ServeFlags* f) {
   return OkStatus();
 }
 
+// --emit k8s: the manifests for this serve command, instead of serving
+// (serve_emit.h). Before --device is applied: this host need not have the
+// pods' GPU.
+static int EmitManifests(ServeFlags& f, const ServeEmitFlags& emit, const std::vector<std::string>& args,
+                         const FlagParser& flags, std::ostream& out, std::ostream& err) {
+  if (Status st = SplitGrpcAddress(&f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  auto metrics_path = MetricsPath(f.monitoring_config_file);
+  if (!metrics_path.ok()) return ReportFailure(err, "serve", metrics_path.status());
+  ServeEmitContext c;
+  c.args = &args;
+  c.parser = &flags;
+  c.rest_port = f.rest_api_port;
+  c.grpc_port = f.port;
+  c.rest_address = f.rest_api_address;
+  c.grpc_address = f.grpc_address;
+  c.device = f.device;
+  c.model_name = f.model_name;
+  c.model_base_path = f.model_base_path;
+  c.model_config_file = f.model_config_file;
+  c.batching_parameters_file = f.batching_parameters_file;
+  c.batching_mode = f.batching_mode;
+  c.target_latency_ms = f.target_latency_ms;
+  c.grpc_channel_arguments = f.grpc_channel_arguments;
+  c.monitoring_config_file = f.monitoring_config_file;
+  c.metrics_path = *metrics_path;
+  c.batching = f.enable_batching || !f.batching_parameters_file.empty() || !f.batching_mode.empty();
+  c.shutdown_timeout_ms = f.shutdown_timeout_ms;
+  c.stop_grace_seconds = static_cast<int>(kStopGrace.count());
+  return EmitServeManifests(emit, c, out, err);
+}
+
 int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   ServeFlags f;
   FlagParser flags("tfhost serve [flags]",
@@ -372,8 +404,14 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                    "With no --model_base_path / --model_config_file, serves tfhost's demo models.\n"
                    "SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit 0.");
   AddServeFlags(flags, f);
+  ServeEmitFlags emit;
+  AddServeEmitFlags(flags, &emit);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
   if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  if (std::string misuse = EmitOnlyFlagsWithoutEmit(args, emit); !misuse.empty()) {
+    return ReportUsage(err, "serve", misuse);
+  }
+  if (!emit.emit.empty()) return EmitManifests(f, emit, args, flags, out, err);
   auto backends = ApplyDeviceFlag(f.device, "serve", err);
   if (!backends.ok()) return ReportFlagStatus(err, "serve", backends.status());
   NoteBf16Fallback(err, "serve", f.precision);

@@ -92,6 +92,8 @@ expect "tfhost run --precision=b" bf16
 expect "tfhost run --kernels r" reference
 expect "tfhost doctor --for " serve train
 expect "tfhost serve --rest_api_max_body_mb=" # a number: nothing to offer
+expect "tfhost serve --emit " k8s
+expect "tfhost serve --hpa_metric=" cpu queue
 expect_has "tfhost serve --rest" --rest_api_port --rest_api_address --rest_api_timeout_in_ms
 
 # Subcommands, nested.
