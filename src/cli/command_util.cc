@@ -64,6 +64,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
   options.session.kernels = load.kernels;
   options.session.backends = load.backends;
   options.optimize_graph = load.optimize_graph;
+  options.freeze_variables = load.freeze_variables;
   options.keep = load.keep;
   return loaders::LoadModel(path, options);
 }

@@ -30,6 +30,7 @@ struct CliLoad {
   const backends::BackendRegistry* backends = nullptr;
   std::string precision = "fp32";
   bool optimize_graph = true;  // false: the graph as written (inspect)
+  bool freeze_variables = true;  // LoadOptions::freeze_variables
   // Names fed or fetched directly (--input x:0, --fetch Mul:0): kept by the
   // graph passes (LoadOptions::keep).
   std::vector<std::string> keep;

@@ -510,6 +510,9 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
   load.tags = tags;
   load.intra_op_threads = 1;
   load.optimize_graph = false;
+  // The passes see the weights as the served graph has them: frozen into
+  // constants where the loader freezes them (variable_freezing.h).
+  load.freeze_variables = optimized;
   auto model = LoadModelForCli(path, load);
   if (!model.ok()) {
     // A missing kernel fails the load; name every missing op, per signature,

@@ -21,6 +21,10 @@ struct LoadOptions {
   // folding) at load time. false loads the graph exactly as written, for
   // comparing outputs and debugging a pass.
   bool optimize_graph = true;
+  // Replace the reads of variables nothing served writes by constants after
+  // restoring them (loaders/savedmodel/variable_freezing.h), so the passes
+  // fold weights (batch norms into convolutions). SavedModels only.
+  bool freeze_variables = true;
   // "fp32" or "bf16": bf16 marks float32 convolutions and matrix products so
   // fast kernels compute them in bf16 with float32 accumulation (where the
   // CPU has native bf16; passes/precision.cc, docs/backends.md). Runs even

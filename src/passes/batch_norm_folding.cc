@@ -7,7 +7,8 @@
 // conv + BiasAdd that conv_bias_activation_fusion turns into one fused op.
 //
 // Matched: Conv2D, DepthwiseConv2dNative (NHWC) or MatMul whose filter is a
-// float Const, followed by
+// float Const, optionally followed by the layer's own bias (BiasAdd or Add
+// of a per-channel Const, folded into the new bias), followed by
 //  - FusedBatchNorm/V2/V3 with is_training = false, NHWC, all four
 //    parameters Const, only output y read; or
 //  - the form Keras and older TF leave after constant folding: Mul by a
@@ -66,6 +67,34 @@ std::optional<FilterLayout> LayoutOf(const ir::Node& op, const Tensor& filter) {
   return std::nullopt;
 }
 
+// The per-channel float Const that node `id` adds to `linear_id`'s output
+// (BiasAdd NHWC, or Add/AddV2 with a [C] / [1, ..., C] Const either side),
+// when `id` may be absorbed.
+std::optional<std::vector<float>> PerChannelBias(const ir::Graph& graph, const PassContext& ctx, int id,
+                                                 int linear_id, int64_t channels) {
+  const ir::Node& node = graph.node(id);
+  if (node.inputs.size() != 2 || !internal::IsFloatNode(node) || ctx.MustKeep(node) || IsProtected(graph, node)) {
+    return std::nullopt;
+  }
+  int rank = 0;
+  if (internal::StaticChannels(graph.node(linear_id), &rank) != channels) return std::nullopt;
+  if (node.op == "BiasAdd") {
+    auto format = ir::GetAttrOr<std::string>(node, "data_format", "NHWC");
+    if (!format.ok() || *format != "NHWC" || node.inputs[0].node != linear_id || node.inputs[0].index != 0) {
+      return std::nullopt;
+    }
+    std::optional<Tensor> b = ConstValue(graph, node.inputs[1]);
+    if (!b || b->rank() != 1) return std::nullopt;
+    return internal::PerChannelValues(*b, 1, channels);
+  }
+  if (node.op != "Add" && node.op != "AddV2") return std::nullopt;
+  const int other = node.inputs[0].node == linear_id ? 1 : 0;
+  if (node.inputs[1 - other].node != linear_id || node.inputs[1 - other].index != 0) return std::nullopt;
+  std::optional<Tensor> b = ConstValue(graph, node.inputs[other]);
+  if (!b) return std::nullopt;
+  return internal::PerChannelValues(*b, rank, channels);
+}
+
 class BatchNormFolding : public GraphPass {
  public:
   std::string name() const override { return "batch_norm_folding"; }
@@ -99,19 +128,33 @@ class BatchNormFolding : public GraphPass {
     if (!layout || layout->channels <= 0) return OkStatus();
     const int64_t channels = layout->channels;
 
-    const int next_id = SoleConsumer(*graph, consumers, linear_id);
-    if (next_id < 0 || !(*keep)[next_id]) return OkStatus();
-    const ir::Node& next = graph->node(next_id);
-
-    std::vector<double> mul, shift;
     std::vector<int> param_controls;  // control inputs of the parameter Consts
-    int result_id = -1;               // node that becomes BiasAdd
     std::vector<int> absorbed;        // nodes removed
     auto note_const = [&](const ir::TensorRef& ref) {
       for (int c : graph->node(ref.node).control_inputs) AddControlInput(&param_controls, c);
     };
+    // A bias the layer adds before its batch norm (Keras Conv2D with
+    // use_bias, as in ResNet-50): (x + b) * m + s = x * m + (b * m + s).
+    int bn_input_id = linear_id;  // what the batch norm reads
+    std::vector<double> pre_bias(channels, 0.0);
+    int next_id = SoleConsumer(*graph, consumers, linear_id);
+    if (next_id < 0 || !(*keep)[next_id]) return OkStatus();
+    if (std::optional<std::vector<float>> b = PerChannelBias(*graph, ctx, next_id, linear_id, channels)) {
+      const int after_bias = SoleConsumer(*graph, consumers, next_id);
+      if (after_bias < 0 || !(*keep)[after_bias]) return OkStatus();
+      pre_bias.assign(b->begin(), b->end());
+      const ir::Node& bias_node = graph->node(next_id);
+      note_const(bias_node.inputs[bias_node.inputs[0].node == linear_id ? 1 : 0]);
+      absorbed.push_back(next_id);
+      bn_input_id = next_id;
+      next_id = after_bias;
+    }
+    const ir::Node& next = graph->node(next_id);
+
+    std::vector<double> mul, shift;
+    int result_id = -1;  // node that becomes BiasAdd
     if (IsBatchNorm(next.op)) {
-      if (next.inputs.size() != 5 || next.inputs[0].node != linear_id || ctx.MustKeep(next) ||
+      if (next.inputs.size() != 5 || next.inputs[0].node != bn_input_id || ctx.MustKeep(next) ||
           IsProtected(*graph, next) || !internal::IsFloatNode(next)) {
         return OkStatus();
       }
@@ -143,8 +186,8 @@ class BatchNormFolding : public GraphPass {
     } else if (next.op == "Mul") {
       // linear * s (either order), then + t / - t.
       if (next.inputs.size() != 2 || !internal::IsFloatNode(next) || ctx.MustKeep(next)) return OkStatus();
-      const int other = next.inputs[0].node == linear_id ? 1 : 0;
-      if (next.inputs[1 - other].node != linear_id || next.inputs[1 - other].index != 0) return OkStatus();
+      const int other = next.inputs[0].node == bn_input_id ? 1 : 0;
+      if (next.inputs[1 - other].node != bn_input_id || next.inputs[1 - other].index != 0) return OkStatus();
       int rank = 0;
       if (internal::StaticChannels(linear, &rank) != channels) return OkStatus();
       std::optional<Tensor> s = ConstValue(*graph, next.inputs[other]);
@@ -185,6 +228,7 @@ class BatchNormFolding : public GraphPass {
     } else {
       return OkStatus();
     }
+    for (int64_t c = 0; c < channels; ++c) shift[c] += pre_bias[c] * mul[c];
 
     // Folded filter and bias.
     Tensor folded(DType::kFloat, filter->shape());

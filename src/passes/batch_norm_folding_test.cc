@@ -95,6 +95,52 @@ TEST(BatchNormFoldingTest, FoldsKerasMulAddFormAfterMatMulWithTransposedWeights)
   ExpectNear(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}), 1e-5);
 }
 
+TEST(BatchNormFoldingTest, FoldsTheLayersOwnBiasBeforeTheBatchNormIntoTheNewBias) {
+  // Keras Conv2D(use_bias=True) then BatchNormalization, as ResNet-50 has it.
+  for (const char* bias_op : {"BiasAdd", "AddV2"}) {
+    SCOPED_TRACE(bias_op);
+    GraphBuilder b;
+    b.Placeholder("x", DType::kFloat, {1, 4, 4, 2})
+        .Const("w", Ramp(Shape({3, 3, 2, 3}), 0.1f, -0.4f))
+        .Add("conv", "Conv2D", {"x", "w"},
+             {{"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})}, {"padding", ops::MakeAttr("SAME")}})
+        .Const("b", Tensor::FromVector<float>({0.25f, -1.f, 2.f}))
+        .Add("biased", bias_op, {"conv", "b"})
+        .Const("s", Tensor::FromVector<float>({0.5f, -2.f, 3.f}))
+        .Add("scaled", "Mul", {"biased", "s"})
+        .Const("t", Tensor::FromVector<float>({1.f, 2.f, -1.f}))
+        .Add("shifted", "AddV2", {"scaled", "t"})
+        .Add("out", "Relu", {"shifted"});
+    ir::Graph before = b.Build();
+    ir::Graph after = before;
+    PassContext ctx = PassContext::FromRoots(after, {"out"});
+    ASSERT_TRUE(MakeBatchNormFolding()->Run(&after, ctx).ok());
+    ASSERT_TRUE(PruneDeadNodes(&after, ctx).ok());
+    EXPECT_EQ(after.FindNode("biased"), -1);
+    EXPECT_EQ(after.FindNode("scaled"), -1);
+    const ir::Node& shifted = after.node(after.FindNode("shifted"));
+    EXPECT_EQ(shifted.op, "BiasAdd");
+    EXPECT_EQ(after.node(shifted.inputs[0].node).name, "conv");
+    std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({1, 4, 4, 2}), 1.f, 0.3f)}};
+    ExpectNear(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}), 1e-5);
+  }
+}
+
+TEST(BatchNormFoldingTest, BiasWithoutABatchNormAfterItIsLeftForTheFusion) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {2, 4})
+      .Const("w", Ramp(Shape({4, 3}), 1.f, 0.f))
+      .Add("mm", "MatMul", {"x", "w"})
+      .Const("b", Tensor::FromVector<float>({1.f, 2.f, 3.f}))
+      .Add("biased", "BiasAdd", {"mm", "b"})
+      .Add("out", "Relu", {"biased"});
+  ir::Graph g = b.Build();
+  ASSERT_TRUE(MakeBatchNormFolding()->Run(&g, PassContext::FromRoots(g, {"out"})).ok());
+  EXPECT_EQ(g.node(g.FindNode("biased")).op, "BiasAdd");
+  EXPECT_EQ(g.node(g.FindNode("mm")).inputs[1].node, g.FindNode("w"));
+  EXPECT_EQ(g.FindNode("mm/folded_filter"), -1);
+}
+
 TEST(BatchNormFoldingTest, LeavesTrainingKeptSharedOrNonConstCases) {
   // Kept batch-norm name: "bn:1" could be fetched.
   {

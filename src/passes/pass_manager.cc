@@ -130,6 +130,8 @@ class PruneDeadPass : public GraphPass {
 
 PassManager PassManager::Default() {
   PassManager pm;
+  // x * 1 becomes Identity(x), which the next pass removes.
+  pm.Add(MakeArithmeticIdentities());
   pm.Add(MakeIdentityElimination());
   pm.Add(MakeConstantFolding());
   // After folding, equal subgraphs have equal Const inputs to be merged by.

@@ -62,7 +62,8 @@ struct PassStats {
 
 class PassManager {
  public:
-  // identity_elimination, constant_folding, common_subexpression_elimination,
+  // arithmetic_identities, identity_elimination, constant_folding,
+  // common_subexpression_elimination,
   // batch_norm_folding, gelu_fusion, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
@@ -86,6 +87,7 @@ class PassManager {
 // repeatedly (what folding and rewiring leave behind).
 Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx);
 
+std::unique_ptr<GraphPass> MakeArithmeticIdentities();
 std::unique_ptr<GraphPass> MakeIdentityElimination();
 std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();

@@ -1,6 +1,7 @@
 // Graph passes on real models: every fixture SavedModel (TF Serving's test
 // models) and TF.js graph model loads with and without the graph passes
-// (LoadOptions::optimize_graph), the optimised graph has no more nodes, and
+// (LoadOptions::optimize_graph, freeze_variables), the optimised graph has no
+// more nodes, and
 // every signature gives the same outputs on the same deterministic inputs
 // (or fails in both). Unknown dims take 1 (batch) or 32, so models with
 // coupled shapes may fail both ways; at least some runs must succeed.
@@ -78,6 +79,7 @@ TEST(PassesEquivalenceTest, EveryFixtureModelGivesTheSameOutputsWithAndWithoutPa
     SCOPED_TRACE(path);
     loaders::LoadOptions plain_options;
     plain_options.optimize_graph = false;
+    plain_options.freeze_variables = false;
     auto plain = loaders::LoadModel(path, plain_options);
     auto optimized = loaders::LoadModel(path);
     EXPECT_EQ(plain.ok(), optimized.ok()) << (plain.ok() ? optimized.status() : plain.status()).ToString();

@@ -13,6 +13,7 @@
 #include "loaders/graph_to_session.h"
 #include "loaders/savedmodel/ref_variables.h"
 #include "loaders/savedmodel/signatures.h"
+#include "loaders/savedmodel/variable_freezing.h"
 #include "ops/op_registry.h"
 #include "tensorflow/core/protobuf/saved_model.pb.h"
 
@@ -208,6 +209,69 @@ void CountVariables(const std::string& prefix, runtime::ModelInfo& info) {
   }
 }
 
+// The values of the plan's variables after the restore step, from a session
+// of their own over a copy of `graph` that runs only what restoring and
+// reading needs; it and its variables are gone when this returns.
+StatusOr<std::vector<Tensor>> RestoredVariableValues(const ir::Graph& graph, const FreezePlan& plan,
+                                                     const tensorflow::OpList* op_defs, const LoadOptions& options,
+                                                     const std::string& model_name, const std::string& restore_op,
+                                                     const runtime::NamedTensors& restore_feeds) {
+  LoadOptions plain = options;
+  plain.optimize_graph = false;
+  plain.freeze_variables = false;
+  plain.precision = "fp32";
+  plain.keep.clear();
+  ir::Graph copy = graph;
+  std::vector<std::string> roots = {restore_op};
+  std::vector<std::string> fetches;
+  for (const auto& [tensor, value] : restore_feeds) roots.push_back(tensor);
+  for (const FreezePlan::Variable& var : plan.variables) {
+    std::string read = var.source;  // a TF1 VariableV2 outputs the value
+    const ir::Node& source = copy.node(copy.FindNode(var.source));
+    if (source.op == "VarHandleOp") {
+      ir::Node node;
+      node.name = copy.UniqueName(var.source + "/_tfhost_read");
+      node.op = "ReadVariableOp";
+      node.inputs = {ir::TensorRef{copy.FindNode(var.source), 0}};
+      if (const tensorflow::AttrValue* dtype = source.FindAttr("dtype")) node.attrs["dtype"] = *dtype;
+      read = node.name;
+      TFHOST_RETURN_IF_ERROR(copy.AddNode(std::move(node)).status());
+    }
+    fetches.push_back(read + ":0");
+    roots.push_back(read);
+  }
+  TFHOST_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Session> session,
+                          GraphToSession(std::move(copy), op_defs, plain, model_name, roots));
+  TFHOST_RETURN_IF_ERROR(session->Run(restore_feeds, {}, {restore_op}).status());
+  return session->Run({}, fetches);
+}
+
+// Freezes the variables the signatures read when variable_freezing.h allows
+// it, noting in info.metadata how many or why not. True when the graph no
+// longer needs the restore step.
+StatusOr<bool> FreezeServedVariables(ir::Graph& graph, const std::vector<int>& served, const std::vector<int>& init,
+                                     const tensorflow::OpList* op_defs, const LoadOptions& options,
+                                     const std::string& model_name, const std::string& restore_op,
+                                     const runtime::NamedTensors& restore_feeds, runtime::ModelInfo& info) {
+  FreezePlan plan = PlanVariableFreezing(graph, served, init);
+  if (!plan.declined.empty()) {
+    info.metadata["variables_not_frozen"] = plan.declined;
+    return false;
+  }
+  if (plan.variables.empty()) return false;
+  auto values = RestoredVariableValues(graph, plan, op_defs, options, model_name, restore_op, restore_feeds);
+  if (!values.ok()) {
+    if (values.status().code() != StatusCode::kFailedPrecondition) return values.status();
+    // A variable the checkpoint leaves uninitialized: served unfrozen, so
+    // the signatures that never read it still run, as in TensorFlow.
+    info.metadata["variables_not_frozen"] = values.status().message();
+    return false;
+  }
+  TFHOST_RETURN_IF_ERROR(FreezeVariables(graph, plan, std::move(*values)));
+  info.metadata["variables_frozen"] = std::to_string(plan.variables.size());
+  return true;
+}
+
 StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir, const LoadOptions& options) {
   const std::string model_name = dir.string();
   tensorflow::SavedModel saved_model;
@@ -340,6 +404,29 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
       return NotFound("model '" + model_name + "': " + checkpoint::IndexFileName(prefix.string()) +
                       " does not exist, but the signatures read variables (" + Join(needed, ", ") +
                       ") that only a checkpoint can initialize");
+    }
+  }
+
+  // Weights become constants the passes can fold (variable_freezing.h)
+  // when nothing served writes them; the served session then never restores.
+  if (options.freeze_variables && !restore_op.empty()) {
+    std::vector<int> served = signature_nodes;
+    for (const std::string& name : options.keep) {
+      auto parsed = ir::ParseTensorName(name);
+      if (parsed.ok() && graph.FindNode(parsed->node) >= 0) served.push_back(graph.FindNode(parsed->node));
+    }
+    runtime::NamedTensors restore_feeds = *asset_feeds;
+    restore_feeds.emplace_back(saver.filename_tensor_name(), Tensor::StringScalar(prefix.string()));
+    auto frozen = FreezeServedVariables(graph, served, init_nodes, &meta.stripped_op_list(), options, model_name,
+                                        restore_op, restore_feeds, info);
+    if (!frozen.ok()) {
+      return frozen.status().WithContext("model '" + model_name + "': restoring variables from " + prefix.string());
+    }
+    if (*frozen) {
+      CountVariables(prefix.string(), info);
+      std::erase(roots, restore_op);
+      std::erase(roots, saver.filename_tensor_name());
+      restore_op.clear();
     }
   }
 

@@ -156,7 +156,7 @@ TEST(OneDnnConvTest, DepthwiseMatchesReferenceOverLayoutsPaddingsStridesDilation
 // Every fused_ops list the oneDNN kernels fuse, for both fused convolutions.
 std::vector<std::vector<std::string>> FusedOpLists(bool with_batch_norm) {
   std::vector<std::vector<std::string>> lists = {{"BiasAdd"}};
-  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "GeluExact", "GeluApproximate"}) {
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "GeluExact", "GeluApproximate", "_MklSwish"}) {
     lists.push_back({"BiasAdd", act});
     if (with_batch_norm) lists.push_back({"FusedBatchNorm", act});
   }

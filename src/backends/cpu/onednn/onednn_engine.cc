@@ -223,6 +223,10 @@ bool ParseEpilogue(const ir::Node& node, bool allow_batch_norm, Epilogue* out, b
       case ops::nn::Activation::kTanh:
         e.eltwise = dnnl::algorithm::eltwise_tanh;
         break;
+      case ops::nn::Activation::kSwish:  // x * sigmoid(alpha * x)
+        e.eltwise = dnnl::algorithm::eltwise_swish;
+        e.alpha = 1;
+        break;
       case ops::nn::Activation::kGeluExact:
         e.eltwise = dnnl::algorithm::eltwise_gelu_erf;
         break;

@@ -60,7 +60,7 @@ TEST(OneDnnMatMulTest, LargeMatMulsMatchReferenceWhateverPathTheSecondOperandTak
 TEST(OneDnnMatMulTest, FusedMatMulMatchesReferenceForEveryFusedEpilogue) {
   uint32_t seed = 50;
   std::vector<std::vector<std::string>> lists = {{"BiasAdd"}};
-  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) lists.push_back({"BiasAdd", act});
+  for (const char* act : {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish"}) lists.push_back({"BiasAdd", act});
   for (const auto& fused_ops : lists) {
     for (bool tb : {false, true}) {
       ir::AttrMap attrs = MatMulAttrs(false, tb);
