@@ -269,7 +269,7 @@ class ConvKernel {
       if (entry->src_dense_copy) {
         ConvertToBf16Into(x, src, ctx);
       } else {
-        ReorderToBf16Into(entry->src_user_md, x, src);
+        ReorderInto(entry->src_user_md, x, src);
       }
       args.emplace(DNNL_ARG_SRC, src);
     } else {

@@ -86,14 +86,14 @@ void* ThreadBuffer(int slot, size_t bytes) {
   return b.data.get();
 }
 
-void ReorderToBf16Into(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out) {
+void ReorderInto(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out) {
   dnnl::memory user = Wrap(from, t);
   Execute(dnnl::reorder(user, out), dnnl::memory::desc(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, out}});
 }
 
-dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md) {
+dnnl::memory ReorderedCopy(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md) {
   dnnl::memory out(to_md, Engine());
-  ReorderToBf16Into(from, t, out);
+  ReorderInto(from, t, out);
   return out;
 }
 

@@ -70,16 +70,17 @@ bool NodeWantsBf16(const ir::Node& node);
 // it). Without it a bf16-marked node runs in float32: oneDNN would emulate
 // bf16, which is slower than float32 and no more exact.
 bool CpuHasBf16();
-// A bf16 copy of the float32 tensor `t` (described by `from`) in `to_md`'s
-// layout (a new buffer).
-dnnl::memory ReorderToBf16(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md);
+// A copy of the float32 tensor `t` (described by `from`) in `to_md`'s layout
+// and data type (a new buffer): bf16 operands, weights in a primitive's
+// blocked layout.
+dnnl::memory ReorderedCopy(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory::desc& to_md);
 // The same when `to_md` has `t`'s own element order (a dense bf16 copy):
 // a vectorized round-to-nearest-even conversion split over the intra-op
 // pool, several times faster than oneDNN 2.6's generic reorder for it.
 dnnl::memory ConvertToBf16(const Tensor& t, const dnnl::memory::desc& to_md, const ops::KernelContext& ctx);
 // The same two conversions into `out` (its descriptor says the layout), for
 // callers that reuse one buffer rather than allocate per call.
-void ReorderToBf16Into(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out);
+void ReorderInto(const dnnl::memory::desc& from, const Tensor& t, const dnnl::memory& out);
 void ConvertToBf16Into(const Tensor& t, const dnnl::memory& out, const ops::KernelContext& ctx);
 
 // A buffer of at least `bytes` (64-byte aligned) owned by the calling thread

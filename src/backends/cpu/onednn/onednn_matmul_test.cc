@@ -213,6 +213,25 @@ TEST(OneDnnMatMulTest, BatchMatMulsMatchReferenceWithAdjointsAndBroadcastBatchDi
   }
 }
 
+TEST(OneDnnMatMulTest, PackedWeightsFollowTheBufferTheyCameFrom) {
+  // The second operand is kept in oneDNN's own layout per buffer: new
+  // weights of the same shape must be packed again, the same ones not.
+  for (bool tb : {false, true}) {
+    auto f = MakeFast("MatMul", MatMulAttrs(false, tb));
+    ASSERT_TRUE(f.fast.kernel);
+    const Tensor a = RandomTensor(Shape({32, 96}), 40);
+    const Tensor first = RandomTensor(tb ? Shape({256, 96}) : Shape({96, 256}), 41);
+    const Tensor second = RandomTensor(tb ? Shape({256, 96}) : Shape({96, 256}), 42);
+    for (const Tensor* b : {&first, &second, &first, &first}) {
+      auto want = ops::RunSingleOp("MatMul", {a, *b}, MatMulAttrs(false, tb));
+      auto got = ops::RunKernelOnNode(f.node, f.fast.kernel, {a, *b});
+      ASSERT_TRUE(want.ok() && got.ok());
+      ExpectClose((*got)[0], (*want)[0], kTol, std::string("tb=") + (tb ? "1" : "0"));
+    }
+    EXPECT_EQ(f.fallbacks->load(), 0);
+  }
+}
+
 TEST(OneDnnMatMulTest, ConcurrentCallsOnOneKernelAgree) {
   auto f = MakeFast("MatMul", MatMulAttrs(false, false));
   ASSERT_TRUE(f.fast.kernel);
