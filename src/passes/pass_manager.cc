@@ -136,6 +136,8 @@ PassManager PassManager::Default() {
   pm.Add(MakeConstantFolding());
   // After folding, equal subgraphs have equal Const inputs to be merged by.
   pm.Add(MakeCommonSubexpressionElimination());
+  // A Pad before a VALID convolution becomes its explicit padding.
+  pm.Add(MakePadFolding());
   // Before fusion: folding turns a batch norm into the BiasAdd fusion eats.
   pm.Add(MakeBatchNormFolding());
   // GELU spelled out in ops becomes one node the conv/matmul fusion can take.

@@ -63,7 +63,7 @@ struct PassStats {
 class PassManager {
  public:
   // arithmetic_identities, identity_elimination, constant_folding,
-  // common_subexpression_elimination,
+  // common_subexpression_elimination, pad_folding,
   // batch_norm_folding, gelu_fusion, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
@@ -91,6 +91,7 @@ std::unique_ptr<GraphPass> MakeArithmeticIdentities();
 std::unique_ptr<GraphPass> MakeIdentityElimination();
 std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
+std::unique_ptr<GraphPass> MakePadFolding();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
