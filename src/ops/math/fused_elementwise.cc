@@ -231,9 +231,14 @@ void Execute(const Instruction& ins, const float* x, const float* z, float* y, i
 
 // How an input maps onto the output's flat index i.
 struct InputView {
-  enum Mode { kFull, kScalar, kSuffix } mode = kFull;
+  enum Mode { kFull, kScalar, kRepeated } mode = kFull;
   const float* data = nullptr;
-  int64_t period = 1;  // kSuffix: the input repeats every `period` elements
+  // kRepeated: output element i reads data[(i / inner) % period]. The
+  // input's non-1 dims are one run of the output's dims: [C] or [1, 1, C]
+  // against [N, H, W, C] (inner 1: a bias), [1, T, 1] against [1, T, D]
+  // (a per-row statistic: layer norm's mean and scale).
+  int64_t inner = 1;
+  int64_t period = 1;
   Tensor materialized;  // other broadcasts, expanded to the output shape
 };
 
@@ -248,16 +253,19 @@ StatusOr<InputView> MakeView(const KernelContext& ctx, const Tensor& in, const S
     v.data = in.data<float>();
     return v;
   }
-  // [C] or [1, 1, C] against [N, H, W, C]: the trailing dims match.
-  int first = 0;
+  // Right-aligned against the output: the first and last dims of the input
+  // that are not 1, and whether they equal the output's there.
+  const int shift = out.rank() - in.rank();
+  int first = 0, last = in.rank() - 1;
   while (first < in.rank() && in.dim(first) == 1) ++first;
-  const int tail = in.rank() - first;
-  bool suffix = tail <= out.rank();
-  for (int i = 0; suffix && i < tail; ++i) suffix = in.dim(first + i) == out.dim(out.rank() - tail + i);
-  if (suffix) {
-    v.mode = InputView::kSuffix;
+  while (last > first && in.dim(last) == 1) --last;
+  bool repeated = shift >= 0 && first <= last;
+  for (int i = first; repeated && i <= last; ++i) repeated = in.dim(i) == out.dim(shift + i);
+  if (repeated) {
+    v.mode = InputView::kRepeated;
     v.data = in.data<float>();
     v.period = in.NumElements();
+    for (int i = shift + last + 1; i < out.rank(); ++i) v.inner *= out.dim(i);
     return v;
   }
   auto bc = Broadcaster::MakeTo({in.shape()}, out);
@@ -311,10 +319,21 @@ Status FusedElementwiseKernel(KernelContext& ctx) {
           slot[k] = buffer(num_buffers + k);
         } else {
           float* b = buffer(num_buffers + k);
-          int64_t j = off % v.period;
-          for (int64_t i = 0; i < len; ++i) {
-            b[i] = v.data[j];
-            if (++j == v.period) j = 0;
+          int64_t j = (off / v.inner) % v.period;
+          if (v.inner == 1) {
+            for (int64_t i = 0; i < len; ++i) {
+              b[i] = v.data[j];
+              if (++j == v.period) j = 0;
+            }
+          } else {
+            int64_t r = off % v.inner;
+            for (int64_t i = 0; i < len; ++i) {
+              b[i] = v.data[j];
+              if (++r == v.inner) {
+                r = 0;
+                if (++j == v.period) j = 0;
+              }
+            }
           }
           slot[k] = b;
         }

@@ -52,6 +52,28 @@ TEST(FusedElementwiseTest, HardSwishChainMatchesSeparateOpsBitForBitAcrossBlocks
   ExpectBitEqual((*fused)[0], want);
 }
 
+TEST(FusedElementwiseTest, LayerNormTailWithPerRowAndPerColumnOperandsMatchesSeparateOpsAcrossBlocks) {
+  // Keras's layer norm: x * inv + (-mean * inv + beta), inv = rsqrt(var + eps) * gamma,
+  // with per-row [1, T, 1] statistics and per-column [D] parameters; T * D
+  // spans several blocks and rows straddle them.
+  const Tensor x = Values(Shape({1, 37, 131}), 3.f, 0.f);
+  const Tensor inv_row = Values(Shape({1, 37, 1}), 1.f, 1.f);
+  const Tensor gamma = Values(Shape({131}), 1.f, 2.f);
+  const Tensor neg_mean = Values(Shape({1, 37, 1}), 1.f, 3.f);
+  const Tensor beta = Values(Shape({131}), 1.f, 4.f);
+  const Tensor middle = Values(Shape({37, 1}), 1.f, 5.f);  // rank below the output's
+  // slots: 0 x, 1 inv_row, 2 gamma, 3 neg_mean, 4 beta, 5 middle;
+  // 6 = inv_row * gamma, 7 = neg_mean * 6, 8 = 7 + beta, 9 = x * 6, 10 = 9 + 8, 11 = 10 - middle
+  auto fused = RunSingleOp("_TfhostFusedElementwise", {x, inv_row, gamma, neg_mean, beta, middle},
+                           Program({"Mul", "Mul", "AddV2", "Mul", "AddV2", "Sub"},
+                                   {1, 2, 3, 6, 7, 4, 0, 6, 9, 8, 10, 5}, 6));
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  const Tensor inv = Run1("Mul", {inv_row, gamma});
+  const Tensor shift = Run1("AddV2", {Run1("Mul", {neg_mean, inv}), beta});
+  const Tensor want = Run1("Sub", {Run1("AddV2", {Run1("Mul", {x, inv}), shift}), middle});
+  ExpectBitEqual((*fused)[0], want);
+}
+
 TEST(FusedElementwiseTest, BroadcastsPerChannelAndGeneralOperandsLikeTheSeparateOps) {
   const Tensor x = Values(Shape({2, 3, 4}), 2.f, 0.f);
   const Tensor channel = Values(Shape({4}), 1.f, 1.f);       // suffix

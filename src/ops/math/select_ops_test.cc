@@ -37,6 +37,34 @@ TEST(SelectTest, V2BroadcastsAllThree) {
   EXPECT_EQ(Values<float>(z), (std::vector<float>{1, 2, 3, 0, 0, 0}));
 }
 
+TEST(SelectTest, V2AttentionMaskBroadcastRowByRowMatchesElementByElement) {
+  // A [1, 1, T, T] mask against [B, H, T, T] scores and a scalar fill, and
+  // a per-row [B, 1, T, 1] condition: rows of 20 take the row-wise path.
+  const int64_t b = 2, h = 3, t = 20;
+  std::vector<bool> mask(t * t), rows(b * t);
+  for (int64_t i = 0; i < t * t; ++i) mask[i] = (i * 7) % 5 != 0;
+  for (int64_t i = 0; i < b * t; ++i) rows[i] = i % 3 == 0;
+  std::vector<float> scores(b * h * t * t);
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = 0.5f * static_cast<float>(i);
+  const Tensor x = F32(scores, {b, h, t, t});
+  Tensor masked = RunOp("SelectV2", {Bools(mask, {1, 1, t, t}), x, Tensor::Scalar<float>(-1e9f)});
+  Tensor by_row = RunOp("SelectV2", {Bools(rows, {b, 1, t, 1}), Tensor::Scalar<float>(1.f), x});
+  ASSERT_EQ(masked.shape(), Shape({b, h, t, t}));
+  ASSERT_EQ(by_row.shape(), Shape({b, h, t, t}));
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const int64_t col = i % t, row = (i / t) % t, batch = i / (h * t * t);
+    EXPECT_EQ(masked.data<float>()[i], mask[row * t + col] ? scores[i] : -1e9f) << i;
+    EXPECT_EQ(by_row.data<float>()[i], rows[batch * t + row] ? 1.f : scores[i]) << i;
+  }
+}
+
+TEST(SelectTest, VectorConditionPicksLongRows) {
+  std::vector<float> a(2 * 24), c(2 * 24);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i), c[i] = -static_cast<float>(i);
+  Tensor z = RunOp("Select", {Bools({false, true}, {2}), F32(a, {2, 24}), F32(c, {2, 24})});
+  for (int64_t i = 0; i < 48; ++i) EXPECT_EQ(z.data<float>()[i], i < 24 ? c[i] : a[i]) << i;
+}
+
 TEST(SelectTest, V2SelectsStrings) {
   Tensor z = RunOp("SelectV2", {Bools({false, true}, {2}), Tensor::StringScalar("yes"), Tensor::StringScalar("no")});
   EXPECT_EQ(z.strings()[0], "no");
