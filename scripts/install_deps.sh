@@ -45,6 +45,8 @@ fi
 venv="$("$(dirname "${BASH_SOURCE[0]}")/python_env.sh" test)"
 # perf_analyzer (scripts/perf_analyzer), for the serving tests and benches.
 "$(dirname "${BASH_SOURCE[0]}")/python_env.sh" loadgen >/dev/null
+# tritonclient and the kserve SDK, the Open Inference Protocol clients of tests/serving_v2.
+"$(dirname "${BASH_SOURCE[0]}")/python_env.sh" kserve >/dev/null
 # kubernetes-validate, for the checks of `tfhost serve --emit k8s` (tests/k8s).
 "$(dirname "${BASH_SOURCE[0]}")/python_env.sh" k8s >/dev/null
 echo "deps: Python environment $venv"

@@ -507,6 +507,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
   serving::RestApiOptions rest_options;
   rest_options.metrics_path = *metrics_path;
+  rest_options.server_version = VersionString().substr(VersionString().find(' ') + 1);
   serving::RestApiHandler rest(core->get(), rest_options);
 
   serving::HttpServerOptions http;
@@ -523,12 +524,13 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     // stay responsive with few HTTP threads.
     auto started = serving::HttpServer::StartAsync(
         http, [&rest](std::shared_ptr<serving::HttpRequest> request, serving::HttpResponder respond) {
-          rest.HandleAsync(request->method, request->target, std::move(request->body),
+          rest.HandleAsync(request->method, request->target, request->headers, std::move(request->body),
                            [respond = std::move(respond)](serving::RestResponse r) {
                              serving::HttpResponse response;
                              response.status = r.status;
                              response.body = std::move(r.body);
                              response.content_type = std::move(r.content_type);
+                             response.headers = std::move(r.headers);
                              respond(std::move(response));
                            });
         });
@@ -546,6 +548,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     grpc_options.max_send_message_bytes = f.grpc_max_message_bytes;
     grpc_options.max_threads = f.grpc_max_threads;
     grpc_options.channel_arguments = std::move(*grpc_channel_arguments);
+    grpc_options.server_version = rest_options.server_version;
     auto started = serving::GrpcServer::Start(grpc_options, core->get());
     if (!started.ok()) return ReportFailure(err, "serve", started.status());
     grpc = std::move(*started);

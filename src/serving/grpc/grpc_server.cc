@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "serving/server_core.h"
+#include "serving/v2/v2_grpc_service.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
 
@@ -141,6 +142,7 @@ class GrpcServer::Impl {
   ServerCore* core_;
   PredictionServiceImpl prediction_;
   ModelServiceImpl model_;
+  std::unique_ptr<v2::V2GrpcService> v2_;
   std::unique_ptr<grpc::Server> server_;
   std::atomic<int64_t> in_flight_{0};
   std::atomic<bool> shutting_down_{false};
@@ -215,6 +217,11 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions&
   }
   builder.RegisterService(&server->impl_->prediction_);
   builder.RegisterService(&server->impl_->model_);
+  Impl* impl = server->impl_.get();
+  impl->v2_ = std::make_unique<v2::V2GrpcService>(
+      core, options.server_version,
+      [impl](grpc::ServerContext* context, const std::function<Status()>& call) { return impl->Handle(context, call); });
+  builder.RegisterService(impl->v2_.get());
   // ServerBuilder applies its own limits over channel arguments with the same
   // keys, so those arguments are folded into the limits instead (TF Serving
   // lets --grpc_channel_arguments override its INT_MAX default this way).

@@ -3,7 +3,8 @@
 // tensorflow.serving.ModelService (GetModelStatus, HandleReloadConfigRequest)
 // over a ServerCore, answering as TensorFlow Serving does: the same messages,
 // and the ServerCore's status code (tfhost's code numbers are gRPC's) and
-// error text unchanged.
+// error text unchanged. The Open Inference Protocol's
+// inference.GRPCInferenceService (v2/v2_grpc_service.h) is served beside them.
 //
 // The services are grpc++ synchronous handlers: ServerCore calls block while
 // a model runs (or while a batch fills), which is what sync handler threads
@@ -63,6 +64,8 @@ struct GrpcServerOptions {
   // grpc.max_send_message_length replace the limits above (-1 = INT_MAX), as
   // TF Serving's --grpc_channel_arguments can override its limits.
   std::vector<GrpcChannelArgument> channel_arguments;
+  // The server version the v2 ServerMetadata call reports.
+  std::string server_version;
 };
 
 // Checks ranges; errors name the option and the accepted range.

@@ -809,6 +809,51 @@ StatusOr<std::string> DecodeB64Value(std::string_view text) {
   return bytes;
 }
 
+Status ParseJsonObject(std::string_view json, rapidjson::Document* doc) { return ParseJson(json, doc); }
+
+namespace {
+
+Status AppendLeavesAt(const Value& v, DType dtype, JsonPath* path, TensorProto* proto, int64_t* count) {
+  if (!v.IsArray()) {
+    ++*count;
+    return AppendLeaf(v, dtype, *path, proto);
+  }
+  if (static_cast<int>(path->indices.size()) >= kMaxJsonTensorRank) {
+    return InvalidArgument("lists nested deeper than " + std::to_string(kMaxJsonTensorRank) + " levels at " +
+                           path->ToString());
+  }
+  path->indices.push_back(0);
+  for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+    path->indices.back() = i;
+    TFHOST_RETURN_IF_ERROR(AppendLeavesAt(v[i], dtype, path, proto, count));
+  }
+  path->indices.pop_back();
+  return OkStatus();
+}
+
+}  // namespace
+
+Status AppendJsonLeaves(const rapidjson::Value& value, DType dtype, const std::string& where, TensorProto* proto,
+                        int64_t* count) {
+  JsonPath path;
+  path.root = where.c_str();
+  *count = 0;
+  return AppendLeavesAt(value, dtype, &path, proto, count);
+}
+
+bool AppendJsonFlatList(const Tensor& tensor, std::string* out) {
+  if (!CheckWritable("", tensor).ok()) return false;
+  out->push_back('[');
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendElement(tensor, i, /*as_bytes=*/false, out);
+  }
+  out->push_back(']');
+  return true;
+}
+
+std::string JsonValueText(const rapidjson::Value& value) { return JsonValueToString(value); }
+
 const char* TfDataTypeName(DType dtype) {
   switch (dtype) {
     case DType::kFloat: return "float";

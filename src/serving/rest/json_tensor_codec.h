@@ -15,6 +15,8 @@
 // position (e.g. "instances[1][0]") and what was expected.
 #pragma once
 
+#include <rapidjson/fwd.h>
+
 #include <functional>
 #include <map>
 #include <string>
@@ -90,5 +92,24 @@ StatusOr<std::string> DecodeB64Value(std::string_view text);
 // TensorFlow's DataTypeString ("float", "int64", "string", ...), as error
 // messages name dtypes.
 const char* TfDataTypeName(DType dtype);
+
+// ---- shared with the Open Inference Protocol's JSON (serving/v2) ----
+
+// Parses a request body as :predict does (NaN / Infinity accepted, nesting
+// parsed iteratively); INVALID_ARGUMENT "JSON Parse error: ... at offset: N"
+// or "... not a JSON object".
+Status ParseJsonObject(std::string_view json, rapidjson::Document* doc);
+// Appends the leaves of `value` (one value, or lists nested to any depth,
+// read row-major) to `proto`'s typed field for `dtype`, coerced and checked
+// as :predict values are; *count gets the number appended. Errors name the
+// position as `where` followed by list indices ("inputs[0].data[3]").
+Status AppendJsonLeaves(const rapidjson::Value& value, DType dtype, const std::string& where,
+                        tensorflow::TensorProto* proto, int64_t* count);
+// `tensor`'s elements as one flat JSON list, written as :predict writes
+// values (strings that are not UTF-8 as {"b64": ...}). False, writing
+// nothing, for dtypes JSON cannot carry (complex, variant, ...).
+bool AppendJsonFlatList(const Tensor& tensor, std::string* out);
+// A short rendering of a JSON value, for error messages.
+std::string JsonValueText(const rapidjson::Value& value);
 
 }  // namespace tfhost::serving

@@ -3,12 +3,14 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cctype>
+#include <future>
 #include <optional>
 #include <vector>
 
 #include "ir/tensor_proto.h"
 #include "serving/rest/json_tensor_codec.h"
 #include "serving/server_core.h"
+#include "serving/v2/v2_rest_handler.h"
 
 namespace tfhost::serving {
 
@@ -16,13 +18,7 @@ namespace {
 
 using tensorflow::serving::ModelSpec;
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
+bool IEquals(std::string_view a, std::string_view b) { return AsciiEqualsIgnoreCase(a, b); }
 
 // Consumes `prefix` (case-insensitively) from the front of `s`.
 bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
@@ -39,14 +35,8 @@ std::string_view ConsumeSegment(std::string_view* s) {
   return seg;
 }
 
-RestResponse Json(int status, std::string body) {
-  RestResponse r;
-  r.status = status;
-  r.body = std::move(body);
-  return r;
-}
-
-RestResponse Error(const Status& status) { return Json(HttpStatusForCode(status.code()), MakeJsonError(status.message())); }
+RestResponse Json(int status, std::string body) { return JsonResponse(status, std::move(body)); }
+RestResponse Error(const Status& status) { return ErrorResponse(status); }
 
 RestResponse Malformed(std::string_view method, std::string_view path) {
   return Error(InvalidArgument("Malformed request: " + std::string(method) + " " + std::string(path)));
@@ -286,6 +276,25 @@ RestResponse HandleReady(ServerCore& core, bool draining) {
 
 }  // namespace
 
+RestResponse JsonResponse(int status, std::string body) {
+  RestResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+RestResponse ErrorResponse(const Status& status) {
+  return JsonResponse(HttpStatusForCode(status.code()), MakeJsonError(status.message()));
+}
+
+bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
 int HttpStatusForCode(StatusCode code) {
   switch (code) {
     case StatusCode::kOk: return 200;
@@ -309,7 +318,17 @@ int HttpStatusForCode(StatusCode code) {
   return 500;
 }
 
-RestApiHandler::RestApiHandler(ServerCore* core, RestApiOptions options) : core_(core), options_(std::move(options)) {}
+RestApiHandler::RestApiHandler(ServerCore* core, RestApiOptions options)
+    : core_(core),
+      options_(std::move(options)),
+      v2_(std::make_unique<v2::V2RestHandler>(core, options_.server_version)) {}
+
+RestApiHandler::~RestApiHandler() = default;
+
+void RestApiHandler::SetDraining(bool draining) {
+  draining_.store(draining, std::memory_order_relaxed);
+  v2_->SetDraining(draining);
+}
 
 RestResponse RestApiHandler::Handle(std::string_view method, std::string_view target, std::string_view body) const {
   std::string_view path = target.substr(0, target.find('?'));
@@ -325,13 +344,26 @@ RestResponse RestApiHandler::Handle(std::string_view method, std::string_view ta
   }
   std::string_view rest = path;
   if (ConsumePrefix(&rest, "/v1/")) return HandleModelsApi(method, path, body);
+  if (v2::V2RestHandler::Owns(path)) {
+    // The v2 API answers asynchronously; here its answer is waited for.
+    std::promise<RestResponse> answer;
+    std::future<RestResponse> future = answer.get_future();
+    v2_->Handle(method, path, {}, std::string(body), [&answer](RestResponse r) { answer.set_value(std::move(r)); });
+    return future.get();
+  }
   return Json(404, MakeJsonError("Not found: " + std::string(method) + " " + std::string(path) +
-                                 " (the REST API lives under /v1/models)"));
+                                 " (the REST API lives under /v1/models, the Open Inference Protocol under /v2)"));
 }
 
 void RestApiHandler::HandleAsync(std::string_view method, std::string_view target, std::string body,
                                  Respond respond) const {
+  HandleAsync(method, target, {}, std::move(body), std::move(respond));
+}
+
+void RestApiHandler::HandleAsync(std::string_view method, std::string_view target, const RestHeaders& headers,
+                                 std::string body, Respond respond) const {
   std::string_view path = target.substr(0, target.find('?'));
+  if (v2::V2RestHandler::Owns(path)) return v2_->Handle(method, path, headers, std::move(body), std::move(respond));
   std::string_view rest = path;
   std::optional<ModelRoute> route;
   if (method == "POST" && ConsumePrefix(&rest, "/v1/models/")) route = ParseModelRoute(rest);

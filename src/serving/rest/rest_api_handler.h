@@ -11,6 +11,7 @@
 //   GET  /readyz      200 once every configured model has an AVAILABLE
 //                     version and the server is not draining, else 503
 //   GET  <metrics path> Prometheus text (when a metrics path is set)
+//   /v2, /v2/...  the Open Inference Protocol (KServe v2): v2/v2_rest_handler.h
 // Errors are {"error": "<message>"} with TF Serving's code -> HTTP status
 // mapping (HttpStatusForCode). Model names from paths are only ever looked
 // up in the model manager's map; they never reach the file system.
@@ -21,30 +22,43 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 
 namespace tfhost::serving {
 
 class ServerCore;
+namespace v2 {
+class V2RestHandler;
+}
+
+// Header fields (name as sent, value).
+using RestHeaders = std::vector<std::pair<std::string, std::string>>;
 
 struct RestResponse {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
+  RestHeaders headers;  // extra response header fields
 };
 
 struct RestApiOptions {
   // Where Prometheus text is served; empty = not served.
   std::string metrics_path = "/monitoring/prometheus/metrics";
+  // The server version GET /v2 reports.
+  std::string server_version;
 };
 
 class RestApiHandler {
  public:
   // `core` must outlive the handler.
   RestApiHandler(ServerCore* core, RestApiOptions options);
+  ~RestApiHandler();
 
   // `path` may carry a query string (ignored). Runs models on the calling
   // thread (blocks until they answer).
@@ -59,10 +73,14 @@ class RestApiHandler {
   // full worker queue answers 503.
   using Respond = std::function<void(RestResponse)>;
   void HandleAsync(std::string_view method, std::string_view path, std::string body, Respond respond) const;
+  // The same with the request's header fields, which the v2 API's binary
+  // data extension reads (Inference-Header-Content-Length).
+  void HandleAsync(std::string_view method, std::string_view path, const RestHeaders& headers, std::string body,
+                   Respond respond) const;
 
   // While draining (shutdown has begun) /readyz answers 503 so that load
   // balancers stop sending traffic; everything else keeps working.
-  void SetDraining(bool draining) { draining_.store(draining, std::memory_order_relaxed); }
+  void SetDraining(bool draining);
 
  private:
   RestResponse HandleModelsApi(std::string_view method, std::string_view path, std::string_view body) const;
@@ -70,6 +88,7 @@ class RestApiHandler {
   ServerCore* core_;
   RestApiOptions options_;
   std::atomic<bool> draining_{false};
+  std::unique_ptr<v2::V2RestHandler> v2_;
 };
 
 // TF Serving's mapping: OK 200, CANCELLED 499, UNKNOWN 500,
@@ -78,5 +97,13 @@ class RestApiHandler {
 // FAILED_PRECONDITION 400, ABORTED 409, OUT_OF_RANGE 400, UNIMPLEMENTED 501,
 // INTERNAL 500, UNAVAILABLE 503, DATA_LOSS 500, UNAUTHENTICATED 401.
 int HttpStatusForCode(StatusCode code);
+
+// A JSON answer, and the {"error": "<message>"} answer for a status with its
+// HTTP status (HttpStatusForCode): the one spelling of both for every route.
+RestResponse JsonResponse(int status, std::string body);
+RestResponse ErrorResponse(const Status& status);
+
+// ASCII case-insensitive equality, as routes and header names are matched.
+bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b);
 
 }  // namespace tfhost::serving
