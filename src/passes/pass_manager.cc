@@ -142,6 +142,9 @@ PassManager PassManager::Default() {
   pm.Add(MakeBatchNormFolding());
   // GELU spelled out in ops becomes one node the conv/matmul fusion can take.
   pm.Add(MakeGeluFusion());
+  // Dense on [B, T, D] (MatMul, Reshape, BiasAdd, act): the Reshape goes
+  // last so the fusion below sees the product, its bias and activation.
+  pm.Add(MakeReshapeSinking());
   pm.Add(MakeConvBiasActivationFusion());
   // On the fused convolutions the previous pass wrote, and before the
   // element-wise fusion would take their residual Add + activation.

@@ -64,7 +64,7 @@ class PassManager {
  public:
   // arithmetic_identities, identity_elimination, constant_folding,
   // common_subexpression_elimination, pad_folding,
-  // batch_norm_folding, gelu_fusion, conv_bias_activation_fusion,
+  // batch_norm_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
@@ -93,6 +93,7 @@ std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
+std::unique_ptr<GraphPass> MakeReshapeSinking();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // Not in Default(): the loader adds it for LoadOptions::precision "bf16". It
