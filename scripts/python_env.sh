@@ -30,5 +30,10 @@ if [ ! -f "$venv/.complete" ]; then
   "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir \
     --require-hashes --only-binary=:all: -r "$lock" >&2
   touch "$venv/.complete"
+  touch "$venv/.used"
+  # Environments of older locks of this name: the two most recently used
+  # stay (a branch switch back finds its own), older ones go.
+  "$root/scripts/prune_cache.sh" "$cache/venv" "$name-" 2
 fi
+touch "$venv/.used"
 echo "$venv"

@@ -43,5 +43,11 @@ if [ "$ensure" = 1 ] && [ ! -f "$dir/.complete" ]; then
     touch "$dir/.complete"
   fi
   exec 9>&-
+  # Zoos of other generator versions: the two most recently used stay (a
+  # branch switch back finds its zoo), older ones go.
+  touch "$dir/.used"
+  "$root/scripts/prune_cache.sh" "$(dirname "$dir")" "" 2
+elif [ -f "$dir/.complete" ]; then
+  touch "$dir/.used"
 fi
 echo "$dir"
