@@ -4,6 +4,10 @@
 // ctx.input(i) and the node's attrs, and sets every output with
 // ctx.set_output(i, tensor). Kernels never throw; a bad attr or input shape
 // returns a Status that names the node (ctx.Error(...) adds that prefix).
+// Before a kernel first runs on a node, the kernel contract
+// (ops/kernel_contract.h) has proven the node's input and output counts and
+// input dtypes against the op's schema; a kernel checks only what the schema
+// cannot say (ranks, dimensions that must agree, index ranges, attr values).
 // Kernels may run concurrently on different nodes; any state shared across runs
 // (variables, tables) lives in the ResourceManager.
 //
@@ -13,6 +17,7 @@
 // ctx.allocator() and enqueues its work on ctx.stream().
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,15 +41,40 @@ class KernelContext {
 
   const ir::Node& node() const { return node_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const Tensor& input(int i) const { return inputs_[i]; }
+  // Input i. The kernel contract (ops/kernel_contract.h) proves before the
+  // node first runs that it has exactly the inputs its schema declares, so a
+  // kernel reading its schema's inputs never misses; no kernel needs its own
+  // count check. The one compare here is what keeps a kernel bug (an index
+  // past the schema) from reading out of bounds: such a read gets an empty
+  // tensor and is recorded, and InvokeKernel then fails the call with an
+  // Internal error naming the node and the index. A compare rather than a
+  // StatusOr keeps the hot path free of a status per input read.
+  const Tensor& input(int i) const {
+    if (static_cast<size_t>(i) < inputs_.size()) [[likely]] return inputs_[i];
+    return OutOfRangeInput(i);
+  }
   // Moves an input out, so an element-wise kernel may reuse its buffer when it
   // is the only owner (Tensor::RefCountIsOne).
-  Tensor TakeInput(int i) { return std::move(inputs_[i]); }
+  Tensor TakeInput(int i) {
+    if (static_cast<size_t>(i) < inputs_.size()) [[likely]] return std::move(inputs_[i]);
+    return OutOfRangeInput(i);
+  }
   // Replaces an input (a bf16 activation widened to float32 for a kernel that
   // only reads float32, runtime/bf16_edges.h).
-  void set_input(int i, Tensor t) { inputs_[i] = std::move(t); }
+  void set_input(int i, Tensor t) {
+    if (static_cast<size_t>(i) < inputs_.size()) [[likely]] inputs_[i] = std::move(t);
+    else OutOfRangeInput(i);
+  }
   // Only kernels registered with `handles_dead_inputs` (Merge) see dead inputs.
-  bool input_is_dead(int i) const { return input_dead_[i]; }
+  // An index past the inputs reads as dead (and is recorded, as for input()).
+  bool input_is_dead(int i) const {
+    if (static_cast<size_t>(i) < input_dead_.size()) [[likely]] return input_dead_[i];
+    OutOfRangeInput(i);
+    return true;
+  }
+  // The first input index a kernel asked for that the node does not have, or
+  // -1 (read by InvokeKernel after the kernel returns).
+  int out_of_range_input() const { return out_of_range_input_.load(std::memory_order_relaxed); }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_num_outputs(int n) { outputs_.resize(n); output_dead_.assign(n, false); }
@@ -99,6 +129,10 @@ class KernelContext {
   Status CheckDType(int i, DType dtype) const;
 
  private:
+  // Records `i` (kernels may read inputs from intra-op workers, hence the
+  // atomic) and returns an empty tensor.
+  const Tensor& OutOfRangeInput(int i) const;
+
   const ir::Node& node_;
   std::vector<Tensor> inputs_;
   std::vector<bool> input_dead_;
@@ -110,6 +144,7 @@ class KernelContext {
   MemorySpace memory_space_;
   Allocator* allocator_ = nullptr;
   Stream* stream_ = nullptr;
+  mutable std::atomic<int> out_of_range_input_{-1};
 };
 
 using KernelFn = std::function<Status(KernelContext&)>;

@@ -50,6 +50,10 @@ void OpRegistry::Register(const ir::OpDefBuilder& schema, KernelFn kernel, bool 
     std::fprintf(stderr, "tfhost: bad op schema: %s\n", def.status().ToString().c_str());
     std::abort();
   }
+  if (!kernel) {
+    std::fprintf(stderr, "tfhost: op %s registered without a kernel\n", def->name().c_str());
+    std::abort();
+  }
   if (ops_.count(def->name())) {
     std::fprintf(stderr, "tfhost: op %s registered twice\n", def->name().c_str());
     std::abort();

@@ -32,8 +32,13 @@ class OpRegistry {
   ir::OpDefLookup Lookup() const;
   std::vector<std::string> OpNames() const;
 
-  // Registers one op. A malformed schema is a bug in tfhost itself: it aborts
-  // at start-up with the op name (and a unit test parses every schema).
+  // Registers one op: the only way a kernel enters tfhost. Every node of a
+  // registered op runs under the kernel contract (ops/kernel_contract.h):
+  // input/output counts and input dtypes checked against this schema before
+  // the node first runs, allocation failure reported as ResourceExhausted
+  // naming the node. A malformed schema or a null kernel is a bug in tfhost
+  // itself: it aborts at start-up with the op name (and a unit test parses
+  // every schema).
   void Register(const ir::OpDefBuilder& schema, KernelFn kernel, bool handles_dead_inputs = false);
   // Registers `alias` with the same kernel and the schema renamed.
   void RegisterAlias(const std::string& alias, const std::string& op);

@@ -1,6 +1,7 @@
 #include "ops/run_single_op.h"
 
 #include "ir/tensor_proto.h"
+#include "ops/kernel_contract.h"
 
 namespace tfhost::ops {
 
@@ -63,12 +64,21 @@ StatusOr<std::vector<Tensor>> RunKernelOnNode(const ir::Node& node, const Kernel
   if (reg == nullptr) return NotFound("op '" + node.op + "' is not registered");
   auto dtypes = ir::OutputDTypes(reg->def, node);
   if (!dtypes.ok()) return dtypes.status();
+  // The contract's static half, on the dtypes of the tensors given; a
+  // missing (invalid) tensor is left to the run-time half, which names it.
+  std::vector<DType> input_dtypes;
+  for (const Tensor& t : inputs) input_dtypes.push_back(t.valid() ? t.dtype() : DType::kInvalid);
+  TFHOST_ASSIGN_OR_RETURN(std::vector<int> late, CheckNodeContract(reg->def, node, input_dtypes));
   ResourceManager local_resources;
   std::vector<bool> dead(inputs.size(), false);
   KernelContext ctx(node, std::move(inputs), std::move(dead),
                     resources ? resources : &local_resources, intra_op);
   ctx.set_num_outputs(static_cast<int>(dtypes->size()));
-  TFHOST_RETURN_IF_ERROR(kernel(ctx));
+  if (!late.empty()) {
+    TFHOST_ASSIGN_OR_RETURN(std::vector<DType> expected, ExpectedInputDTypes(reg->def, node));
+    TFHOST_RETURN_IF_ERROR(CheckLateInputs(ctx, expected, late));
+  }
+  TFHOST_RETURN_IF_ERROR(InvokeKernel(kernel, ctx));
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (!ctx.outputs()[i].valid() && !ctx.output_dead()[i]) {
       return Internal(ir::NodeContext(node) + ": kernel did not set output " + std::to_string(i));

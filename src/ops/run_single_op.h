@@ -35,7 +35,9 @@ StatusOr<std::vector<Tensor>> RunSingleOp(const std::string& op, std::vector<Ten
 
 // The two halves of RunSingleOp, for running another kernel (a fast one from
 // src/backends) on the same node: the node with `attrs` and schema defaults,
-// and one call of `kernel` on it.
+// and one call of `kernel` on it, under the kernel contract
+// (ops/kernel_contract.h): the inputs' count and dtypes are checked against
+// the op's schema before `kernel` runs, and it is called by InvokeKernel.
 StatusOr<ir::Node> MakeSingleOpNode(const std::string& op, ir::AttrMap attrs = {});
 StatusOr<std::vector<Tensor>> RunKernelOnNode(const ir::Node& node, const KernelFn& kernel,
                                               std::vector<Tensor> inputs, ResourceManager* resources = nullptr,

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/tensor_proto.h"
+#include "ops/kernel_contract.h"
 #include "runtime/bf16_edges.h"
 #include "runtime/execution_plan.h"
 #include "runtime/frame_executor.h"
@@ -45,7 +46,7 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
     }
     st = env.functions->RunCallNode(ctx, env);
   } else {
-    st = reg.kernel(ctx);
+    st = ops::InvokeKernel(reg.kernel, ctx);
   }
   if (env.profile != nullptr) {
     env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count(),
@@ -64,6 +65,28 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
   }
   return OkStatus();
 }
+
+namespace {
+
+// The kernel contract's static half for node i (ops/kernel_contract.h),
+// checked once here rather than on every run: a node's wiring and attrs do
+// not change between runs. Input dtypes are the producers' inferred
+// output dtypes, which hold at run time because RunKernel holds every kernel
+// to its node's output dtypes and the callers of Run hold feeds to them.
+// Returns the inputs left to a run-time check (producers of unknown dtype).
+StatusOr<std::vector<int>> NodeContract(const ir::Graph& g, int i, const tensorflow::OpDef& def) {
+  const ir::Node& n = g.node(i);
+  std::vector<DType> dtypes;
+  dtypes.reserve(n.inputs.size());
+  for (const ir::TensorRef& in : n.inputs) {
+    const ir::Node& src = g.node(in.node);
+    const bool known = in.index >= 0 && in.index < static_cast<int>(src.output_dtypes.size());
+    dtypes.push_back(known ? src.output_dtypes[in.index] : DType::kInvalid);
+  }
+  return ops::CheckNodeContract(def, n, dtypes);
+}
+
+}  // namespace
 
 bool StrippedConstant(const Tensor& value) {
   const DType d = value.dtype();
@@ -98,10 +121,23 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
       for (int c : g.node(id).control_inputs) stack.push_back(c);
     }
   }
+  // The kernel contract before placement, so that no backend is asked about
+  // a node its op's schema rejects; the copies placement adds are checked
+  // below.
+  const int num_checked = g.num_nodes();
+  std::vector<std::vector<int>> late_inputs(g.num_nodes());
+  for (int i = 0; i < num_checked; ++i) {
+    const ops::OpRegistration* reg = reachable[i] ? registry.Find(g.node(i).op) : nullptr;
+    if (reg == nullptr) continue;
+    auto late = NodeContract(g, i, reg->def);
+    if (!late.ok()) return late.status().WithContext(r->context_);
+    late_inputs[i] = *std::move(late);
+  }
   auto placement = backends::PlaceGraph(&r->graph_, *r->backends_, kernels, reachable);
   if (!placement.ok()) return placement.status().WithContext(r->context_);
   r->placement_ = std::move(*placement);
   reachable.resize(g.num_nodes(), true);  // the copies placement added
+  late_inputs.resize(g.num_nodes());
   r->kernels_.resize(g.num_nodes());
   r->kernel_backends_.resize(g.num_nodes());
   for (int i = 0; i < g.num_nodes(); ++i) {
@@ -116,7 +152,12 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
       r->has_stateful_ = true;
     }
     if (reachable[i] && r->kernels_[i] != nullptr && r->kernels_[i] != &FunctionCallRegistration()) {
-      TFHOST_RETURN_IF_ERROR(r->MakeNodeKernel(i));
+      if (i >= num_checked) {
+        auto late = NodeContract(g, i, r->kernels_[i]->def);
+        if (!late.ok()) return late.status().WithContext(r->context_);
+        late_inputs[i] = *std::move(late);
+      }
+      TFHOST_RETURN_IF_ERROR(r->MakeNodeKernel(i, late_inputs[i]));
     }
   }
   // Bodies of If/While/Case and calls run later as sub-executions; check now
@@ -180,7 +221,7 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
   return r;
 }
 
-Status GraphRunner::MakeNodeKernel(int i) {
+Status GraphRunner::MakeNodeKernel(int i, const std::vector<int>& late_inputs) {
   const ir::Node& n = graph_.node(i);
   backends::NodeKernel made;
   if (n.op == backends::kCopyOp) {
@@ -206,7 +247,13 @@ Status GraphRunner::MakeNodeKernel(int i) {
       made.kernel = AdaptToBf16Edges(n, std::move(made.kernel), /*widen_input=*/false);
     }
   }
-  if (made.backend.empty() && !HasBf16Edge(n)) return OkStatus();  // the registry's own kernel
+  // The registry's own kernel, used as it is.
+  if (made.backend.empty() && !HasBf16Edge(n) && late_inputs.empty()) return OkStatus();
+  if (!late_inputs.empty()) {
+    auto expected = ops::ExpectedInputDTypes(kernels_[i]->def, n);
+    if (!expected.ok()) return expected.status().WithContext(context_);
+    made.kernel = ops::WithLateInputChecks(std::move(made.kernel), *std::move(expected), late_inputs);
+  }
   auto reg = std::make_unique<ops::OpRegistration>(*kernels_[i]);
   reg->kernel = std::move(made.kernel);
   kernels_[i] = reg.get();

@@ -92,8 +92,9 @@ class GraphRunner {
   StatusOr<std::vector<Tensor>> RunPlanned(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                            const std::vector<std::string>& targets, const ExecEnv& env);
   // Sets kernels_[i] (holding the registry's registration on entry) to the
-  // kernel of node i's placed backend.
-  Status MakeNodeKernel(int i);
+  // kernel of node i's placed backend, preceded by the run-time dtype check
+  // of `late_inputs` (those the kernel contract could not prove at load).
+  Status MakeNodeKernel(int i, const std::vector<int>& late_inputs);
   StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const NamedTensors& feeds,
                                                          const std::vector<std::string>& fetches,
                                                          const std::vector<std::string>& targets);

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
-
-#include "ir/op_def_util.h"
 
 namespace tfhost::ops::array {
 
@@ -15,69 +12,6 @@ std::string JoinInts(const std::vector<int64_t>& values) {
     s += std::to_string(values[i]);
   }
   return s + "]";
-}
-
-namespace {
-
-// Checks the node's input count and dtypes against `def` before a kernel runs.
-Status CheckInputsAgainstSchema(const tensorflow::OpDef& def, const KernelContext& ctx) {
-  int index = 0;
-  for (const auto& arg : def.input_arg()) {
-    auto arity = ir::ArgArity(arg, ctx.node());
-    if (!arity.ok()) return ctx.Error(arity.status().message());
-    DType expected = DType::kInvalid;
-    std::string source;
-    if (!arg.type_attr().empty()) {
-      const auto* attr = ctx.node().FindAttr(arg.type_attr());
-      if (attr != nullptr) expected = BaseType(attr->type());
-      source = "attr " + arg.type_attr();
-    } else if (arg.type_list_attr().empty()) {
-      expected = BaseType(arg.type());
-      source = "the schema";
-    }
-    for (int k = 0; k < *arity; ++k, ++index) {
-      if (index >= ctx.num_inputs()) continue;  // counted, reported below
-      const Tensor& t = ctx.input(index);
-      if (!t.valid()) {
-        return ctx.Error("input " + std::to_string(index) + " ('" + arg.name() + "') is missing");
-      }
-      if (expected != DType::kInvalid && t.dtype() != expected) {
-        return ctx.Error("input " + std::to_string(index) + " ('" + arg.name() + "') is " +
-                         DTypeShortName(t.dtype()) + ", expected " + DTypeShortName(expected) +
-                         " (from " + source + ")");
-      }
-    }
-  }
-  if (index != ctx.num_inputs()) {
-    return ctx.Error("has " + std::to_string(ctx.num_inputs()) + " inputs, expected " +
-                     std::to_string(index) + " from the schema and attrs");
-  }
-  auto outputs = ir::OutputDTypes(def, ctx.node());
-  if (!outputs.ok()) return ctx.Error(outputs.status().message());
-  if (static_cast<int>(outputs->size()) != ctx.num_outputs()) {
-    return ctx.Error("has " + std::to_string(ctx.num_outputs()) + " outputs, expected " +
-                     std::to_string(outputs->size()) + " from the schema and attrs");
-  }
-  return OkStatus();
-}
-
-}  // namespace
-
-void RegisterChecked(OpRegistry& registry, const ir::OpDefBuilder& schema, KernelFn kernel) {
-  auto def = schema.Finalize();
-  if (!def.ok()) {
-    registry.Register(schema, std::move(kernel));  // reports the bad schema and aborts
-    return;
-  }
-  registry.Register(schema, [def = *def, kernel = std::move(kernel)](KernelContext& ctx) -> Status {
-    TFHOST_RETURN_IF_ERROR(CheckInputsAgainstSchema(def, ctx));
-    try {
-      return kernel(ctx);
-    } catch (const std::bad_alloc&) {
-      return ResourceExhausted(ir::NodeContext(ctx.node()) +
-                               ": out of memory allocating an output");
-    }
-  });
 }
 
 StatusOr<std::vector<int64_t>> ReadIndexVector(const KernelContext& ctx, int i,

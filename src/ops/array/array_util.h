@@ -37,12 +37,6 @@ void RegisterCheckOps(OpRegistry& registry);
 void RegisterBitcastOp(OpRegistry& registry);
 void RegisterMatrixDiagOps(OpRegistry& registry);
 
-// Registers `kernel` behind a guard that checks, on every run, that the node
-// has as many inputs and outputs as the schema says, that each input's dtype
-// matches the schema's type attrs, and that an allocation failure becomes a
-// ResourceExhausted status instead of an exception.
-void RegisterChecked(OpRegistry& registry, const ir::OpDefBuilder& schema, KernelFn kernel);
-
 // Reads input `i` (an integer tensor of rank 0 or 1) as int64 values; `what`
 // names the input in errors ("shape", "perm").
 StatusOr<std::vector<int64_t>> ReadIndexVector(const KernelContext& ctx, int i,

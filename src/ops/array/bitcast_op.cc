@@ -41,13 +41,12 @@ void RegisterBitcastOp(OpRegistry& registry) {
   const char* types =
       "{bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, "
       "complex128}";
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("Bitcast")
-                      .Input("input: T")
-                      .Output("output: type")
-                      .Attr(std::string("T: ") + types)
-                      .Attr(std::string("type: ") + types),
-                  Bitcast);
+  registry.Register(ir::OpDefBuilder("Bitcast")
+                        .Input("input: T")
+                        .Output("output: type")
+                        .Attr(std::string("T: ") + types)
+                        .Attr(std::string("type: ") + types),
+                    Bitcast);
 }
 
 }  // namespace tfhost::ops::array

@@ -59,18 +59,16 @@ Status CheckNumerics(KernelContext& ctx) {
 }  // namespace
 
 void RegisterCheckOps(OpRegistry& registry) {
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("EnsureShape").Input("input: T").Output("output: T").Attr("shape: shape").Attr("T: type"),
-                  EnsureShape);
+  registry.Register(ir::OpDefBuilder("EnsureShape").Input("input: T").Output("output: T").Attr("shape: shape").Attr("T: type"),
+                    EnsureShape);
   for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
-    RegisterChecked(registry,
-                    ir::OpDefBuilder(name)
-                        .Input("tensor: T")
-                        .Output("output: T")
-                        .Attr("T: {bfloat16, half, float, double}")
-                        .Attr("message: string")
-                        .SetIsStateful(),
-                    CheckNumerics);
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("tensor: T")
+                          .Output("output: T")
+                          .Attr("T: {bfloat16, half, float, double}")
+                          .Attr("message: string")
+                          .SetIsStateful(),
+                      CheckNumerics);
   }
 }
 

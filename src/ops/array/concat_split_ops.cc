@@ -194,27 +194,27 @@ Status SplitVKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterConcatSplitOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("ConcatV2")
+  registry.Register(ir::OpDefBuilder("ConcatV2")
                         .Input("values: N * T").Input("axis: Tidx").Output("output: T")
                         .Attr("N: int >= 2").Attr("T: type").Attr("Tidx: {int32, int64} = DT_INT32"),
                     ConcatV2Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Concat")
+  registry.Register(ir::OpDefBuilder("Concat")
                         .Input("concat_dim: int32").Input("values: N * T").Output("output: T")
                         .Attr("N: int >= 2").Attr("T: type"),
                     ConcatKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Pack")
+  registry.Register(ir::OpDefBuilder("Pack")
                         .Input("values: N * T").Output("output: T")
                         .Attr("N: int >= 1").Attr("T: type").Attr("axis: int = 0"),
                     PackKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Unpack")
+  registry.Register(ir::OpDefBuilder("Unpack")
                         .Input("value: T").Output("output: num * T")
                         .Attr("num: int >= 0").Attr("T: type").Attr("axis: int = 0"),
                     UnpackKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Split")
+  registry.Register(ir::OpDefBuilder("Split")
                         .Input("split_dim: int32").Input("value: T").Output("output: num_split * T")
                         .Attr("num_split: int >= 1").Attr("T: type"),
                     SplitKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("SplitV")
+  registry.Register(ir::OpDefBuilder("SplitV")
                         .Input("value: T").Input("size_splits: Tlen").Input("split_dim: int32")
                         .Output("output: num_split * T")
                         .Attr("num_split: int >= 1").Attr("T: type")

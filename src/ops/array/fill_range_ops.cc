@@ -204,28 +204,28 @@ Status EmptyKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterFillRangeOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("Fill")
+  registry.Register(ir::OpDefBuilder("Fill")
                         .Input("dims: index_type").Input("value: T").Output("output: T")
                         .Attr("T: type").Attr("index_type: {int32, int64} = DT_INT32"),
                     FillKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Range")
+  registry.Register(ir::OpDefBuilder("Range")
                         .Input("start: Tidx").Input("limit: Tidx").Input("delta: Tidx")
                         .Output("output: Tidx")
                         .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
                               "uint16, uint32} = DT_INT32"),
                     RangeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ZerosLike").Input("x: T").Output("y: T").Attr("T: type"),
+  registry.Register(ir::OpDefBuilder("ZerosLike").Input("x: T").Output("y: T").Attr("T: type"),
                     ZerosLikeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("OnesLike")
+  registry.Register(ir::OpDefBuilder("OnesLike")
                         .Input("x: T").Output("y: T")
                         .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, "
                               "int32, uint32, int64, uint64, complex64, complex128, bool}"),
                     OnesLikeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("LinSpace")
+  registry.Register(ir::OpDefBuilder("LinSpace")
                         .Input("start: T").Input("stop: T").Input("num: Tidx").Output("output: T")
                         .Attr("T: {bfloat16, half, float, double}").Attr("Tidx: {int32, int64} = DT_INT32"),
                     LinSpaceKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Empty")
+  registry.Register(ir::OpDefBuilder("Empty")
                         .Input("shape: int32").Output("output: dtype").Attr("dtype: type")
                         .Attr("init: bool = false").SetIsStateful(),
                     EmptyKernel);

@@ -376,36 +376,35 @@ void RegisterGatherScatterOps(OpRegistry& registry) {
       {"TensorScatterMax", ScatterMode::kMax}};
   for (const auto& [name, mode] : tensor_scatters) {
     const ScatterMode m = mode;
-    RegisterChecked(registry,
-                    ir::OpDefBuilder(name)
-                        .Input("tensor: T")
-                        .Input("indices: Tindices")
-                        .Input("updates: T")
-                        .Output("output: T")
-                        .Attr("T: type")
-                        .Attr("Tindices: {int16, int32, int64, uint16}")
-                        .Attr("bad_indices_policy: string = \"\""),
-                    [m](KernelContext& ctx) { return TensorScatterKernel(ctx, m); });
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("tensor: T")
+                          .Input("indices: Tindices")
+                          .Input("updates: T")
+                          .Output("output: T")
+                          .Attr("T: type")
+                          .Attr("Tindices: {int16, int32, int64, uint16}")
+                          .Attr("bad_indices_policy: string = \"\""),
+                      [m](KernelContext& ctx) { return TensorScatterKernel(ctx, m); });
   }
-  RegisterChecked(registry, ir::OpDefBuilder("GatherV2")
+  registry.Register(ir::OpDefBuilder("GatherV2")
                         .Input("params: Tparams").Input("indices: Tindices").Input("axis: Taxis")
                         .Output("output: Tparams")
                         .Attr("batch_dims: int = 0").Attr("Tparams: type")
                         .Attr("Tindices: {int16, int32, int64}").Attr("Taxis: {int32, int64}"),
                     GatherV2Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Gather")
+  registry.Register(ir::OpDefBuilder("Gather")
                         .Input("params: Tparams").Input("indices: Tindices")
                         .Output("output: Tparams")
                         .Attr("validate_indices: bool = true").Attr("Tparams: type")
                         .Attr("Tindices: {int32, int64}"),
                     GatherKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("GatherNd")
+  registry.Register(ir::OpDefBuilder("GatherNd")
                         .Input("params: Tparams").Input("indices: Tindices")
                         .Output("output: Tparams")
                         .Attr("Tparams: type").Attr("Tindices: {int16, int32, int64}")
                         .Attr("bad_indices_policy: string = ''"),
                     GatherNdKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ScatterNd")
+  registry.Register(ir::OpDefBuilder("ScatterNd")
                         .Input("indices: Tindices").Input("updates: T").Input("shape: Tindices")
                         .Output("output: T")
                         .Attr("T: type").Attr("Tindices: {int16, int32, int64}")

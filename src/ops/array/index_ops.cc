@@ -371,36 +371,36 @@ Status InTopKKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("InTopKV2")
+  registry.Register(ir::OpDefBuilder("InTopKV2")
                         .Input("predictions: float").Input("targets: T").Input("k: T").Output("precision: bool")
                         .Attr("T: {int32, int64} = DT_INT32"),
                   InTopKKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("InTopK")
+  registry.Register(ir::OpDefBuilder("InTopK")
                         .Input("predictions: float").Input("targets: T").Output("precision: bool")
                         .Attr("k: int").Attr("T: {int32, int64} = DT_INT32"),
                   InTopKKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ListDiff")
+  registry.Register(ir::OpDefBuilder("ListDiff")
                         .Input("x: T").Input("y: T").Output("out: T").Output("idx: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
                   ListDiffKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Where").Input("input: T").Output("index: int64")
+  registry.Register(ir::OpDefBuilder("Where").Input("input: T").Output("index: int64")
                         .Attr("T: type = DT_BOOL"),
                     WhereKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("OneHot")
+  registry.Register(ir::OpDefBuilder("OneHot")
                         .Input("indices: TI").Input("depth: int32").Input("on_value: T")
                         .Input("off_value: T").Output("output: T")
                         .Attr("axis: int = -1").Attr("T: type")
                         .Attr("TI: {uint8, int8, int32, int64} = DT_INT64"),
                     OneHotKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Unique")
+  registry.Register(ir::OpDefBuilder("Unique")
                         .Input("x: T").Output("y: T").Output("idx: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
                     UniqueKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("UniqueWithCounts")
+  registry.Register(ir::OpDefBuilder("UniqueWithCounts")
                         .Input("x: T").Output("y: T").Output("idx: out_idx").Output("count: out_idx")
                         .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32"),
                     UniqueKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("TopKV2")
+  registry.Register(ir::OpDefBuilder("TopKV2")
                         .Input("input: T").Input("k: Tk").Output("values: T")
                         .Output("indices: index_type")
                         .Attr("sorted: bool = true")
@@ -409,7 +409,7 @@ void RegisterIndexOps(OpRegistry& registry) {
                         .Attr("Tk: {int16, int32, int64} = DT_INT32")
                         .Attr("index_type: {int16, int32, int64} = DT_INT32"),
                     TopKV2Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("MatrixBandPart")
+  registry.Register(ir::OpDefBuilder("MatrixBandPart")
                         .Input("input: T").Input("num_lower: Tindex").Input("num_upper: Tindex")
                         .Output("band: T")
                         .Attr("T: type").Attr("Tindex: {int32, int64} = DT_INT64"),

@@ -200,31 +200,30 @@ Status MatrixSetDiag(KernelContext& ctx) {
 }  // namespace
 
 void RegisterMatrixDiagOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("MatrixDiag").Input("diagonal: T").Output("output: T").Attr("T: type"),
+  registry.Register(ir::OpDefBuilder("MatrixDiag").Input("diagonal: T").Output("output: T").Attr("T: type"),
                   MatrixDiag);
   for (const char* name : {"MatrixDiagV2", "MatrixDiagV3"}) {
     ir::OpDefBuilder b(name);
     b.Input("diagonal: T").Input("k: int32").Input("num_rows: int32").Input("num_cols: int32").Input("padding_value: T")
         .Output("output: T").Attr("T: type");
     if (std::string(name) == "MatrixDiagV3") b.Attr("align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'");
-    RegisterChecked(registry, b, MatrixDiag);
+    registry.Register(b, MatrixDiag);
   }
-  RegisterChecked(registry, ir::OpDefBuilder("MatrixDiagPart").Input("input: T").Output("diagonal: T").Attr("T: type"),
+  registry.Register(ir::OpDefBuilder("MatrixDiagPart").Input("input: T").Output("diagonal: T").Attr("T: type"),
                   MatrixDiagPart);
   for (const char* name : {"MatrixDiagPartV2", "MatrixDiagPartV3"}) {
     ir::OpDefBuilder b(name);
     b.Input("input: T").Input("k: int32").Input("padding_value: T").Output("diagonal: T").Attr("T: type");
     if (std::string(name) == "MatrixDiagPartV3") b.Attr("align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'");
-    RegisterChecked(registry, b, MatrixDiagPart);
+    registry.Register(b, MatrixDiagPart);
   }
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("MatrixSetDiag").Input("input: T").Input("diagonal: T").Output("output: T").Attr("T: type"),
-                  MatrixSetDiag);
+  registry.Register(ir::OpDefBuilder("MatrixSetDiag").Input("input: T").Input("diagonal: T").Output("output: T").Attr("T: type"),
+                    MatrixSetDiag);
   for (const char* name : {"MatrixSetDiagV2", "MatrixSetDiagV3"}) {
     ir::OpDefBuilder b(name);
     b.Input("input: T").Input("diagonal: T").Input("k: int32").Output("output: T").Attr("T: type");
     if (std::string(name) == "MatrixSetDiagV3") b.Attr("align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'");
-    RegisterChecked(registry, b, MatrixSetDiag);
+    registry.Register(b, MatrixSetDiag);
   }
 }
 

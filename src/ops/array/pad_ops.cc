@@ -134,16 +134,16 @@ Status MirrorPadKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterPadOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("Pad")
+  registry.Register(ir::OpDefBuilder("Pad")
                         .Input("input: T").Input("paddings: Tpaddings").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32"),
                     PadKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("PadV2")
+  registry.Register(ir::OpDefBuilder("PadV2")
                         .Input("input: T").Input("paddings: Tpaddings")
                         .Input("constant_values: T").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32"),
                     PadV2Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("MirrorPad")
+  registry.Register(ir::OpDefBuilder("MirrorPad")
                         .Input("input: T").Input("paddings: Tpaddings").Output("output: T")
                         .Attr("T: type").Attr("Tpaddings: {int32, int64} = DT_INT32")
                         .Attr("mode: {'REFLECT', 'SYMMETRIC'}"),

@@ -313,37 +313,34 @@ Status RaggedTensorFromVariant(KernelContext& ctx) {
 }  // namespace
 
 void RegisterRaggedConversionOps(OpRegistry& registry) {
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedTensorToSparse")
-                      .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
-                      .Input("rt_dense_values: T")
-                      .Output("sparse_indices: int64")
-                      .Output("sparse_values: T")
-                      .Output("sparse_dense_shape: int64")
-                      .Attr("RAGGED_RANK: int >= 1")
-                      .Attr("T: type")
-                      .Attr("Tsplits: {int32, int64} = DT_INT64"),
-                  RaggedTensorToSparse);
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedTensorToVariant")
-                      .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
-                      .Input("rt_dense_values: Tvalues")
-                      .Output("encoded_ragged: variant")
-                      .Attr("RAGGED_RANK: int >= 0")
-                      .Attr("Tvalues: type")
-                      .Attr("Tsplits: {int32, int64} = DT_INT64")
-                      .Attr("batched_input: bool"),
-                  RaggedTensorToVariant);
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedTensorFromVariant")
-                      .Input("encoded_ragged: variant")
-                      .Output("output_nested_splits: output_ragged_rank * Tsplits")
-                      .Output("output_dense_values: Tvalues")
-                      .Attr("input_ragged_rank: int >= -1")
-                      .Attr("output_ragged_rank: int >= 0")
-                      .Attr("Tvalues: type")
-                      .Attr("Tsplits: {int32, int64} = DT_INT64"),
-                  RaggedTensorFromVariant);
+  registry.Register(ir::OpDefBuilder("RaggedTensorToSparse")
+                        .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
+                        .Input("rt_dense_values: T")
+                        .Output("sparse_indices: int64")
+                        .Output("sparse_values: T")
+                        .Output("sparse_dense_shape: int64")
+                        .Attr("RAGGED_RANK: int >= 1")
+                        .Attr("T: type")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64"),
+                    RaggedTensorToSparse);
+  registry.Register(ir::OpDefBuilder("RaggedTensorToVariant")
+                        .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
+                        .Input("rt_dense_values: Tvalues")
+                        .Output("encoded_ragged: variant")
+                        .Attr("RAGGED_RANK: int >= 0")
+                        .Attr("Tvalues: type")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64")
+                        .Attr("batched_input: bool"),
+                    RaggedTensorToVariant);
+  registry.Register(ir::OpDefBuilder("RaggedTensorFromVariant")
+                        .Input("encoded_ragged: variant")
+                        .Output("output_nested_splits: output_ragged_rank * Tsplits")
+                        .Output("output_dense_values: Tvalues")
+                        .Attr("input_ragged_rank: int >= -1")
+                        .Attr("output_ragged_rank: int >= 0")
+                        .Attr("Tvalues: type")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64"),
+                    RaggedTensorFromVariant);
 }
 
 }  // namespace tfhost::ops::array

@@ -323,42 +323,39 @@ Status RaggedGather(KernelContext& ctx) {
 }  // namespace
 
 void RegisterRaggedOps(OpRegistry& registry) {
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedRange")
-                      .Input("starts: T")
-                      .Input("limits: T")
-                      .Input("deltas: T")
-                      .Output("rt_nested_splits: Tsplits")
-                      .Output("rt_dense_values: T")
-                      .Attr("T: {bfloat16, float, double, int32, int64} = DT_INT32")
-                      .Attr("Tsplits: {int32, int64} = DT_INT64"),
-                  RaggedRange);
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedGather")
-                      .Input("params_nested_splits: PARAMS_RAGGED_RANK * Tsplits")
-                      .Input("params_dense_values: Tvalues")
-                      .Input("indices: Tindices")
-                      .Output("output_nested_splits: OUTPUT_RAGGED_RANK * Tsplits")
-                      .Output("output_dense_values: Tvalues")
-                      .Attr("Tvalues: type")
-                      .Attr("Tindices: {int32, int64}")
-                      .Attr("Tsplits: {int32, int64} = DT_INT64")
-                      .Attr("PARAMS_RAGGED_RANK: int >= 1")
-                      .Attr("OUTPUT_RAGGED_RANK: int >= 0"),
-                  RaggedGather);
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("RaggedTensorToTensor")
-                      .Input("shape: Tshape")
-                      .Input("values: T")
-                      .Input("default_value: T")
-                      .Input("row_partition_tensors: num_row_partition_tensors * Tindex")
-                      .Output("result: T")
-                      .Attr("T: type")
-                      .Attr("Tindex: {int64, int32}")
-                      .Attr("Tshape: {int64, int32}")
-                      .Attr("num_row_partition_tensors: int")
-                      .Attr("row_partition_types: list(string)"),
-                  RaggedTensorToTensor);
+  registry.Register(ir::OpDefBuilder("RaggedRange")
+                        .Input("starts: T")
+                        .Input("limits: T")
+                        .Input("deltas: T")
+                        .Output("rt_nested_splits: Tsplits")
+                        .Output("rt_dense_values: T")
+                        .Attr("T: {bfloat16, float, double, int32, int64} = DT_INT32")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64"),
+                    RaggedRange);
+  registry.Register(ir::OpDefBuilder("RaggedGather")
+                        .Input("params_nested_splits: PARAMS_RAGGED_RANK * Tsplits")
+                        .Input("params_dense_values: Tvalues")
+                        .Input("indices: Tindices")
+                        .Output("output_nested_splits: OUTPUT_RAGGED_RANK * Tsplits")
+                        .Output("output_dense_values: Tvalues")
+                        .Attr("Tvalues: type")
+                        .Attr("Tindices: {int32, int64}")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64")
+                        .Attr("PARAMS_RAGGED_RANK: int >= 1")
+                        .Attr("OUTPUT_RAGGED_RANK: int >= 0"),
+                    RaggedGather);
+  registry.Register(ir::OpDefBuilder("RaggedTensorToTensor")
+                        .Input("shape: Tshape")
+                        .Input("values: T")
+                        .Input("default_value: T")
+                        .Input("row_partition_tensors: num_row_partition_tensors * Tindex")
+                        .Output("result: T")
+                        .Attr("T: type")
+                        .Attr("Tindex: {int64, int32}")
+                        .Attr("Tshape: {int64, int32}")
+                        .Attr("num_row_partition_tensors: int")
+                        .Attr("row_partition_types: list(string)"),
+                    RaggedTensorToTensor);
 }
 
 }  // namespace tfhost::ops::array

@@ -100,26 +100,24 @@ Status ReverseSequence(KernelContext& ctx) {
 }  // namespace
 
 void RegisterReorderOps(OpRegistry& registry) {
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("Roll")
-                      .Input("input: T")
-                      .Input("shift: Tshift")
-                      .Input("axis: Taxis")
-                      .Output("output: T")
-                      .Attr("T: type")
-                      .Attr("Tshift: {int32, int64}")
-                      .Attr("Taxis: {int32, int64}"),
-                  Roll);
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("ReverseSequence")
-                      .Input("input: T")
-                      .Input("seq_lengths: Tlen")
-                      .Output("output: T")
-                      .Attr("seq_dim: int")
-                      .Attr("batch_dim: int = 0")
-                      .Attr("T: type")
-                      .Attr("Tlen: {int32, int64} = DT_INT64"),
-                  ReverseSequence);
+  registry.Register(ir::OpDefBuilder("Roll")
+                        .Input("input: T")
+                        .Input("shift: Tshift")
+                        .Input("axis: Taxis")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tshift: {int32, int64}")
+                        .Attr("Taxis: {int32, int64}"),
+                    Roll);
+  registry.Register(ir::OpDefBuilder("ReverseSequence")
+                        .Input("input: T")
+                        .Input("seq_lengths: Tlen")
+                        .Output("output: T")
+                        .Attr("seq_dim: int")
+                        .Attr("batch_dim: int = 0")
+                        .Attr("T: type")
+                        .Attr("Tlen: {int32, int64} = DT_INT64"),
+                    ReverseSequence);
 }
 
 }  // namespace tfhost::ops::array

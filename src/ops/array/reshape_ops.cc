@@ -174,23 +174,23 @@ Status InvertPermutationKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterReshapeOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("Reshape")
+  registry.Register(ir::OpDefBuilder("Reshape")
                         .Input("tensor: T").Input("shape: Tshape").Output("output: T")
                         .Attr("T: type").Attr("Tshape: {int32, int64} = DT_INT32"),
                     ReshapeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Squeeze")
+  registry.Register(ir::OpDefBuilder("Squeeze")
                         .Input("input: T").Output("output: T")
                         .Attr("T: type").Attr("squeeze_dims: list(int) = []"),
                     SqueezeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ExpandDims")
+  registry.Register(ir::OpDefBuilder("ExpandDims")
                         .Input("input: T").Input("dim: Tdim").Output("output: T")
                         .Attr("T: type").Attr("Tdim: {int32, int64} = DT_INT32"),
                     ExpandDimsKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Transpose")
+  registry.Register(ir::OpDefBuilder("Transpose")
                         .Input("x: T").Input("perm: Tperm").Output("y: T")
                         .Attr("T: type").Attr("Tperm: {int32, int64} = DT_INT32"),
                     TransposeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("InvertPermutation")
+  registry.Register(ir::OpDefBuilder("InvertPermutation")
                         .Input("x: T").Output("y: T").Attr("T: {int32, int64} = DT_INT32"),
                     InvertPermutationKernel);
 }

@@ -94,28 +94,3 @@ TEST(InvertPermutationTest, InvertsAndRejectsDuplicates) {
 
 }  // namespace
 }  // namespace tfhost::ops::array
-
-namespace tfhost::ops::array {
-namespace {
-
-// The registration guard (RegisterChecked) checks inputs against the schema.
-TEST(ArraySchemaGuardTest, InputDTypeMustMatchTypeAttr) {
-  Status st = test_util::RunError("Reshape", {test_util::Iota({2}), test_util::I32({2})},
-                                  {{"T", MakeAttr(DType::kInt32)}});
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("expected int32"), std::string::npos) << st.message();
-}
-
-TEST(ArraySchemaGuardTest, WrongInputCountIsAnError) {
-  Status st = test_util::RunError("Reshape", {test_util::Iota({2})}, {{"T", MakeAttr(DType::kFloat)}});
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("inputs"), std::string::npos) << st.message();
-  // ConcatV2 with N=2 but three values.
-  Status st2 = test_util::RunError(
-      "ConcatV2", {test_util::Iota({1}), test_util::Iota({1}), test_util::Iota({1}), Tensor::Scalar<int32_t>(0)},
-      {{"N", MakeAttr(2)}, {"T", MakeAttr(DType::kFloat)}});
-  EXPECT_FALSE(st2.ok());
-}
-
-}  // namespace
-}  // namespace tfhost::ops::array

@@ -92,22 +92,20 @@ Status Bound(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSearchOps(OpRegistry& registry) {
-  RegisterChecked(registry,
-                  ir::OpDefBuilder("Bucketize")
-                      .Input("input: T")
-                      .Output("output: int32")
-                      .Attr("T: {int32, int64, float, double}")
-                      .Attr("boundaries: list(float)"),
-                  Bucketize);
+  registry.Register(ir::OpDefBuilder("Bucketize")
+                        .Input("input: T")
+                        .Output("output: int32")
+                        .Attr("T: {int32, int64, float, double}")
+                        .Attr("boundaries: list(float)"),
+                    Bucketize);
   for (const char* name : {"LowerBound", "UpperBound"}) {
-    RegisterChecked(registry,
-                    ir::OpDefBuilder(name)
-                        .Input("sorted_inputs: T")
-                        .Input("values: T")
-                        .Output("output: out_type")
-                        .Attr("T: type")
-                        .Attr("out_type: {int32, int64} = DT_INT32"),
-                    std::string(name) == "UpperBound" ? KernelFn(Bound<true>) : KernelFn(Bound<false>));
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("sorted_inputs: T")
+                          .Input("values: T")
+                          .Output("output: out_type")
+                          .Attr("T: type")
+                          .Attr("out_type: {int32, int64} = DT_INT32"),
+                      std::string(name) == "UpperBound" ? KernelFn(Bound<true>) : KernelFn(Bound<false>));
   }
 }
 

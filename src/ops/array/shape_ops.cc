@@ -102,23 +102,23 @@ Status BroadcastArgsKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("Shape")
+  registry.Register(ir::OpDefBuilder("Shape")
                         .Input("input: T").Output("output: out_type")
                         .Attr("T: type").Attr("out_type: {int32, int64} = DT_INT32"),
                     ShapeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ShapeN")
+  registry.Register(ir::OpDefBuilder("ShapeN")
                         .Input("input: N * T").Output("output: N * out_type")
                         .Attr("N: int >= 1").Attr("T: type")
                         .Attr("out_type: {int32, int64} = DT_INT32"),
                     ShapeNKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Size")
+  registry.Register(ir::OpDefBuilder("Size")
                         .Input("input: T").Output("output: out_type")
                         .Attr("T: type").Attr("out_type: {int32, int64} = DT_INT32"),
                     SizeKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Rank").Input("input: T").Output("output: int32")
+  registry.Register(ir::OpDefBuilder("Rank").Input("input: T").Output("output: int32")
                         .Attr("T: type"),
                     RankKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("BroadcastArgs")
+  registry.Register(ir::OpDefBuilder("BroadcastArgs")
                         .Input("s0: T").Input("s1: T").Output("r0: T").Attr("T: {int32, int64} = DT_INT32"),
                     BroadcastArgsKernel);
 }

@@ -168,24 +168,24 @@ Status BroadcastToKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSliceOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("Slice")
+  registry.Register(ir::OpDefBuilder("Slice")
                         .Input("input: T").Input("begin: Index").Input("size: Index")
                         .Output("output: T").Attr("T: type").Attr("Index: {int32, int64}"),
                     SliceKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("ReverseV2")
+  registry.Register(ir::OpDefBuilder("ReverseV2")
                         .Input("tensor: T").Input("axis: Tidx").Output("output: T")
                         .Attr("Tidx: {int32, int64} = DT_INT32").Attr("T: type"),
                     ReverseV2Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Reverse")
+  registry.Register(ir::OpDefBuilder("Reverse")
                         .Input("tensor: T").Input("dims: bool").Output("output: T")
                         .Attr("T: {uint8, int8, uint16, int16, uint32, int32, uint64, int64, bool, bfloat16, half, "
                               "float, double, complex64, complex128, string}"),
                     ReverseV1Kernel);
-  RegisterChecked(registry, ir::OpDefBuilder("Tile")
+  registry.Register(ir::OpDefBuilder("Tile")
                         .Input("input: T").Input("multiples: Tmultiples").Output("output: T")
                         .Attr("T: type").Attr("Tmultiples: {int32, int64} = DT_INT32"),
                     TileKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("BroadcastTo")
+  registry.Register(ir::OpDefBuilder("BroadcastTo")
                         .Input("input: T").Input("shape: Tidx").Output("output: T")
                         .Attr("T: type").Attr("Tidx: {int32, int64} = DT_INT32"),
                     BroadcastToKernel);

@@ -225,24 +225,24 @@ Status SpaceToDepthKernel(KernelContext& ctx) { return DepthSpaceImpl(ctx, false
 }  // namespace
 
 void RegisterSpaceBatchOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("SpaceToBatchND")
+  registry.Register(ir::OpDefBuilder("SpaceToBatchND")
                         .Input("input: T").Input("block_shape: Tblock_shape")
                         .Input("paddings: Tpaddings").Output("output: T")
                         .Attr("T: type").Attr("Tblock_shape: {int32, int64} = DT_INT32")
                         .Attr("Tpaddings: {int32, int64} = DT_INT32"),
                     SpaceToBatchNDKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("BatchToSpaceND")
+  registry.Register(ir::OpDefBuilder("BatchToSpaceND")
                         .Input("input: T").Input("block_shape: Tblock_shape")
                         .Input("crops: Tcrops").Output("output: T")
                         .Attr("T: type").Attr("Tblock_shape: {int32, int64} = DT_INT32")
                         .Attr("Tcrops: {int32, int64} = DT_INT32"),
                     BatchToSpaceNDKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("DepthToSpace")
+  registry.Register(ir::OpDefBuilder("DepthToSpace")
                         .Input("input: T").Output("output: T")
                         .Attr("T: type").Attr("block_size: int >= 2")
                         .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"),
                     DepthToSpaceKernel);
-  RegisterChecked(registry, ir::OpDefBuilder("SpaceToDepth")
+  registry.Register(ir::OpDefBuilder("SpaceToDepth")
                         .Input("input: T").Output("output: T")
                         .Attr("T: type").Attr("block_size: int >= 2")
                         .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"),

@@ -206,7 +206,7 @@ Status StridedSliceKernel(KernelContext& ctx) {
 }  // namespace
 
 void RegisterStridedSliceOps(OpRegistry& registry) {
-  RegisterChecked(registry, ir::OpDefBuilder("StridedSlice")
+  registry.Register(ir::OpDefBuilder("StridedSlice")
                         .Input("input: T").Input("begin: Index").Input("end: Index")
                         .Input("strides: Index").Output("output: T")
                         .Attr("T: type").Attr("Index: {int16, int32, int64}")

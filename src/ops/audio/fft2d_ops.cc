@@ -214,29 +214,26 @@ void RegisterFftNdOps(OpRegistry& registry) {
   for (int d : {2, 3}) {
     const std::string suffix = std::to_string(d) + "D";
     for (bool inverse : {false, true}) {
-      array::RegisterChecked(registry,
-                             ir::OpDefBuilder((inverse ? "IFFT" : "FFT") + suffix)
-                                 .Input("input: Tcomplex")
-                                 .Output("output: Tcomplex")
-                                 .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                             [d, inverse](KernelContext& ctx) { return ComplexFftNd(ctx, d, inverse); });
+      registry.Register(ir::OpDefBuilder((inverse ? "IFFT" : "FFT") + suffix)
+                            .Input("input: Tcomplex")
+                            .Output("output: Tcomplex")
+                            .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                        [d, inverse](KernelContext& ctx) { return ComplexFftNd(ctx, d, inverse); });
     }
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder("RFFT" + suffix)
-                               .Input("input: Treal")
-                               .Input("fft_length: int32")
-                               .Output("output: Tcomplex")
-                               .Attr("Treal: {float, double} = DT_FLOAT")
-                               .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                           [d](KernelContext& ctx) { return RfftNd(ctx, d); });
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder("IRFFT" + suffix)
-                               .Input("input: Tcomplex")
-                               .Input("fft_length: int32")
-                               .Output("output: Treal")
-                               .Attr("Treal: {float, double} = DT_FLOAT")
-                               .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                           [d](KernelContext& ctx) { return IrfftNd(ctx, d); });
+    registry.Register(ir::OpDefBuilder("RFFT" + suffix)
+                          .Input("input: Treal")
+                          .Input("fft_length: int32")
+                          .Output("output: Tcomplex")
+                          .Attr("Treal: {float, double} = DT_FLOAT")
+                          .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                      [d](KernelContext& ctx) { return RfftNd(ctx, d); });
+    registry.Register(ir::OpDefBuilder("IRFFT" + suffix)
+                          .Input("input: Tcomplex")
+                          .Input("fft_length: int32")
+                          .Output("output: Treal")
+                          .Attr("Treal: {float, double} = DT_FLOAT")
+                          .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                      [d](KernelContext& ctx) { return IrfftNd(ctx, d); });
   }
 }
 

@@ -203,30 +203,27 @@ void Dft(std::vector<Complex>& a, bool inverse) {
 }
 
 void RegisterFftOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("RFFT")
-                             .Input("input: Treal")
-                             .Input("fft_length: int32")
-                             .Output("output: Tcomplex")
-                             .Attr("Treal: {float, double} = DT_FLOAT")
-                             .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                         Rfft);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("IRFFT")
-                             .Input("input: Tcomplex")
-                             .Input("fft_length: int32")
-                             .Output("output: Treal")
-                             .Attr("Treal: {float, double} = DT_FLOAT")
-                             .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                         Irfft);
+  registry.Register(ir::OpDefBuilder("RFFT")
+                        .Input("input: Treal")
+                        .Input("fft_length: int32")
+                        .Output("output: Tcomplex")
+                        .Attr("Treal: {float, double} = DT_FLOAT")
+                        .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                    Rfft);
+  registry.Register(ir::OpDefBuilder("IRFFT")
+                        .Input("input: Tcomplex")
+                        .Input("fft_length: int32")
+                        .Output("output: Treal")
+                        .Attr("Treal: {float, double} = DT_FLOAT")
+                        .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                    Irfft);
   for (const char* name : {"FFT", "IFFT"}) {
     const bool inverse = std::string(name) == "IFFT";
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(name)
-                               .Input("input: Tcomplex")
-                               .Output("output: Tcomplex")
-                               .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
-                           [inverse](KernelContext& ctx) { return ComplexFft(ctx, inverse); });
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("input: Tcomplex")
+                          .Output("output: Tcomplex")
+                          .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64"),
+                      [inverse](KernelContext& ctx) { return ComplexFft(ctx, inverse); });
   }
   struct Unary { const char* name; double (*fn)(Complex); };
   for (const Unary& u : {Unary{"ComplexAbs", [](Complex v) { return std::abs(v); }},
@@ -234,22 +231,20 @@ void RegisterFftOps(OpRegistry& registry) {
                          Unary{"Imag", [](Complex v) { return v.imag(); }},
                          Unary{"Angle", [](Complex v) { return std::arg(v); }}}) {
     auto fn = u.fn;
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(u.name)
-                               .Input(std::string(u.name) == "ComplexAbs" ? "x: T" : "input: T")
-                               .Output(std::string(u.name) == "ComplexAbs" ? "y: Tout" : "output: Tout")
-                               .Attr("T: {complex64, complex128} = DT_COMPLEX64")
-                               .Attr("Tout: {float, double} = DT_FLOAT"),
-                           [fn](KernelContext& ctx) { return ComplexToReal(ctx, fn); });
+    registry.Register(ir::OpDefBuilder(u.name)
+                          .Input(std::string(u.name) == "ComplexAbs" ? "x: T" : "input: T")
+                          .Output(std::string(u.name) == "ComplexAbs" ? "y: Tout" : "output: Tout")
+                          .Attr("T: {complex64, complex128} = DT_COMPLEX64")
+                          .Attr("Tout: {float, double} = DT_FLOAT"),
+                      [fn](KernelContext& ctx) { return ComplexToReal(ctx, fn); });
   }
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Complex")
-                             .Input("real: T")
-                             .Input("imag: T")
-                             .Output("out: Tout")
-                             .Attr("T: {float, double} = DT_FLOAT")
-                             .Attr("Tout: {complex64, complex128} = DT_COMPLEX64"),
-                         MakeComplex);
+  registry.Register(ir::OpDefBuilder("Complex")
+                        .Input("real: T")
+                        .Input("imag: T")
+                        .Output("out: Tout")
+                        .Attr("T: {float, double} = DT_FLOAT")
+                        .Attr("Tout: {complex64, complex128} = DT_COMPLEX64"),
+                    MakeComplex);
 }
 
 }  // namespace tfhost::ops::audio

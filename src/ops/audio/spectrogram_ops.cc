@@ -191,24 +191,22 @@ Status Mfcc(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSpectrogramOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("AudioSpectrogram")
-                             .Input("input: float")
-                             .Output("spectrogram: float")
-                             .Attr("window_size: int")
-                             .Attr("stride: int")
-                             .Attr("magnitude_squared: bool = false"),
-                         AudioSpectrogram);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Mfcc")
-                             .Input("spectrogram: float")
-                             .Input("sample_rate: int32")
-                             .Output("output: float")
-                             .Attr("upper_frequency_limit: float = 4000")
-                             .Attr("lower_frequency_limit: float = 20")
-                             .Attr("filterbank_channel_count: int = 40")
-                             .Attr("dct_coefficient_count: int = 13"),
-                         Mfcc);
+  registry.Register(ir::OpDefBuilder("AudioSpectrogram")
+                        .Input("input: float")
+                        .Output("spectrogram: float")
+                        .Attr("window_size: int")
+                        .Attr("stride: int")
+                        .Attr("magnitude_squared: bool = false"),
+                    AudioSpectrogram);
+  registry.Register(ir::OpDefBuilder("Mfcc")
+                        .Input("spectrogram: float")
+                        .Input("sample_rate: int32")
+                        .Output("output: float")
+                        .Attr("upper_frequency_limit: float = 4000")
+                        .Attr("lower_frequency_limit: float = 20")
+                        .Attr("filterbank_channel_count: int = 40")
+                        .Attr("dct_coefficient_count: int = 13"),
+                    Mfcc);
 }
 
 }  // namespace tfhost::ops::audio

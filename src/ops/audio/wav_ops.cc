@@ -216,20 +216,18 @@ Status EncodeWav(KernelContext& ctx) {
 }  // namespace
 
 void RegisterWavOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeWav")
-                             .Input("contents: string")
-                             .Output("audio: float")
-                             .Output("sample_rate: int32")
-                             .Attr("desired_channels: int = -1")
-                             .Attr("desired_samples: int = -1"),
-                         DecodeWav);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("EncodeWav")
-                             .Input("audio: float")
-                             .Input("sample_rate: int32")
-                             .Output("contents: string"),
-                         EncodeWav);
+  registry.Register(ir::OpDefBuilder("DecodeWav")
+                        .Input("contents: string")
+                        .Output("audio: float")
+                        .Output("sample_rate: int32")
+                        .Attr("desired_channels: int = -1")
+                        .Attr("desired_samples: int = -1"),
+                    DecodeWav);
+  registry.Register(ir::OpDefBuilder("EncodeWav")
+                        .Input("audio: float")
+                        .Input("sample_rate: int32")
+                        .Output("contents: string"),
+                    EncodeWav);
 }
 
 }  // namespace tfhost::ops::audio

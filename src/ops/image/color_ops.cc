@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
@@ -194,20 +194,18 @@ Status AdjustContrastv2(KernelContext& ctx) {
 void RegisterColorOps(OpRegistry& registry) {
   for (const char* name : {"RGBToHSV", "HSVToRGB"}) {
     const bool to_hsv = std::string(name) == "RGBToHSV";
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(name)
-                               .Input("images: T")
-                               .Output("output: T")
-                               .Attr("T: {half, bfloat16, float, double} = DT_FLOAT"),
-                           to_hsv ? KernelFn(ColorSpaceKernel<RgbToHsvPixel>) : KernelFn(ColorSpaceKernel<HsvToRgbPixel>));
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("images: T")
+                          .Output("output: T")
+                          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT"),
+                      to_hsv ? KernelFn(ColorSpaceKernel<RgbToHsvPixel>) : KernelFn(ColorSpaceKernel<HsvToRgbPixel>));
   }
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("AdjustContrastv2")
-                             .Input("images: T")
-                             .Input("contrast_factor: float")
-                             .Output("output: T")
-                             .Attr("T: {half, float} = DT_FLOAT"),
-                         AdjustContrastv2);
+  registry.Register(ir::OpDefBuilder("AdjustContrastv2")
+                        .Input("images: T")
+                        .Input("contrast_factor: float")
+                        .Output("output: T")
+                        .Attr("T: {half, float} = DT_FLOAT"),
+                    AdjustContrastv2);
 }
 
 }  // namespace tfhost::ops::image

@@ -96,17 +96,16 @@ Status CropAndResize(KernelContext& ctx) {
 }  // namespace
 
 void RegisterCropAndResizeOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("CropAndResize")
-                             .Input("image: T")
-                             .Input("boxes: float")
-                             .Input("box_ind: int32")
-                             .Input("crop_size: int32")
-                             .Output("crops: float")
-                             .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
-                             .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
-                             .Attr("extrapolation_value: float = 0"),
-                         CropAndResize);
+  registry.Register(ir::OpDefBuilder("CropAndResize")
+                        .Input("image: T")
+                        .Input("boxes: float")
+                        .Input("box_ind: int32")
+                        .Input("crop_size: int32")
+                        .Output("crops: float")
+                        .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
+                        .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+                        .Attr("extrapolation_value: float = 0"),
+                    CropAndResize);
 }
 
 }  // namespace tfhost::ops::image

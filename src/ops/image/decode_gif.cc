@@ -22,7 +22,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
@@ -299,7 +299,7 @@ Status DecodeGif(KernelContext& ctx) {
 }  // namespace
 
 void RegisterDecodeGifOps(OpRegistry& registry) {
-  array::RegisterChecked(registry, ir::OpDefBuilder("DecodeGif").Input("contents: string").Output("image: uint8"),
+  registry.Register(ir::OpDefBuilder("DecodeGif").Input("contents: string").Output("image: uint8"),
                          DecodeGif);
 }
 

@@ -34,7 +34,7 @@ extern "C" {
 #include <png.h>
 }
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
@@ -620,44 +620,39 @@ Status DecodeImage(KernelContext& ctx) {
 }  // namespace
 
 void RegisterDecodeImageOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeJpeg")
-                             .Input("contents: string")
-                             .Output("image: uint8")
-                             .Attr("channels: int = 0")
-                             .Attr("ratio: int = 1")
-                             .Attr("fancy_upscaling: bool = true")
-                             .Attr("try_recover_truncated: bool = false")
-                             .Attr("acceptable_fraction: float = 1.0")
-                             .Attr("dct_method: string = \"\""),
-                         DecodeJpeg);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ExtractJpegShape")
-                             .Input("contents: string")
-                             .Output("image_shape: output_type")
-                             .Attr("output_type: {int32, int64} = DT_INT32"),
-                         ExtractJpegShape);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodePng")
-                             .Input("contents: string")
-                             .Output("image: dtype")
-                             .Attr("channels: int = 0")
-                             .Attr("dtype: {uint8, uint16} = DT_UINT8"),
-                         DecodePng);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeBmp")
-                             .Input("contents: string")
-                             .Output("image: uint8")
-                             .Attr("channels: int = 0"),
-                         DecodeBmp);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeImage")
-                             .Input("contents: string")
-                             .Output("image: dtype")
-                             .Attr("channels: int = 0")
-                             .Attr("dtype: {uint8, uint16, float32} = DT_UINT8")
-                             .Attr("expand_animations: bool = true"),
-                         DecodeImage);
+  registry.Register(ir::OpDefBuilder("DecodeJpeg")
+                        .Input("contents: string")
+                        .Output("image: uint8")
+                        .Attr("channels: int = 0")
+                        .Attr("ratio: int = 1")
+                        .Attr("fancy_upscaling: bool = true")
+                        .Attr("try_recover_truncated: bool = false")
+                        .Attr("acceptable_fraction: float = 1.0")
+                        .Attr("dct_method: string = \"\""),
+                    DecodeJpeg);
+  registry.Register(ir::OpDefBuilder("ExtractJpegShape")
+                        .Input("contents: string")
+                        .Output("image_shape: output_type")
+                        .Attr("output_type: {int32, int64} = DT_INT32"),
+                    ExtractJpegShape);
+  registry.Register(ir::OpDefBuilder("DecodePng")
+                        .Input("contents: string")
+                        .Output("image: dtype")
+                        .Attr("channels: int = 0")
+                        .Attr("dtype: {uint8, uint16} = DT_UINT8"),
+                    DecodePng);
+  registry.Register(ir::OpDefBuilder("DecodeBmp")
+                        .Input("contents: string")
+                        .Output("image: uint8")
+                        .Attr("channels: int = 0"),
+                    DecodeBmp);
+  registry.Register(ir::OpDefBuilder("DecodeImage")
+                        .Input("contents: string")
+                        .Output("image: dtype")
+                        .Attr("channels: int = 0")
+                        .Attr("dtype: {uint8, uint16, float32} = DT_UINT8")
+                        .Attr("expand_animations: bool = true"),
+                    DecodeImage);
 }
 
 }  // namespace tfhost::ops::image

@@ -72,17 +72,16 @@ Status ExtractImagePatches(KernelContext& ctx) {
 }  // namespace
 
 void RegisterExtractImagePatchesOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ExtractImagePatches")
-                             .Input("images: T")
-                             .Output("patches: T")
-                             .Attr("ksizes: list(int) >= 4")
-                             .Attr("strides: list(int) >= 4")
-                             .Attr("rates: list(int) >= 4")
-                             .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
-                                   "uint32, uint64, complex64, complex128, bool}")
-                             .Attr("padding: {'SAME', 'VALID'}"),
-                         ExtractImagePatches);
+  registry.Register(ir::OpDefBuilder("ExtractImagePatches")
+                        .Input("images: T")
+                        .Output("patches: T")
+                        .Attr("ksizes: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr("rates: list(int) >= 4")
+                        .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+                              "uint32, uint64, complex64, complex128, bool}")
+                        .Attr("padding: {'SAME', 'VALID'}"),
+                    ExtractImagePatches);
 }
 
 }  // namespace tfhost::ops::image

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <queue>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
@@ -247,77 +247,71 @@ Status CombinedNonMaxSuppression(KernelContext& ctx) {
 }  // namespace
 
 void RegisterNmsOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppression")
-                             .Input("boxes: float")
-                             .Input("scores: float")
-                             .Input("max_output_size: int32")
-                             .Output("selected_indices: int32")
-                             .Attr("iou_threshold: float = 0.5"),
-                         NonMaxSuppression<1>);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppressionV2")
-                             .Input("boxes: T")
-                             .Input("scores: T")
-                             .Input("max_output_size: int32")
-                             .Input("iou_threshold: T_threshold")
-                             .Output("selected_indices: int32")
-                             .Attr("T: {half, float} = DT_FLOAT")
-                             .Attr("T_threshold: {half, float} = DT_FLOAT"),
-                         NonMaxSuppression<2>);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppressionV3")
-                             .Input("boxes: T")
-                             .Input("scores: T")
-                             .Input("max_output_size: int32")
-                             .Input("iou_threshold: T_threshold")
-                             .Input("score_threshold: T_threshold")
-                             .Output("selected_indices: int32")
-                             .Attr("T: {half, float} = DT_FLOAT")
-                             .Attr("T_threshold: {half, float} = DT_FLOAT"),
-                         NonMaxSuppression<3>);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppressionV4")
-                             .Input("boxes: T")
-                             .Input("scores: T")
-                             .Input("max_output_size: int32")
-                             .Input("iou_threshold: T_threshold")
-                             .Input("score_threshold: T_threshold")
-                             .Output("selected_indices: int32")
-                             .Output("valid_outputs: int32")
-                             .Attr("T: {half, float} = DT_FLOAT")
-                             .Attr("T_threshold: {half, float} = DT_FLOAT")
-                             .Attr("pad_to_max_output_size: bool = false"),
-                         NonMaxSuppression<4>);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppressionV5")
-                             .Input("boxes: T")
-                             .Input("scores: T")
-                             .Input("max_output_size: int32")
-                             .Input("iou_threshold: T")
-                             .Input("score_threshold: T")
-                             .Input("soft_nms_sigma: T")
-                             .Output("selected_indices: int32")
-                             .Output("selected_scores: T")
-                             .Output("valid_outputs: int32")
-                             .Attr("T: {half, float} = DT_FLOAT")
-                             .Attr("pad_to_max_output_size: bool = false"),
-                         NonMaxSuppression<5>);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("CombinedNonMaxSuppression")
-                             .Input("boxes: float")
-                             .Input("scores: float")
-                             .Input("max_output_size_per_class: int32")
-                             .Input("max_total_size: int32")
-                             .Input("iou_threshold: float")
-                             .Input("score_threshold: float")
-                             .Output("nmsed_boxes: float")
-                             .Output("nmsed_scores: float")
-                             .Output("nmsed_classes: float")
-                             .Output("valid_detections: int32")
-                             .Attr("pad_per_class: bool = false")
-                             .Attr("clip_boxes: bool = true"),
-                         CombinedNonMaxSuppression);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppression")
+                        .Input("boxes: float")
+                        .Input("scores: float")
+                        .Input("max_output_size: int32")
+                        .Output("selected_indices: int32")
+                        .Attr("iou_threshold: float = 0.5"),
+                    NonMaxSuppression<1>);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppressionV2")
+                        .Input("boxes: T")
+                        .Input("scores: T")
+                        .Input("max_output_size: int32")
+                        .Input("iou_threshold: T_threshold")
+                        .Output("selected_indices: int32")
+                        .Attr("T: {half, float} = DT_FLOAT")
+                        .Attr("T_threshold: {half, float} = DT_FLOAT"),
+                    NonMaxSuppression<2>);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppressionV3")
+                        .Input("boxes: T")
+                        .Input("scores: T")
+                        .Input("max_output_size: int32")
+                        .Input("iou_threshold: T_threshold")
+                        .Input("score_threshold: T_threshold")
+                        .Output("selected_indices: int32")
+                        .Attr("T: {half, float} = DT_FLOAT")
+                        .Attr("T_threshold: {half, float} = DT_FLOAT"),
+                    NonMaxSuppression<3>);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppressionV4")
+                        .Input("boxes: T")
+                        .Input("scores: T")
+                        .Input("max_output_size: int32")
+                        .Input("iou_threshold: T_threshold")
+                        .Input("score_threshold: T_threshold")
+                        .Output("selected_indices: int32")
+                        .Output("valid_outputs: int32")
+                        .Attr("T: {half, float} = DT_FLOAT")
+                        .Attr("T_threshold: {half, float} = DT_FLOAT")
+                        .Attr("pad_to_max_output_size: bool = false"),
+                    NonMaxSuppression<4>);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppressionV5")
+                        .Input("boxes: T")
+                        .Input("scores: T")
+                        .Input("max_output_size: int32")
+                        .Input("iou_threshold: T")
+                        .Input("score_threshold: T")
+                        .Input("soft_nms_sigma: T")
+                        .Output("selected_indices: int32")
+                        .Output("selected_scores: T")
+                        .Output("valid_outputs: int32")
+                        .Attr("T: {half, float} = DT_FLOAT")
+                        .Attr("pad_to_max_output_size: bool = false"),
+                    NonMaxSuppression<5>);
+  registry.Register(ir::OpDefBuilder("CombinedNonMaxSuppression")
+                        .Input("boxes: float")
+                        .Input("scores: float")
+                        .Input("max_output_size_per_class: int32")
+                        .Input("max_total_size: int32")
+                        .Input("iou_threshold: float")
+                        .Input("score_threshold: float")
+                        .Output("nmsed_boxes: float")
+                        .Output("nmsed_scores: float")
+                        .Output("nmsed_classes: float")
+                        .Output("valid_detections: int32")
+                        .Attr("pad_per_class: bool = false")
+                        .Attr("clip_boxes: bool = true"),
+                    CombinedNonMaxSuppression);
 }
 
 }  // namespace tfhost::ops::image

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
@@ -65,15 +65,14 @@ Status NonMaxSuppressionWithOverlaps(KernelContext& ctx) {
 }  // namespace
 
 void RegisterNmsWithOverlapsOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("NonMaxSuppressionWithOverlaps")
-                             .Input("overlaps: float")
-                             .Input("scores: float")
-                             .Input("max_output_size: int32")
-                             .Input("overlap_threshold: float")
-                             .Input("score_threshold: float")
-                             .Output("selected_indices: int32"),
-                         NonMaxSuppressionWithOverlaps);
+  registry.Register(ir::OpDefBuilder("NonMaxSuppressionWithOverlaps")
+                        .Input("overlaps: float")
+                        .Input("scores: float")
+                        .Input("max_output_size: int32")
+                        .Input("overlap_threshold: float")
+                        .Input("score_threshold: float")
+                        .Output("selected_indices: int32"),
+                    NonMaxSuppressionWithOverlaps);
 }
 
 }  // namespace tfhost::ops::image

@@ -233,23 +233,21 @@ Status ResizeArea(KernelContext& ctx) {
 }  // namespace
 
 void RegisterResizeOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ResizeBicubic")
-                             .Input("images: T")
-                             .Input("size: int32")
-                             .Output("resized_images: float")
-                             .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
-                             .Attr("align_corners: bool = false")
-                             .Attr("half_pixel_centers: bool = false"),
-                         ResizeBicubic);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ResizeArea")
-                             .Input("images: T")
-                             .Input("size: int32")
-                             .Output("resized_images: float")
-                             .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
-                             .Attr("align_corners: bool = false"),
-                         ResizeArea);
+  registry.Register(ir::OpDefBuilder("ResizeBicubic")
+                        .Input("images: T")
+                        .Input("size: int32")
+                        .Output("resized_images: float")
+                        .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
+                        .Attr("align_corners: bool = false")
+                        .Attr("half_pixel_centers: bool = false"),
+                    ResizeBicubic);
+  registry.Register(ir::OpDefBuilder("ResizeArea")
+                        .Input("images: T")
+                        .Input("size: int32")
+                        .Output("resized_images: float")
+                        .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
+                        .Attr("align_corners: bool = false"),
+                    ResizeArea);
 }
 
 }  // namespace tfhost::ops::image

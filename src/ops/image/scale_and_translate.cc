@@ -227,17 +227,16 @@ Status ScaleAndTranslate(KernelContext& ctx) {
 }  // namespace
 
 void RegisterScaleAndTranslateOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ScaleAndTranslate")
-                             .Input("images: T")
-                             .Input("size: int32")
-                             .Input("scale: float")
-                             .Input("translation: float")
-                             .Output("resized_images: float")
-                             .Attr("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double}")
-                             .Attr("kernel_type: string = 'lanczos3'")
-                             .Attr("antialias: bool = true"),
-                         ScaleAndTranslate);
+  registry.Register(ir::OpDefBuilder("ScaleAndTranslate")
+                        .Input("images: T")
+                        .Input("size: int32")
+                        .Input("scale: float")
+                        .Input("translation: float")
+                        .Output("resized_images: float")
+                        .Attr("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double}")
+                        .Attr("kernel_type: string = 'lanczos3'")
+                        .Attr("antialias: bool = true"),
+                    ScaleAndTranslate);
 }
 
 }  // namespace tfhost::ops::image

@@ -40,7 +40,10 @@ TEST(BinaryOpsTest, IncompatibleShapesErrorNamesBothShapes) {
 
 TEST(BinaryOpsTest, MismatchedDTypesAreAnError) {
   Status st = RunOpError("Add", {F32({1}, {1}), I32({1}, {1})});
-  EXPECT_NE(st.message().find("same dtype"), std::string::npos) << st.message();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("'test_Add'"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("input 1 'y' (dtype from attr T) is int32, expected float32"), std::string::npos)
+      << st.message();
 }
 
 TEST(BinaryOpsTest, EmptyTensorsBroadcastToEmptyOutput) {

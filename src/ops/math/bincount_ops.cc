@@ -69,24 +69,22 @@ Status BincountImpl(KernelContext& ctx, bool dense) {
 }  // namespace
 
 void RegisterBincountOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Bincount")
-                             .Input("arr: int32")
-                             .Input("size: int32")
-                             .Input("weights: T")
-                             .Output("bins: T")
-                             .Attr("T: {int32, int64, float32, float64}"),
-                         [](KernelContext& ctx) { return BincountImpl(ctx, false); });
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DenseBincount")
-                             .Input("input: Tidx")
-                             .Input("size: Tidx")
-                             .Input("weights: T")
-                             .Output("output: T")
-                             .Attr("Tidx: {int32, int64}")
-                             .Attr("T: {int32, int64, float32, float64}")
-                             .Attr("binary_output: bool = false"),
-                         [](KernelContext& ctx) { return BincountImpl(ctx, true); });
+  registry.Register(ir::OpDefBuilder("Bincount")
+                        .Input("arr: int32")
+                        .Input("size: int32")
+                        .Input("weights: T")
+                        .Output("bins: T")
+                        .Attr("T: {int32, int64, float32, float64}"),
+                    [](KernelContext& ctx) { return BincountImpl(ctx, false); });
+  registry.Register(ir::OpDefBuilder("DenseBincount")
+                        .Input("input: Tidx")
+                        .Input("size: Tidx")
+                        .Input("weights: T")
+                        .Output("output: T")
+                        .Attr("Tidx: {int32, int64}")
+                        .Attr("T: {int32, int64, float32, float64}")
+                        .Attr("binary_output: bool = false"),
+                    [](KernelContext& ctx) { return BincountImpl(ctx, true); });
 }
 
 }  // namespace tfhost::ops::math

@@ -234,14 +234,13 @@ Status Einsum(KernelContext& ctx) {
 }  // namespace
 
 void RegisterEinsumOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Einsum")
-                             .Input("inputs: N * T")
-                             .Output("output: T")
-                             .Attr("equation: string")
-                             .Attr("N: int >= 1")
-                             .Attr("T: type"),
-                         Einsum);
+  registry.Register(ir::OpDefBuilder("Einsum")
+                        .Input("inputs: N * T")
+                        .Output("output: T")
+                        .Attr("equation: string")
+                        .Attr("N: int >= 1")
+                        .Attr("T: type"),
+                    Einsum);
 }
 
 }  // namespace tfhost::ops::math

@@ -23,7 +23,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/math/math_ops.h"
 
 namespace tfhost::ops::math {
@@ -185,28 +185,26 @@ ir::OpDefBuilder Schema(const char* name) {
 
 void RegisterQuantizeAndDequantizeOps(OpRegistry& registry) {
   for (const char* name : {"QuantizeAndDequantizeV2", "QuantizeAndDequantizeV4"}) {
-    array::RegisterChecked(registry,
-                           Schema(name)
-                               .Output("output: T")
-                               .Attr("signed_input: bool = true")
-                               .Attr("num_bits: int = 8")
-                               .Attr("range_given: bool = false")
-                               .Attr("T: {bfloat16, half, float, double}")
-                               .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
-                               .Attr("narrow_range: bool = false")
-                               .Attr("axis: int = -1"),
-                           QuantizeAndDequantizeV4);
+    registry.Register(Schema(name)
+                          .Output("output: T")
+                          .Attr("signed_input: bool = true")
+                          .Attr("num_bits: int = 8")
+                          .Attr("range_given: bool = false")
+                          .Attr("T: {bfloat16, half, float, double}")
+                          .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
+                          .Attr("narrow_range: bool = false")
+                          .Attr("axis: int = -1"),
+                      QuantizeAndDequantizeV4);
   }
-  array::RegisterChecked(registry,
-                         Schema("QuantizeAndDequantizeV3")
-                             .Input("num_bits: int32")
-                             .Output("output: T")
-                             .Attr("signed_input: bool = true")
-                             .Attr("range_given: bool = true")
-                             .Attr("T: {bfloat16, half, float, double}")
-                             .Attr("narrow_range: bool = false")
-                             .Attr("axis: int = -1"),
-                         QuantizeAndDequantizeV3);
+  registry.Register(Schema("QuantizeAndDequantizeV3")
+                        .Input("num_bits: int32")
+                        .Output("output: T")
+                        .Attr("signed_input: bool = true")
+                        .Attr("range_given: bool = true")
+                        .Attr("T: {bfloat16, half, float, double}")
+                        .Attr("narrow_range: bool = false")
+                        .Attr("axis: int = -1"),
+                    QuantizeAndDequantizeV3);
 }
 
 }  // namespace tfhost::ops::math

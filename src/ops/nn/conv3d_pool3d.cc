@@ -165,29 +165,27 @@ Status Pool3D(KernelContext& ctx, bool max) {
 }  // namespace
 
 void RegisterConv3DPool3DOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Conv3D")
-                             .Input("input: T")
-                             .Input("filter: T")
-                             .Output("output: T")
-                             .Attr("T: {half, bfloat16, float, double}")
-                             .Attr("strides: list(int) >= 5")
-                             .Attr("padding: {'SAME', 'VALID'}")
-                             .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
-                             .Attr("dilations: list(int) = [1, 1, 1, 1, 1]"),
-                         Conv3D);
+  registry.Register(ir::OpDefBuilder("Conv3D")
+                        .Input("input: T")
+                        .Input("filter: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double}")
+                        .Attr("strides: list(int) >= 5")
+                        .Attr("padding: {'SAME', 'VALID'}")
+                        .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+                        .Attr("dilations: list(int) = [1, 1, 1, 1, 1]"),
+                    Conv3D);
   for (const char* name : {"MaxPool3D", "AvgPool3D"}) {
     const bool max = std::string(name) == "MaxPool3D";
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(name)
-                               .Input("input: T")
-                               .Output("output: T")
-                               .Attr("ksize: list(int) >= 5")
-                               .Attr("strides: list(int) >= 5")
-                               .Attr("padding: {'SAME', 'VALID'}")
-                               .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
-                               .Attr("T: {half, bfloat16, float, double}"),
-                           [max](KernelContext& ctx) { return Pool3D(ctx, max); });
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("input: T")
+                          .Output("output: T")
+                          .Attr("ksize: list(int) >= 5")
+                          .Attr("strides: list(int) >= 5")
+                          .Attr("padding: {'SAME', 'VALID'}")
+                          .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+                          .Attr("T: {half, bfloat16, float, double}"),
+                      [max](KernelContext& ctx) { return Pool3D(ctx, max); });
   }
 }
 

@@ -122,17 +122,16 @@ Status DilationImpl(const KernelContext& ctx, const std::vector<Tensor>& in, std
 }  // namespace
 
 void RegisterDilation2DOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Dilation2D")
-                             .Input("input: T")
-                             .Input("filter: T")
-                             .Output("output: T")
-                             .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
-                                   "uint32, uint64}")
-                             .Attr("strides: list(int) >= 4")
-                             .Attr("rates: list(int) >= 4")
-                             .Attr("padding: {'SAME', 'VALID'}"),
-                         [](KernelContext& ctx) { return RunWidened(ctx, 2, 0, {0}, DilationImpl); });
+  registry.Register(ir::OpDefBuilder("Dilation2D")
+                        .Input("input: T")
+                        .Input("filter: T")
+                        .Output("output: T")
+                        .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
+                              "uint32, uint64}")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr("rates: list(int) >= 4")
+                        .Attr("padding: {'SAME', 'VALID'}"),
+                    [](KernelContext& ctx) { return RunWidened(ctx, 2, 0, {0}, DilationImpl); });
 }
 
 }  // namespace tfhost::ops::nn

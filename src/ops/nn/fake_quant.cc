@@ -13,7 +13,7 @@
 //       (max - min)).
 #include <cmath>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/nn/nn_registrations.h"
 
 namespace tfhost::ops::nn {
@@ -114,26 +114,24 @@ Status FakeQuantVars(KernelContext& ctx, bool per_channel) {
 }  // namespace
 
 void RegisterFakeQuantOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("FakeQuantWithMinMaxArgs")
-                             .Input("inputs: float")
-                             .Output("outputs: float")
-                             .Attr("min: float = -6.0")
-                             .Attr("max: float = 6.0")
-                             .Attr("num_bits: int = 8")
-                             .Attr("narrow_range: bool = false"),
-                         FakeQuantArgs);
+  registry.Register(ir::OpDefBuilder("FakeQuantWithMinMaxArgs")
+                        .Input("inputs: float")
+                        .Output("outputs: float")
+                        .Attr("min: float = -6.0")
+                        .Attr("max: float = 6.0")
+                        .Attr("num_bits: int = 8")
+                        .Attr("narrow_range: bool = false"),
+                    FakeQuantArgs);
   for (const char* name : {"FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel"}) {
     const bool per_channel = std::string(name) == "FakeQuantWithMinMaxVarsPerChannel";
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(name)
-                               .Input("inputs: float")
-                               .Input("min: float")
-                               .Input("max: float")
-                               .Output("outputs: float")
-                               .Attr("num_bits: int = 8")
-                               .Attr("narrow_range: bool = false"),
-                           [per_channel](KernelContext& ctx) { return FakeQuantVars(ctx, per_channel); });
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("inputs: float")
+                          .Input("min: float")
+                          .Input("max: float")
+                          .Output("outputs: float")
+                          .Attr("num_bits: int = 8")
+                          .Attr("narrow_range: bool = false"),
+                      [per_channel](KernelContext& ctx) { return FakeQuantVars(ctx, per_channel); });
   }
 }
 

@@ -260,7 +260,10 @@ TEST(FusedConv2DTest, RejectsResidualOfWrongShapeDtypeOrMissingArg) {
   Tensor wrong_dtype(DType::kDouble, Shape({1, 3, 3, 3}));
   auto dtype = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, wrong_dtype}, attrs);
   ASSERT_FALSE(dtype.ok());
-  EXPECT_NE(dtype.status().message().find("residual must be float"), std::string::npos) << dtype.status().message();
+  EXPECT_EQ(dtype.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(dtype.status().message().find("input 3 'args' (dtype from attr T) is float64, expected float32"),
+            std::string::npos)
+      << dtype.status().message();
 
   auto missing = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias}, FusedAttrs({"BiasAdd", "Add"}, 1));
   ASSERT_FALSE(missing.ok());

@@ -115,19 +115,18 @@ Status MaxPoolWithArgmax(KernelContext& ctx) {
 }  // namespace
 
 void RegisterMaxPoolWithArgmaxOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("MaxPoolWithArgmax")
-                             .Input("input: T")
-                             .Output("output: T")
-                             .Output("argmax: Targmax")
-                             .Attr("ksize: list(int) >= 4")
-                             .Attr("strides: list(int) >= 4")
-                             .Attr("Targmax: {int32, int64} = DT_INT64")
-                             .Attr("padding: {'SAME', 'VALID'}")
-                             .Attr("include_batch_in_index: bool = false")
-                             .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
-                                   "uint32, uint64}"),
-                         MaxPoolWithArgmax);
+  registry.Register(ir::OpDefBuilder("MaxPoolWithArgmax")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Output("argmax: Targmax")
+                        .Attr("ksize: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr("Targmax: {int32, int64} = DT_INT64")
+                        .Attr("padding: {'SAME', 'VALID'}")
+                        .Attr("include_batch_in_index: bool = false")
+                        .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
+                              "uint32, uint64}"),
+                    MaxPoolWithArgmax);
 }
 
 }  // namespace tfhost::ops::nn

@@ -21,7 +21,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/parsing/parse_example.h"
 
 namespace tfhost::ops {
@@ -207,17 +207,16 @@ Status DecodeCsv(KernelContext& ctx) {
 }  // namespace
 
 void RegisterDecodeCsvOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeCSV")
-                             .Input("records: string")
-                             .Input("record_defaults: OUT_TYPE")
-                             .Output("output: OUT_TYPE")
-                             .Attr("OUT_TYPE: list({float,double,int32,int64,string})")
-                             .Attr("field_delim: string = ','")
-                             .Attr("use_quote_delim: bool = true")
-                             .Attr("na_value: string = ''")
-                             .Attr("select_cols: list(int) = []"),
-                         DecodeCsv);
+  registry.Register(ir::OpDefBuilder("DecodeCSV")
+                        .Input("records: string")
+                        .Input("record_defaults: OUT_TYPE")
+                        .Output("output: OUT_TYPE")
+                        .Attr("OUT_TYPE: list({float,double,int32,int64,string})")
+                        .Attr("field_delim: string = ','")
+                        .Attr("use_quote_delim: bool = true")
+                        .Attr("na_value: string = ''")
+                        .Attr("select_cols: list(int) = []"),
+                    DecodeCsv);
 }
 
 }  // namespace tfhost::ops

@@ -57,14 +57,13 @@ Status DecodeRaw(KernelContext& ctx) {
 }  // namespace
 
 void RegisterDecodeRawOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("DecodeRaw")
-                             .Input("bytes: string")
-                             .Output("output: out_type")
-                             .Attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, "
-                                   "complex64, complex128, bool, bfloat16}")
-                             .Attr("little_endian: bool = true"),
-                         DecodeRaw);
+  registry.Register(ir::OpDefBuilder("DecodeRaw")
+                        .Input("bytes: string")
+                        .Output("output: out_type")
+                        .Attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, "
+                              "complex64, complex128, bool, bfloat16}")
+                        .Attr("little_endian: bool = true"),
+                    DecodeRaw);
 }
 
 }  // namespace tfhost::ops

@@ -178,7 +178,10 @@ TEST(StatelessRandomOpsTest, BadInputsGiveClearErrors) {
 
   auto seed_type = RunOp("StatelessRandomUniform", {Shape32({2}), Seed32(1, 2)});  // Tseed defaults to int64
   ASSERT_FALSE(seed_type.ok());
-  EXPECT_NE(seed_type.status().message().find("seed must be int64"), std::string::npos);
+  EXPECT_EQ(seed_type.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(seed_type.status().message().find("'seed' (dtype from attr Tseed) is int32, expected int64"),
+            std::string::npos)
+      << seed_type.status().message();
 
   auto negative = RunOp("StatelessRandomNormal", {Shape32({2, -1}), Seed64(1, 2)});
   EXPECT_FALSE(negative.ok());

@@ -223,10 +223,10 @@ void RegisterDenseSegmentOps(OpRegistry& registry) {
                                             {"Min", Op::kMin}, {"Prod", Op::kProd}};
   for (const auto& [suffix, op] : ops) {
     const Op o = op;
-    array::RegisterChecked(registry, SegmentSchema(std::string("Segment") + suffix, false),
+    registry.Register(SegmentSchema(std::string("Segment") + suffix, false),
                            [o](KernelContext& ctx) { return SortedSegment(ctx, o); });
     if (o != Op::kMean) {
-      array::RegisterChecked(registry, SegmentSchema(std::string("UnsortedSegment") + suffix, true),
+      registry.Register(SegmentSchema(std::string("UnsortedSegment") + suffix, true),
                              [o](KernelContext& ctx) { return UnsortedSegment(ctx, o); });
     }
   }

@@ -100,15 +100,15 @@ ir::OpDefBuilder Schema(const char* name, bool real_only, bool with_num_segments
 }  // namespace
 
 void RegisterSparseSegmentOps(OpRegistry& registry) {
-  array::RegisterChecked(registry, Schema("SparseSegmentSum", true, false), SparseSegment<Reduce::kSum, false>);
-  array::RegisterChecked(registry, Schema("SparseSegmentMean", false, false), SparseSegment<Reduce::kMean, false>);
-  array::RegisterChecked(registry, Schema("SparseSegmentSqrtN", false, false),
+  registry.Register(Schema("SparseSegmentSum", true, false), SparseSegment<Reduce::kSum, false>);
+  registry.Register(Schema("SparseSegmentMean", false, false), SparseSegment<Reduce::kMean, false>);
+  registry.Register(Schema("SparseSegmentSqrtN", false, false),
                          SparseSegment<Reduce::kSqrtN, false>);
-  array::RegisterChecked(registry, Schema("SparseSegmentSumWithNumSegments", true, true),
+  registry.Register(Schema("SparseSegmentSumWithNumSegments", true, true),
                          SparseSegment<Reduce::kSum, true>);
-  array::RegisterChecked(registry, Schema("SparseSegmentMeanWithNumSegments", false, true),
+  registry.Register(Schema("SparseSegmentMeanWithNumSegments", false, true),
                          SparseSegment<Reduce::kMean, true>);
-  array::RegisterChecked(registry, Schema("SparseSegmentSqrtNWithNumSegments", false, true),
+  registry.Register(Schema("SparseSegmentSqrtNWithNumSegments", false, true),
                          SparseSegment<Reduce::kSqrtN, true>);
 }
 

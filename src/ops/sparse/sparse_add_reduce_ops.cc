@@ -332,51 +332,48 @@ ir::OpDefBuilder ReduceSchema(const std::string& name, bool sparse_output) {
 }  // namespace
 
 void RegisterSparseAddReduceOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseAdd")
-                             .Input("a_indices: int64")
-                             .Input("a_values: T")
-                             .Input("a_shape: int64")
-                             .Input("b_indices: int64")
-                             .Input("b_values: T")
-                             .Input("b_shape: int64")
-                             .Input("thresh: Treal")
-                             .Output("sum_indices: int64")
-                             .Output("sum_values: T")
-                             .Output("sum_shape: int64")
-                             .Attr(std::string("T: ") + kRealNumberTypes)
-                             .Attr(std::string("Treal: ") + kRealNumberTypes),
-                         SparseAdd);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseTensorDenseAdd")
-                             .Input("a_indices: Tindices")
-                             .Input("a_values: T")
-                             .Input("a_shape: Tindices")
-                             .Input("b: T")
-                             .Output("output: T")
-                             .Attr(std::string("T: ") + kRealNumberTypes)
-                             .Attr("Tindices: {int32, int64}"),
-                         SparseTensorDenseAdd);
+  registry.Register(ir::OpDefBuilder("SparseAdd")
+                        .Input("a_indices: int64")
+                        .Input("a_values: T")
+                        .Input("a_shape: int64")
+                        .Input("b_indices: int64")
+                        .Input("b_values: T")
+                        .Input("b_shape: int64")
+                        .Input("thresh: Treal")
+                        .Output("sum_indices: int64")
+                        .Output("sum_values: T")
+                        .Output("sum_shape: int64")
+                        .Attr(std::string("T: ") + kRealNumberTypes)
+                        .Attr(std::string("Treal: ") + kRealNumberTypes),
+                    SparseAdd);
+  registry.Register(ir::OpDefBuilder("SparseTensorDenseAdd")
+                        .Input("a_indices: Tindices")
+                        .Input("a_values: T")
+                        .Input("a_shape: Tindices")
+                        .Input("b: T")
+                        .Output("output: T")
+                        .Attr(std::string("T: ") + kRealNumberTypes)
+                        .Attr("Tindices: {int32, int64}"),
+                    SparseTensorDenseAdd);
   const std::pair<const char*, Cwise> cwise[] = {
       {"SparseDenseCwiseAdd", Cwise::kAdd}, {"SparseDenseCwiseMul", Cwise::kMul}, {"SparseDenseCwiseDiv", Cwise::kDiv}};
   for (const auto& [name, op] : cwise) {
-    array::RegisterChecked(registry,
-                           ir::OpDefBuilder(name)
-                               .Input("sp_indices: int64")
-                               .Input("sp_values: T")
-                               .Input("sp_shape: int64")
-                               .Input("dense: T")
-                               .Output("output: T")
-                               .Attr(std::string("T: ") + kRealNumberTypes),
-                           [op = op](KernelContext& ctx) { return SparseDenseCwise(ctx, op); });
+    registry.Register(ir::OpDefBuilder(name)
+                          .Input("sp_indices: int64")
+                          .Input("sp_values: T")
+                          .Input("sp_shape: int64")
+                          .Input("dense: T")
+                          .Output("output: T")
+                          .Attr(std::string("T: ") + kRealNumberTypes),
+                      [op = op](KernelContext& ctx) { return SparseDenseCwise(ctx, op); });
   }
-  array::RegisterChecked(registry, ReduceSchema("SparseReduceSum", false),
+  registry.Register(ReduceSchema("SparseReduceSum", false),
                          [](KernelContext& ctx) { return SparseReduce(ctx, Reduce::kSum, false); });
-  array::RegisterChecked(registry, ReduceSchema("SparseReduceSumSparse", true),
+  registry.Register(ReduceSchema("SparseReduceSumSparse", true),
                          [](KernelContext& ctx) { return SparseReduce(ctx, Reduce::kSum, true); });
-  array::RegisterChecked(registry, ReduceSchema("SparseReduceMax", false),
+  registry.Register(ReduceSchema("SparseReduceMax", false),
                          [](KernelContext& ctx) { return SparseReduce(ctx, Reduce::kMax, false); });
-  array::RegisterChecked(registry, ReduceSchema("SparseReduceMaxSparse", true),
+  registry.Register(ReduceSchema("SparseReduceMaxSparse", true),
                          [](KernelContext& ctx) { return SparseReduce(ctx, Reduce::kMax, true); });
 }
 

@@ -121,9 +121,13 @@ Status RaggedBincount(KernelContext& ctx) {
     return ctx.Error("splits must end with the number of values, got " + Str(s[num_rows]) + " instead of " +
                      Str(static_cast<int64_t>(values.size())));
   }
-  std::vector<int64_t> rows(values.size());
+  // All splits are checked before any row is written: an entry past the
+  // last one (a later entry then decreasing back) would index past `rows`.
   for (int64_t r = 0; r < num_rows; ++r) {
     if (s[r + 1] < s[r]) return ctx.Error("splits must be non-decreasing, but entry " + Str(r + 1) + " is below its predecessor");
+  }
+  std::vector<int64_t> rows(values.size());
+  for (int64_t r = 0; r < num_rows; ++r) {
     for (int64_t i = s[r]; i < s[r + 1]; ++i) rows[i] = r;
   }
   return Bincount(ctx, values, rows, num_rows, 2, 3);
@@ -132,29 +136,27 @@ Status RaggedBincount(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSparseBincountOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseBincount")
-                             .Input("indices: int64")
-                             .Input("values: Tidx")
-                             .Input("dense_shape: int64")
-                             .Input("size: Tidx")
-                             .Input("weights: T")
-                             .Attr("Tidx: {int32, int64}")
-                             .Attr("T: {int32, int64, float, double}")
-                             .Attr("binary_output: bool = false")
-                             .Output("output: T"),
-                         SparseBincount);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("RaggedBincount")
-                             .Input("splits: int64")
-                             .Input("values: Tidx")
-                             .Input("size: Tidx")
-                             .Input("weights: T")
-                             .Attr("Tidx: {int32, int64}")
-                             .Attr("T: {int32, int64, float, double}")
-                             .Attr("binary_output: bool = false")
-                             .Output("output: T"),
-                         RaggedBincount);
+  registry.Register(ir::OpDefBuilder("SparseBincount")
+                        .Input("indices: int64")
+                        .Input("values: Tidx")
+                        .Input("dense_shape: int64")
+                        .Input("size: Tidx")
+                        .Input("weights: T")
+                        .Attr("Tidx: {int32, int64}")
+                        .Attr("T: {int32, int64, float, double}")
+                        .Attr("binary_output: bool = false")
+                        .Output("output: T"),
+                    SparseBincount);
+  registry.Register(ir::OpDefBuilder("RaggedBincount")
+                        .Input("splits: int64")
+                        .Input("values: Tidx")
+                        .Input("size: Tidx")
+                        .Input("weights: T")
+                        .Attr("Tidx: {int32, int64}")
+                        .Attr("T: {int32, int64, float, double}")
+                        .Attr("binary_output: bool = false")
+                        .Output("output: T"),
+                    RaggedBincount);
 }
 
 }  // namespace tfhost::ops::sparse

@@ -60,5 +60,18 @@ TEST(RaggedBincountTest, CountsPerRaggedRowWithEmptyRows) {
   EXPECT_NE(bad.status().ToString().find("number of values"), std::string::npos);
 }
 
+TEST(RaggedBincountTest, SplitsThatOvershootTheValuesAndComeBackAreRejected) {
+  // Starts at 0 and ends at the value count (2), but entry 1 (5) points past
+  // the values: rejected before any row is assigned.
+  auto out = RunSingleOp("RaggedBincount", {I64({0, 5, 2}), I32({1, 1}), Tensor::Scalar<int32_t>(3),
+                                            Tensor(DType::kInt64, Shape({0}))},
+                         Attrs(DType::kInt64));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("'test_RaggedBincount'"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("splits must be non-decreasing, but entry 2"), std::string::npos)
+      << out.status().message();
+}
+
 }  // namespace
 }  // namespace tfhost::ops

@@ -25,7 +25,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/sparse/sparse_ops.h"
 #include "ops/string/string_ops.h"
 
@@ -300,7 +300,7 @@ Status SparseCrossHashed(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSparseCrossOps(OpRegistry& registry) {
-  array::RegisterChecked(registry, ir::OpDefBuilder("SparseCross")
+  registry.Register(ir::OpDefBuilder("SparseCross")
                         .Input("indices: N * int64")
                         .Input("values: sparse_types")
                         .Input("shapes: N * int64")
@@ -317,7 +317,7 @@ void RegisterSparseCrossOps(OpRegistry& registry) {
                         .Attr("out_type: {int64, string}")
                         .Attr("internal_type: {int64, string}"),
                     SparseCross);
-  array::RegisterChecked(registry, ir::OpDefBuilder("SparseCrossV2")
+  registry.Register(ir::OpDefBuilder("SparseCrossV2")
                         .Input("indices: N * int64")
                         .Input("values: sparse_types")
                         .Input("shapes: N * int64")
@@ -330,7 +330,7 @@ void RegisterSparseCrossOps(OpRegistry& registry) {
                         .Attr("sparse_types: list({int64, string}) >= 0")
                         .Attr("dense_types: list({int64, string}) >= 0"),
                     SparseCrossV2);
-  array::RegisterChecked(registry, ir::OpDefBuilder("SparseCrossHashed")
+  registry.Register(ir::OpDefBuilder("SparseCrossHashed")
                         .Input("indices: N * int64")
                         .Input("values: sparse_types")
                         .Input("shapes: N * int64")

@@ -129,18 +129,17 @@ ir::OpDefBuilder MinMaxSchema(const std::string& name) {
 }  // namespace
 
 void RegisterSparseElementwiseOps(OpRegistry& registry) {
-  array::RegisterChecked(registry, MinMaxSchema("SparseSparseMaximum"),
+  registry.Register(MinMaxSchema("SparseSparseMaximum"),
                          [](KernelContext& ctx) { return SparseSparseMinMax(ctx, true); });
-  array::RegisterChecked(registry, MinMaxSchema("SparseSparseMinimum"),
+  registry.Register(MinMaxSchema("SparseSparseMinimum"),
                          [](KernelContext& ctx) { return SparseSparseMinMax(ctx, false); });
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseSoftmax")
-                             .Input("sp_indices: int64")
-                             .Input("sp_values: T")
-                             .Input("sp_shape: int64")
-                             .Output("output: T")
-                             .Attr("T: {half, float, double}"),
-                         SparseSoftmax);
+  registry.Register(ir::OpDefBuilder("SparseSoftmax")
+                        .Input("sp_indices: int64")
+                        .Input("sp_values: T")
+                        .Input("sp_shape: int64")
+                        .Output("output: T")
+                        .Attr("T: {half, float, double}"),
+                    SparseSoftmax);
 }
 
 }  // namespace tfhost::ops::sparse

@@ -68,18 +68,17 @@ Status SparseTensorDenseMatMul(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSparseMatMulOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseTensorDenseMatMul")
-                             .Input("a_indices: Tindices")
-                             .Input("a_values: T")
-                             .Input("a_shape: int64")
-                             .Input("b: T")
-                             .Output("product: T")
-                             .Attr("T: type")
-                             .Attr("Tindices: {int32,int64} = DT_INT64")
-                             .Attr("adjoint_a: bool = false")
-                             .Attr("adjoint_b: bool = false"),
-                         SparseTensorDenseMatMul);
+  registry.Register(ir::OpDefBuilder("SparseTensorDenseMatMul")
+                        .Input("a_indices: Tindices")
+                        .Input("a_values: T")
+                        .Input("a_shape: int64")
+                        .Input("b: T")
+                        .Output("product: T")
+                        .Attr("T: type")
+                        .Attr("Tindices: {int32,int64} = DT_INT64")
+                        .Attr("adjoint_a: bool = false")
+                        .Attr("adjoint_b: bool = false"),
+                    SparseTensorDenseMatMul);
 }
 
 }  // namespace tfhost::ops::sparse

@@ -211,51 +211,47 @@ Status SparseConcat(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSparseReorderOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseReorder")
-                             .Input("input_indices: int64")
-                             .Input("input_values: T")
-                             .Input("input_shape: int64")
-                             .Output("output_indices: int64")
-                             .Output("output_values: T")
-                             .Attr("T: type"),
-                         SparseReorder);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseSlice")
-                             .Input("indices: int64")
-                             .Input("values: T")
-                             .Input("shape: int64")
-                             .Input("start: int64")
-                             .Input("size: int64")
-                             .Output("output_indices: int64")
-                             .Output("output_values: T")
-                             .Output("output_shape: int64")
-                             .Attr("T: type"),
-                         SparseSlice);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseSplit")
-                             .Input("split_dim: int64")
-                             .Input("indices: int64")
-                             .Input("values: T")
-                             .Input("shape: int64")
-                             .Output("output_indices: num_split * int64")
-                             .Output("output_values: num_split * T")
-                             .Output("output_shape: num_split * int64")
-                             .Attr("num_split: int >= 1")
-                             .Attr("T: type"),
-                         SparseSplit);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseConcat")
-                             .Input("indices: N * int64")
-                             .Input("values: N * T")
-                             .Input("shapes: N * int64")
-                             .Output("output_indices: int64")
-                             .Output("output_values: T")
-                             .Output("output_shape: int64")
-                             .Attr("concat_dim: int")
-                             .Attr("N: int >= 2")
-                             .Attr("T: type"),
-                         SparseConcat);
+  registry.Register(ir::OpDefBuilder("SparseReorder")
+                        .Input("input_indices: int64")
+                        .Input("input_values: T")
+                        .Input("input_shape: int64")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Attr("T: type"),
+                    SparseReorder);
+  registry.Register(ir::OpDefBuilder("SparseSlice")
+                        .Input("indices: int64")
+                        .Input("values: T")
+                        .Input("shape: int64")
+                        .Input("start: int64")
+                        .Input("size: int64")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Output("output_shape: int64")
+                        .Attr("T: type"),
+                    SparseSlice);
+  registry.Register(ir::OpDefBuilder("SparseSplit")
+                        .Input("split_dim: int64")
+                        .Input("indices: int64")
+                        .Input("values: T")
+                        .Input("shape: int64")
+                        .Output("output_indices: num_split * int64")
+                        .Output("output_values: num_split * T")
+                        .Output("output_shape: num_split * int64")
+                        .Attr("num_split: int >= 1")
+                        .Attr("T: type"),
+                    SparseSplit);
+  registry.Register(ir::OpDefBuilder("SparseConcat")
+                        .Input("indices: N * int64")
+                        .Input("values: N * T")
+                        .Input("shapes: N * int64")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Output("output_shape: int64")
+                        .Attr("concat_dim: int")
+                        .Attr("N: int >= 2")
+                        .Attr("T: type"),
+                    SparseConcat);
 }
 
 }  // namespace tfhost::ops::sparse

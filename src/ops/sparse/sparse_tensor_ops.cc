@@ -226,37 +226,34 @@ Status SparseReshape(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSparseTensorOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseToDense")
-                             .Input("sparse_indices: Tindices")
-                             .Input("output_shape: Tindices")
-                             .Input("sparse_values: T")
-                             .Input("default_value: T")
-                             .Output("dense: T")
-                             .Attr("validate_indices: bool = true")
-                             .Attr("T: type")
-                             .Attr("Tindices: {int32, int64}"),
-                         SparseToDense);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseFillEmptyRows")
-                             .Input("indices: int64")
-                             .Input("values: T")
-                             .Input("dense_shape: int64")
-                             .Input("default_value: T")
-                             .Output("output_indices: int64")
-                             .Output("output_values: T")
-                             .Output("empty_row_indicator: bool")
-                             .Output("reverse_index_map: int64")
-                             .Attr("T: type"),
-                         SparseFillEmptyRows);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("SparseReshape")
-                             .Input("input_indices: int64")
-                             .Input("input_shape: int64")
-                             .Input("new_shape: int64")
-                             .Output("output_indices: int64")
-                             .Output("output_shape: int64"),
-                         SparseReshape);
+  registry.Register(ir::OpDefBuilder("SparseToDense")
+                        .Input("sparse_indices: Tindices")
+                        .Input("output_shape: Tindices")
+                        .Input("sparse_values: T")
+                        .Input("default_value: T")
+                        .Output("dense: T")
+                        .Attr("validate_indices: bool = true")
+                        .Attr("T: type")
+                        .Attr("Tindices: {int32, int64}"),
+                    SparseToDense);
+  registry.Register(ir::OpDefBuilder("SparseFillEmptyRows")
+                        .Input("indices: int64")
+                        .Input("values: T")
+                        .Input("dense_shape: int64")
+                        .Input("default_value: T")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Output("empty_row_indicator: bool")
+                        .Output("reverse_index_map: int64")
+                        .Attr("T: type"),
+                    SparseFillEmptyRows);
+  registry.Register(ir::OpDefBuilder("SparseReshape")
+                        .Input("input_indices: int64")
+                        .Input("input_shape: int64")
+                        .Input("new_shape: int64")
+                        .Output("output_indices: int64")
+                        .Output("output_shape: int64"),
+                    SparseReshape);
 }
 
 }  // namespace tfhost::ops::sparse

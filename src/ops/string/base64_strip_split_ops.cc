@@ -166,30 +166,27 @@ Status ReduceJoin(KernelContext& ctx) {
 }  // namespace
 
 void RegisterBase64StripSplitOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("EncodeBase64").Input("input: string").Output("output: string").Attr("pad: bool = false"),
-                         EncodeBase64);
-  array::RegisterChecked(registry, ir::OpDefBuilder("DecodeBase64").Input("input: string").Output("output: string"),
+  registry.Register(ir::OpDefBuilder("EncodeBase64").Input("input: string").Output("output: string").Attr("pad: bool = false"),
+                    EncodeBase64);
+  registry.Register(ir::OpDefBuilder("DecodeBase64").Input("input: string").Output("output: string"),
                          DecodeBase64);
-  array::RegisterChecked(registry, ir::OpDefBuilder("StringStrip").Input("input: string").Output("output: string"),
+  registry.Register(ir::OpDefBuilder("StringStrip").Input("input: string").Output("output: string"),
                          StringStrip);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringSplit")
-                             .Input("input: string")
-                             .Input("delimiter: string")
-                             .Output("indices: int64")
-                             .Output("values: string")
-                             .Output("shape: int64")
-                             .Attr("skip_empty: bool = true"),
-                         StringSplit);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("ReduceJoin")
-                             .Input("inputs: string")
-                             .Input("reduction_indices: int32")
-                             .Output("output: string")
-                             .Attr("keep_dims: bool = false")
-                             .Attr("separator: string = \"\""),
-                         ReduceJoin);
+  registry.Register(ir::OpDefBuilder("StringSplit")
+                        .Input("input: string")
+                        .Input("delimiter: string")
+                        .Output("indices: int64")
+                        .Output("values: string")
+                        .Output("shape: int64")
+                        .Attr("skip_empty: bool = true"),
+                    StringSplit);
+  registry.Register(ir::OpDefBuilder("ReduceJoin")
+                        .Input("inputs: string")
+                        .Input("reduction_indices: int32")
+                        .Output("output: string")
+                        .Attr("keep_dims: bool = false")
+                        .Attr("separator: string = \"\""),
+                    ReduceJoin);
 }
 
 }  // namespace tfhost::ops

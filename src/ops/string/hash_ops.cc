@@ -14,7 +14,7 @@
 
 #include <cstring>
 
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/string/string_ops.h"
 
 namespace tfhost::ops {
@@ -144,25 +144,22 @@ Status StringToHashBucketStrong(KernelContext& ctx) {
 }  // namespace
 
 void RegisterStringHashOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringToHashBucket")
-                             .Input("string_tensor: string")
-                             .Output("output: int64")
-                             .Attr("num_buckets: int >= 1"),
-                         StringToHashBucket);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringToHashBucketFast")
-                             .Input("input: string")
-                             .Output("output: int64")
-                             .Attr("num_buckets: int >= 1"),
-                         StringToHashBucketFast);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringToHashBucketStrong")
-                             .Input("input: string")
-                             .Output("output: int64")
-                             .Attr("num_buckets: int >= 1")
-                             .Attr("key: list(int)"),
-                         StringToHashBucketStrong);
+  registry.Register(ir::OpDefBuilder("StringToHashBucket")
+                        .Input("string_tensor: string")
+                        .Output("output: int64")
+                        .Attr("num_buckets: int >= 1"),
+                    StringToHashBucket);
+  registry.Register(ir::OpDefBuilder("StringToHashBucketFast")
+                        .Input("input: string")
+                        .Output("output: int64")
+                        .Attr("num_buckets: int >= 1"),
+                    StringToHashBucketFast);
+  registry.Register(ir::OpDefBuilder("StringToHashBucketStrong")
+                        .Input("input: string")
+                        .Output("output: int64")
+                        .Attr("num_buckets: int >= 1")
+                        .Attr("key: list(int)"),
+                    StringToHashBucketStrong);
 }
 
 }  // namespace tfhost::ops

@@ -9,7 +9,7 @@
 // (max(0, L + 2p - w + 1) of them). With preserve_short_sequences, a
 // non-empty row that yields no n-gram at all yields one: the whole row padded
 // by pad_width on each side.
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/string/string_ops.h"
 
 namespace tfhost::ops {
@@ -86,20 +86,19 @@ Status StringNGrams(KernelContext& ctx) {
 }  // namespace
 
 void RegisterStringNGramsOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringNGrams")
-                             .Input("data: string")
-                             .Input("data_splits: Tsplits")
-                             .Output("ngrams: string")
-                             .Output("ngrams_splits: Tsplits")
-                             .Attr("separator: string")
-                             .Attr("ngram_widths: list(int) >= 0")
-                             .Attr("left_pad: string")
-                             .Attr("right_pad: string")
-                             .Attr("pad_width: int")
-                             .Attr("preserve_short_sequences: bool")
-                             .Attr("Tsplits: {int32, int64} = DT_INT64"),
-                         StringNGrams);
+  registry.Register(ir::OpDefBuilder("StringNGrams")
+                        .Input("data: string")
+                        .Input("data_splits: Tsplits")
+                        .Output("ngrams: string")
+                        .Output("ngrams_splits: Tsplits")
+                        .Attr("separator: string")
+                        .Attr("ngram_widths: list(int) >= 0")
+                        .Attr("left_pad: string")
+                        .Attr("right_pad: string")
+                        .Attr("pad_width: int")
+                        .Attr("preserve_short_sequences: bool")
+                        .Attr("Tsplits: {int32, int64} = DT_INT64"),
+                    StringNGrams);
 }
 
 }  // namespace tfhost::ops

@@ -140,34 +140,31 @@ Status Print(KernelContext& ctx) {
 std::string SummarizeTensor(const Tensor& t, int64_t summarize) { return Summarize(t, summarize); }
 
 void RegisterPrintOps(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("StringFormat")
-                             .Input("inputs: T")
-                             .Output("output: string")
-                             .Attr("T: list(type) >= 0")
-                             .Attr("template: string = \"%s\"")
-                             .Attr("placeholder: string = \"%s\"")
-                             .Attr("summarize: int = 3"),
-                         StringFormat);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("PrintV2")
-                             .Input("input: string")
-                             .Attr("output_stream: string = \"stderr\"")
-                             .Attr("end: string = \"\\n\"")
-                             .SetIsStateful(),
-                         PrintV2);
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("Print")
-                             .Input("input: T")
-                             .Input("data: U")
-                             .Output("output: T")
-                             .Attr("T: type")
-                             .Attr("U: list(type) >= 0")
-                             .Attr("message: string = \"\"")
-                             .Attr("first_n: int = -1")
-                             .Attr("summarize: int = 3")
-                             .SetIsStateful(),
-                         Print);
+  registry.Register(ir::OpDefBuilder("StringFormat")
+                        .Input("inputs: T")
+                        .Output("output: string")
+                        .Attr("T: list(type) >= 0")
+                        .Attr("template: string = \"%s\"")
+                        .Attr("placeholder: string = \"%s\"")
+                        .Attr("summarize: int = 3"),
+                    StringFormat);
+  registry.Register(ir::OpDefBuilder("PrintV2")
+                        .Input("input: string")
+                        .Attr("output_stream: string = \"stderr\"")
+                        .Attr("end: string = \"\\n\"")
+                        .SetIsStateful(),
+                    PrintV2);
+  registry.Register(ir::OpDefBuilder("Print")
+                        .Input("input: T")
+                        .Input("data: U")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("U: list(type) >= 0")
+                        .Attr("message: string = \"\"")
+                        .Attr("first_n: int = -1")
+                        .Attr("summarize: int = 3")
+                        .SetIsStateful(),
+                    Print);
 }
 
 }  // namespace tfhost::ops

@@ -13,7 +13,7 @@
 //  * the separator goes in only when the text so far is non-empty, so empty
 //    strings at the start of a segment leave no separator behind:
 //    ["", "", "b", "", "c"] joined by "|" is "b||c".
-#include "ops/array/array_util.h"
+#include "ops/op_registry.h"
 #include "ops/string/string_ops.h"
 
 namespace tfhost::ops {
@@ -84,16 +84,15 @@ Status UnsortedSegmentJoin(KernelContext& ctx) {
 }  // namespace
 
 void RegisterUnsortedSegmentJoinOp(OpRegistry& registry) {
-  array::RegisterChecked(registry,
-                         ir::OpDefBuilder("UnsortedSegmentJoin")
-                             .Input("inputs: string")
-                             .Input("segment_ids: Tindices")
-                             .Input("num_segments: Tnumsegments")
-                             .Output("output: string")
-                             .Attr("separator: string = ''")
-                             .Attr("Tindices: {int32, int64}")
-                             .Attr("Tnumsegments: {int32, int64} = DT_INT32"),
-                         UnsortedSegmentJoin);
+  registry.Register(ir::OpDefBuilder("UnsortedSegmentJoin")
+                        .Input("inputs: string")
+                        .Input("segment_ids: Tindices")
+                        .Input("num_segments: Tnumsegments")
+                        .Output("output: string")
+                        .Attr("separator: string = ''")
+                        .Attr("Tindices: {int32, int64}")
+                        .Attr("Tnumsegments: {int32, int64} = DT_INT32"),
+                    UnsortedSegmentJoin);
 }
 
 }  // namespace tfhost::ops

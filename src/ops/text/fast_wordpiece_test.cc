@@ -224,7 +224,10 @@ TEST(FastWordpieceTest, MalformedModels) {
 
   auto not_bytes = RunSingleOp(kTokenize, {Tensor::FromVector<std::string>({"a"}), Tensor::FromVector<int32_t>({1})});
   ASSERT_FALSE(not_bytes.ok());
-  EXPECT_NE(not_bytes.status().message().find("wp_model must be a uint8 tensor"), std::string::npos);
+  EXPECT_EQ(not_bytes.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(not_bytes.status().message().find("'wp_model' (dtype from the schema) is int32, expected uint8"),
+            std::string::npos)
+      << not_bytes.status().message();
 }
 
 TEST(FastWordpieceTest, Shapes) {

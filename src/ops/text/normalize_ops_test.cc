@@ -79,7 +79,11 @@ TEST(NormalizeUtf8Test, UnknownFormAndNonStringInputAreErrors) {
             "(expected NFC, NFKC, NFD or NFKD)");
   auto not_strings = RunSingleOp("CaseFoldUTF8", {Tensor::FromVector<int32_t>({1, 2})});
   ASSERT_FALSE(not_strings.ok());
-  EXPECT_NE(not_strings.status().message().find("input must be a string tensor"), std::string::npos);
+  EXPECT_EQ(not_strings.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(not_strings.status().message().find("'test_CaseFoldUTF8'"), std::string::npos)
+      << not_strings.status().message();
+  EXPECT_NE(not_strings.status().message().find("is int32, expected string"), std::string::npos)
+      << not_strings.status().message();
 }
 
 TEST(NormalizeUtf8Test, ShapeIsUnchanged) {

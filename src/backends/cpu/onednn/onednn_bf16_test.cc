@@ -24,6 +24,13 @@ ir::AttrMap WithBf16(ir::AttrMap attrs) {
   return attrs;
 }
 
+// The mark a bf16 edge's reader carries (passes/bf16_activation_chaining.cc):
+// the kernel contract lets its input 0 be bf16 where the schema says float32.
+ir::AttrMap AsBf16EdgeReader(ir::AttrMap attrs) {
+  attrs[ir::kBf16InputAttr] = MakeAttr(true);
+  return attrs;
+}
+
 // max |got - want| / max |want|.
 double RelativeError(const Tensor& got, const Tensor& want) {
   double max_ref = 0, max_diff = 0;
@@ -134,7 +141,7 @@ TEST_F(OneDnnBf16Test, Bf16EdgeWriterStoresItsFloat32OutputRoundedToNearestEven)
 }
 
 TEST_F(OneDnnBf16Test, Bf16EdgeReaderTakesBf16ActivationsAsFloat32OnesWouldRound) {
-  const ir::AttrMap attrs = WithBf16(ConvAttrs("SAME", 1));
+  const ir::AttrMap attrs = AsBf16EdgeReader(WithBf16(ConvAttrs("SAME", 1)));
   const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 9, 9, 64}), 43), DType::kBFloat16);
   const Tensor f = RandomTensor(Shape({1, 1, 64, 128}), 44);
   auto conv = MakeFast("Conv2D", attrs);
@@ -154,8 +161,8 @@ TEST_F(OneDnnBf16Test, UnmarkedReaderOfBf16ActivationsWidensThemAndKeepsFloat32W
   // and not the bf16 primitive's.
   const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 9, 9, 64}), 47), DType::kBFloat16);
   const Tensor f = RandomTensor(Shape({3, 3, 64, 24}), 48);
-  auto conv = MakeFast("Conv2D", ConvAttrs("SAME", 1));
-  auto marked = MakeFast("Conv2D", WithBf16(ConvAttrs("SAME", 1)));
+  auto conv = MakeFast("Conv2D", AsBf16EdgeReader(ConvAttrs("SAME", 1)));
+  auto marked = MakeFast("Conv2D", AsBf16EdgeReader(WithBf16(ConvAttrs("SAME", 1))));
   ASSERT_TRUE(conv.fast.kernel && marked.fast.kernel);
   auto from_bf16 = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {x, f});
   auto from_float = ops::RunKernelOnNode(conv.node, conv.fast.kernel, {ops::nn::WidenToFloat(x), f});
@@ -170,7 +177,7 @@ TEST_F(OneDnnBf16Test, DepthwiseReaderOfBf16ActivationsComputesInBf16) {
   // Its float32 input is not converted (Bf16MarkedDepthwiseConvolutionsRunFloat32),
   // but bf16 activations are read as they come: within 2e-2 of the
   // reference, and not the float32 result.
-  const ir::AttrMap attrs = WithBf16(ConvAttrs("SAME", 2));
+  const ir::AttrMap attrs = AsBf16EdgeReader(WithBf16(ConvAttrs("SAME", 2)));
   const Tensor x = ops::nn::NarrowFromFloat(RandomTensor(Shape({2, 14, 14, 144}), 45), DType::kBFloat16);
   const Tensor f = RandomTensor(Shape({3, 3, 144, 1}), 46);
   auto dw = MakeFast("DepthwiseConv2dNative", attrs);

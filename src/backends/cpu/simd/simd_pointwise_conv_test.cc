@@ -116,7 +116,9 @@ TEST(SimdPointwiseConvTest, Bf16ActivationsGiveTheReferenceOnTheirFloat32Values)
     const ir::AttrMap attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
     auto want = ops::RunSingleOp("_FusedConv2D", {ops::nn::WidenToFloat(x), f, b, r}, attrs);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
-    auto node = ops::MakeSingleOpNode("_FusedConv2D", attrs);
+    ir::AttrMap reader_attrs = attrs;  // the mark of a bf16 edge's reader
+    reader_attrs[ir::kBf16InputAttr] = ops::MakeAttr(true);
+    auto node = ops::MakeSingleOpNode("_FusedConv2D", reader_attrs);
     ASSERT_TRUE(node.ok());
     int fallback_calls = 0;
     const ops::KernelFn kernel = KernelCountingFallbacks(*node, &fallback_calls);
@@ -274,6 +276,7 @@ TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
     const ir::AttrMap float_attrs = FusedAttrs({"BiasAdd", "Add", "Relu6"});
     ir::AttrMap attrs = float_attrs;
     attrs[ir::kPrecisionAttr] = ops::MakeAttr("bf16");
+    attrs[ir::kBf16InputAttr] = ops::MakeAttr(true);  // bf16 activations arrive on a bf16 edge
     auto want = ops::RunSingleOp("_FusedConv2D", {rounded(x), rounded(f), b, r}, float_attrs);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
     for (bool bf16_out : {false, true}) {

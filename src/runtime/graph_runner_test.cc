@@ -1,0 +1,144 @@
+// The kernel contract as a loaded graph meets it: wiring that contradicts an
+// op's schema fails the load naming the node, before any backend is asked
+// about it; a kernel's own preconditions fail the run naming the node.
+#include "runtime/graph_runner.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/op_def_util.h"
+#include "runtime/session.h"
+#include "runtime/test_graph_def_util.h"
+#include "tensorflow/core/framework/graph.pb.h"
+
+namespace tfhost::runtime {
+namespace {
+
+using testing::AddNode;
+using testing::SetConst;
+
+void SetType(tensorflow::NodeDef* n, const std::string& attr, DType t) {
+  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(t));
+}
+
+StatusOr<std::unique_ptr<Session>> Load(const tensorflow::GraphDef& gd) {
+  TFHOST_ASSIGN_OR_RETURN(ir::Graph graph, ir::Graph::FromGraphDef(gd));
+  TFHOST_RETURN_IF_ERROR(ir::InferTypes(graph, ops::OpRegistry::Global().Lookup()));
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  options.model_name = "m";
+  return Session::Create(std::move(graph), options);
+}
+
+// Loads `gd` (which must load) and returns the error of fetching `fetch`.
+Status RunError(const tensorflow::GraphDef& gd, const std::string& fetch) {
+  auto session = Load(gd);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return session.status();
+  auto out = (*session)->Run({}, {fetch});
+  return out.ok() ? OkStatus() : out.status();
+}
+
+bool Has(const Status& st, const std::string& text) { return st.message().find(text) != std::string::npos; }
+
+Tensor Matrix(int64_t rows, int64_t cols) {
+  Tensor t(DType::kFloat, Shape({rows, cols}));
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = static_cast<float>(i);
+  return t;
+}
+
+TEST(GraphRunnerContractTest, OneInputMatMulFailsTheLoadNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "a", "Const"), Matrix(2, 2));
+  SetType(AddNode(gd, "mm", "MatMul", {"a"}), "T", DType::kFloat);
+  auto session = Load(gd);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(session.status(), "'mm' (MatMul)")) << session.status().message();
+  EXPECT_TRUE(Has(session.status(), "has 1 data inputs, but the schema of MatMul expects 2 (a, b)"))
+      << session.status().message();
+  EXPECT_TRUE(Has(session.status(), "'m'")) << session.status().message();
+}
+
+TEST(GraphRunnerContractTest, StringOpFedANumericTensorFailsTheLoadNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetType(AddNode(gd, "x", "Placeholder"), "dtype", DType::kFloat);
+  AddNode(gd, "len", "StringLength", {"x"});
+  auto session = Load(gd);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(session.status(), "'len' (StringLength)")) << session.status().message();
+  EXPECT_TRUE(Has(session.status(), "is float32, expected string")) << session.status().message();
+}
+
+TEST(GraphRunnerContractTest, MatMulWithMismatchedInnerDimsFailsTheRunNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "a", "Const"), Matrix(2, 3));
+  SetConst(AddNode(gd, "b", "Const"), Matrix(2, 2));
+  SetType(AddNode(gd, "mm", "MatMul", {"a", "b"}), "T", DType::kFloat);
+  Status st = RunError(gd, "mm");
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(st, "'mm' (MatMul)")) << st.message();
+  EXPECT_TRUE(Has(st, "inner dimensions do not match")) << st.message();
+}
+
+TEST(GraphRunnerContractTest, ReshapeToAWrongElementCountFailsTheRunNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "x", "Const"), Matrix(2, 3));
+  SetConst(AddNode(gd, "shape", "Const"), Tensor::FromVector(std::vector<int32_t>{4, 2}));
+  auto* reshape = AddNode(gd, "r", "Reshape", {"x", "shape"});
+  SetType(reshape, "T", DType::kFloat);
+  SetType(reshape, "Tshape", DType::kInt32);
+  Status st = RunError(gd, "r");
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(st, "'r' (Reshape)")) << st.message();
+  EXPECT_TRUE(Has(st, "[2,3]")) << st.message();
+}
+
+TEST(GraphRunnerContractTest, ConcatV2WithMismatchedRanksFailsTheRunNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "x", "Const"), Matrix(2, 3));
+  SetConst(AddNode(gd, "y", "Const"), Tensor::FromVector(std::vector<float>{1, 2, 3}));
+  SetConst(AddNode(gd, "axis", "Const"), Tensor::Scalar<int32_t>(0));
+  auto* concat = AddNode(gd, "cat", "ConcatV2", {"x", "y", "axis"});
+  SetType(concat, "T", DType::kFloat);
+  SetType(concat, "Tidx", DType::kInt32);
+  (*concat->mutable_attr())["N"].set_i(2);
+  Status st = RunError(gd, "cat");
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(st, "'cat' (ConcatV2)")) << st.message();
+  EXPECT_TRUE(Has(st, "[3]")) << st.message();
+}
+
+TEST(GraphRunnerContractTest, GatherV2WithOutOfRangeIndicesFailsTheRunNamingTheNode) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "params", "Const"), Matrix(3, 2));
+  SetConst(AddNode(gd, "indices", "Const"), Tensor::FromVector(std::vector<int32_t>{0, 5}));
+  SetConst(AddNode(gd, "axis", "Const"), Tensor::Scalar<int32_t>(0));
+  auto* gather = AddNode(gd, "g", "GatherV2", {"params", "indices", "axis"});
+  SetType(gather, "Tparams", DType::kFloat);
+  SetType(gather, "Tindices", DType::kInt32);
+  SetType(gather, "Taxis", DType::kInt32);
+  Status st = RunError(gd, "g");
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Has(st, "'g' (GatherV2)")) << st.message();
+  EXPECT_TRUE(Has(st, "indices[1] = 5")) << st.message();
+}
+
+TEST(GraphRunnerContractTest, WellFormedVariadicGraphLoadsAndRuns) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "x", "Const"), Matrix(1, 2));
+  SetConst(AddNode(gd, "y", "Const"), Matrix(2, 2));
+  SetConst(AddNode(gd, "axis", "Const"), Tensor::Scalar<int32_t>(0));
+  auto* concat = AddNode(gd, "cat", "ConcatV2", {"x", "y", "axis"});
+  SetType(concat, "T", DType::kFloat);
+  SetType(concat, "Tidx", DType::kInt32);
+  (*concat->mutable_attr())["N"].set_i(2);
+  auto session = Load(gd);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({}, {"cat"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({3, 2}));
+}
+
+}  // namespace
+}  // namespace tfhost::runtime
