@@ -1,5 +1,7 @@
 #include "backends/cpu/simd/cpu_features.h"
 
+#include <cstdint>
+
 #include <algorithm>
 #include <atomic>
 
@@ -10,6 +12,7 @@ namespace {
 std::atomic<int> forced_level{-1};
 // Live ScopedHideBf16 objects.
 std::atomic<int> bf16_hidden{0};
+std::atomic<int> amx_hidden{0};
 
 IsaLevel Probe() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -55,6 +58,21 @@ bool ActiveIsaHasBf16() {
 #endif
 }
 
+bool CpuHasAmxBf16() {
+#if defined(__x86_64__)
+  static const bool has = [] {
+    if (!__builtin_cpu_supports("amx-tile") || !__builtin_cpu_supports("amx-bf16")) return false;
+    uint32_t eax = 0, edx = 0;
+    asm volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    constexpr uint32_t kTileState = (1u << 17) | (1u << 18);  // XTILECFG, XTILEDATA
+    return (eax & kTileState) == kTileState;
+  }();
+  return has && bf16_hidden.load() == 0 && amx_hidden.load() == 0;
+#else
+  return false;
+#endif
+}
+
 std::vector<IsaLevel> SupportedIsaLevels() {
   std::vector<IsaLevel> levels;
   for (int l = 0; l <= static_cast<int>(DetectedIsaLevel()); ++l) levels.push_back(static_cast<IsaLevel>(l));
@@ -69,5 +87,9 @@ ScopedIsaLevel::~ScopedIsaLevel() { forced_level.store(previous_); }
 ScopedHideBf16::ScopedHideBf16() { bf16_hidden.fetch_add(1); }
 
 ScopedHideBf16::~ScopedHideBf16() { bf16_hidden.fetch_sub(1); }
+
+ScopedHideAmx::ScopedHideAmx() { amx_hidden.fetch_add(1); }
+
+ScopedHideAmx::~ScopedHideAmx() { amx_hidden.fetch_sub(1); }
 
 }  // namespace tfhost::backends::simd

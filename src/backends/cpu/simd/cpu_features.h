@@ -31,6 +31,11 @@ std::vector<IsaLevel> SupportedIsaLevels();
 // and dot products (avx512_bf16), and no ScopedHideBf16 is alive.
 bool ActiveIsaHasBf16();
 
+// Whether the CPU has AMX tiles with bf16 (amx-tile, amx-bf16) and the OS
+// saves their state (XCR0 bits 17 and 18): oneDNN's bf16 kernels then run
+// on the tile unit, which no VDPBF16PS loop here keeps up with.
+bool CpuHasAmxBf16();
+
 // Test-only: while alive, kernels made by the SIMD factories use `level`
 // (or the detected level when it is higher than the CPU supports). Not meant
 // for concurrent use from several threads; nests like a stack.
@@ -53,6 +58,16 @@ class ScopedHideBf16 {
   ~ScopedHideBf16();
   ScopedHideBf16(const ScopedHideBf16&) = delete;
   ScopedHideBf16& operator=(const ScopedHideBf16&) = delete;
+};
+
+// Test-only: while alive, CpuHasAmxBf16() is false, so the SIMD bf16 tiles
+// that an AMX CPU leaves to oneDNN can still be tested there.
+class ScopedHideAmx {
+ public:
+  ScopedHideAmx();
+  ~ScopedHideAmx();
+  ScopedHideAmx(const ScopedHideAmx&) = delete;
+  ScopedHideAmx& operator=(const ScopedHideAmx&) = delete;
 };
 
 }  // namespace tfhost::backends::simd

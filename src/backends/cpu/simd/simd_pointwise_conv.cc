@@ -223,6 +223,10 @@ ops::KernelFn MakePointwiseConvKernel(const ir::Node& node, const ops::KernelFn&
   auto precision = ir::GetAttrOr<std::string>(node, ir::kPrecisionAttr, "");
   if (!precision.ok() || (!precision->empty() && *precision != "bf16")) return {};
   const bool bf16_weights = *precision == "bf16" && ActiveIsaHasBf16();
+  // With AMX, oneDNN's bf16 convolution runs on the tile unit: ResNet-50's
+  // 1x1 layers at batch 32, 2 threads, took 453 ms here in bf16 against
+  // 280 ms in float32, while oneDNN's bf16 layers ran 2.2x its float32 ones.
+  if (bf16_weights && CpuHasAmxBf16()) return {};
   auto out_dtype = ir::GetAttrOr<DType>(node, ir::kOutputDtypeAttr, DType::kFloat);
   if (!out_dtype.ok() || (*out_dtype != DType::kFloat && *out_dtype != DType::kBFloat16)) return {};
   if (*out_dtype == DType::kBFloat16 && !ActiveIsaHasBf16()) return {};

@@ -260,9 +260,26 @@ TEST(SimdPointwiseConvTest, InputsWiderThan2048ChannelsGoToTheFallbackPerCall) {
 // within float32 summation error, whether the activations arrive in float32
 // or bf16 and the output leaves in either; odd channel counts end on a
 // single-channel pair.
+TEST(SimdPointwiseConvTest, Bf16NodesAreLeftToOneDnnOnCpusWithAmx) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  if (!CpuHasAmxBf16()) GTEST_SKIP() << "this CPU has no AMX bf16 tiles: the SIMD bf16 tiles run bf16 nodes";
+  ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)},
+                       {"strides", ops::MakeAttr(std::vector<int64_t>{1, 1, 1, 1})},
+                       {"padding", ops::MakeAttr("VALID")},
+                       {ir::kPrecisionAttr, ops::MakeAttr("bf16")}};
+  ir::Node node;
+  node.name = "bf16_conv";
+  node.op = "Conv2D";
+  node.attrs = attrs;
+  EXPECT_FALSE(MakePointwiseConvKernel(node, nullptr, /*apply_shape_rule=*/false));
+  ScopedHideAmx no_amx;
+  EXPECT_TRUE(MakePointwiseConvKernel(node, nullptr, /*apply_shape_rule=*/false));
+}
+
 TEST(SimdPointwiseConvTest, Bf16NodesGiveTheReferenceOnBf16RoundedOperands) {
   TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   if (!ActiveIsaHasBf16()) GTEST_SKIP() << "this CPU has no avx512_bf16: oneDNN runs bf16 nodes in float32";
+  ScopedHideAmx no_amx;  // AMX CPUs leave bf16 nodes to oneDNN; the tiles are tested all the same
   auto rounded = [](const Tensor& t) {
     return ops::nn::WidenToFloat(ops::nn::NarrowFromFloat(t, DType::kBFloat16));
   };
