@@ -7,6 +7,7 @@
 #                                 each with RPATH $ORIGIN
 #     share/doc/tfhost/           README.md, docs/
 #     share/bash-completion/completions/tfhost
+#     share/tfhost/instance_catalog.json   (`tfhost plan`'s catalog)
 # bin/ and share/ are what `cmake --install` puts in a prefix (cmake/install.cmake), so
 # the tarball and `make install` cannot drift apart. Unpacked anywhere, it runs on an
 # x86-64 Linux with glibc at least as new as the one printed here, and nothing else
@@ -96,7 +97,8 @@ libs="$(sort -u <<<"$libs" | sed '/^$/d')"
 inputs() {
   echo "script $(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
   stat -c '%n %s %Y' "$bin" "$build/cmake_install.cmake" "$root/README.md" \
-    "$root/scripts/tfhost-completion.bash"
+    "$root/scripts/tfhost-completion.bash" \
+    "$root/src/host/data/instance_catalog.json"
   [ -f "$build/libtfhost_cuda.so" ] && stat -c '%n %s %Y' "$build/libtfhost_cuda.so"
   find "$root/docs" -type f -printf '%p %s %T@\n' | sort
   while read -r soname path; do

@@ -70,6 +70,7 @@ const std::vector<Command>& Commands() {
       {"launch", "run a distributed TensorFlow job (local, Slurm, MPI, ssh; sbatch/Kubernetes files)", LaunchCommand},
       {"data", "TFRecord/Example files: inspect, head, verify, convert (CSV, JSON Lines), bench", DataCommand},
       {"predict", "batch prediction over TFRecord/JSON Lines files, sharded and resumable", PredictCommand},
+      {"plan", "which instance type, how many, at what cost: project a model on a catalog of machines", PlanCommand},
       {"version", "print the version", VersionCommand},
       {"help", "show help for tfhost or a command", HelpCommand},
   };

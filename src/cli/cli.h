@@ -35,6 +35,7 @@ int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int AdviseCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int DataCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int PlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // The subcommand table, in the order `tfhost help` lists it.
 const std::vector<Command>& Commands();

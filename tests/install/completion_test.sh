@@ -72,6 +72,7 @@ mapfile -t commands < <("$bin" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-
 (( ${#commands[@]} >= 10 )) || { echo "FAIL: found only ${#commands[@]} commands in '$bin --help'"; exit 1; }
 expect "tfhost " "${commands[@]}"
 expect "tfhost r" run
+expect "tfhost pl" plan
 expect "tfhost d" data demo-models doctor
 expect "tfhost --" --help --version
 expect "tfhost help se" serve
@@ -90,6 +91,7 @@ expect "tfhost run --precision " bf16 fp32
 expect "tfhost run --precision=" bf16 fp32
 expect "tfhost run --precision=b" bf16
 expect "tfhost run --kernels r" reference
+expect "tfhost plan --precision " bf16 fp16 fp32 fp8 int8 tf32
 expect "tfhost doctor --for " serve train
 expect "tfhost serve --rest_api_max_body_mb=" # a number: nothing to offer
 expect "tfhost serve --emit " k8s

@@ -73,6 +73,11 @@ grep -qF 'y: float32[3,1] {2.5, 3, 4.5}' <<<"$out" || fail "half_plus_two gave t
 step "tfhost bench (oneDNN, OpenMP)"
 tfhost bench "$models/cnn" --batch 2 --runs 3 --warmup 1 || fail "bench on cnn failed"
 
+step "tfhost plan: the catalog in share/tfhost/"
+out="$(tfhost plan "$models/cnn" --qps 100 --calibration-runs 5)" || fail "plan on cnn failed"
+grep -q "^catalog: $top/share/tfhost/instance_catalog.json$" <<<"$out" ||
+  fail "plan did not read the tarball's catalog: $(grep '^catalog:' <<<"$out")"
+
 if [ -f "$top/lib/libtfhost_cuda.so" ]; then
   # The tarball's CUDA plugin loads the node's CUDA runtime, never a bundled
   # one: on a node without CUDA (this chroot) probe says so, and tfhost runs.

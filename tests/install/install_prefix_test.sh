@@ -13,11 +13,17 @@ trap 'rm -rf "$prefix"' EXIT
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/tfhost share/doc/tfhost/README.md share/doc/tfhost/docs/cli.md \
-         share/bash-completion/completions/tfhost; do
+         share/bash-completion/completions/tfhost share/tfhost/instance_catalog.json; do
   [ -e "$prefix/$f" ] || fail "cmake --install put no $f in the prefix"
 done
 echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
 "$prefix/bin/tfhost" version | head -n 1
+# `tfhost plan` finds the catalog installed beside it, before any source tree.
+"$prefix/bin/tfhost" demo-models "$prefix/models" >/dev/null
+plan_out="$("$prefix/bin/tfhost" plan "$prefix/models/mlp/1" --qps 1 --no-measure)" || fail "tfhost plan failed: $plan_out"
+grep -qx "catalog: $prefix/share/tfhost/instance_catalog.json" <<<"$plan_out" ||
+  fail "tfhost plan did not read the installed catalog: $(grep '^catalog:' <<<"$plan_out")"
+echo "plan reads $prefix/share/tfhost/instance_catalog.json"
 
 completion="$prefix/share/bash-completion/completions/tfhost"
 bash "$src/tests/install/completion_test.sh" "$prefix/bin/tfhost" "$completion" | tail -n 1
