@@ -48,6 +48,7 @@ TFHOST_ATTR_SCALAR(tensorflow::NameAttrList, kFunc, "a function", v->func())
 
 template <>
 StatusOr<Tensor> GetAttr<Tensor>(const Node& node, const std::string& key) {
+  if (key == "value" && node.constant.valid()) return node.constant;
   Status st;
   const AttrValue* v = Find(node, key, &st);
   if (!v) return st;

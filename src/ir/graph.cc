@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include "ir/tensor_proto.h"
+
 #include <algorithm>
 #include <deque>
 
@@ -179,6 +181,18 @@ std::vector<std::vector<int>> Graph::Consumers() const {
   return out;
 }
 
+void SetConstValue(Node* node, Tensor value) {
+  node->op = "Const";
+  tensorflow::AttrValue dtype;
+  dtype.set_type(static_cast<tensorflow::DataType>(value.dtype()));
+  node->attrs["dtype"] = dtype;
+  tensorflow::AttrValue stub;
+  stub.mutable_tensor()->set_dtype(static_cast<tensorflow::DataType>(value.dtype()));
+  *stub.mutable_tensor()->mutable_tensor_shape() = ShapeToProto(value.shape());
+  node->attrs["value"] = std::move(stub);
+  node->constant = std::move(value);
+}
+
 tensorflow::GraphDef Graph::ToGraphDef() const {
   tensorflow::GraphDef gd;
   for (const Node& n : nodes_) {
@@ -192,6 +206,7 @@ tensorflow::GraphDef Graph::ToGraphDef() const {
     }
     for (int c : n.control_inputs) nd->add_input("^" + nodes_[c].name);
     for (const auto& [k, v] : n.attrs) (*nd->mutable_attr())[k] = v;
+    if (n.constant.valid()) TensorToProto(n.constant, (*nd->mutable_attr())["value"].mutable_tensor());
   }
   *gd.mutable_library() = library_;
   return gd;

@@ -16,6 +16,7 @@
 
 #include "base/dtype.h"
 #include "base/status.h"
+#include "base/tensor.h"
 #include "ir/partial_shape.h"
 #include "tensorflow/core/framework/attr_value.pb.h"
 #include "tensorflow/core/framework/function.pb.h"
@@ -50,12 +51,22 @@ struct Node {
   // output; empty until then. Unknown parts are facts not yet known, not
   // errors: kernels still check the real shapes at run time.
   std::vector<PartialShape> output_shapes;
+  // A Const's value held as a tensor rather than serialized in attr "value"
+  // (which then holds only its dtype and shape): weights the loader made
+  // (frozen variables, folded filters) go to the session without being
+  // copied into a proto and decoded back. GetAttr<Tensor>(node, "value") and
+  // ToGraphDef() see it; invalid for every other node. Set with SetConstValue.
+  Tensor constant;
 
   const tensorflow::AttrValue* FindAttr(const std::string& key) const {
     auto it = attrs.find(key);
     return it == attrs.end() ? nullptr : &it->second;
   }
 };
+
+// Makes `node` a Const of `value` held in Node::constant, with attrs dtype
+// and a "value" that carries only the dtype and shape.
+void SetConstValue(Node* node, Tensor value);
 
 // "name" -> (name, 0); "name:3" -> (name, 3); "^name" -> control. Used for
 // GraphDef inputs, signature TensorInfo names and command-line tensor names.

@@ -71,6 +71,7 @@ std::string ConstKey(const ir::Node& node, const Tensor& t) {
 // merge different weights when passes are replayed on a session's graph
 // (tfhost inspect --optimized). A real all-zero constant only misses a merge.
 bool IsValueStub(const ir::Node& node) {
+  if (node.constant.valid()) return false;  // the value is held as a tensor
   const tensorflow::AttrValue* attr = node.FindAttr("value");
   if (attr == nullptr || !attr->has_tensor()) return false;
   const tensorflow::TensorProto& t = attr->tensor();

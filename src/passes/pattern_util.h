@@ -94,8 +94,7 @@ inline StatusOr<int> AddConstNode(ir::Graph* graph, const std::string& base, con
   c.name = graph->UniqueName(base);
   c.op = "Const";
   c.control_inputs = std::move(controls);
-  c.attrs["dtype"] = ops::MakeAttr(value.dtype());
-  c.attrs["value"] = ops::MakeAttr(value);
+  ir::SetConstValue(&c, value);
   c.output_dtypes = {value.dtype()};
   c.output_shapes = {ir::PartialShape::FromShape(value.shape())};
   return graph->AddNode(std::move(c));

@@ -206,6 +206,14 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
   for (int i = 0; i < g.num_nodes(); ++i) {
     ir::Node& n = r->graph_.mutable_node(i);
     if (n.op != "Const") continue;
+    if (n.constant.valid()) {  // already a tensor: its "value" attr is a stub
+      r->constants_[i] = std::move(n.constant);
+      n.constant = Tensor();
+      // Small and integer values stay readable in the graph, as below.
+      r->stripped_[i] = StrippedConstant(r->constants_[i]);
+      if (!r->stripped_[i]) ir::TensorToProto(r->constants_[i], n.attrs["value"].mutable_tensor());
+      continue;
+    }
     auto value = ir::GetAttr<Tensor>(n, "value");
     if (!value.ok()) return value.status().WithContext(r->context_);
     r->constants_[i] = std::move(*value);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/attrs.h"
 #include "ir/op_def_util.h"
 #include "runtime/session.h"
 #include "runtime/test_graph_def_util.h"
@@ -138,6 +139,48 @@ TEST(GraphRunnerContractTest, WellFormedVariadicGraphLoadsAndRuns) {
   auto out = (*session)->Run({}, {"cat"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ((*out)[0].shape(), Shape({3, 2}));
+}
+
+}  // namespace
+}  // namespace tfhost::runtime
+
+namespace tfhost::runtime {
+namespace {
+
+TEST(GraphRunnerConstantsTest, ConstantsHeldAsTensorsRunAndSmallOnesStayReadableInTheGraph) {
+  ir::Graph graph;
+  ir::Node big, small, sum;
+  big.name = "big";
+  std::vector<float> ones(4096, 1.f);
+  ir::SetConstValue(&big, Tensor::FromVector<float>(ones));
+  small.name = "small";
+  ir::SetConstValue(&small, Tensor::FromVector<float>({2.f}));
+  ASSERT_TRUE(graph.AddNode(big).ok());
+  ASSERT_TRUE(graph.AddNode(small).ok());
+  sum.name = "sum";
+  sum.op = "AddV2";
+  sum.inputs = {ir::TensorRef{0, 0}, ir::TensorRef{1, 0}};
+  sum.attrs["T"].set_type(tensorflow::DT_FLOAT);
+  ASSERT_TRUE(graph.AddNode(sum).ok());
+  ASSERT_TRUE(ir::InferTypes(graph, ops::OpRegistry::Global().Lookup()).ok());
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  auto session = Session::Create(std::move(graph), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({}, {"sum:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].NumElements(), 4096);
+  EXPECT_EQ((*out)[0].data<float>()[4095], 3.f);
+  // The runner holds the weights once; a small constant is still in the graph
+  // for whoever reads attrs there, and GraphWithConstants gives both back.
+  const ir::Graph& g = (*session)->graph();
+  EXPECT_FALSE(g.node(g.FindNode("small")).attrs.at("value").tensor().float_val().empty() &&
+               g.node(g.FindNode("small")).attrs.at("value").tensor().tensor_content().empty());
+  EXPECT_FALSE(g.node(g.FindNode("big")).constant.valid());
+  const ir::Graph full = (*session)->GraphWithConstants();
+  auto big_value = ir::GetAttr<Tensor>(full.node(full.FindNode("big")), "value");
+  ASSERT_TRUE(big_value.ok());
+  EXPECT_EQ(big_value->NumElements(), 4096);
 }
 
 }  // namespace

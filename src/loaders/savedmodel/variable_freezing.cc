@@ -23,9 +23,7 @@ std::string Describe(const ir::Node& node) { return node.op + " node '" + node.n
 StatusOr<int> AddConst(ir::Graph& graph, const std::string& base, const Tensor& value) {
   ir::Node c;
   c.name = graph.UniqueName(base);
-  c.op = "Const";
-  c.attrs["dtype"] = ops::MakeAttr(value.dtype());
-  c.attrs["value"] = ops::MakeAttr(value);
+  ir::SetConstValue(&c, value);  // held as a tensor: no copy into a proto
   return graph.AddNode(std::move(c));
 }
 
@@ -143,7 +141,7 @@ Status FreezeVariables(ir::Graph& graph, const FreezePlan& plan, std::vector<Ten
     const FreezePlan::Variable& var = plan.variables[k];
     const DType dtype = values[k].dtype();
     TFHOST_ASSIGN_OR_RETURN(int frozen, AddConst(graph, var.source + "/frozen", values[k]));
-    values[k] = Tensor();  // the Const's proto holds the bytes now
+    values[k] = Tensor();  // the Const holds it now
     for (const std::string& name : var.reads) {
       const int id = graph.FindNode(name);
       if (id < 0) return Internal("variable '" + var.resource + "': node '" + name + "' is gone");
