@@ -22,6 +22,9 @@ target_include_directories(tfhost_boost INTERFACE ${Boost_INCLUDE_DIRS})
 target_compile_definitions(tfhost_boost INTERFACE BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
 target_link_libraries(tfhost_boost INTERFACE Threads::Threads)
 
+# TLS for the REST API (--ssl_config_file; Debian's libssl-dev).
+find_package(OpenSSL REQUIRED)
+
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(TFHOST_GRPCPP REQUIRED IMPORTED_TARGET grpc++)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

@@ -13,6 +13,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   libboost-dev libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf python3-yaml
   libfarmhash-dev libhwloc-dev hwloc libcurl4-openssl-dev libdnnl-dev
+  libssl-dev openssl curl
   openmpi-bin libopenmpi-dev libgloo-dev
   wrk nginx-light slurm-wlm munge
   libb64-0d

@@ -14,11 +14,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/prediction_log_inspect.h"
 #include "data/convert.h"
 #include "data/example.h"
 #include "data/example_json.h"
@@ -136,7 +138,9 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const std::string cmd = "data inspect";
   FlagParser flags("tfhost data inspect FILES... [flags]",
                    "Counts records and bytes per TFRecord file and infers the feature schema of their\n"
-                   "tf.train.Example / SequenceExample records (kind, presence, values per record, range).");
+                   "tf.train.Example / SequenceExample records (kind, presence, values per record, range).\n"
+                   "Files of tensorflow.serving.PredictionLog (request logs, warm-up files) are summarised\n"
+                   "per log type and per model, version and signature instead.");
   bool json = false, quiet = false;
   std::string compression;
   flags.AddBool("json", &json, "print one JSON document");
@@ -154,6 +158,10 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   };
   std::vector<FileInfo> infos;
   data::SchemaBuilder schema;
+  // Request logs and warm-up files hold PredictionLogs, not Examples; the
+  // first record decides for all.
+  std::optional<bool> prediction_logs;
+  PredictionLogSummary logs;
   Progress progress(out, !json && !quiet);
   int64_t index = 0;
   for (const std::string& path : p.files) {
@@ -169,7 +177,8 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       if (!*got) break;
       ++info.records;
       info.record_bytes += record.size();
-      Status s = schema.Add(record, index++);
+      if (!prediction_logs) prediction_logs = LooksLikePredictionLog(record);
+      Status s = *prediction_logs ? logs.Add(record, index++) : schema.Add(record, index++);
       if (!s.ok()) return ReportFailure(err, cmd, s.WithContext(path + " record " + std::to_string(info.records - 1)));
       if (info.records % 1024 == 0) progress.Update(path + ": " + std::to_string(info.records) + " records");
     }
@@ -212,8 +221,8 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     w.Uint64(file_bytes);
     w.Key("record_bytes");
     w.Uint64(record_bytes);
-    w.Key("schema");
-    std::string schema_json = s.ToJson();
+    w.Key(prediction_logs.value_or(false) ? "prediction_logs" : "schema");
+    std::string schema_json = prediction_logs.value_or(false) ? logs.ToJson() : s.ToJson();
     w.RawValue(schema_json.data(), schema_json.size(), rapidjson::kObjectType);
     w.EndObject();
     out << buf.GetString() << "\n";
@@ -225,7 +234,12 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   out << "total: " << infos.size() << " file(s), " << records << " records, "
       << HumanBytes(static_cast<double>(file_bytes)) << " on disk, " << HumanBytes(static_cast<double>(record_bytes))
-      << " of records; kind " << data::RecordKindName(s.kind) << "\n\n";
+      << " of records; kind " << (prediction_logs.value_or(false) ? "PredictionLog" : data::RecordKindName(s.kind))
+      << "\n\n";
+  if (prediction_logs.value_or(false)) {
+    logs.Print(out);
+    return kExitOk;
+  }
   size_t width = 7;
   for (const auto& f : s.features) width = std::max(width, f.name.size() + (f.sequence ? 2 : 0));
   char line[512];
@@ -267,7 +281,8 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 int Head(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string cmd = "data head";
   FlagParser flags("tfhost data head FILES... [-n N] [--json]",
-                   "Prints the first N records decoded as Examples / SequenceExamples.");
+                   "Prints the first N records decoded as Examples / SequenceExamples (PredictionLogs, as\n"
+                   "request logs and warm-up files hold, as their protobuf JSON).");
   int n = 5;
   bool json = false;
   std::string compression;
@@ -291,7 +306,11 @@ int Head(const std::vector<std::string>& args, std::ostream& out, std::ostream& 
       if (!*got) break;
       int64_t index = (*reader)->records_read() - 1;
       std::string text;
-      if (data::HasFeatureLists(record)) {
+      if (LooksLikePredictionLog(record)) {
+        auto log = PredictionLogToJson(record, index);
+        if (!log.ok()) return ReportFailure(err, cmd, log.status().WithContext(path));
+        text = *log;
+      } else if (data::HasFeatureLists(record)) {
         auto se = data::DecodeSequenceExample(record, index);
         if (!se.ok()) return ReportFailure(err, cmd, se.status().WithContext(path));
         text = data::SequenceExampleToJson(*se);

@@ -21,10 +21,12 @@
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "cli/serve_emit.h"
+#include "cli/serve_flags.h"
 #include "cli/stop_watchdog.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/batching/batching_parameters.h"
 #include "serving/batching/batching_runner.h"
+#include "serving/batching/per_model_batching.h"
 #include "serving/graceful_stop.h"
 #include "serving/grpc/grpc_server.h"
 #include "serving/http/http_server.h"
@@ -43,148 +45,6 @@ constexpr char kDefaultMetricsPath[] = "/monitoring/prometheus/metrics";
 // How long past --shutdown_timeout_ms the stop may take before the watchdog
 // ends the process: a model run in flight at the deadline, then unloading.
 constexpr std::chrono::seconds kStopGrace{30};
-
-struct ServeFlags {
-  int port = 8500;
-  int rest_api_port = 8501;
-  std::string rest_api_address = "0.0.0.0";
-  std::string grpc_address = "0.0.0.0";
-  std::string grpc_socket_path;
-  std::string device = "cpu";
-  std::string model_name = "default";
-  std::string model_base_path;
-  std::string model_config_file;
-  int model_config_file_poll_wait_seconds = 0;
-  int file_system_poll_wait_seconds = 1;
-  bool enable_batching = false;
-  std::string batching_parameters_file;
-  std::string batching_mode;
-  int target_latency_ms = 0;
-  std::string monitoring_config_file;
-  bool enable_model_warmup = true;
-  int num_request_iterations_for_warmup = 0;
-  bool allow_version_labels_for_unavailable_models = false;
-  bool force_allow_any_version_labels_for_unavailable_models = false;
-  int rest_api_num_threads = 0;
-  int rest_api_worker_threads = 0;
-  int rest_api_timeout_in_ms = 30000;
-  int tensorflow_intra_op_parallelism = 0;
-  int tensorflow_inter_op_parallelism = 0;
-  std::string precision = "fp32";
-  int max_num_load_retries = 5;
-  int load_retry_interval_micros = 60 * 1000 * 1000;
-  int rest_api_max_body_mb = 64;
-  int shutdown_timeout_ms = 10000;
-  std::string demo_models_dir;
-  int grpc_max_message_bytes = INT_MAX;
-  std::string grpc_channel_arguments;
-  int grpc_max_threads = 0;
-};
-
-void AddServeFlags(FlagParser& flags, ServeFlags& f) {
-  flags.AddInt("port", &f.port, "PORT", "gRPC port (default 8500; 0 turns gRPC on TCP off)");
-  flags.AddString("grpc_address", &f.grpc_address, "ADDR",
-                  "address the gRPC API listens on: HOST (with --port) or HOST:PORT, [IPv6]:PORT (default 0.0.0.0; "
-                  "127.0.0.1 keeps it local)");
-  AddDeviceFlag(flags, &f.device);
-  flags.AddString("grpc_socket_path", &f.grpc_socket_path, "PATH",
-                  "also serve gRPC on this UNIX domain socket (as TF Serving); with --port=0, only there");
-  flags.AddInt("grpc_max_message_bytes", &f.grpc_max_message_bytes, "BYTES",
-               "largest gRPC request or response; larger ones fail with RESOURCE_EXHAUSTED (default and most "
-               "2147483647, TF Serving's fixed limit)");
-  flags.AddString("grpc_channel_arguments", &f.grpc_channel_arguments, "K=V,...",
-                  "gRPC server arguments, e.g. grpc.max_connection_age_ms=2000 (TF Serving's flag)");
-  flags.AddInt("grpc_max_threads", &f.grpc_max_threads, "N",
-               "most threads running gRPC calls; calls beyond get RESOURCE_EXHAUSTED (default 0: grpc grows its "
-               "pool with demand)");
-  flags.AddInt("rest_api_port", &f.rest_api_port, "PORT", "REST/HTTP port (default 8501; 0 turns REST off)");
-  flags.AddString("rest_api_address", &f.rest_api_address, "ADDR", "address the REST API listens on (default 0.0.0.0)");
-  flags.AddString("model_name", &f.model_name, "NAME", "name of the model given by --model_base_path (default 'default')");
-  flags.AddString("model_base_path", &f.model_base_path, "DIR",
-                  "folder of numeric version subfolders (TF Serving layout) to serve as --model_name");
-  flags.AddString("model_config_file", &f.model_config_file, "FILE",
-                  "ModelServerConfig in protobuf text format (several models, version policies, labels)");
-  flags.AddInt("model_config_file_poll_wait_seconds", &f.model_config_file_poll_wait_seconds, "S",
-               "re-read --model_config_file every S seconds and apply changes (0 = never)");
-  flags.AddInt("file_system_poll_wait_seconds", &f.file_system_poll_wait_seconds, "S",
-               "look for new or removed version folders every S seconds (default 1; 0 = only at config changes)");
-  flags.AddBool("enable_batching", &f.enable_batching, "batch concurrent requests to one model (dynamic batching)");
-  flags.AddString("batching_parameters_file", &f.batching_parameters_file, "FILE",
-                  "BatchingParameters in protobuf text format (implies --enable_batching)");
-  flags.AddString("batching_mode", &f.batching_mode, "MODE",
-                  "fixed (TF Serving's scheduler, the default) or adaptive (implies --enable_batching)");
-  flags.AddInt("target_latency_ms", &f.target_latency_ms, "MS",
-               "p99 latency the adaptive batching mode holds (needed with --batching_mode=adaptive)");
-  flags.AddString("monitoring_config_file", &f.monitoring_config_file, "FILE",
-                  "MonitoringConfig in protobuf text format (prometheus_config { enable path })");
-  flags.AddBool("enable_model_warmup", &f.enable_model_warmup,
-                "replay assets.extra/tf_serving_warmup_requests before a version is served (default true)");
-  flags.AddInt("num_request_iterations_for_warmup", &f.num_request_iterations_for_warmup, "N",
-               "replay each warm-up record N times (TF Serving's flag; used when > 0, default 1)");
-  flags.AddBool("allow_version_labels_for_unavailable_models", &f.allow_version_labels_for_unavailable_models,
-                "let a new version label name a version that is not AVAILABLE yet (TF Serving's flag; default: "
-                "labels may only name AVAILABLE versions)");
-  flags.AddBool("force_allow_any_version_labels_for_unavailable_models",
-                &f.force_allow_any_version_labels_for_unavailable_models,
-                "let any version label, also one in use, name a version that is not AVAILABLE (TF Serving's flag)");
-  flags.AddInt("rest_api_num_threads", &f.rest_api_num_threads, "N",
-               "threads serving HTTP requests (default: 4 per CPU, at least 8)");
-  flags.AddInt("rest_api_worker_threads", &f.rest_api_worker_threads, "N",
-               "threads that run REST model requests batching does not take (and classify/regress), so HTTP "
-               "threads never wait on a model (default: 4 per CPU, at least 8)");
-  flags.AddInt("rest_api_timeout_in_ms", &f.rest_api_timeout_in_ms, "MS",
-               "answer 504 when a REST request takes longer (default 30000; 0 = no limit)");
-  flags.AddInt("tensorflow_intra_op_parallelism", &f.tensorflow_intra_op_parallelism, "N",
-               "threads one op may use (0 = one per CPU)");
-  flags.AddInt("tensorflow_inter_op_parallelism", &f.tensorflow_inter_op_parallelism, "N",
-               "ops run at once within one request (0 = default)");
-  flags.AddInt("max_num_load_retries", &f.max_num_load_retries, "N", "retries after a failed model load (default 5)");
-  flags.AddInt("load_retry_interval_micros", &f.load_retry_interval_micros, "US",
-               "pause between load retries in microseconds (default 60000000)");
-  flags.AddInt("rest_api_max_body_mb", &f.rest_api_max_body_mb, "MB",
-               "largest request body accepted; larger ones get 413 (default 64)");
-  flags.AddInt("shutdown_timeout_ms", &f.shutdown_timeout_ms, "MS",
-               "on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)");
-  AddPrecisionFlag(flags, &f.precision);
-  flags.AddString("demo_models_dir", &f.demo_models_dir, "DIR",
-                  "where the demo models are written when no model flags are given (default: a cache folder)");
-}
-
-Status CheckRanges(const ServeFlags& f) {
-  auto check = [](int value, int lo, int hi, const char* name) -> Status {
-    if (value < lo || value > hi) {
-      return InvalidArgument(std::string("--") + name + " must be between " + std::to_string(lo) + " and " +
-                             std::to_string(hi) + ", got " + std::to_string(value));
-    }
-    return OkStatus();
-  };
-  TFHOST_RETURN_IF_ERROR(check(f.port, 0, 65535, "port"));
-  TFHOST_RETURN_IF_ERROR(check(f.rest_api_port, 0, 65535, "rest_api_port"));
-  TFHOST_RETURN_IF_ERROR(check(f.model_config_file_poll_wait_seconds, 0, 86400 * 365,
-                               "model_config_file_poll_wait_seconds"));
-  TFHOST_RETURN_IF_ERROR(check(f.file_system_poll_wait_seconds, 0, 86400 * 365, "file_system_poll_wait_seconds"));
-  TFHOST_RETURN_IF_ERROR(check(f.rest_api_num_threads, 0, 4096, "rest_api_num_threads"));
-  TFHOST_RETURN_IF_ERROR(check(f.rest_api_worker_threads, 0, 4096, "rest_api_worker_threads"));
-  TFHOST_RETURN_IF_ERROR(check(f.num_request_iterations_for_warmup, 0, 1000000, "num_request_iterations_for_warmup"));
-  TFHOST_RETURN_IF_ERROR(check(f.rest_api_timeout_in_ms, 0, 1 << 30, "rest_api_timeout_in_ms"));
-  TFHOST_RETURN_IF_ERROR(check(f.tensorflow_intra_op_parallelism, 0, 4096, "tensorflow_intra_op_parallelism"));
-  TFHOST_RETURN_IF_ERROR(check(f.tensorflow_inter_op_parallelism, 0, 4096, "tensorflow_inter_op_parallelism"));
-  TFHOST_RETURN_IF_ERROR(check(f.max_num_load_retries, 0, 1000000, "max_num_load_retries"));
-  TFHOST_RETURN_IF_ERROR(check(f.load_retry_interval_micros, 0, 1 << 30, "load_retry_interval_micros"));
-  TFHOST_RETURN_IF_ERROR(check(f.rest_api_max_body_mb, 1, 2047, "rest_api_max_body_mb"));
-  TFHOST_RETURN_IF_ERROR(check(f.shutdown_timeout_ms, 0, 3600 * 1000, "shutdown_timeout_ms"));
-  TFHOST_RETURN_IF_ERROR(check(f.grpc_max_message_bytes, 1, INT_MAX, "grpc_max_message_bytes"));
-  TFHOST_RETURN_IF_ERROR(check(f.grpc_max_threads, 0, 65536, "grpc_max_threads"));
-  TFHOST_RETURN_IF_ERROR(CheckPrecisionFlag(f.precision));
-  if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
-    return InvalidArgument("give either --model_base_path or --model_config_file, not both");
-  }
-  if (f.model_config_file_poll_wait_seconds > 0 && f.model_config_file.empty()) {
-    return InvalidArgument("--model_config_file_poll_wait_seconds needs --model_config_file");
-  }
-  if (f.model_name.empty()) return InvalidArgument("--model_name must not be empty");
-  return OkStatus();
-}
 
 StatusOr<std::string> ReadSmallFile(const std::string& path, const char* what) {
   std::error_code ec;
@@ -284,8 +144,10 @@ std::string ExamplePredictBody(const serving::ServerCore& core, const std::strin
 }
 
 void PrintCurlExamples(std::ostream& out, int port, bool demo, const serving::ModelServerConfig& config,
-                       const serving::ServerCore& core) {
-  std::string base = "http://localhost:" + std::to_string(port);
+                       const serving::ServerCore& core, bool https) {
+  // Over HTTPS curl needs the server's CA (--cacert) and, with
+  // client_verify, a client certificate (--cert/--key); left to the reader.
+  std::string base = (https ? "https://localhost:" : "http://localhost:") + std::to_string(port);
   out << "\nTry:\n";
   out << "  curl " << base << "/v1/models\n";
   if (demo) {
@@ -407,7 +269,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   ServeEmitFlags emit;
   AddServeEmitFlags(flags, &emit);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
-  if (Status st = CheckRanges(f); !st.ok()) return ReportUsage(err, "serve", st.message());
+  if (Status st = CheckServeFlags(f); !st.ok()) return ReportUsage(err, "serve", st.message());
   if (std::string misuse = EmitOnlyFlagsWithoutEmit(args, emit); !misuse.empty()) {
     return ReportUsage(err, "serve", misuse);
   }
@@ -424,6 +286,14 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!grpc_channel_arguments.ok()) return ReportUsage(err, "serve", grpc_channel_arguments.status().message());
   auto metrics_path = MetricsPath(f.monitoring_config_file);
   if (!metrics_path.ok()) return ReportFailure(err, "serve", metrics_path.status());
+  // Checked before any model loads: a bad or expired certificate stops the
+  // server at once, naming the file.
+  std::optional<serving::TlsConfig> tls;
+  if (!f.ssl_config_file.empty()) {
+    auto read = serving::ReadSslConfigFile(f.ssl_config_file);
+    if (!read.ok()) return ReportFailure(err, "serve", read.status());
+    tls = std::move(*read);
+  }
   std::optional<serving::batching::BatchingConfig> batching;
   if (f.enable_batching || !f.batching_parameters_file.empty() || !f.batching_mode.empty()) {
     auto config = f.batching_parameters_file.empty()
@@ -440,6 +310,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       return ReportUsage(err, "serve", st.message());
     }
     batching = std::move(*config);
+  }
+  if (f.enable_per_model_batching_parameters && !batching) {
+    return ReportUsage(err, "serve",
+                       "--enable_per_model_batching_parameters needs batching on (--enable_batching, "
+                       "--batching_parameters_file or --batching_mode)");
   }
 
   serving::ServerCoreOptions options;
@@ -471,6 +346,8 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     options.manager.load_options.session.inter_op_threads = f.tensorflow_inter_op_parallelism;
   }
   options.enable_model_warmup = f.enable_model_warmup;
+  options.request_logging.max_file_bytes = static_cast<uint64_t>(f.request_log_max_file_bytes);
+  options.request_logging.max_file_age = std::chrono::seconds(f.request_log_max_file_seconds);
   options.worker_threads = f.rest_api_worker_threads;
   if (f.num_request_iterations_for_warmup > 0) options.warmup_num_request_iterations = f.num_request_iterations_for_warmup;
   options.version_label_policy = f.force_allow_any_version_labels_for_unavailable_models
@@ -478,6 +355,21 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                  : f.allow_version_labels_for_unavailable_models
                                      ? serving::VersionLabelPolicy::kAllowNewUnavailable
                                      : serving::VersionLabelPolicy::kRequireAvailable;
+
+  // Made before the core: the initial loads already read the models' files.
+  std::unique_ptr<serving::MetricsRegistry> registry = std::make_unique<serving::MetricsRegistry>();
+  std::unique_ptr<serving::ServingMetrics> batching_metrics;
+  std::unique_ptr<serving::batching::PerModelBatching> per_model;
+  if (f.enable_per_model_batching_parameters) {
+    options.metrics_registry = registry.get();
+    batching_metrics = std::make_unique<serving::ServingMetrics>(registry.get());
+    per_model = std::make_unique<serving::batching::PerModelBatching>(*batching, batching_metrics.get());
+    options.version_runner =
+        [&per_model](const serving::Servable& servable) -> StatusOr<std::shared_ptr<serving::SignatureRunner>> {
+      TFHOST_ASSIGN_OR_RETURN(auto runner, per_model->RunnerForVersion(servable));
+      return std::shared_ptr<serving::SignatureRunner>(std::move(runner));
+    };
+  }
 
   // Before any thread starts, so that every thread inherits the mask and the
   // signals reach only Wait() below.
@@ -517,6 +409,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   http.num_threads = f.rest_api_num_threads > 0 ? f.rest_api_num_threads : static_cast<int>(std::max(8u, 4 * cpus));
   http.request_timeout_ms = f.rest_api_timeout_in_ms;
   http.max_body_bytes = static_cast<size_t>(f.rest_api_max_body_mb) << 20;
+  http.tls = tls;
   std::unique_ptr<serving::HttpServer> server;
   if (f.rest_api_port != 0) {
     // Asynchronous: a model run never holds an HTTP thread (batch threads
@@ -549,25 +442,28 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     grpc_options.max_threads = f.grpc_max_threads;
     grpc_options.channel_arguments = std::move(*grpc_channel_arguments);
     grpc_options.server_version = rest_options.server_version;
+    grpc_options.tls = tls;
     auto started = serving::GrpcServer::Start(grpc_options, core->get());
     if (!started.ok()) return ReportFailure(err, "serve", started.status());
     grpc = std::move(*started);
     err << "tfhost serve: gRPC API listening on ";
     if (grpc_options.tcp) err << grpc_options.address << ":" << grpc->port();
     if (!grpc_options.socket_path.empty()) err << (grpc_options.tcp ? " and " : "") << "unix:" << grpc_options.socket_path;
-    err << " (max message " << f.grpc_max_message_bytes << " bytes)\n";
+    err << " (max message " << f.grpc_max_message_bytes << " bytes"
+        << (tls ? tls->client_verify ? ", TLS with client certificates" : ", TLS" : "") << ")\n";
   } else {
     err << "tfhost serve: gRPC is not served (--port=0)\n";
   }
   if (server) {
-    err << "tfhost serve: REST API listening on " << f.rest_api_address << ":" << server->port() << " ("
+    err << "tfhost serve: REST API listening on " << (tls ? "https://" : "") << f.rest_api_address << ":"
+        << server->port() << " ("
         << http.num_threads << " threads, " << (*core)->workers().num_threads() << " worker threads, timeout " << f.rest_api_timeout_in_ms << " ms)\n";
     if (!metrics_path->empty()) err << "tfhost serve: Prometheus metrics at " << *metrics_path << "\n";
   } else {
     err << "tfhost serve: REST is not served (--rest_api_port=0)\n";
   }
   err.flush();
-  if (server) PrintCurlExamples(out, server->port(), demo, served_config, **core);
+  if (server) PrintCurlExamples(out, server->port(), demo, served_config, **core, tls.has_value());
 
   int sig = signals.Wait();
   err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "
@@ -578,8 +474,9 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   StopWatchdog watchdog(err, std::chrono::milliseconds(f.shutdown_timeout_ms) + kStopGrace);
   watchdog.Phase("draining requests");
   rest.SetDraining(true);
-  const bool drained = serving::GracefulStop({grpc.get(), server.get(), batcher.get()},
-                                             std::chrono::milliseconds(f.shutdown_timeout_ms));
+  serving::GracefulStopTargets stop_targets{grpc.get(), server.get(), batcher.get()};
+  if (per_model) stop_targets.model_batchers = per_model->runners();
+  const bool drained = serving::GracefulStop(stop_targets, std::chrono::milliseconds(f.shutdown_timeout_ms));
   if (batcher) (*core)->SetDefaultRunner(nullptr);
   err << "tfhost serve: " << (drained ? "all requests finished" : "shutdown deadline passed; open requests dropped")
       << "; unloading models\n";

@@ -51,6 +51,10 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
            {"--grpc_address=[::1", "--grpc_address '[::1': '[' without ']'"},
            {"--grpc_address=:8500", "--grpc_address ':8500' has no host"},
            {"--device=tpu", "--device 'tpu' is not one of: cpu, gpu, gpu:N, auto"},
+           {"--enable_per_model_batching_parameters",
+            "--enable_per_model_batching_parameters needs batching on (--enable_batching, "
+            "--batching_parameters_file or --batching_mode)"},
+           {"--request_log_max_file_seconds=0", "--request_log_max_file_seconds must be between 1 and 31536000, got 0"},
        }) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand({flag}, out, err), kExitUsage) << flag;
@@ -68,7 +72,7 @@ TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
         "--rest_api_timeout_in_ms", "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
         "--max_num_load_retries", "--load_retry_interval_micros", "--num_request_iterations_for_warmup",
         "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models",
-        "--grpc_socket_path"}) {
+        "--grpc_socket_path", "--ssl_config_file", "--enable_per_model_batching_parameters"}) {
     // Long names put their help on the next line.
     const bool listed = out.str().find(std::string(flag) + " ") != std::string::npos ||
                         out.str().find(std::string(flag) + "\n") != std::string::npos;
@@ -80,6 +84,18 @@ TEST(ServeCommandTest, MissingModelConfigFileFailsBeforeServing) {
   std::ostringstream out, err;
   EXPECT_EQ(ServeCommand({"--model_config_file=/nonexistent/models.config"}, out, err), kExitFailure);
   EXPECT_NE(err.str().find("/nonexistent/models.config"), std::string::npos) << err.str();
+}
+
+TEST(ServeCommandTest, UnreadableSslConfigFileFailsBeforeAnyModelLoads) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ServeCommand({"--ssl_config_file=/nonexistent/ssl.pbtxt", "--model_base_path=/nonexistent/model"}, out,
+                         err),
+            kExitFailure);
+  EXPECT_NE(err.str().find("--ssl_config_file '/nonexistent/ssl.pbtxt' cannot be read (expected an SSLConfig text "
+                           "file)"),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(err.str().find("loading"), std::string::npos) << err.str();
 }
 
 // ---- the real binary ----

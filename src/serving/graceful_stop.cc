@@ -13,7 +13,9 @@ namespace tfhost::serving {
 bool GracefulStop(const GracefulStopTargets& targets, std::chrono::milliseconds timeout) {
   using std::chrono::milliseconds;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (targets.batcher != nullptr) targets.batcher->BeginDrain();
+  std::vector<batching::BatchingRunner*> batchers = targets.model_batchers;
+  if (targets.batcher != nullptr) batchers.push_back(targets.batcher);
+  for (batching::BatchingRunner* b : batchers) b->BeginDrain();
 
   // The batcher stops when both front ends have stopped or at the deadline,
   // whichever comes first: at the deadline its cancellations are what let
@@ -22,11 +24,13 @@ bool GracefulStop(const GracefulStopTargets& targets, std::chrono::milliseconds 
   std::future<void> front_ends_stopped_future = front_ends_stopped.get_future();
   bool batches_drained = true;
   std::thread batcher_stop;
-  if (targets.batcher != nullptr) {
+  if (!batchers.empty()) {
     batcher_stop = std::thread([&] {
       front_ends_stopped_future.wait_until(deadline);
-      const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-      batches_drained = targets.batcher->Shutdown(std::max(milliseconds(0), left)) == 0;
+      for (batching::BatchingRunner* b : batchers) {
+        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+        batches_drained = b->Shutdown(std::max(milliseconds(0), left)) == 0 && batches_drained;
+      }
     });
   }
   // gRPC and REST drain at the same time, each within the same deadline.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <vector>
 
 namespace tfhost::serving {
 
@@ -25,6 +26,9 @@ struct GracefulStopTargets {
   GrpcServer* grpc = nullptr;                   // may be null (not served)
   HttpServer* http = nullptr;                   // may be null (not served)
   batching::BatchingRunner* batcher = nullptr;  // may be null (no batching)
+  // Models' own batchers (--enable_per_model_batching_parameters), stopped
+  // like `batcher`.
+  std::vector<batching::BatchingRunner*> model_batchers;
 };
 
 // Stops everything in `targets` within `timeout`; returns true when every

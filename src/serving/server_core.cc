@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "serving/core_runners.h"
 #include "serving/servable/warmup.h"
 
 namespace tfhost::serving {
@@ -15,57 +16,12 @@ namespace ts = tensorflow::serving;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using core_internal::DeadlineRunner;
+using core_internal::TimedRunner;
 
 int64_t MicrosSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
-
-// Times graph execution for :tensorflow:serving:runtime_latency.
-class TimedRunner : public SignatureRunner {
- public:
-  TimedRunner(SignatureRunner& inner, HistogramCell* cell) : inner_(inner), cell_(cell) {}
-  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                          const std::vector<std::string>& output_filter) override {
-    auto start = Clock::now();
-    auto result = inner_.Run(servable, signature, std::move(inputs), output_filter);
-    if (cell_) cell_->Observe(static_cast<double>(MicrosSince(start)));
-    return result;
-  }
-
- private:
-  SignatureRunner& inner_;
-  HistogramCell* cell_;
-};
-
-// Waits for a run that the runner queues (a batch) only until the client's
-// deadline; its late result is then dropped. Runs that happen in the caller's
-// thread are not cut short: a started model run cannot be stopped midway.
-class DeadlineRunner : public SignatureRunner {
- public:
-  DeadlineRunner(SignatureRunner& inner, std::chrono::system_clock::time_point deadline)
-      : inner_(inner), deadline_(deadline) {}
-  StatusOr<TensorMap> Run(const ServableHandle& servable, const runtime::Signature& signature, TensorMap inputs,
-                          const std::vector<std::string>& output_filter) override {
-    if (std::chrono::system_clock::now() >= deadline_) {
-      return Status(StatusCode::kDeadlineExceeded, "the request's deadline passed before it could run");
-    }
-    if (!inner_.CanRunAsync(signature, inputs)) return inner_.Run(servable, signature, std::move(inputs), output_filter);
-    auto result = std::make_shared<std::promise<StatusOr<TensorMap>>>();
-    std::future<StatusOr<TensorMap>> outputs = result->get_future();
-    inner_.RunAsync(servable, signature, std::move(inputs), output_filter,
-                    [result](StatusOr<TensorMap> r) { result->set_value(std::move(r)); });
-    if (outputs.wait_until(deadline_) == std::future_status::timeout) {
-      return Status(StatusCode::kDeadlineExceeded,
-                    "the request's deadline passed while it waited for its batch of model '" + servable->name +
-                        "' to run");
-    }
-    return outputs.get();
-  }
-
- private:
-  SignatureRunner& inner_;
-  std::chrono::system_clock::time_point deadline_;
-};
 
 Status MissingModelSpec() { return InvalidArgument("Missing ModelSpec"); }
 
@@ -98,11 +54,18 @@ ServerCore::ServerCore(ServerCoreOptions options) : options_(std::move(options))
     registry_ = owned_registry_.get();
   }
   metrics_ = std::make_unique<ServingMetrics>(registry_);
+  request_logger_ = std::make_unique<logging::RequestLogger>(registry_, options_.request_logging);
   default_runner_ = std::make_shared<DirectRunner>();
   ModelManagerOptions mopts = options_.manager;
   mopts.metrics = metrics_.get();
-  if (options_.enable_model_warmup) {
-    mopts.warmer = [this](const ServableHandle& servable) { return Warmup(servable); };
+  if (options_.enable_model_warmup || options_.version_runner) {
+    mopts.warmer = [this](const ServableHandle& servable) -> Status {
+      if (options_.version_runner) {
+        TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<SignatureRunner> runner, options_.version_runner(*servable));
+        SetRunner(servable->name, std::move(runner));
+      }
+      return options_.enable_model_warmup ? Warmup(servable) : OkStatus();
+    };
   }
   manager_ = std::make_unique<ModelManager>(std::move(mopts));
   const int cpus = std::max(1u, std::thread::hardware_concurrency());
@@ -135,6 +98,7 @@ ServerCore::~ServerCore() {
 
 StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(ServerCoreOptions options) {
   std::unique_ptr<ServerCore> core(new ServerCore(std::move(options)));
+  TFHOST_RETURN_IF_ERROR(core->request_logger_->Update(core->options_.model_server_config));
   TFHOST_RETURN_IF_ERROR(core->manager_->ReloadConfig(core->options_.model_server_config));
   if (!core->manager_->WaitUntilSettled(core->options_.load_timeout)) {
     return Status(StatusCode::kDeadlineExceeded, "models did not finish loading within " +
@@ -186,6 +150,7 @@ void ServerCore::ConfigPollLoop() {
       last_config_text_ = text;
       auto config = ParseModelServerConfig(text, options_.model_config_file);
       Status s = config.ok() ? ValidateModelServerConfig(*config) : config.status();
+      if (s.ok()) s = request_logger_->Update(*config);
       if (s.ok()) s = manager_->ReloadConfig(*config);
       if (!s.ok()) s = Status(s.code(), "config ignored: " + s.message());
       if (s.ok() && !manager_->WaitUntilSettled(options_.load_timeout)) {
@@ -310,10 +275,13 @@ StatusOr<PredictResult> ServerCore::PredictTensors(const ts::ModelSpec& spec, Te
     TFHOST_ASSIGN_OR_RETURN(const runtime::Signature* sig, FindServingSignature(*servable, result.signature_name));
     auto runner = RunnerFor(servable->name);
     TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
+    auto log = request_logger_->Sample(servable->name);
+    auto logged = log ? log->CaptureRequest(result.signature_name, inputs) : nullptr;
     TFHOST_ASSIGN_OR_RETURN(result.outputs,
                             serving::PredictTensors(servable, timed, *sig, std::move(inputs), output_filter));
     result.model_name = servable->name;
     result.version = servable->version;
+    if (logged) log->LogTensorResult(*logged, result.model_name, result.version, result.signature_name, result.outputs);
     return result;
   };
   auto result = run();
@@ -334,10 +302,13 @@ StatusOr<PredictResult> ServerCore::PredictTensors(const ResolvedSignature& reso
     result.signature_name = resolved.signature_name;
     auto runner = RunnerFor(servable->name);
     TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "predict", "tfhost"}));
+    auto log = request_logger_->Sample(servable->name);
+    auto logged = log ? log->CaptureRequest(result.signature_name, inputs) : nullptr;
     TFHOST_ASSIGN_OR_RETURN(result.outputs, serving::PredictTensors(servable, timed, *resolved.signature,
                                                                     std::move(inputs), output_filter));
     result.model_name = servable->name;
     result.version = servable->version;
+    if (logged) log->LogTensorResult(*logged, result.model_name, result.version, result.signature_name, result.outputs);
     return result;
   };
   auto result = run();
@@ -355,6 +326,9 @@ struct ServerCore::AsyncPredict {
   Clock::time_point start;
   Clock::time_point run_start;
   PredictDone done;
+  // Set when this request is sampled for the model's request log.
+  std::shared_ptr<const logging::ModelRequestLog> log;
+  std::unique_ptr<ts::PredictRequest> logged;
 
   void Finish(StatusOr<PredictResult> result) {
     if (result.ok() && resolved.servable) {
@@ -375,6 +349,7 @@ struct ServerCore::AsyncPredict {
     result.version = servable->version;
     result.signature_name = resolved.signature_name;
     result.outputs = std::move(*outputs);
+    if (logged) log->LogTensorResult(*logged, result.model_name, result.version, result.signature_name, result.outputs);
     Finish(std::move(result));
   }
 };
@@ -396,6 +371,7 @@ void ServerCore::PredictTensorsAsync(ResolvedSignature resolved, TensorMap input
   if (Status st = CheckPredictTensors(*r.servable, *r.signature, inputs, call->output_filter); !st.ok()) {
     return call->Finish(st);
   }
+  if ((call->log = request_logger_->Sample(r.servable->name))) call->logged = call->log->CaptureRequest(r.signature_name, inputs);
   std::shared_ptr<SignatureRunner> runner = RunnerFor(r.servable->name);
   if (runner->CanRunAsync(*r.signature, inputs)) {
     call->run_start = Clock::now();
@@ -454,7 +430,9 @@ Status ServerCore::Predict(const ts::PredictRequest& request, ts::PredictRespons
                            const RequestContext& context) {
   return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "predict", context,
                       [&](const ServableHandle& servable, SignatureRunner& runner) {
-                        return RunPredict(servable, runner, options_.inference, request, response);
+                        TFHOST_RETURN_IF_ERROR(RunPredict(servable, runner, options_.inference, request, response));
+                        if (auto log = request_logger_->Sample(servable->name)) log->LogPredict(request, *response);
+                        return OkStatus();
                       });
 }
 
@@ -462,7 +440,9 @@ Status ServerCore::Classify(const ts::ClassificationRequest& request, ts::Classi
                             const RequestContext& context) {
   return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "classify", context,
                       [&](const ServableHandle& servable, SignatureRunner& runner) {
-                        return RunClassify(servable, runner, options_.inference, request, response);
+                        TFHOST_RETURN_IF_ERROR(RunClassify(servable, runner, options_.inference, request, response));
+                        if (auto log = request_logger_->Sample(servable->name)) log->LogClassify(request, *response);
+                        return OkStatus();
                       });
 }
 
@@ -470,7 +450,9 @@ Status ServerCore::Regress(const ts::RegressionRequest& request, ts::RegressionR
                            const RequestContext& context) {
   return RunInference(request.has_model_spec() ? &request.model_spec() : nullptr, "regress", context,
                       [&](const ServableHandle& servable, SignatureRunner& runner) {
-                        return RunRegress(servable, runner, options_.inference, request, response);
+                        TFHOST_RETURN_IF_ERROR(RunRegress(servable, runner, options_.inference, request, response));
+                        if (auto log = request_logger_->Sample(servable->name)) log->LogRegress(request, *response);
+                        return OkStatus();
                       });
 }
 
@@ -494,7 +476,9 @@ Status ServerCore::MultiInference(const ts::MultiInferenceRequest& request, ts::
     TFHOST_ASSIGN_OR_RETURN(ServableHandle servable, GetServable(first));
     auto runner = RunnerFor(servable->name);
     TimedRunner timed(*runner, metrics_->runtime_latency->WithLabels({servable->name, "multi_inference", "tfhost"}));
-    return RunMultiInference(servable, timed, options_.inference, request, response);
+    TFHOST_RETURN_IF_ERROR(RunMultiInference(servable, timed, options_.inference, request, response));
+    if (auto log = request_logger_->Sample(servable->name)) log->LogMultiInference(request, *response);
+    return OkStatus();
   };
   Status s = run();
   Record(model_name, "multi_inference", context, start, s);
@@ -553,6 +537,8 @@ Status ServerCore::GetModelStatus(const ts::GetModelStatusRequest& request, ts::
 Status ServerCore::ReloadConfig(const ModelServerConfig& config) {
   std::set<std::string> before;
   for (const auto& m : manager_->ListModels()) before.insert(m.name);
+  TFHOST_RETURN_IF_ERROR(ValidateModelServerConfig(config));
+  TFHOST_RETURN_IF_ERROR(request_logger_->Update(config));
   TFHOST_RETURN_IF_ERROR(manager_->ReloadConfig(config));
   if (!manager_->WaitUntilSettled(options_.load_timeout)) {
     return Status(StatusCode::kDeadlineExceeded,

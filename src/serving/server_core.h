@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "serving/logging/request_logger.h"
 #include "serving/metrics/metrics_registry.h"
 #include "serving/model_manager/model_config.h"
 #include "serving/model_manager/model_manager.h"
@@ -74,6 +75,11 @@ struct ServerCoreOptions {
   ModelManagerOptions manager;
   // --enable_model_warmup: replay assets.extra/tf_serving_warmup_requests.
   bool enable_model_warmup = true;
+  // Called for each model version after it loads, before warm-up: the
+  // runner it returns serves all the model's requests from then on
+  // (SetRunner; null: the default runner again); an error fails the load
+  // (retried like one). --enable_per_model_batching_parameters sets it.
+  std::function<StatusOr<std::shared_ptr<SignatureRunner>>(const Servable&)> version_runner;
   // Times each warm-up record is replayed (--num_request_iterations_for_warmup;
   // TF Serving's ModelWarmupOptions.num_request_iterations, default 1).
   int warmup_num_request_iterations = 1;
@@ -82,6 +88,9 @@ struct ServerCoreOptions {
   // version that is not AVAILABLE; --force_allow_any_...: any label may).
   VersionLabelPolicy version_label_policy = VersionLabelPolicy::kRequireAvailable;
   InferenceOptions inference;
+  // File rotation and queue bounds of the request logs that models'
+  // logging_config turns on (logging/request_logger.h).
+  logging::RequestLoggerOptions request_logging;
   // nullptr: ServerCore owns a registry (metrics_registry() exposes it).
   MetricsRegistry* metrics_registry = nullptr;
   // Create() fails when a configured model has no AVAILABLE version after the
@@ -199,6 +208,7 @@ class ServerCore {
   ModelManager& manager() { return *manager_; }
   MetricsRegistry& metrics_registry() { return *registry_; }
   ServingMetrics& metrics() { return *metrics_; }
+  logging::RequestLogger& request_logger() { return *request_logger_; }
 
  private:
   struct AsyncPredict;
@@ -233,6 +243,7 @@ class ServerCore {
   std::unique_ptr<MetricsRegistry> owned_registry_;
   MetricsRegistry* registry_ = nullptr;
   std::unique_ptr<ServingMetrics> metrics_;
+  std::unique_ptr<logging::RequestLogger> request_logger_;
   mutable std::shared_mutex predict_cells_mu_;
   mutable std::map<std::string, std::unique_ptr<PredictCells>, std::less<>> predict_cells_;
   mutable std::shared_mutex runners_mu_;

@@ -206,14 +206,24 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions&
   grpc::ServerBuilder builder;
   const std::string address = options.tcp ? ListenAddress(options.address, options.port) : "";
   int selected_port = 0;
-  if (options.tcp) builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &selected_port);
+  // With --ssl_config_file both listeners (TCP and the UNIX socket) take TLS.
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (options.tls) {
+    grpc::SslServerCredentialsOptions ssl(options.tls->client_verify
+                                              ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                              : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+    ssl.pem_root_certs = options.tls->custom_ca;
+    ssl.pem_key_cert_pairs.push_back({options.tls->server_key, options.tls->server_cert});
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  if (options.tcp) builder.AddListeningPort(address, credentials, &selected_port);
   int socket_bound = 0;
   if (!options.socket_path.empty()) {
     // A socket file left by a server that died is not in use; a live one
     // would refuse our bind below, and an ordinary file is never removed.
     std::error_code ec;
     if (std::filesystem::is_socket(options.socket_path, ec)) std::filesystem::remove(options.socket_path, ec);
-    builder.AddListeningPort("unix:" + options.socket_path, grpc::InsecureServerCredentials(), &socket_bound);
+    builder.AddListeningPort("unix:" + options.socket_path, credentials, &socket_bound);
   }
   builder.RegisterService(&server->impl_->prediction_);
   builder.RegisterService(&server->impl_->model_);

@@ -23,11 +23,13 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "serving/http/tls_config.h"
 
 namespace tfhost::serving {
 
@@ -66,6 +68,10 @@ struct GrpcServerOptions {
   std::vector<GrpcChannelArgument> channel_arguments;
   // The server version the v2 ServerMetadata call reports.
   std::string server_version;
+  // TLS (--ssl_config_file, already validated) on TCP and the UNIX socket;
+  // unset: plaintext. client_verify requires a client certificate signed
+  // by custom_ca.
+  std::optional<TlsConfig> tls;
 };
 
 // Checks ranges; errors name the option and the accepted range.

@@ -1,5 +1,6 @@
-// HTTP/1.1 server for `tfhost serve`'s REST API (Boost.Beast underneath,
-// kept out of this header so that includers do not compile Beast).
+// HTTP/1.1 server for `tfhost serve`'s REST API, plain or over TLS (HTTPS,
+// options.tls; Boost.Beast and OpenSSL underneath, kept out of this header so
+// that includers do not compile Beast).
 //
 // One io_context runs on `num_threads` threads. Each connection reads one
 // request at a time (so pipelined requests are answered in order), runs the
@@ -23,12 +24,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "serving/http/tls_config.h"
 
 namespace tfhost::serving {
 
@@ -83,6 +86,10 @@ struct HttpServerOptions {
   int64_t read_timeout_ms = 30000;
   // Value of the Server header; empty = none.
   std::string server_name = "tfhost";
+  // HTTPS (--ssl_config_file, validated by ReadSslConfigFile); unset: plain
+  // HTTP. A connection that fails the TLS handshake (within
+  // read_timeout_ms) is closed without an answer.
+  std::optional<TlsConfig> tls;
 };
 
 class HttpServer {
