@@ -124,7 +124,12 @@ Status AlgorithmCache::Load(const std::string& path) {
     if (ok) {
       char* end = nullptr;
       c.micros = std::strtod(f[3].c_str(), &end);
-      ok = end == f[3].c_str() + f[3].size() && !f[3].empty() && (f[4] == "measured") == (c.micros >= 0);
+      ok = end == f[3].c_str() + f[3].size() && !f[3].empty();
+      if (ok && (f[4] == "measured") != (c.micros >= 0)) {
+        return InvalidArgument(path + ":" + std::to_string(number) + ": entry '" + f[0] + "' is " + f[4] +
+                               " but its microseconds field is " + f[3] +
+                               " (expected a time >= 0 for a measured entry, a negative value for a heuristic one)");
+      }
     }
     if (!ok) {
       return InvalidArgument(path + ":" + std::to_string(number) +

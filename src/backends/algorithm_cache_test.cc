@@ -1,4 +1,5 @@
 #include "backends/algorithm_cache.h"
+#include "base/test_status.h"
 
 #include <gtest/gtest.h>
 
@@ -94,7 +95,7 @@ TEST(AlgorithmCacheTest, SavedCacheLoadsBackIntoAnotherProcessesCache) {
 TEST(AlgorithmCacheTest, MissingOrCorruptFilesAreRefusedNamingFileAndLine) {
   AlgorithmCache cache;
   Status missing = cache.Load(TempPath("none.tsv"));
-  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  TFHOST_EXPECT_ERROR(missing, StatusCode::kNotFound, "no algorithm cache at " + TempPath("none.tsv"));
   const std::string path = TempPath("bad.tsv");
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path) << "not a cache\n";
@@ -108,7 +109,8 @@ TEST(AlgorithmCacheTest, MissingOrCorruptFilesAreRefusedNamingFileAndLine) {
       << line.message();
   EXPECT_EQ(cache.size(), 0u);  // nothing from a refused file
   std::ofstream(path) << "# tfhost algorithm cache v1\nop=x\t3\t0\t12.5\theuristic\n";
-  EXPECT_EQ(cache.Load(path).code(), StatusCode::kInvalidArgument);  // timed but marked heuristic
+  TFHOST_EXPECT_ERROR(cache.Load(path), StatusCode::kInvalidArgument,  // timed but marked heuristic
+                      path + ":2: entry 'op=x' is heuristic but its microseconds field is 12.5");
   fs::remove_all(fs::path(path).parent_path());
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/tensor.h"
+#include "base/test_status.h"
 
 namespace tfhost::backends {
 namespace {
@@ -87,7 +88,8 @@ TEST(BfcAllocatorTest, FreedNeighboursMergeSoTheRegionServesOneLargeRequestAgain
   Made m = Make(Growing(4096));  // one region of 4096 at most
   std::vector<void*> parts;
   for (int i = 0; i < 16; ++i) parts.push_back(*m.allocator->Allocate(256));
-  EXPECT_FALSE(m.allocator->Allocate(256).ok());  // full
+  TFHOST_EXPECT_ERROR(m.allocator->Allocate(256), StatusCode::kResourceExhausted,
+                      "bfc(test:0): cannot allocate 256 bytes in device:0 (in use 4096, reserved 4096 of limit 4096,");  // full
   // Free in an order that needs merging on both sides.
   for (int i : {1, 3, 0, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14}) m.allocator->Deallocate(parts[i], 256);
   EXPECT_EQ(m.allocator->bfc_stats().free_chunks, 1);
@@ -159,7 +161,7 @@ TEST(BfcAllocatorTest, AFullDeviceGetsItsFreeRegionsBackBeforeTheRequestFails) {
   EXPECT_EQ(m.allocator->bfc_stats().regions, 1);
   m.allocator->Deallocate(*big, 12 * 1024);
   auto refused = m.allocator->Allocate(20 * 1024);
-  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  TFHOST_EXPECT_ERROR(refused, StatusCode::kResourceExhausted, "bfc(test:0): cannot allocate 20480 bytes");
 }
 
 TEST(BfcAllocatorTest, BadOptionsAreRefusedNamingTheOption) {

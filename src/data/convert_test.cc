@@ -10,6 +10,7 @@
 #include "data/csv.h"
 #include "data/example_json.h"
 #include "data/schema.h"
+#include "base/test_status.h"
 
 namespace tfhost::data {
 namespace {
@@ -305,14 +306,20 @@ TEST(ConvertTest, PlainJsonInfersKindsAndSchemaOverridesThem) {
 }
 
 TEST(ConvertTest, BadJsonIsAnErrorNamingTheProblem) {
-  EXPECT_FALSE(RecordFromJson("{").ok());
-  EXPECT_FALSE(RecordFromJson("[1]").ok());
-  EXPECT_FALSE(RecordFromJson(R"({"a": [1, "x"]})").ok());
-  EXPECT_FALSE(RecordFromJson(R"({"a": [[1]]})").ok());
-  EXPECT_FALSE(RecordFromJson(R"({"a": 99999999999999999999})").ok());
-  EXPECT_FALSE(RecordFromJson(R"({"a": 1} trailing)").ok());
+  TFHOST_EXPECT_ERROR(RecordFromJson("{"), StatusCode::kInvalidArgument,
+                      "invalid JSON at character 1 (or nested deeper than 16)");
+  TFHOST_EXPECT_ERROR(RecordFromJson("[1]"), StatusCode::kInvalidArgument, "a record must be a JSON object");
+  TFHOST_EXPECT_ERROR(RecordFromJson(R"({"a": [1, "x"]})"), StatusCode::kInvalidArgument,
+                      "feature 'a': mixes strings and numbers");
+  TFHOST_EXPECT_ERROR(RecordFromJson(R"({"a": [[1]]})"), StatusCode::kInvalidArgument,
+                      "feature 'a': a list may only hold numbers, strings or booleans");
+  TFHOST_EXPECT_ERROR(RecordFromJson(R"({"a": 99999999999999999999})"), StatusCode::kInvalidArgument,
+                      "feature 'a': '99999999999999999999' is not an int64");
+  TFHOST_EXPECT_ERROR(RecordFromJson(R"({"a": 1} trailing)"), StatusCode::kInvalidArgument,
+                      "trailing characters after the JSON object at character 9");
   std::string deep = "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
-  EXPECT_FALSE(RecordFromJson(deep).ok());
+  TFHOST_EXPECT_ERROR(RecordFromJson(deep), StatusCode::kInvalidArgument,
+                      "invalid JSON at character 21 (or nested deeper than 16)");
   auto e = RecordFromJson(R"({"price": [1, "x"]})");
   EXPECT_NE(e.status().message().find("price"), std::string::npos);
 }
@@ -359,13 +366,14 @@ TEST(ConvertTest, CsvErrorsNameFileAndLine) {
   std::string csv = dir.File("bad.csv");
   WriteText(csv, "a,b\n1,2\n3\n");
   auto out = ConvertToTFRecords({csv}, dir.File("o"), {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("bad.csv:3"), std::string::npos) << out.status().message();
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "bad.csv:3: 1 fields, the header has 2");
   EXPECT_FALSE(fs::exists(dir.File("o-00000-of-00001")));  // nothing published on failure
 
   WriteText(csv, "a\n\"open\n");
-  EXPECT_FALSE(ConvertToTFRecords({csv}, dir.File("o"), {}).ok());
-  EXPECT_FALSE(ConvertToTFRecords({dir.File("x.parquet")}, dir.File("o"), {}).ok());
+  TFHOST_EXPECT_ERROR(ConvertToTFRecords({csv}, dir.File("o"), {}), StatusCode::kInvalidArgument,
+                      "bad.csv:2: the file ends inside a quoted field");
+  TFHOST_EXPECT_ERROR(ConvertToTFRecords({dir.File("x.parquet")}, dir.File("o"), {}), StatusCode::kInvalidArgument,
+                      "x.parquet': expected .csv, .jsonl, .ndjson or .json");
 }
 
 TEST(ConvertTest, ListsCannotBecomeCsv) {
@@ -374,8 +382,8 @@ TEST(ConvertTest, ListsCannotBecomeCsv) {
   ex.features["v"] = Feature::Int64s({1, 2});
   ASSERT_TRUE(WriteTFRecordFile(dir.File("l.tfrecord"), {EncodeExample(ex)}).ok());
   auto out = ConvertFromTFRecords({dir.File("l.tfrecord")}, dir.File("l.csv"), TextFormat::kCsv, {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("JSON Lines"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "feature 'v' holds 2 values; a CSV cell holds exactly one (convert to JSON Lines instead)");
   EXPECT_FALSE(fs::exists(dir.File("l.csv")));
 }
 

@@ -11,6 +11,7 @@
 #include "base/crc32c.h"
 #include "base/test_fixtures.h"
 #include "data/tfrecord_writer.h"
+#include "base/test_status.h"
 
 namespace tfhost::data {
 namespace {
@@ -174,7 +175,8 @@ TEST(TFRecordDetectTest, ParseCompressionAcceptsTensorFlowAndFlagSpellings) {
   EXPECT_EQ(*ParseCompression("GZIP"), Compression::kGzip);
   EXPECT_EQ(*ParseCompression("zlib"), Compression::kZlib);
   EXPECT_EQ(*ParseCompression("none"), Compression::kNone);
-  EXPECT_FALSE(ParseCompression("snappy").ok());
+  TFHOST_EXPECT_ERROR(ParseCompression("snappy"), StatusCode::kInvalidArgument,
+                      "unknown TFRecord compression 'snappy', expected none, zlib or gzip");
 }
 
 TEST(TFRecordRoundTripTest, EveryCompressionRoundTripsRecordsOfAllSizes) {
@@ -351,7 +353,8 @@ TEST(TFRecordCorruptionTest, AbsurdLengthIsCheckedAgainstTheFileSizeBeforeReadin
   std::string r;
   ASSERT_TRUE(*(*reader)->Read(&r));
   auto second = (*reader)->Read(&r);
-  ASSERT_FALSE(second.ok());
+  TFHOST_ASSERT_ERROR(second, StatusCode::kDataLoss,
+                      "absurd.tfrecord: corrupt TFRecord at byte offset 21 (record index 1): truncated record: its header");
   EXPECT_NE(second.status().message().find("header says 1099511627776 data bytes but only 4 bytes follow"),
             std::string::npos)
       << second.status().message();
@@ -380,8 +383,10 @@ TEST(TFRecordCorruptionTest, ErrorsAreStickyAfterAFailure) {
   std::string r;
   auto first = (*reader)->Read(&r);
   auto second = (*reader)->Read(&r);
-  ASSERT_FALSE(first.ok());
-  ASSERT_FALSE(second.ok());
+  TFHOST_ASSERT_ERROR(first, StatusCode::kDataLoss,
+                      "junk: corrupt TFRecord at byte offset 0 (record index 0): bad length CRC");
+  TFHOST_ASSERT_ERROR(second, StatusCode::kDataLoss,
+                      "junk: corrupt TFRecord at byte offset 0 (record index 0): bad length CRC");
   EXPECT_EQ(first.status().message(), second.status().message());
 }
 
@@ -503,7 +508,7 @@ TEST(TFRecordReaderTest, ReadAllRecordsEnforcesItsCap) {
   std::string path = dir.File("five");
   ASSERT_TRUE(WriteTFRecordFile(path, FiveRecords()).ok());
   EXPECT_EQ(ReadAllRecords(path)->size(), 5u);
-  EXPECT_EQ(ReadAllRecords(path, {}, 4).status().code(), StatusCode::kResourceExhausted);
+  TFHOST_EXPECT_ERROR(ReadAllRecords(path, {}, 4), StatusCode::kResourceExhausted, path + ": more than 4 records");
 }
 
 // --- read-ahead ---

@@ -1,4 +1,5 @@
 #include "data/tfrecord_writer.h"
+#include "base/test_status.h"
 
 #include <gtest/gtest.h>
 
@@ -74,7 +75,7 @@ TEST(TFRecordWriterTest, WriteAfterCloseFails) {
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Close().ok());
   EXPECT_EQ((*writer)->Write("late").code(), StatusCode::kFailedPrecondition);
-  EXPECT_FALSE((*writer)->Close().ok());
+  TFHOST_EXPECT_ERROR((*writer)->Close(), StatusCode::kFailedPrecondition, "x' is already closed");
 }
 
 TEST(TFRecordWriterTest, MissingParentDirectoriesAreCreated) {
@@ -116,7 +117,8 @@ TEST(TFRecordWriterTest, RejectsAnInvalidCompressionLevel) {
   TempDir dir;
   TFRecordWriterOptions options;
   options.compression_level = 12;
-  EXPECT_EQ(TFRecordWriter::Create(dir.File("x"), options).status().code(), StatusCode::kInvalidArgument);
+  TFHOST_EXPECT_ERROR(TFRecordWriter::Create(dir.File("x"), options), StatusCode::kInvalidArgument,
+                      "compression level 12 is outside zlib's 0..9");
 }
 
 }  // namespace

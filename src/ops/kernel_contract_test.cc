@@ -7,6 +7,7 @@
 #include "ir/precision_attrs.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -121,7 +122,8 @@ TEST(KernelContractTest, RefInputsAreCountedButNotTyped) {
 TEST(KernelContractTest, OnlyABf16EdgeReaderTakesBf16ForItsFloatInput0) {
   ir::Node node = NamedNode("MatMul", {{"T", MakeAttr(DType::kFloat)}});
   auto plain = CheckNodeContract(Schema("MatMul"), node, {DType::kBFloat16, DType::kFloat});
-  EXPECT_EQ(plain.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_EXPECT_ERROR(plain, StatusCode::kInvalidArgument,
+                      "node 'n1' (MatMul): input 0 'a' (dtype from attr T) is bfloat16, expected float32");
   node.attrs[ir::kBf16InputAttr] = MakeAttr(true);
   EXPECT_TRUE(CheckNodeContract(Schema("MatMul"), node, {DType::kBFloat16, DType::kFloat}).ok());
   auto input1 = CheckNodeContract(Schema("MatMul"), node, {DType::kFloat, DType::kBFloat16});

@@ -9,6 +9,7 @@
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
 #include "ops/shape_inference.h"
+#include "base/test_status.h"
 
 namespace tfhost::runtime {
 namespace {
@@ -138,8 +139,10 @@ TEST(FlopCountTest, EinsumCountsEveryIndexCombination) {
 TEST(FlopCountTest, FeedsInConflictWithTheGraphAreAnError) {
   ir::Graph g = Builder().Placeholder("a", {-1, 64}).Zeros("w", {64, 10}).Add("mm", "MatMul", {"a", "w"}).Build();
   Tensor a(DType::kFloat, Shape({4, 63}));
-  EXPECT_FALSE(CountFlopsForFeeds(g, {{"a:0", &a}}).ok());
-  EXPECT_FALSE(CountFlopsForFeeds(g, {{"nope:0", &a}}).ok());
+  TFHOST_EXPECT_ERROR(CountFlopsForFeeds(g, {{"a:0", &a}}), StatusCode::kInvalidArgument,
+                      "shape inference: node 'mm' (MatMul): inner dimensions differ: 63 vs 64 (shapes [4,63] and [64,10])");
+  TFHOST_EXPECT_ERROR(CountFlopsForFeeds(g, {{"nope:0", &a}}), StatusCode::kNotFound,
+                      "no node named 'nope' for tensor 'nope:0'");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "ops/op_registry.h"
 #include "runtime/session.h"
 #include "tensorflow/core/framework/graph.pb.h"
+#include "base/test_status.h"
 
 namespace tfhost::runtime {
 namespace {
@@ -170,7 +171,8 @@ TEST(FrameExecutorTest, RendezvousLoopFailsWhenIterationsCannotOverlap) {
     rendezvous.timeout = std::chrono::milliseconds(200);
     auto reg = rendezvous.Registration(*ops::OpRegistry::Global().Find("Identity"));
     auto out = RunLoopGraph(SumLoop(4, parallel), {"while/Exit_1:0"}, threads, &reg);
-    ASSERT_FALSE(out.ok()) << "parallel_iterations " << parallel << ", threads " << threads;
+    TFHOST_ASSERT_ERROR(out, StatusCode::kDeadlineExceeded,
+                        "iteration 0 never ran beside iteration 1") << "parallel_iterations " << parallel << ", threads " << threads;
     EXPECT_NE(out.status().ToString().find("never ran beside"), std::string::npos) << out.status().ToString();
   }
 }

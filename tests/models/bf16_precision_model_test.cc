@@ -11,6 +11,7 @@
 
 #include "base/test_fixtures.h"
 #include "loaders/model_loader.h"
+#include "base/test_status.h"
 
 namespace tfhost {
 namespace {
@@ -95,8 +96,7 @@ TEST(Bf16PrecisionModelTest, UnknownPrecisionFailsTheLoadNamingTheAcceptedValues
   loaders::LoadOptions options;
   options.precision = "fp16";
   auto model = loaders::LoadModel(ModelDir(), options);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.status().message().find("fp32 or bf16"), std::string::npos) << model.status().ToString();
+  TFHOST_ASSERT_ERROR(model, StatusCode::kInvalidArgument, "LoadOptions::precision is 'fp16'; expected fp32 or bf16");
 }
 
 }  // namespace

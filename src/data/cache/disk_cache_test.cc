@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "data/tfrecord_reader.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::cache {
 namespace {
@@ -174,8 +175,8 @@ TEST_F(DiskCacheTest, ChangedSourceIsFetchedAgain) {
 TEST_F(DiskCacheTest, ObjectLargerThanTheLimitIsRefused) {
   auto cache = OpenCache(100);
   auto got = cache->Get(Src("big", std::string(101, 'x')));
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kResourceExhausted);
+  TFHOST_ASSERT_ERROR(got, StatusCode::kResourceExhausted,
+                      "big is 101 B, more than the cache limit of 100 B (nothing cached for");
   EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
 }
 
@@ -185,7 +186,7 @@ TEST_F(DiskCacheTest, EvictRemovesOneEntryAndEvictAllEmptiesTheDirectory) {
   ASSERT_TRUE(cache->Get(a).ok());
   ASSERT_TRUE(cache->Get(b).ok());
   ASSERT_TRUE(cache->Evict(a).ok());
-  EXPECT_EQ(cache->Evict(a).code(), StatusCode::kNotFound);
+  TFHOST_EXPECT_ERROR(cache->Evict(a), StatusCode::kNotFound, a + " is not cached in ");
   EXPECT_EQ(cache->Stats()->entries, 1u);
   WriteFile(root_ + "/cache/data/orphan", "x");  // e.g. left by a damaged index
   ASSERT_TRUE(cache->EvictAll().ok());
@@ -223,7 +224,7 @@ TEST_F(DiskCacheTest, ExpandListsADirectorySorted) {
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].uri, src_ + "/ds/a");
-  EXPECT_FALSE(cache->Expand(src_ + "/missing").ok());
+  TFHOST_EXPECT_ERROR(cache->Expand(src_ + "/missing"), StatusCode::kNotFound, "missing: no such file");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "data/cache/disk_cache.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::cache {
 namespace {
@@ -24,13 +25,18 @@ TEST(ParseListObjectsV2, ReadsKeysSizesEtagsAndDecodesEntities) {
 }
 
 TEST(ParseListObjectsV2, RejectsMalformedAnswers) {
-  EXPECT_FALSE(ParseListObjectsV2("<Error><Code>AccessDenied</Code></Error>").ok());
-  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents>").ok());
+  TFHOST_EXPECT_ERROR(ParseListObjectsV2("<Error><Code>AccessDenied</Code></Error>"), StatusCode::kInvalidArgument,
+                      "not a ListObjectsV2 answer (no <ListBucketResult>)");
+  TFHOST_EXPECT_ERROR(ParseListObjectsV2("<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents>"), StatusCode::kInvalidArgument,
+                      "ListObjectsV2: bad <Size> '-1'");
   EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>k</Key><Size>99999999999999999999</Size>"
                                   "</Contents>").ok());
-  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Size>1</Size></Contents>").ok());
-  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>&bogus;</Key><Size>1</Size></Contents>").ok());
-  EXPECT_FALSE(ParseListObjectsV2("<ListBucketResult><Contents><Key>&#x110000;</Key><Size>1</Size></Contents>").ok());
+  TFHOST_EXPECT_ERROR(ParseListObjectsV2("<ListBucketResult><Contents><Size>1</Size></Contents>"), StatusCode::kInvalidArgument,
+                      "ListObjectsV2: <Contents> without <Key>");
+  TFHOST_EXPECT_ERROR(ParseListObjectsV2("<ListBucketResult><Contents><Key>&bogus;</Key><Size>1</Size></Contents>"), StatusCode::kInvalidArgument,
+                      "ListObjectsV2: unknown XML entity &bogus");
+  TFHOST_EXPECT_ERROR(ParseListObjectsV2("<ListBucketResult><Contents><Key>&#x110000;</Key><Size>1</Size></Contents>"), StatusCode::kInvalidArgument,
+                      "ListObjectsV2: character reference out of range");
   auto empty = ParseListObjectsV2("<ListBucketResult><KeyCount>0</KeyCount></ListBucketResult>");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->objects.empty());
@@ -44,9 +50,11 @@ TEST(S3Uri, SplitsBucketAndKeyAndRejectsBadBuckets) {
   EXPECT_EQ(k, "a/b.tfrecord");
   ASSERT_TRUE(ParseS3Uri("s3://bkt", &b, &k).ok());
   EXPECT_EQ(k, "");
-  EXPECT_FALSE(ParseS3Uri("s3:///key", &b, &k).ok());
-  EXPECT_FALSE(ParseS3Uri("s3://b@d/key", &b, &k).ok());
-  EXPECT_FALSE(ParseS3Uri("/local/path", &b, &k).ok());
+  TFHOST_EXPECT_ERROR(ParseS3Uri("s3:///key", &b, &k), StatusCode::kInvalidArgument, "s3:///key': empty bucket name");
+  TFHOST_EXPECT_ERROR(ParseS3Uri("s3://b@d/key", &b, &k), StatusCode::kInvalidArgument,
+                      "s3://b@d/key': bad character in bucket name");
+  TFHOST_EXPECT_ERROR(ParseS3Uri("/local/path", &b, &k), StatusCode::kInvalidArgument,
+                      "'/local/path' is not an s3://bucket/key URI");
 }
 
 TEST(UriEncode, KeepsUnreservedAndOptionallySlashes) {
@@ -59,9 +67,10 @@ TEST(ParseByteSize, AcceptsBinaryUnitsAndRejectsGarbage) {
   EXPECT_EQ(*ParseByteSize("4K"), 4096u);
   EXPECT_EQ(*ParseByteSize("1.5GiB"), uint64_t{3} << 29);
   EXPECT_EQ(*ParseByteSize("10G"), uint64_t{10} << 30);
-  EXPECT_FALSE(ParseByteSize("ten").ok());
-  EXPECT_FALSE(ParseByteSize("5X").ok());
-  EXPECT_FALSE(ParseByteSize("-5").ok());
+  TFHOST_EXPECT_ERROR(ParseByteSize("ten"), StatusCode::kInvalidArgument,
+                      "bad size 'ten' (expected e.g. 500M, 10G, 1048576)");
+  TFHOST_EXPECT_ERROR(ParseByteSize("5X"), StatusCode::kInvalidArgument, "bad size unit in '5X' (K, M, G or T)");
+  TFHOST_EXPECT_ERROR(ParseByteSize("-5"), StatusCode::kInvalidArgument, "size '-5' out of range");
 }
 
 TEST(CacheFileName, IsStableDistinctAndHasNoPathSeparators) {

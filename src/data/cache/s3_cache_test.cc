@@ -21,6 +21,7 @@
 #include "data/cache/tiered_cache.h"
 #include "data/pipeline/cached_dataset.h"
 #include "data/tfrecord_reader.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::cache {
 namespace {
@@ -198,7 +199,8 @@ TEST_F(S3CacheTest, UnsignedWrongSecretAndWrongRegionRequestsAreRefused) {
   o.s3.region = "us-west-2";
   cache = DiskCache::Open(o);
   got = (*cache)->Get("s3://bkt/train/a");
-  EXPECT_FALSE(got.ok());
+  TFHOST_EXPECT_ERROR(got, StatusCode::kInvalidArgument,
+                      "HEAD s3://bkt/train/a: HTTP 400 (nothing cached for s3://bkt/train/a)");
   EXPECT_EQ((*cache)->Stats()->entries, 0u);
 }
 
@@ -263,7 +265,8 @@ TEST_F(S3CacheTest, PartialDownloadOfAnObjectThatChangedIsStartedOver) {
   auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "200000"});
   int port = server->port();
   auto cache = DiskCache::Open(Options(*server));
-  ASSERT_FALSE((*cache)->Get("s3://bkt/train/c.tfrecord").ok());
+  TFHOST_ASSERT_ERROR((*cache)->Get("s3://bkt/train/c.tfrecord"), StatusCode::kUnavailable,
+                      "GET s3://bkt/train/c.tfrecord (");
   EXPECT_TRUE(server->Exited());
   Put("train/c.tfrecord", v2);
   server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
@@ -279,7 +282,8 @@ TEST_F(S3CacheTest, CorruptedPartialDownloadIsCaughtByVerificationAndNeverUsed) 
   auto server = std::make_unique<S3Server>(root_, std::vector<std::string>{"--die-after-bytes", "250000"});
   int port = server->port();
   auto cache = DiskCache::Open(Options(*server));
-  ASSERT_FALSE((*cache)->Get("s3://bkt/train/d.tfrecord").ok());
+  TFHOST_ASSERT_ERROR((*cache)->Get("s3://bkt/train/d.tfrecord"), StatusCode::kUnavailable,
+                      "GET s3://bkt/train/d.tfrecord (");
   // Flip a byte inside the kept partial download (a bad disk, a stray write).
   std::string partial;
   for (const std::string& n : ListDir(root_ + "/cache/tmp")) {

@@ -1,4 +1,5 @@
 #include "data/cache/tiered_cache.h"
+#include "base/test_status.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ TEST_F(TieredCacheTest, HotShardsAreServedFromRamAndFailuresReachTheConsumer) {
   EXPECT_EQ((*cache)->stats().ram_misses, 1u);
   EXPECT_EQ((*cache)->disk().Stats()->misses, 1u);  // the disk tier saw one lookup
   auto missing = (*cache)->ReadBytes(root_ + "/nope");
-  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  TFHOST_EXPECT_ERROR(missing, StatusCode::kNotFound, root_ + "/nope: no such file");
 }
 
 TEST_F(TieredCacheTest, ManyThreadsReadingTheSameShardsGetTheSameBytes) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "data/pipeline/pipeline.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::pipeline {
 namespace {
@@ -125,7 +126,7 @@ TEST(PipelineAutotuneTest, CancellingAnAutotunedPipelineJoinsEveryWorker) {
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(it->Next().ok());
   it->Cancel();
   auto r = it->Next();
-  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  TFHOST_EXPECT_ERROR(r, StatusCode::kCancelled, "pipeline cancelled");
   it.reset();  // joins; a hang here fails the test by timeout
   SUCCEED();
 }

@@ -9,6 +9,7 @@
 #include "base/test_fixtures.h"
 #include "data/pipeline/sources.h"
 #include "data/tfrecord_writer.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::pipeline {
 namespace {
@@ -93,7 +94,7 @@ TEST(PipelineTest, ListFilesIsSortedAndAMissingPatternIsAnError) {
   EXPECT_EQ(Drain(ListFiles({dir.File("part-*")})), paths);
   Status s;
   Drain(ListFiles({dir.File("nothing-*")}), &s);
-  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  TFHOST_EXPECT_ERROR(s, StatusCode::kNotFound, "no file matches '" + dir.File("nothing-*") + "'");
   auto shuffled = Drain(ListFiles({dir.File("part-*")}, true, 7));
   EXPECT_EQ(shuffled, Drain(ListFiles({dir.File("part-*")}, true, 7)));
   EXPECT_EQ(std::set<std::string>(shuffled.begin(), shuffled.end()), std::set<std::string>(paths.begin(), paths.end()));
@@ -229,7 +230,7 @@ TEST(PipelineTest, CancelUnblocksAWaitingNextAndDestructionJoinsThreads) {
     }
   }
   canceller.join();
-  EXPECT_EQ(last.code(), StatusCode::kCancelled);
+  TFHOST_EXPECT_ERROR(last, StatusCode::kCancelled, "pipeline cancelled");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   it.reset();  // joins every worker; a hang here fails the test by timeout
 }
@@ -292,7 +293,8 @@ TEST(PipelineTest, PadBatchPadsVariableLengthFeatures) {
   EXPECT_EQ(batch->at("name").bytes, (std::vector<std::string>{"a", ""}));
   EXPECT_EQ(batch->at("name").lengths, (std::vector<int64_t>{1, 0}));
   y.features["name"] = Feature::Floats({1});
-  EXPECT_FALSE(PadBatch({x, y}).ok());
+  TFHOST_EXPECT_ERROR(PadBatch({x, y}), StatusCode::kInvalidArgument,
+                      "padded batch: feature 'name' is bytes in one row and float in another");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "data/example_json.h"
 #include "data/tfrecord_writer.h"
+#include "base/test_status.h"
 
 namespace tfhost::data::predict {
 namespace {
@@ -293,8 +294,7 @@ TEST(RunPredictTest, AnEngineErrorLeavesNoPartialOutputUnderAFinalName) {
     return HalfPlusTwoRun(in);
   };
   auto stats = RunPredict(HalfPlusTwo(), failing, o);
-  ASSERT_FALSE(stats.ok());
-  EXPECT_NE(stats.status().message().find("engine broke"), std::string::npos);
+  TFHOST_ASSERT_ERROR(stats, StatusCode::kInternal, "engine broke");
   EXPECT_NE(stats.status().message().find(o.inputs[2]), std::string::npos) << stats.status().message();
   EXPECT_TRUE(fs::exists(dir / "p-00000-of-00003"));
   EXPECT_TRUE(fs::exists(dir / "p-00001-of-00003"));
@@ -309,7 +309,8 @@ TEST(RunPredictTest, ABadRecordStopsTheJobNamingFileAndRecord) {
   std::ofstream(o.inputs[0]) << "{\"x\": 1.0}\n\n{\"x\": 2.0}\n{\"z\": 3.0}\n";
   o.output_prefix = dir / "p";
   auto stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
-  ASSERT_FALSE(stats.ok());
+  TFHOST_ASSERT_ERROR(stats, StatusCode::kInvalidArgument,
+                      "in.jsonl' line 4 (record 2) has no feature 'x' for signature input 'x' (float32 [?,1])");
   EXPECT_NE(stats.status().message().find("file '" + o.inputs[0] + "' line 4 (record 2) has no feature 'x'"),
             std::string::npos)
       << stats.status().message();

@@ -1,4 +1,5 @@
 #include "data/predict/work_plan.h"
+#include "base/test_status.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ TEST(ParseShardSpecTest, AcceptsIOverNAndRejectsOutOfRangeOrJunk) {
   EXPECT_EQ(s->count, 10);
   EXPECT_TRUE(ParseShardSpec("0/1").ok());
   for (const char* bad : {"10/10", "3", "/10", "3/", "-1/4", "a/b", "1/0", "1/2/3"}) {
-    EXPECT_FALSE(ParseShardSpec(bad).ok()) << bad;
+    TFHOST_EXPECT_ERROR(ParseShardSpec(bad), StatusCode::kInvalidArgument, "--shard '") << bad;
   }
 }
 
@@ -89,9 +90,9 @@ TEST(PlanWorkTest, SingleShardTakesEverythingAndAFileGivenTwiceIsRejected) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->units.size(), 3u);
   auto dup = PlanWork({"a", "b", "a"}, {}, "p", OutputFormat::kTFRecord);
-  ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.status().message().find("'a' is given twice"), std::string::npos) << dup.status().message();
-  EXPECT_FALSE(PlanWork({}, {}, "p", OutputFormat::kTFRecord).ok());
+  TFHOST_ASSERT_ERROR(dup, StatusCode::kInvalidArgument,
+                      "input file 'a' is given twice; its records would be predicted twice");
+  TFHOST_EXPECT_ERROR(PlanWork({}, {}, "p", OutputFormat::kTFRecord), StatusCode::kInvalidArgument, "no input files");
 }
 
 // As `data convert` names its shards (data::ShardName): ".gz" for GZIP, the

@@ -7,6 +7,7 @@
 
 #include "loaders/model_loader.h"
 #include "tensorflow/core/example/example.pb.h"
+#include "base/test_status.h"
 
 namespace tfhost::loaders {
 namespace {
@@ -54,7 +55,8 @@ TEST_F(DemoModelsTest, WritesVersionOneOfEveryModel) {
     EXPECT_TRUE(fs::is_regular_file(*dir_ / name / "1" / "saved_model.pb")) << name;
     EXPECT_TRUE(fs::is_regular_file(*dir_ / name / "1" / "variables" / "variables.index")) << name;
   }
-  EXPECT_FALSE(BuildDemoModel("resnet").ok());
+  TFHOST_EXPECT_ERROR(BuildDemoModel("resnet"), StatusCode::kNotFound,
+                      "no demo model 'resnet'; available: half_plus_two, mlp, cnn");
 }
 
 TEST_F(DemoModelsTest, HalfPlusTwoPredictsHalfXPlusTwo) {

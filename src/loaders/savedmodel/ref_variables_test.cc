@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/attrs.h"
+#include "base/test_status.h"
 
 namespace tfhost::loaders {
 namespace {
@@ -87,9 +88,7 @@ node { name: "v" op: "VariableV2" }
 node { name: "c" op: "Const" }
 node { name: "a" op: "Assign" input: "v" input: "c" })");
   auto n = RewriteRefVariables(g, nullptr);
-  ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.status().message().find("node 'v' (VariableV2): missing required attr 'dtype'"), std::string::npos)
-      << n.status().message();
+  TFHOST_ASSERT_ERROR(n, StatusCode::kInvalidArgument, "node 'v' (VariableV2): missing required attr 'dtype'");
 }
 
 }  // namespace

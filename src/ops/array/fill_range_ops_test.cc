@@ -1,4 +1,5 @@
 #include "ops/array/array_test_util.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops::array {
 namespace {
@@ -84,7 +85,8 @@ TEST(EmptyTest, AllocatesZerosOfTheShape) {
   auto out = RunSingleOp("Empty", {Tensor::FromVector<int32_t>({2, 0, 3})}, {{"dtype", MakeAttr(DType::kInt64)}});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ((*out)[0].shape(), Shape({2, 0, 3}));
-  EXPECT_FALSE(RunSingleOp("Empty", {Tensor::FromVector<int32_t>({-1})}, {{"dtype", MakeAttr(DType::kFloat)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Empty", {Tensor::FromVector<int32_t>({-1})}, {{"dtype", MakeAttr(DType::kFloat)}}), StatusCode::kInvalidArgument,
+                      "shape: dimension -1 is negative; expected a fully known shape");
 }
 
 }  // namespace

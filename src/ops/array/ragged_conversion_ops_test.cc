@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -43,7 +44,7 @@ TEST(RaggedTensorToSparseTest, InconsistentSplitsAreErrors) {
   // Last split 5 but 6 values; splits not starting at 0; decreasing splits.
   for (auto splits : {I64({0, 3, 5}), I64({1, 3, 6}), I64({0, 4, 3, 6})}) {
     auto out = RunSingleOp("RaggedTensorToSparse", {splits, I32({1, 2, 3, 4, 5, 6})}, ToSparseAttrs(1));
-    EXPECT_FALSE(out.ok()) << splits.DebugString();
+    TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "rt_nested splits[0]") << splits.DebugString();
   }
 }
 
@@ -101,12 +102,14 @@ TEST(RaggedVariantTest, UnbatchedScalarRoundTripAndWrongContentsAreErrors) {
   EXPECT_TRUE(TensorsEqual((*dec)[0], I64({0, 1, 3})));
   EXPECT_TRUE(TensorsEqual((*dec)[1], I32({7, 8, 9})));
   // Ranks that do not add up, the wrong Tvalues, and an unset variant.
-  EXPECT_FALSE(RunSingleOp("RaggedTensorFromVariant", {(*enc)[0]}, FromVariantAttrs(1, 2)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedTensorFromVariant", {(*enc)[0]}, FromVariantAttrs(1, 2)), StatusCode::kInvalidArgument,
+                      "output_ragged_rank (2) must equal input_ragged_rank (1) + the rank of encoded_ragged (0)");
   auto wrong_type = FromVariantAttrs(1, 1);
   wrong_type["Tvalues"] = MakeAttr(DType::kFloat);
-  EXPECT_FALSE(RunSingleOp("RaggedTensorFromVariant", {(*enc)[0]}, wrong_type).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedTensorFromVariant", {(*enc)[0]}, wrong_type), StatusCode::kInvalidArgument,
+                      "encoded_ragged element 0 holds values of dtype DT_INT32, expected Tvalues DT_FLOAT");
   auto empty = RunSingleOp("RaggedTensorFromVariant", {Tensor(DType::kVariant, Shape({1}))}, FromVariantAttrs(0, 1));
-  ASSERT_FALSE(empty.ok());
+  TFHOST_ASSERT_ERROR(empty, StatusCode::kInvalidArgument, "encoded_ragged element 0 does not hold a RaggedTensor");
   EXPECT_NE(empty.status().ToString().find("does not hold a RaggedTensor"), std::string::npos);
 }
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -110,13 +111,16 @@ TEST(RaggedGatherTest, GathersRowsOfOneAndTwoLevelRaggedTensors) {
 TEST(RaggedGatherTest, BadIndicesAndSplitsAreErrors) {
   Tensor splits = Tensor::FromVector<int64_t>({0, 2, 2, 5});
   Tensor values = Tensor::FromVector<float>({1, 2, 3, 4, 5});
-  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({3})}, GatherAttrs(1, 1)).ok());
-  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({-1})}, GatherAttrs(1, 1)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({3})}, GatherAttrs(1, 1)), StatusCode::kInvalidArgument,
+                      "indices[0] = 3 is not in [0, 3)");
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({-1})}, GatherAttrs(1, 1)), StatusCode::kInvalidArgument,
+                      "indices[0] = -1 is not in [0, 3)");
   EXPECT_FALSE(RunSingleOp("RaggedGather", {Tensor::FromVector<int64_t>({0, 3, 2, 5}), values,
                                             Tensor::FromVector<int32_t>({0})}, GatherAttrs(1, 1)).ok());
   EXPECT_FALSE(RunSingleOp("RaggedGather", {Tensor::FromVector<int64_t>({0, 2, 9}), values,
                                             Tensor::FromVector<int32_t>({1})}, GatherAttrs(1, 1)).ok());
-  EXPECT_FALSE(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({0})}, GatherAttrs(1, 2)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedGather", {splits, values, Tensor::FromVector<int32_t>({0})}, GatherAttrs(1, 2)), StatusCode::kInvalidArgument,
+                      "OUTPUT_RAGGED_RANK is 2 but indices of rank 1 into params of ragged rank 1 give 1");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -26,8 +27,10 @@ TEST(RollTest, ShiftsWrapAroundAndAddUpPerAxis) {
                          RollAttrs(DType::kInt32, DType::kInt64));
   ASSERT_TRUE(same.ok()) << same.status().ToString();
   EXPECT_TRUE(TensorsEqual((*same)[0], Tensor::FromVector<int32_t>({4, 0, 1, 2, 3, 9, 5, 6, 7, 8}, Shape({2, 5}))));
-  EXPECT_FALSE(RunSingleOp("Roll", {m, Tensor::FromVector<int32_t>({1}), Tensor::FromVector<int32_t>({0, 1})}, RollAttrs(DType::kInt32)).ok());
-  EXPECT_FALSE(RunSingleOp("Roll", {m, Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(2)}, RollAttrs(DType::kInt32)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Roll", {m, Tensor::FromVector<int32_t>({1}), Tensor::FromVector<int32_t>({0, 1})}, RollAttrs(DType::kInt32)), StatusCode::kInvalidArgument,
+                      "shift and axis must be scalars or vectors of the same length, got [1] and [2]");
+  TFHOST_EXPECT_ERROR(RunSingleOp("Roll", {m, Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(2)}, RollAttrs(DType::kInt32)), StatusCode::kInvalidArgument,
+                      "axis 2 is out of range; expected a value in [-2, 2) for rank 2");
 }
 
 TEST(ReverseSequenceTest, ReversesEachBatchPrefixAlongSeqDim) {
@@ -43,8 +46,10 @@ TEST(ReverseSequenceTest, ReversesEachBatchPrefixAlongSeqDim) {
                          {"T", MakeAttr(DType::kInt32)}});
   ASSERT_TRUE(tm.ok()) << tm.status().ToString();
   EXPECT_TRUE(TensorsEqual((*tm)[0], Tensor::FromVector<int32_t>({2, 30, 1, 20, 3, 10}, Shape({3, 2, 1}))));
-  EXPECT_FALSE(RunSingleOp("ReverseSequence", {x, Tensor::FromVector<int64_t>({5, 0, 1})}, {{"seq_dim", MakeAttr(1)}, {"T", MakeAttr(DType::kFloat)}}).ok());
-  EXPECT_FALSE(RunSingleOp("ReverseSequence", {x, Tensor::FromVector<int64_t>({1, 1})}, {{"seq_dim", MakeAttr(1)}, {"T", MakeAttr(DType::kFloat)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("ReverseSequence", {x, Tensor::FromVector<int64_t>({5, 0, 1})}, {{"seq_dim", MakeAttr(1)}, {"T", MakeAttr(DType::kFloat)}}), StatusCode::kInvalidArgument,
+                      "seq_lengths[0] = 5 is not in [0, 4]");
+  TFHOST_EXPECT_ERROR(RunSingleOp("ReverseSequence", {x, Tensor::FromVector<int64_t>({1, 1})}, {{"seq_dim", MakeAttr(1)}, {"T", MakeAttr(DType::kFloat)}}), StatusCode::kInvalidArgument,
+                      "seq_lengths must be a vector of length 3, got [2]");
 }
 
 }  // namespace

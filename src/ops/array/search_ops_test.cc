@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -45,7 +46,7 @@ TEST(SearchSortedTest, LowerAndUpperBoundPerRow) {
 TEST(SearchSortedTest, MismatchedBatchIsAnError) {
   auto out = RunSingleOp("LowerBound", {Tensor(DType::kFloat, Shape({2, 3})), Tensor(DType::kFloat, Shape({3, 1}))},
                          {{"T", MakeAttr(DType::kFloat)}});
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "Leading dim_size of both tensors must match: 2 vs 3");
 }
 
 }  // namespace

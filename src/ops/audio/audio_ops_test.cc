@@ -5,6 +5,7 @@
 
 #include "ops/audio/audio_ops.h"
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -60,14 +61,18 @@ TEST(DecodeWavTest, DesiredSamplesPadsAndDesiredChannelsDuplicatesMono) {
 
 TEST(DecodeWavTest, TruncatedOrNonPcmFilesAreErrors) {
   std::string wav = MakeWav({1, 2, 3}, 1, 8000);
-  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(wav.substr(0, wav.size() - 3))}).ok());
-  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar("RIFF")}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeWav", {Tensor::StringScalar(wav.substr(0, wav.size() - 3))}), StatusCode::kInvalidArgument,
+                      "WAV chunk 'data' at byte 48 claims 6 bytes but only 3 remain");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeWav", {Tensor::StringScalar("RIFF")}), StatusCode::kInvalidArgument,
+                      "WAV data does not start with a RIFF/WAVE header");
   std::string twelve_bit = wav;
   twelve_bit[34] = 12;  // bits per sample
-  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(twelve_bit)}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeWav", {Tensor::StringScalar(twelve_bit)}), StatusCode::kInvalidArgument,
+                      "WAV PCM has 12 bits per sample; supported are 8, 16, 24 and 32");
   std::string alaw = wav;
   alaw[20] = 6;  // audio format: A-law
-  EXPECT_FALSE(RunSingleOp("DecodeWav", {Tensor::StringScalar(alaw)}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeWav", {Tensor::StringScalar(alaw)}), StatusCode::kInvalidArgument,
+                      "WAV audio format is 6; supported are PCM (1) and IEEE float (3)");
 }
 
 // A WAV of `format` (1 PCM, 3 float, 0xFFFE extensible with `sub` as the
@@ -153,8 +158,10 @@ TEST(EncodeWavTest, WritesTensorFlowsHeaderAndRoundedClampedSamples) {
   // round(x * 32768) clamped to int16: 16384, -32768, 32767, NaN -> 0, 0, -8192.
   auto back = DecodeToFloats(wav);
   EXPECT_EQ(back, std::vector<float>({0.5f, -1, 32767 / 32768.0f, 0, 0, -0.25f}));
-  EXPECT_FALSE(RunSingleOp("EncodeWav", {Tensor::FromVector<float>({1}), Tensor::Scalar<int32_t>(8000)}).ok());
-  EXPECT_FALSE(RunSingleOp("EncodeWav", {audio, Tensor::Scalar<int32_t>(0)}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("EncodeWav", {Tensor::FromVector<float>({1}), Tensor::Scalar<int32_t>(8000)}), StatusCode::kInvalidArgument,
+                      "audio must be [samples, channels], got [1]");
+  TFHOST_EXPECT_ERROR(RunSingleOp("EncodeWav", {audio, Tensor::Scalar<int32_t>(0)}), StatusCode::kInvalidArgument,
+                      "sample_rate must be positive, got 0");
 }
 
 TEST(FftTest, MatchesDirectDft) {
@@ -218,7 +225,8 @@ TEST(MfccTest, BadParametersAreErrors) {
   Tensor spec(DType::kFloat, Shape({1, 1, 257}));
   EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
                            {{"dct_coefficient_count", MakeAttr(50)}}).ok());
-  EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(0)}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(0)}), StatusCode::kInvalidArgument,
+                      "Mfcc initialization failed: Sample rate must be positive.");
   EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
                            {{"lower_frequency_limit", MakeAttr(5000.0f)}}).ok());
 }
@@ -255,7 +263,8 @@ TEST(RfftTest, PowerOfTwoAndDirectLengthsAndInverse) {
   auto abs = RunSingleOp("ComplexAbs", {(*out)[0]});
   ASSERT_TRUE(abs.ok()) << abs.status().ToString();
   EXPECT_NEAR((*abs)[0].data<float>()[1], std::sqrt(8.0), 1e-5);
-  EXPECT_FALSE(RunSingleOp("RFFT", {Tensor::FromVector<float>({1}), Tensor::FromVector<int32_t>({-1})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RFFT", {Tensor::FromVector<float>({1}), Tensor::FromVector<int32_t>({-1})}), StatusCode::kInvalidArgument,
+                      "fft_length -1 is out of range");
 }
 
 TEST(ComplexOpsTest, ComplexRealImagAngleAndFftRoundTrip) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -44,7 +45,7 @@ TEST(CropAndResizeTest, BoxIndexOutOfRangeIsAnError) {
   auto out = RunSingleOp("CropAndResize", {Image(), Tensor::FromVector<float>({0, 0, 1, 1}, Shape({1, 4})),
                                            Tensor::FromVector<int32_t>({1}), Tensor::FromVector<int32_t>({2, 2})},
                          Attrs());
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "box_index[0] = 1 is outside [0, 1)");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -36,10 +37,12 @@ TEST(NonMaxSuppressionWithOverlapsTest, NonSquareOverlapsOrBadScoresAreErrors) {
   auto bad = RunSingleOp("NonMaxSuppressionWithOverlaps",
                          {Tensor(DType::kFloat, Shape({3, 2})), Tensor::FromVector<float>({1, 2, 3}),
                           Tensor::Scalar<int32_t>(3), Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("square"), std::string::npos) << bad.status().ToString();
-  EXPECT_FALSE(RunNms(Tensor::FromVector<float>({0.9f, 0.8f}), 3, 0.5f, 0.0f).ok());
-  EXPECT_FALSE(RunNms(Tensor::FromVector<float>({0.9f, 0.8f, 0.1f}), -1, 0.5f, 0.0f).ok());
+  TFHOST_ASSERT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "overlaps must be a square 2-D matrix [num_boxes, num_boxes], got shape [3,2]");
+  TFHOST_EXPECT_ERROR(RunNms(Tensor::FromVector<float>({0.9f, 0.8f}), 3, 0.5f, 0.0f), StatusCode::kInvalidArgument,
+                      "scores must be 1-D with 3 entries (one per overlaps row), got shape [2]");
+  TFHOST_EXPECT_ERROR(RunNms(Tensor::FromVector<float>({0.9f, 0.8f, 0.1f}), -1, 0.5f, 0.0f), StatusCode::kInvalidArgument,
+                      "max_output_size must be non-negative, got -1");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "checkpoint/test_util.h"
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -106,12 +107,12 @@ TEST(InitializeTableFromTextFileV2Test, BadNumberIsAnErrorNamingFileLineAndToken
   std::string path = WriteFile(dir, "vocab.tsv", "a\t1\nb\t2x\n");
   ResourceManager rm;
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt64, path, Indices(0, 1));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument, "vocab.tsv line 2: value \"2x\" is not a valid int64");
   EXPECT_TRUE(Contains(st, path + " line 2: value \"2x\" is not a valid int64")) << st.message();
 
   std::string big = WriteFile(dir, "big.tsv", "a\t3000000000\n");
   st = InitFromFile(rm, "t32", DType::kString, DType::kInt32, big, Indices(0, 1));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument, "big.tsv line 1: value \"3000000000\" is not a valid int32");
   EXPECT_TRUE(Contains(st, "line 1: value \"3000000000\" is not a valid int32")) << st.message();
 }
 
@@ -120,7 +121,8 @@ TEST(InitializeTableFromTextFileV2Test, EmptyLineIsAnError) {
   std::string path = WriteFile(dir, "vocab.txt", "a\n\nb\n");
   ResourceManager rm;
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt64, path, Indices(-2, -1));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument,
+                      "vocab.txt line 2 is empty; every line of a vocabulary file must hold an entry");
   EXPECT_TRUE(Contains(st, path + " line 2 is empty")) << st.message();
 }
 
@@ -129,7 +131,8 @@ TEST(InitializeTableFromTextFileV2Test, DuplicateWordIsAnErrorNamingTheLine) {
   std::string path = WriteFile(dir, "vocab.txt", "a\nb\na\n");
   ResourceManager rm;
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt64, path, Indices(-2, -1));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument,
+                      "vocab.txt line 3: key 'a' maps to 2 here but to 0 at entry 0; a hash table maps each key once");
   EXPECT_TRUE(Contains(st, path + " line 3: key 'a' maps to 2 here but to 0")) << st.message();
 }
 
@@ -146,7 +149,7 @@ TEST(InitializeTableFromTextFileV2Test, VocabSizeKeepsTheFirstLinesAndMustNotExc
 
   attrs["vocab_size"] = MakeAttr(int64_t{5});
   Status st = InitFromFile(rm, "five", DType::kString, DType::kInt64, path, attrs);
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument, "vocab.txt has 3 lines but vocab_size is 5");
   EXPECT_TRUE(Contains(st, path + " has 3 lines but vocab_size is 5")) << st.message();
 }
 
@@ -178,16 +181,18 @@ TEST(InitializeTableFromTextFileV2Test, IndicesMustSuitTheTableDTypes) {
   std::string path = WriteFile(dir, "vocab.txt", "a\n");
   ResourceManager rm;
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt32, path, Indices(-2, -1));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument,
+                      "value_index -1 (line number) needs int64 table values, not int32");
   EXPECT_TRUE(Contains(st, "value_index -1 (line number) needs int64 table values, not int32")) << st.message();
 
   st = InitFromFile(rm, "f", DType::kString, DType::kFloat, path, Indices(-1, -2));
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument,
+                      "key_index -1 (line number) needs int64 table keys, not string");
 
   ir::AttrMap attrs = Indices(-2, -1);
   attrs["delimiter"] = MakeAttr("::");
   st = InitFromFile(rm, "d", DType::kString, DType::kInt64, path, attrs);
-  ASSERT_FALSE(st.ok());
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument, "delimiter must be exactly one character, got \"::\"");
   EXPECT_TRUE(Contains(st, "delimiter must be exactly one character")) << st.message();
 }
 

@@ -126,7 +126,10 @@ StatusOr<std::vector<Instruction>> ParseProgram(const KernelContext& ctx, int nu
     for (int j = 0; j < 2; ++j) {
       const int64_t s = slots[j];
       if (j >= arity) {
-        if (s != -1) return ctx.Error("instruction " + std::to_string(k) + " (" + ops[k] + ") is unary; operand 2 must be -1");
+        if (s != -1) {
+          return ctx.Error("instruction " + std::to_string(k) + " (" + ops[k] + ") is unary; operand 1 must be -1, got " +
+                           std::to_string(s));
+        }
         continue;
       }
       if (s < 0 || s >= num_inputs + k) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -119,21 +120,30 @@ TEST(FusedElementwiseTest, RejectsMalformedPrograms) {
     std::vector<std::string> ops;
     std::vector<int64_t> operands;
     const char* why;
+    StatusCode code;
+    const char* culprit;
   } cases[] = {
-      {{"Neg", "Neg"}, {2, -1, 0, -1}, "reads a later instruction"},
-      {{"Neg"}, {0, 0}, "unary op with a second operand"},
-      {{"Add"}, {0, -1}, "binary op with one operand"},
-      {{"Frobnicate"}, {0, -1}, "unknown op"},
-      {{"Neg"}, {0}, "operands of the wrong length"},
-      {{"Neg"}, {-3, -1}, "negative slot"},
+      {{"Neg", "Neg"}, {2, -1, 0, -1}, "reads a later instruction", StatusCode::kInvalidArgument,
+       "instruction 0 operand 0 is slot 2, expected an input (< 1) or an earlier instruction (< 1)"},
+      {{"Neg"}, {0, 0}, "unary op with a second operand", StatusCode::kInvalidArgument,
+       "instruction 0 (Neg) is unary; operand 1 must be -1, got 0"},
+      {{"Add"}, {0, -1}, "binary op with one operand", StatusCode::kInvalidArgument,
+       "instruction 0 operand 1 is slot -1, expected an input (< 1) or an earlier instruction (< 1)"},
+      {{"Frobnicate"}, {0, -1}, "unknown op", StatusCode::kUnimplemented,
+       "instruction 0 op 'Frobnicate' is not a fusable element-wise op"},
+      {{"Neg"}, {0}, "operands of the wrong length", StatusCode::kInvalidArgument,
+       "operands must have 2 entries per instruction (2), got 1"},
+      {{"Neg"}, {-3, -1}, "negative slot", StatusCode::kInvalidArgument,
+       "instruction 0 operand 0 is slot -3, expected an input (< 1) or an earlier instruction (< 1)"},
   };
   for (const auto& c : cases) {
     auto out = RunSingleOp("_TfhostFusedElementwise", {x}, Program(c.ops, c.operands, 1));
-    EXPECT_FALSE(out.ok()) << c.why;
+    TFHOST_EXPECT_ERROR(out, c.code, c.culprit) << c.why;
   }
   // Inputs that do not broadcast together.
   auto bad = RunSingleOp("_TfhostFusedElementwise", {x, Values(Shape({3}), 1.f, 0.f)}, Program({"Add"}, {0, 1}, 2));
-  EXPECT_FALSE(bad.ok());
+  TFHOST_EXPECT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "inputs do not broadcast together: incompatible shapes for broadcasting: [4] and [3]");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -66,14 +67,16 @@ TEST(Conv3DBackpropInputV2Test, BadSizesAndFormatAreErrors) {
   Tensor dy(DType::kFloat, Shape({1, 2, 2, 2, 1}));
   auto four = RunSingleOp("Conv3DBackpropInputV2", {Tensor::FromVector<int32_t>({1, 2, 2, 2}), f, dy},
                           Attrs("VALID", {1, 1, 1, 1, 1}));
-  ASSERT_FALSE(four.ok());
-  EXPECT_NE(four.status().message().find("input_sizes"), std::string::npos) << four.status().ToString();
+  TFHOST_ASSERT_ERROR(four, StatusCode::kInvalidArgument,
+                      "input_sizes must be a vector of 5 sizes [N, D, H, W, C], got shape [4]");
   auto mismatch = RunSingleOp("Conv3DBackpropInputV2", {Tensor::FromVector<int32_t>({1, 3, 2, 2, 1}), f, dy},
                               Attrs("VALID", {1, 1, 1, 1, 1}));
-  EXPECT_FALSE(mismatch.ok());
+  TFHOST_EXPECT_ERROR(mismatch, StatusCode::kInvalidArgument,
+                      "out_backprop [1,2,2,2,1] does not match the forward Conv3D output for input_sizes [[1, 3, 2, 2, 1]]");
   ir::AttrMap ncdhw = Attrs("VALID", {1, 1, 1, 1, 1});
   ncdhw["data_format"] = MakeAttr("NCDHW");
-  EXPECT_FALSE(RunSingleOp("Conv3DBackpropInputV2", {Tensor::FromVector<int32_t>({1, 2, 2, 2, 1}), f, dy}, ncdhw).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Conv3DBackpropInputV2", {Tensor::FromVector<int32_t>({1, 2, 2, 2, 1}), f, dy}, ncdhw), StatusCode::kUnimplemented,
+                      "data_format NCDHW is not supported (NDHWC only)");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -25,7 +26,8 @@ TEST(Conv3DTest, OnesKernelSumsWindowsWithSamePadding) {
   ASSERT_EQ((*same)[0].shape(), Shape({1, 2, 2, 2, 1}));
   EXPECT_EQ((*same)[0].data<float>()[0], 36);
   EXPECT_EQ((*same)[0].data<float>()[7], 8);
-  EXPECT_FALSE(RunSingleOp("Conv3D", {x, ones}, Attrs("VALID", {1, 1, 1, 1})).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Conv3D", {x, ones}, Attrs("VALID", {1, 1, 1, 1})), StatusCode::kInvalidArgument,
+                      "strides must have 5 entries with 1 for batch and channels, got [1, 1, 1, 1]");
 }
 
 TEST(Pool3DTest, MaxAndAverageExcludePadding) {

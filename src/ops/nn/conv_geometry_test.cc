@@ -1,4 +1,5 @@
 #include "ops/nn/conv_geometry.h"
+#include "base/test_status.h"
 
 #include <gtest/gtest.h>
 
@@ -44,10 +45,14 @@ TEST(ComputeWindowDimTest, ExplicitAddsBothPads) {
 }
 
 TEST(ComputeWindowDimTest, RejectsNegativeOutputAndBadValues) {
-  EXPECT_FALSE(ComputeWindowDim(2, 5, 1, 1, Padding::kValid, 0, 0).ok());
-  EXPECT_FALSE(ComputeWindowDim(5, 2, 0, 1, Padding::kSame, 0, 0).ok());
-  EXPECT_FALSE(ComputeWindowDim(5, 2, 1, 0, Padding::kSame, 0, 0).ok());
-  EXPECT_FALSE(ComputeWindowDim(5, 0, 1, 1, Padding::kSame, 0, 0).ok());
+  TFHOST_EXPECT_ERROR(ComputeWindowDim(2, 5, 1, 1, Padding::kValid, 0, 0), StatusCode::kInvalidArgument,
+                      "window of effective size 5 does not fit input size 2 (computed output size would be negative)");
+  TFHOST_EXPECT_ERROR(ComputeWindowDim(5, 2, 0, 1, Padding::kSame, 0, 0), StatusCode::kInvalidArgument,
+                      "stride must be in [1, 2^24], got 0");
+  TFHOST_EXPECT_ERROR(ComputeWindowDim(5, 2, 1, 0, Padding::kSame, 0, 0), StatusCode::kInvalidArgument,
+                      "dilation must be in [1, 2^24], got 0");
+  TFHOST_EXPECT_ERROR(ComputeWindowDim(5, 0, 1, 1, Padding::kSame, 0, 0), StatusCode::kInvalidArgument,
+                      "window size must be in [1, 2^24], got 0");
 }
 
 TEST(MakeWindow2DTest, ReadsNchwOrderAndRejectsBatchStrides) {
@@ -62,8 +67,10 @@ TEST(MakeWindow2DTest, ReadsNchwOrderAndRejectsBatchStrides) {
   EXPECT_EQ(w->pad_bottom, 2);
   EXPECT_EQ(w->pad_left, 3);
   EXPECT_EQ(w->pad_right, 4);
-  EXPECT_FALSE(MakeWindow2D({2, 1, 1, 1}, "SAME", {}, "NHWC", {}, true).ok());
-  EXPECT_FALSE(MakeWindow2D({1, 1, 1, 1}, "EXPLICIT", {}, "NHWC", {}, false).ok());
+  TFHOST_EXPECT_ERROR(MakeWindow2D({2, 1, 1, 1}, "SAME", {}, "NHWC", {}, true), StatusCode::kUnimplemented,
+                      "strides in the batch and channel dimensions must be 1, got [2, 1, 1, 1]");
+  TFHOST_EXPECT_ERROR(MakeWindow2D({1, 1, 1, 1}, "EXPLICIT", {}, "NHWC", {}, false), StatusCode::kInvalidArgument,
+                      "padding must be SAME or VALID, got 'EXPLICIT'");
   EXPECT_EQ(MakeWindow2D({1, 1, 1, 1}, "SAME", {}, "NCHW_VECT_C", {}, true).status().code(),
             StatusCode::kUnimplemented);
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -57,7 +58,7 @@ TEST(ResizeBilinearTest, RejectsAlignCornersWithHalfPixelCentersAndBadSize) {
                           {{"T", MakeAttr(DType::kFloat)},
                            {"align_corners", MakeAttr(true)},
                            {"half_pixel_centers", MakeAttr(true)}});
-  EXPECT_FALSE(both.ok());
+  TFHOST_EXPECT_ERROR(both, StatusCode::kInvalidArgument, "align_corners and half_pixel_centers cannot both be true");
   EXPECT_FALSE(RunSingleOp("ResizeBilinear", {Image(), Size(0, 4)},
                            {{"T", MakeAttr(DType::kFloat)}}).ok());
   EXPECT_FALSE(RunSingleOp("ResizeBilinear", {Image(), Tensor::FromVector<int32_t>({4})},

@@ -2,6 +2,7 @@
 
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -94,15 +95,20 @@ TEST(AvgPoolTest, InputArgIsNamedValue) {
 }
 
 TEST(PoolTest, RejectsBadAttrs) {
-  EXPECT_FALSE(RunSingleOp("AvgPool", {Input3x3()}, PoolAttrs("EXPLICIT", 2, 2)).ok());
-  EXPECT_FALSE(RunSingleOp("MaxPool", {Input3x3()}, PoolAttrs("SOMETIMES", 2, 2)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("AvgPool", {Input3x3()}, PoolAttrs("EXPLICIT", 2, 2)), StatusCode::kInvalidArgument,
+                      "padding must be SAME or VALID, got 'EXPLICIT'");
+  TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, PoolAttrs("SOMETIMES", 2, 2)), StatusCode::kInvalidArgument,
+                      "padding must be SAME, VALID or EXPLICIT, got 'SOMETIMES'");
   auto attrs = PoolAttrs("VALID", 2, 1);
   attrs["ksize"] = MakeAttr(std::vector<int64_t>{1, 2, 2});
-  EXPECT_FALSE(RunSingleOp("MaxPool", {Input3x3()}, attrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, attrs), StatusCode::kInvalidArgument,
+                      "ksize must have 4 entries, got [1, 2, 2]");
   attrs["ksize"] = MakeAttr(std::vector<int64_t>{1, 2, 2, 2});
-  EXPECT_FALSE(RunSingleOp("MaxPool", {Input3x3()}, attrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, attrs), StatusCode::kUnimplemented,
+                      "pooling across the batch or channel dimension is not supported, ksize [1, 2, 2, 2]");
   const Tensor x3(DType::kFloat, Shape({3, 3, 1}));
-  EXPECT_FALSE(RunSingleOp("MaxPool", {x3}, PoolAttrs("VALID", 2, 1)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {x3}, PoolAttrs("VALID", 2, 1)), StatusCode::kInvalidArgument,
+                      "input must be 4-D, got shape [3,3,1]");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -57,32 +58,36 @@ TEST(DecodeCsvTest, MissingRequiredFieldIsAnError) {
   auto out = RunSingleOp("DecodeCSV", {Strings({"1,"}), Tensor::FromVector<int32_t>({0}),
                                        Tensor(DType::kInt32, Shape({0}))},
                          CsvAttrs({DType::kInt32, DType::kInt32}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("required"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "Field 1 is required but missing in record 0!");
 }
 
 TEST(DecodeCsvTest, WrongFieldCountIsAnError) {
   auto out = RunSingleOp("DecodeCSV", {Strings({"1,2,3"}), Tensor::FromVector<int32_t>({0}),
                                        Tensor::FromVector<int32_t>({0})},
                          CsvAttrs({DType::kInt32, DType::kInt32}));
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("Expect 2 fields but have 3"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "Expect 2 fields but have 3 in record 0");
 }
 
 TEST(DecodeCsvTest, MalformedNumbersAndQuotesAreErrors) {
   auto attrs = CsvAttrs({DType::kInt32});
-  EXPECT_FALSE(RunSingleOp("DecodeCSV", {Strings({"12x"}), Tensor::FromVector<int32_t>({0})}, attrs).ok());
-  EXPECT_FALSE(RunSingleOp("DecodeCSV", {Strings({"99999999999"}), Tensor::FromVector<int32_t>({0})}, attrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeCSV", {Strings({"12x"}), Tensor::FromVector<int32_t>({0})}, attrs), StatusCode::kInvalidArgument,
+                      "Field 0 in record 0 is not a valid int32: 12x");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeCSV", {Strings({"99999999999"}), Tensor::FromVector<int32_t>({0})}, attrs), StatusCode::kInvalidArgument,
+                      "Field 0 in record 0 is not a valid int32: 99999999999");
   auto sattrs = CsvAttrs({DType::kString});
-  EXPECT_FALSE(RunSingleOp("DecodeCSV", {Strings({"a\"b"}), Tensor::FromVector<std::string>({""})}, sattrs).ok());
-  EXPECT_FALSE(RunSingleOp("DecodeCSV", {Strings({"\"ab\"c"}), Tensor::FromVector<std::string>({""})}, sattrs).ok());
-  EXPECT_FALSE(RunSingleOp("DecodeCSV", {Strings({"\"abc"}), Tensor::FromVector<std::string>({""})}, sattrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeCSV", {Strings({"a\"b"}), Tensor::FromVector<std::string>({""})}, sattrs), StatusCode::kInvalidArgument,
+                      "Unquoted fields cannot have quotes inside in record 0");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeCSV", {Strings({"\"ab\"c"}), Tensor::FromVector<std::string>({""})}, sattrs), StatusCode::kInvalidArgument,
+                      "Quote inside a string has to be escaped by another quote in record 0");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeCSV", {Strings({"\"abc"}), Tensor::FromVector<std::string>({""})}, sattrs), StatusCode::kInvalidArgument,
+                      "Quoted field has to end with quote followed by delim or end in record 0");
 }
 
 TEST(DecodeCsvTest, DefaultOfTwoElementsIsAnError) {
   auto out = RunSingleOp("DecodeCSV", {Strings({"1"}), Tensor::FromVector<int32_t>({0, 1})},
                          CsvAttrs({DType::kInt32}));
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument,
+                      "record_defaults[0] must have at most one element, got shape [2]");
 }
 
 }  // namespace

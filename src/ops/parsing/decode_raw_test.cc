@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -20,8 +21,10 @@ TEST(DecodeRawTest, ReinterpretsBytesInEitherByteOrder) {
   EXPECT_TRUE(TensorsEqual((*u8)[0], Tensor::FromVector<uint8_t>({65, 66})));
   // Unequal lengths or a length that is not a multiple of the element size.
   bytes.strings()[1] = "abc";
-  EXPECT_FALSE(RunSingleOp("DecodeRaw", {bytes}, {{"out_type", MakeAttr(DType::kUInt8)}}).ok());
-  EXPECT_FALSE(RunSingleOp("DecodeRaw", {Tensor::StringScalar("abc")}, {{"out_type", MakeAttr(DType::kInt16)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeRaw", {bytes}, {{"out_type", MakeAttr(DType::kUInt8)}}), StatusCode::kInvalidArgument,
+                      "DecodeRaw requires input strings to all be the same size, but element 1 has size 3 != 4");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeRaw", {Tensor::StringScalar("abc")}, {{"out_type", MakeAttr(DType::kInt16)}}), StatusCode::kInvalidArgument,
+                      "Input to DecodeRaw has length 3 that is not a multiple of 2, the size of int16");
 }
 
 }  // namespace

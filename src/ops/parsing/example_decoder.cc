@@ -209,6 +209,11 @@ Status CountFloatList(std::string_view body, int64_t* count) {
       });
 }
 
+// A feature of the wrong kind: says what it holds and what the caller wanted.
+Status WrongKind(FeatureKind have, const char* want) {
+  return InvalidArgument(std::string("feature holds ") + FeatureKindName(have) + " values, expected " + want);
+}
+
 }  // namespace
 
 const char* FeatureKindName(FeatureKind kind) {
@@ -251,21 +256,21 @@ StatusOr<int64_t> FeatureValues::Count() const {
 
 Status FeatureValues::AppendFloats(std::vector<float>* out) const {
   if (kind_ == FeatureKind::kNone) return OkStatus();
-  if (kind_ != FeatureKind::kFloat) return InvalidArgument("feature is not a float list");
+  if (kind_ != FeatureKind::kFloat) return WrongKind(kind_, "a float list");
   return ForEachPiece(
       [&](std::string_view p) { return WalkFloatList(p, [&](float v) { out->push_back(v); }); });
 }
 
 Status FeatureValues::AppendInt64s(std::vector<int64_t>* out) const {
   if (kind_ == FeatureKind::kNone) return OkStatus();
-  if (kind_ != FeatureKind::kInt64) return InvalidArgument("feature is not an int64 list");
+  if (kind_ != FeatureKind::kInt64) return WrongKind(kind_, "an int64 list");
   return ForEachPiece(
       [&](std::string_view p) { return WalkInt64List(p, [&](int64_t v) { out->push_back(v); }); });
 }
 
 Status FeatureValues::AppendBytes(std::vector<std::string_view>* out) const {
   if (kind_ == FeatureKind::kNone) return OkStatus();
-  if (kind_ != FeatureKind::kBytes) return InvalidArgument("feature is not a bytes list");
+  if (kind_ != FeatureKind::kBytes) return WrongKind(kind_, "a bytes list");
   return ForEachPiece([&](std::string_view p) {
     return WalkBytesList(p, [&](std::string_view v) { out->push_back(v); });
   });
@@ -292,7 +297,7 @@ Status CopyExactly(const char* what, int64_t n, WalkAll walk_all, Store store) {
 
 Status FeatureValues::CopyFloats(float* out, int64_t n) const {
   if (kind_ != FeatureKind::kFloat && kind_ != FeatureKind::kNone) {
-    return InvalidArgument("feature is not a float list");
+    return WrongKind(kind_, "a float list");
   }
   return CopyExactly(
       "float", n,
@@ -304,7 +309,7 @@ Status FeatureValues::CopyFloats(float* out, int64_t n) const {
 
 Status FeatureValues::CopyInt64s(int64_t* out, int64_t n) const {
   if (kind_ != FeatureKind::kInt64 && kind_ != FeatureKind::kNone) {
-    return InvalidArgument("feature is not an int64 list");
+    return WrongKind(kind_, "an int64 list");
   }
   return CopyExactly(
       "int64", n,
@@ -316,7 +321,7 @@ Status FeatureValues::CopyInt64s(int64_t* out, int64_t n) const {
 
 Status FeatureValues::CopyBytes(std::string* out, int64_t n) const {
   if (kind_ != FeatureKind::kBytes && kind_ != FeatureKind::kNone) {
-    return InvalidArgument("feature is not a bytes list");
+    return WrongKind(kind_, "a bytes list");
   }
   return CopyExactly(
       "bytes", n,

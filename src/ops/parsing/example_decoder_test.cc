@@ -6,6 +6,7 @@
 #include <random>
 
 #include "tensorflow/core/example/example.pb.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops::parsing {
 namespace {
@@ -159,24 +160,26 @@ TEST(ExampleDecoderTest, CopyRefusesWrongCountOrKind) {
   std::string bytes = HandmadeExample().SerializeAsString();  // the views point into it
   auto got = DecodeToMap(bytes);
   std::vector<float> buf(1);
-  EXPECT_FALSE(got["many_floats"].CopyFloats(buf.data(), 1).ok());  // 100 values, room for 1
+  TFHOST_EXPECT_ERROR(got["many_floats"].CopyFloats(buf.data(), 1), StatusCode::kInvalidArgument,
+                      "feature holds 100 float values, expected 1");  // 100 values, room for 1
   EXPECT_TRUE(got["x"].CopyFloats(buf.data(), 1).ok());
   EXPECT_EQ(buf[0], 2.0f);
   std::vector<int64_t> ibuf(1);
-  EXPECT_FALSE(got["x"].CopyInt64s(ibuf.data(), 1).ok());
+  TFHOST_EXPECT_ERROR(got["x"].CopyInt64s(ibuf.data(), 1), StatusCode::kInvalidArgument,
+                      "feature holds float values, expected an int64 list");
 }
 
 TEST(ExampleDecoderTest, MalformedBytesFailWithExampleIndexAndNeverCrash) {
   std::string good = HandmadeExample().SerializeAsString();
   std::vector<DecodedFeature> features;
   Status s = DecodeExample(good.substr(0, good.size() - 3), 7, &features);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("index 7"), std::string::npos) << s.message();
+  TFHOST_ASSERT_ERROR(s, StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 7: malformed Example");
 
   // A packed float run whose length is not a multiple of 4.
   std::string bad_floats = Len(1, Entry("f", Len(2, Len(1, "abc"))));
   ASSERT_TRUE(DecodeExample(bad_floats, 0, &features).ok());  // lists decode lazily
-  EXPECT_FALSE(features[0].values.Count().ok());
+  TFHOST_EXPECT_ERROR(features[0].values.Count(), StatusCode::kInvalidArgument, "malformed FloatList in a Feature");
 
   // Every truncation and single-byte corruption of a valid example either
   // decodes or fails cleanly (run under ASan to check the "never crash" part).
@@ -205,11 +208,16 @@ TEST(ExampleDecoderTest, MalformedBytesFailWithExampleIndexAndNeverCrash) {
 
 TEST(ExampleDecoderTest, RejectsBadTagsAndOverlongVarints) {
   std::vector<DecodedFeature> features;
-  EXPECT_FALSE(DecodeExample(std::string("\x00", 1), 0, &features).ok());  // field 0
-  EXPECT_FALSE(DecodeExample(Tag(1, 7), 0, &features).ok());              // wire type 7
-  EXPECT_FALSE(DecodeExample(Tag(2, 4), 0, &features).ok());              // stray end-group
-  EXPECT_FALSE(DecodeExample(std::string(11, '\xff'), 0, &features).ok());
-  EXPECT_FALSE(DecodeExample(Tag(1, 2) + Varint(1000) + "short", 0, &features).ok());
+  TFHOST_EXPECT_ERROR(DecodeExample(std::string("\x00", 1), 0, &features), StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");  // field 0
+  TFHOST_EXPECT_ERROR(DecodeExample(Tag(1, 7), 0, &features), StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");              // wire type 7
+  TFHOST_EXPECT_ERROR(DecodeExample(Tag(2, 4), 0, &features), StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");              // stray end-group
+  TFHOST_EXPECT_ERROR(DecodeExample(std::string(11, '\xff'), 0, &features), StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");
+  TFHOST_EXPECT_ERROR(DecodeExample(Tag(1, 2) + Varint(1000) + "short", 0, &features), StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");
 }
 
 }  // namespace

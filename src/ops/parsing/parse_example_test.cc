@@ -4,6 +4,7 @@
 
 #include "ops/run_single_op.h"
 #include "tensorflow/core/example/example.pb.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -84,7 +85,8 @@ TEST(ParseExampleTest, MissingDenseFeatureTakesDefault) {
 TEST(ParseExampleTest, MissingRequiredDenseFeatureIsAnError) {
   std::string ex = ExampleBuilder().Floats("y", {1.0f}).Serialize();
   auto out = ParseDense({ex}, {"x"}, {EmptyFloats()}, {{1}});
-  ASSERT_FALSE(out.ok());
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "Name: <unknown>, Feature: x (data type: float) is required but could not be found.");
   EXPECT_NE(out.status().message().find(
                 "Feature: x (data type: float) is required but could not be found."),
             std::string::npos)
@@ -95,7 +97,8 @@ TEST(ParseExampleTest, WrongValueCountNamesKeyAndIndex) {
   std::string ok = ExampleBuilder().Floats("x", {1.0f, 2.0f}).Serialize();
   std::string bad = ExampleBuilder().Floats("x", {1.0f, 2.0f, 3.0f}).Serialize();
   auto out = ParseDense({ok, bad}, {"x"}, {EmptyFloats()}, {{2}});
-  ASSERT_FALSE(out.ok());
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "Name: <unknown>, Key: x, Index: 1.  Can't parse serialized Example: number of float values !=");
   const std::string& m = out.status().message();
   EXPECT_NE(m.find("Key: x, Index: 1"), std::string::npos) << m;
   EXPECT_NE(m.find("Can't parse serialized Example"), std::string::npos) << m;
@@ -104,18 +107,19 @@ TEST(ParseExampleTest, WrongValueCountNamesKeyAndIndex) {
 TEST(ParseExampleTest, WrongFeatureTypeIsAnError) {
   std::string ex = ExampleBuilder().Ints("x", {1}).Serialize();
   auto out = ParseDense({ex}, {"x"}, {EmptyFloats()}, {{1}});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("Data types don't match"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "Name: <unknown>, Key: x, Index: 0.  Data types don't match. Data type: int64 but expected type:");
 }
 
 TEST(ParseExampleTest, CorruptSerializedBytesFailWithIndex) {
   std::string good = ExampleBuilder().Floats("x", {1.0f}).Serialize();
   std::string corrupt = good.substr(0, good.size() - 2);
   auto out = ParseDense({good, corrupt}, {"x"}, {EmptyFloats()}, {{1}});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("index 1"), std::string::npos) << out.status().message();
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 1: malformed Example");
   auto garbage = ParseDense({std::string("\xff\xff\xff", 3)}, {"x"}, {EmptyFloats()}, {{1}});
-  EXPECT_FALSE(garbage.ok());
+  TFHOST_EXPECT_ERROR(garbage, StatusCode::kInvalidArgument,
+                      "could not parse serialized tf.train.Example at index 0: malformed Example");
 }
 
 TEST(ParseExampleTest, DenseInt64StringAndMultiDimShapes) {
@@ -139,7 +143,8 @@ TEST(ParseExampleTest, VariableLengthDenseIsPaddedWithDefault) {
                                                                 Shape({3, 2, 2}))));
   // 3 values do not fill whole rows of 2.
   std::string odd = ExampleBuilder().Floats("v", {1, 2, 3}).Serialize();
-  EXPECT_FALSE(ParseDense({odd}, {"v"}, {Tensor::Scalar<float>(0.0f)}, {{-1, 2}}).ok());
+  TFHOST_EXPECT_ERROR(ParseDense({odd}, {"v"}, {Tensor::Scalar<float>(0.0f)}, {{-1, 2}}), StatusCode::kInvalidArgument,
+                      "Name: <unknown>, Key: v, Index: 0.  Number of float values is not a multiple of stride length. Saw");
 }
 
 TEST(ParseExampleTest, SparseFeaturesGiveIndicesValuesAndShapeForBatchOfThree) {
@@ -173,8 +178,8 @@ TEST(ParseExampleTest, ErrorsNameTheExampleWhenNamesAreGiven) {
                           {"sparse_types", MakeAttr(std::vector<DType>{})},
                           {"Tdense", MakeAttr(std::vector<DType>{DType::kFloat})},
                           {"dense_shapes", ShapesAttr({{1}})}});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("Name: request-7"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "Name: request-7, Key: x, Index: 0.  Can't parse serialized Example: number of float values !=");
 }
 
 ir::AttrMap V2Attrs(std::vector<DType> tdense, std::vector<std::vector<int64_t>> shapes,
@@ -223,7 +228,8 @@ TEST(ParseExampleV2Test, KeyCountMustMatchAttrs) {
   std::vector<Tensor> inputs{Strings({""}), Tensor(DType::kString, Shape({0})), Strings({}),
                              Strings({"x", "y"}), Strings({}), EmptyFloats()};
   auto out = RunSingleOp("ParseExampleV2", inputs, V2Attrs({DType::kFloat}, {{1}}, {}, {}, {}));
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument,
+                      "dense_keys must be a string vector of 1 keys, got string[2] {, ...}");
 }
 
 TEST(ParseSingleExampleTest, ParsesOneExampleWithoutBatchDim) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -29,8 +30,10 @@ TEST(SegmentOpsTest, SortedSegmentsReduceRowsAndEmptySegmentsAreZero) {
   auto mean = RunSingleOp("SegmentMean", {Tensor::FromVector<float>({1, 2, 6}), Tensor::FromVector<int32_t>({0, 0, 0})}, Seg(DType::kFloat));
   ASSERT_TRUE(mean.ok());
   EXPECT_TRUE(TensorsEqual((*mean)[0], Tensor::FromVector<float>({3})));
-  EXPECT_FALSE(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({1, 0})}, Seg(DType::kFloat)).ok());  // unsorted
-  EXPECT_FALSE(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({-1, 0})}, Seg(DType::kFloat)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({1, 0})}, Seg(DType::kFloat)), StatusCode::kInvalidArgument,
+                      "segment ids are not increasing at index 1");  // unsorted
+  TFHOST_EXPECT_ERROR(RunSingleOp("SegmentSum", {x, Tensor::FromVector<int32_t>({-1, 0})}, Seg(DType::kFloat)), StatusCode::kInvalidArgument,
+                      "segment id -1 at index 0 is negative");
 }
 
 TEST(UnsortedSegmentOpsTest, AnyOrderDropsNegativeIdsAndFillsEmptyWithLimits) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -56,7 +57,8 @@ TEST(RaggedBincountTest, CountsPerRaggedRowWithEmptyRows) {
   auto bad = RunSingleOp("RaggedBincount", {I64({0, 3, 5}), I32({1, 1, 2, 3}), Tensor::Scalar<int32_t>(3),
                                             Tensor(DType::kInt64, Shape({0}))},
                          Attrs(DType::kInt64));
-  ASSERT_FALSE(bad.ok());
+  TFHOST_ASSERT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "splits must end with the number of values, got 5 instead of 4");
   EXPECT_NE(bad.status().ToString().find("number of values"), std::string::npos);
 }
 

@@ -2,6 +2,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/sparse/sparse_ops.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -134,15 +135,18 @@ TEST(SparseCrossV2Test, MixesIntegerSparseWithDenseStringsUsingSep) {
 TEST(SparseCrossTest, MalformedInputsAreErrors) {
   // Batch sizes disagree.
   std::vector<Sparse> in = {StringRows({{"a"}}, 10), StringRows({{"b"}}, 7)};
-  EXPECT_FALSE(Cross(in, false, 0, 0).ok());
+  TFHOST_EXPECT_ERROR(Cross(in, false, 0, 0), StatusCode::kInvalidArgument,
+                      "Expected batch size 10, got 7 in sparse input 1");
   // A row index outside the batch.
   Sparse bad = StringRows({{"a"}}, 1);
   bad.indices = Tensor::FromVector<int64_t>({5, 0}, Shape({1, 2}));
-  EXPECT_FALSE(Cross({bad}, false, 0, 0).ok());
+  TFHOST_EXPECT_ERROR(Cross({bad}, false, 0, 0), StatusCode::kInvalidArgument,
+                      "indices[0][0] has row 5, outside the batch of 1");
   // A 1-D sparse input.
   Sparse one_d = StringRows({{"a"}});
   one_d.shape = Tensor::FromVector<int64_t>({1});
-  EXPECT_FALSE(Cross({one_d}, false, 0, 0).ok());
+  TFHOST_EXPECT_ERROR(Cross({one_d}, false, 0, 0), StatusCode::kInvalidArgument,
+                      "Expected D2 of index to be 2: sparse input 0 has rank 1, only 2-D inputs can be crossed");
 }
 
 TEST(FingerprintCat64Test, OrderMatters) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -29,9 +30,12 @@ TEST(SparseSparseMinMaxTest, UnsortedRepeatedOrMismatchedInputsAreErrors) {
   auto run = [](Tensor ai, Tensor as, Tensor bs) {
     return RunSingleOp("SparseSparseMaximum", {ai, F({1, 2}), as, I64({0}, Shape({1, 1})), F({1}), bs}, TAttr());
   };
-  EXPECT_FALSE(run(I64({2, 1}, Shape({2, 1})), I64({3}), I64({3})).ok());
-  EXPECT_FALSE(run(I64({1, 1}, Shape({2, 1})), I64({3}), I64({3})).ok());
-  EXPECT_FALSE(run(I64({0, 1}, Shape({2, 1})), I64({3}), I64({4})).ok());
+  TFHOST_EXPECT_ERROR(run(I64({2, 1}, Shape({2, 1})), I64({3}), I64({3})), StatusCode::kInvalidArgument,
+                      "a indices must be in row-major order without repeats (use tf.sparse.reorder): entry 1 does not come");
+  TFHOST_EXPECT_ERROR(run(I64({1, 1}, Shape({2, 1})), I64({3}), I64({3})), StatusCode::kInvalidArgument,
+                      "a indices must be in row-major order without repeats (use tf.sparse.reorder): entry 1 does not come");
+  TFHOST_EXPECT_ERROR(run(I64({0, 1}, Shape({2, 1})), I64({3}), I64({4})), StatusCode::kInvalidArgument,
+                      "operands do not have the same shape: a_shape [3], b_shape [4]");
   EXPECT_TRUE(run(I64({0, 1}, Shape({2, 1})), I64({3}), I64({3})).ok());
 }
 
@@ -48,7 +52,8 @@ TEST(SparseSoftmaxTest, SoftmaxPerRowOverStoredEntriesOnly) {
   EXPECT_NEAR(v[1], 0.5f, 1e-6);
   EXPECT_NEAR(v[2], 0.25f, 1e-6);
   EXPECT_NEAR(v[3], 0.5f, 1e-6);
-  EXPECT_FALSE(RunSingleOp("SparseSoftmax", {I64({0, 1}, Shape({2, 1})), F({1, 2}), I64({3})}, TAttr()).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseSoftmax", {I64({0, 1}, Shape({2, 1})), F({1, 2}), I64({3})}, TAttr()), StatusCode::kInvalidArgument,
+                      "sp_indices must have rank >= 2 (a softmax over the last dim), got rank 1");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -35,7 +36,8 @@ TEST(SparseTensorDenseMatMulTest, InnerMismatchAndOutOfBoundsIndexAreErrors) {
                            {{"T", MakeAttr(DType::kFloat)}}).ok());
   auto in = Inputs(Tensor(DType::kFloat, Shape({3, 2})));
   in[0].data<int64_t>()[1] = 9;
-  EXPECT_FALSE(RunSingleOp("SparseTensorDenseMatMul", in, {{"T", MakeAttr(DType::kFloat)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseTensorDenseMatMul", in, {{"T", MakeAttr(DType::kFloat)}}), StatusCode::kInvalidArgument,
+                      "a_indices[0] = [0, 9] is out of bounds of [2, 3]");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -26,11 +27,13 @@ TEST(SparseReorderTest, SortsRowMajorAndKeepsTiesInInputOrder) {
 
 TEST(SparseReorderTest, OutOfBoundsIndexAndMismatchedValuesAreErrors) {
   auto bad = RunSingleOp("SparseReorder", {I64({0, 3}, Shape({1, 2})), F({1}), I64({2, 3})}, TAttr(DType::kFloat));
-  ASSERT_FALSE(bad.ok());
+  TFHOST_ASSERT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "input indices[0, 1] = 3 is out of bounds: need 0 <= index < 3");
   EXPECT_NE(bad.status().ToString().find("out of bounds"), std::string::npos) << bad.status().ToString();
   EXPECT_FALSE(
       RunSingleOp("SparseReorder", {I64({0, 1}, Shape({1, 2})), F({1, 2}), I64({2, 3})}, TAttr(DType::kFloat)).ok());
-  EXPECT_FALSE(RunSingleOp("SparseReorder", {I64({0, 1}, Shape({1, 2})), F({1}), I64({2})}, TAttr(DType::kFloat)).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseReorder", {I64({0, 1}, Shape({1, 2})), F({1}), I64({2})}, TAttr(DType::kFloat)), StatusCode::kInvalidArgument,
+                      "input indices have 2 columns but dense_shape has 1 entries");
 }
 
 // tf.sparse.slice's docstring: input shape [2, 6] with
@@ -111,7 +114,8 @@ TEST(SparseSplitTest, NegativeSplitDimAndTooManySplits) {
   auto bad = RunSingleOp("SparseSplit", {Tensor::Scalar<int64_t>(0), I64({0, 0, 1, 1}, Shape({2, 2})), F({1, 2}),
                                          I64({2, 2})},
                          attrs);
-  EXPECT_FALSE(bad.ok());
+  TFHOST_EXPECT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "num_split must be between 1 and the size of dim 0 (2), got 3");
 }
 
 TEST(SparseConcatTest, MatchesTensorFlowDocstringExampleInRowMajorOrder) {
@@ -143,7 +147,8 @@ TEST(SparseConcatTest, NegativeConcatDimAndMismatchedShapes) {
   auto bad = RunSingleOp("SparseConcat",
                          {I64({0, 1}, Shape({1, 2})), I64({0, 0}, Shape({1, 2})), F({1}), F({2}), I64({1, 2}), I64({2, 3})},
                          attrs);
-  ASSERT_FALSE(bad.ok());
+  TFHOST_ASSERT_ERROR(bad, StatusCode::kInvalidArgument,
+                      "input 1 has dense_shape [2, 3] but input 0 has [1, 2]: all dims but concat_dim 0 must agree");
   EXPECT_NE(bad.status().ToString().find("must agree"), std::string::npos) << bad.status().ToString();
 }
 

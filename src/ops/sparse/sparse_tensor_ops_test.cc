@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -29,9 +30,12 @@ TEST(SparseToDenseTest, OneDimIndicesAndScalarValueAsTfOneHot) {
 
 TEST(SparseToDenseTest, OutOfBoundsUnsortedAndRepeatedIndicesAreErrors) {
   auto attrs = ToDenseAttrs(DType::kFloat, DType::kInt64);
-  EXPECT_FALSE(RunSingleOp("SparseToDense", {I64({5}), I64({5}), F({1}), Tensor::Scalar(0.f)}, attrs).ok());
-  EXPECT_FALSE(RunSingleOp("SparseToDense", {I64({3, 1}), I64({5}), F({1, 2}), Tensor::Scalar(0.f)}, attrs).ok());
-  EXPECT_FALSE(RunSingleOp("SparseToDense", {I64({1, 1}), I64({5}), F({1, 2}), Tensor::Scalar(0.f)}, attrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseToDense", {I64({5}), I64({5}), F({1}), Tensor::Scalar(0.f)}, attrs), StatusCode::kInvalidArgument,
+                      "sparse_indices[0] is out of bounds of output_shape [5]");
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseToDense", {I64({3, 1}), I64({5}), F({1, 2}), Tensor::Scalar(0.f)}, attrs), StatusCode::kInvalidArgument,
+                      "sparse_indices[1] is out of order");
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseToDense", {I64({1, 1}), I64({5}), F({1, 2}), Tensor::Scalar(0.f)}, attrs), StatusCode::kInvalidArgument,
+                      "sparse_indices[1] is repeated");
   auto lax = attrs;
   lax["validate_indices"] = MakeAttr(false);
   auto out = RunSingleOp("SparseToDense", {I64({3, 1}), I64({5}), F({1, 2}), Tensor::Scalar(0.f)}, lax);
@@ -61,7 +65,7 @@ TEST(SparseFillEmptyRowsTest, EmptyInputFillsEveryRowAndBadRowIsAnError) {
   EXPECT_EQ((*out)[3].NumElements(), 0);
   auto bad = RunSingleOp("SparseFillEmptyRows", {I64({7, 0}, Shape({1, 2})), F({1}), I64({2, 3}), Tensor::Scalar(0.f)},
                          {{"T", MakeAttr(DType::kFloat)}});
-  EXPECT_FALSE(bad.ok());
+  TFHOST_EXPECT_ERROR(bad, StatusCode::kInvalidArgument, "indices(0, 0) is invalid: 7 is not in [0, 2)");
 }
 
 TEST(SparseReshapeTest, RelinearizesIndicesAndResolvesMinusOne) {
@@ -73,9 +77,12 @@ TEST(SparseReshapeTest, RelinearizesIndicesAndResolvesMinusOne) {
 }
 
 TEST(SparseReshapeTest, MismatchedSizesAndTwoUnknownsAreErrors) {
-  EXPECT_FALSE(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({4, 2})}).ok());
-  EXPECT_FALSE(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({-1, -1})}).ok());
-  EXPECT_FALSE(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({4, -1})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({4, 2})}), StatusCode::kInvalidArgument,
+                      "Input to reshape is a tensor with 6 dense values, but the requested shape has 8");
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({-1, -1})}), StatusCode::kInvalidArgument,
+                      "only one output dimension may be -1, not both 0 and 1");
+  TFHOST_EXPECT_ERROR(RunSingleOp("SparseReshape", {I64({0, 1}, Shape({1, 2})), I64({2, 3}), I64({4, -1})}), StatusCode::kInvalidArgument,
+                      "Input to reshape is a SparseTensor with 6 dense values, but the requested shape requires a multiple");
 }
 
 }  // namespace

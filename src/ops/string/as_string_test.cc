@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -49,11 +50,16 @@ TEST(AsStringTest, BoolsAndIntegers) {
 
 TEST(AsStringTest, RejectsBadAttrCombinations) {
   Tensor f = Tensor::FromVector<float>({1});
-  EXPECT_FALSE(RunSingleOp("AsString", {f}, {{"scientific", MakeAttr(true)}, {"shortest", MakeAttr(true)}}).ok());
-  EXPECT_FALSE(RunSingleOp("AsString", {f}, {{"fill", MakeAttr("x")}}).ok());
-  EXPECT_FALSE(RunSingleOp("AsString", {f}, {{"fill", MakeAttr("00")}}).ok());
-  EXPECT_FALSE(RunSingleOp("AsString", {Tensor::FromVector<int32_t>({1})}, {{"precision", MakeAttr(2)}}).ok());
-  EXPECT_FALSE(RunSingleOp("AsString", {f}, {{"width", MakeAttr(1 << 30)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("AsString", {f}, {{"scientific", MakeAttr(true)}, {"shortest", MakeAttr(true)}}), StatusCode::kInvalidArgument,
+                      "Cannot select both scientific and shortest notation");
+  TFHOST_EXPECT_ERROR(RunSingleOp("AsString", {f}, {{"fill", MakeAttr("x")}}), StatusCode::kInvalidArgument,
+                      "Fill argument not supported: \"x\"");
+  TFHOST_EXPECT_ERROR(RunSingleOp("AsString", {f}, {{"fill", MakeAttr("00")}}), StatusCode::kInvalidArgument,
+                      "Fill string must be one or fewer characters, got '00'");
+  TFHOST_EXPECT_ERROR(RunSingleOp("AsString", {Tensor::FromVector<int32_t>({1})}, {{"precision", MakeAttr(2)}}), StatusCode::kInvalidArgument,
+                      "precision, scientific and shortest apply only to floating-point input, got DT_INT32");
+  TFHOST_EXPECT_ERROR(RunSingleOp("AsString", {f}, {{"width", MakeAttr(1 << 30)}}), StatusCode::kInvalidArgument,
+                      "width and precision must be at most 4096");
 }
 
 TEST(StringToNumberTest, ParsesFloatsAndIntsWithWhitespace) {
@@ -70,13 +76,14 @@ TEST(StringToNumberTest, ParsesFloatsAndIntsWithWhitespace) {
 
 TEST(StringToNumberTest, BadTextIsAnErrorNamingTheValue) {
   auto out = RunSingleOp("StringToNumber", {Strings({"12", "12abc"})});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("12abc"), std::string::npos);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "StringToNumberOp could not correctly convert string: 12abc (index 1, as float32)");
   EXPECT_FALSE(RunSingleOp("StringToNumber", {Strings({"3000000000"})},
                            {{"out_type", MakeAttr(DType::kInt32)}}).ok());  // overflow
   EXPECT_FALSE(RunSingleOp("StringToNumber", {Strings({"1.5"})},
                            {{"out_type", MakeAttr(DType::kInt32)}}).ok());
-  EXPECT_FALSE(RunSingleOp("StringToNumber", {Strings({""})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("StringToNumber", {Strings({""})}), StatusCode::kInvalidArgument,
+                      "StringToNumberOp could not correctly convert string:  (index 0, as float32)");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -27,8 +28,10 @@ TEST(Base64Test, WebSafeAlphabetWithOptionalPadding) {
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_TRUE(TensorsEqual((*back)[0], in));
   }
-  EXPECT_FALSE(RunSingleOp("DecodeBase64", {Strings({"Zm9v+g"})}).ok());  // '+' is not web-safe
-  EXPECT_FALSE(RunSingleOp("DecodeBase64", {Strings({"Z"})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeBase64", {Strings({"Zm9v+g"})}), StatusCode::kInvalidArgument,
+                      "Invalid character found in base64 (element 0): invalid base64: unexpected '+' at offset 4");  // '+' is not web-safe
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeBase64", {Strings({"Z"})}), StatusCode::kInvalidArgument,
+                      "Invalid character found in base64 (element 0): invalid base64: truncated (length 1)");
 }
 
 TEST(StringStripTest, RemovesSurroundingWhitespaceOnly) {
@@ -70,7 +73,8 @@ TEST(ReduceJoinTest, JoinsAlongAxesInTheGivenOrder) {
   auto other = RunSingleOp("ReduceJoin", {x, Tensor::FromVector<int32_t>({1, 0})});
   ASSERT_TRUE(other.ok());
   EXPECT_EQ((*other)[0].strings()[0], "abcd");
-  EXPECT_FALSE(RunSingleOp("ReduceJoin", {x, Tensor::FromVector<int32_t>({0, 0})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("ReduceJoin", {x, Tensor::FromVector<int32_t>({0, 0})}), StatusCode::kInvalidArgument,
+                      "Duplicate reduction dimension 0");
 }
 
 }  // namespace

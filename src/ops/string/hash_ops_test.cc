@@ -2,6 +2,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/string/string_ops.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -43,7 +44,7 @@ TEST(StringToHashBucketFastTest, KeepsShapeAndReducesModuloBuckets) {
 TEST(StringToHashBucketFastTest, ZeroBucketsIsAnError) {
   auto out = RunSingleOp("StringToHashBucketFast", {Tensor::FromVector<std::string>({"a"})},
                          {{"num_buckets", MakeAttr(0)}});
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "num_buckets must be >= 1, got 0");
 }
 
 TEST(StringToHashBucketStrongTest, MatchesTensorFlowDocumentationExample) {
@@ -65,7 +66,7 @@ TEST(StringToHashBucketTest, MatchesTensorFlowDocumentationExample) {
 TEST(StringToHashBucketStrongTest, KeyOfWrongLengthIsAnError) {
   auto out = RunSingleOp("StringToHashBucketStrong", {Tensor::FromVector<std::string>({"a"})},
                          {{"num_buckets", MakeAttr(3)}, {"key", MakeAttr(std::vector<int64_t>{1})}});
-  EXPECT_FALSE(out.ok());
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "key must have size 2, got 1");
 }
 
 }  // namespace

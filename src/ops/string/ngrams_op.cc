@@ -40,7 +40,11 @@ Status StringNGrams(KernelContext& ctx) {
     return ctx.Error("Last split value must be data size. Expected " + Str(data.dim(0)) + ", got " + Str(splits->back()));
   }
   for (size_t i = 1; i < splits->size(); ++i) {
-    if ((*splits)[i] < (*splits)[i - 1]) return ctx.Error("Invalid split value " + Str((*splits)[i]));
+    if ((*splits)[i] < (*splits)[i - 1]) {
+      return ctx.Error("Invalid split value " + Str((*splits)[i]) + " at data_splits[" + Str(static_cast<int64_t>(i)) +
+                       "]: splits must be non-decreasing, but data_splits[" + Str(static_cast<int64_t>(i - 1)) +
+                       "] is " + Str((*splits)[i - 1]));
+    }
   }
   const int64_t rows = static_cast<int64_t>(splits->size()) - 1;
   std::vector<std::string> out;

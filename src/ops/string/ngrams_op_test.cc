@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -37,9 +38,12 @@ TEST(StringNGramsTest, PaddingAndPreservedShortSequence) {
 
 TEST(StringNGramsTest, BadSplitsAreErrors) {
   Tensor data = Tensor::FromVector<std::string>({"a", "b"});
-  EXPECT_FALSE(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({0, 3})}, Attrs({2})).ok());
-  EXPECT_FALSE(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({1, 2})}, Attrs({2})).ok());
-  EXPECT_FALSE(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({0, 2, 1, 2})}, Attrs({2})).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({0, 3})}, Attrs({2})), StatusCode::kInvalidArgument,
+                      "Last split value must be data size. Expected 2, got 3");
+  TFHOST_EXPECT_ERROR(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({1, 2})}, Attrs({2})), StatusCode::kInvalidArgument,
+                      "First split value must be 0, got 1");
+  TFHOST_EXPECT_ERROR(RunSingleOp("StringNGrams", {data, Tensor::FromVector<int64_t>({0, 2, 1, 2})}, Attrs({2})), StatusCode::kInvalidArgument,
+                      "Invalid split value 1 at data_splits[2]");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/string/string_ops.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -16,7 +17,8 @@ TEST(StringFormatTest, RendersTensorsIntoTheTemplateLikeTfPrint) {
   // summarize 2 over 6 entries: first 2, "...", last 2.
   EXPECT_EQ(SummarizeTensor(Tensor::FromVector<float>({0, 1, 2, 3, 4, 5.5f}), 2), "[0 1 ... 4 5.5]");
   attrs["template"] = MakeAttr("{} {} {}");
-  EXPECT_FALSE(RunSingleOp("StringFormat", {Tensor::Scalar<int32_t>(1), Tensor::StringScalar("a")}, attrs).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("StringFormat", {Tensor::Scalar<int32_t>(1), Tensor::StringScalar("a")}, attrs), StatusCode::kInvalidArgument,
+                      "template has more placeholders than the 2 inputs");
 }
 
 TEST(PrintOpsTest, PrintPassesItsInputThroughAndPrintV2Runs) {
@@ -26,7 +28,8 @@ TEST(PrintOpsTest, PrintPassesItsInputThroughAndPrintV2Runs) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({1, 2})));
   EXPECT_TRUE(RunSingleOp("PrintV2", {Tensor::StringScalar("logged")}).ok());
-  EXPECT_FALSE(RunSingleOp("PrintV2", {Tensor::FromVector<std::string>({"a", "b"})}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("PrintV2", {Tensor::FromVector<std::string>({"a", "b"})}), StatusCode::kInvalidArgument,
+                      "input must be a string scalar, got [2]");
 }
 
 }  // namespace

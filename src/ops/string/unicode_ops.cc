@@ -285,8 +285,11 @@ Status TranscodeKernel(KernelContext& ctx) {
     std::string& dst = out.strings()[i];
     DecodeString(in_enc, o, input.strings()[i], true, &format_error,
                  [&](int32_t cp, int64_t) { Append(out_enc, cp, &dst); });
+    if (o.strict && format_error) {
+      return ctx.Error("Invalid formatting on input string (element " + std::to_string(i) + ", not valid " +
+                       in_name + ")");
+    }
   }
-  if (o.strict && format_error) return ctx.Error("Invalid formatting on input string");
   ctx.set_output(0, std::move(out));
   return OkStatus();
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/run_single_op.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -23,7 +24,8 @@ TEST(UnicodeScriptTest, EmptyInputAndWrongDtype) {
   if (!empty.ok() && empty.status().code() == StatusCode::kUnimplemented) GTEST_SKIP() << empty.status().ToString();
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ((*empty)[0].NumElements(), 0);
-  EXPECT_FALSE(RunSingleOp("UnicodeScript", {Tensor(DType::kInt64, Shape({1}))}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("UnicodeScript", {Tensor(DType::kInt64, Shape({1}))}), StatusCode::kInvalidArgument,
+                      "input 0 'input' (dtype from the schema) is int64, expected int32");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/tensor_array/step_container.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -52,13 +53,17 @@ TEST_F(TensorArrayOpsTest, TensorFlowRulesOnWritesAndReads) {
   Tensor h = Create(2);
   ASSERT_TRUE(Write(h, 0, Tensor::FromVector<float>({1})).ok());
   // Each index is written once; writes past the size need dynamic_size.
-  EXPECT_FALSE(Write(h, 0, Tensor::FromVector<float>({2})).ok());
-  EXPECT_FALSE(Write(h, 2, Tensor::FromVector<float>({2})).ok());
+  TFHOST_EXPECT_ERROR(Write(h, 0, Tensor::FromVector<float>({2})), StatusCode::kInvalidArgument,
+                      "could not write to TensorArray index 0 because it has already been written to");
+  TFHOST_EXPECT_ERROR(Write(h, 2, Tensor::FromVector<float>({2})), StatusCode::kInvalidArgument,
+                      "index 2 is out of range for a TensorArray of size 2");
   // clear_after_read (default): the second read fails.
   EXPECT_TRUE(Read(h, 0).ok());
-  EXPECT_FALSE(Read(h, 0).ok());
+  TFHOST_EXPECT_ERROR(Read(h, 0), StatusCode::kInvalidArgument,
+                      "could not read TensorArray index 0 twice because it was cleared after a previous read");
   // Unwritten element of unknown shape: no zeros to return.
-  EXPECT_FALSE(Read(h, 1).ok());
+  TFHOST_EXPECT_ERROR(Read(h, 1), StatusCode::kInvalidArgument,
+                      "TensorArray element 1 was never set and its element shape <unknown> is not fully defined, so no");
   Tensor dynamic = Create(0, {{"dynamic_size", MakeAttr(true)}});
   EXPECT_TRUE(Write(dynamic, 4, Tensor::FromVector<float>({1})).ok());
 }
@@ -93,8 +98,7 @@ TEST_F(TensorArrayOpsTest, ScatterSplitConcatAndClose) {
   EXPECT_EQ(Floats((*Read(h2, 0))[0]), std::vector<float>({8}));
   ASSERT_TRUE(RunSingleOp("TensorArrayCloseV3", {h2}).ok());
   auto after = Read(h2, 0);
-  ASSERT_FALSE(after.ok());
-  EXPECT_NE(after.status().message().find("does not exist"), std::string::npos) << after.status().ToString();
+  TFHOST_ASSERT_ERROR(after, StatusCode::kInvalidArgument, "does not exist in this run");
 }
 
 TEST_F(TensorArrayOpsTest, GradArrayIsFoundPerSourceAndAddsRepeatedWrites) {
@@ -115,8 +119,10 @@ TEST_F(TensorArrayOpsTest, GradArrayIsFoundPerSourceAndAddsRepeatedWrites) {
   // Writes to one index of a gradient array add up (multiple_writes_aggregate).
   ASSERT_TRUE(Write(g, 1, Tensor::FromVector<float>({1, 2})).ok());
   ASSERT_TRUE(Write(g, 1, Tensor::FromVector<float>({10, 20})).ok());
-  EXPECT_FALSE(Write(g, 1, Tensor::FromVector<float>({1})).ok());  // shape mismatch cannot aggregate
-  EXPECT_FALSE(Write(g, 3, Tensor::FromVector<float>({1, 2})).ok());  // not dynamic
+  TFHOST_EXPECT_ERROR(Write(g, 1, Tensor::FromVector<float>({1})), StatusCode::kInvalidArgument,
+                      "could not aggregate a value of shape [1] into index 1 which holds shape [2]");  // shape mismatch cannot aggregate
+  TFHOST_EXPECT_ERROR(Write(g, 3, Tensor::FromVector<float>({1, 2})), StatusCode::kInvalidArgument,
+                      "index 3 is out of range for a TensorArray of size 3");  // not dynamic
   auto r = Read(g, 1);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(Floats((*r)[0]), std::vector<float>({11, 22}));

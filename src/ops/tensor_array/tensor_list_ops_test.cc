@@ -2,6 +2,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/tensor_array/tensor_list.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -55,20 +56,26 @@ TEST(TensorListOpsTest, PushBackPopBackAndConcat) {
 
 TEST(TensorListOpsTest, BadIndicesDTypesAndShapesAreErrors) {
   Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(2)});
-  EXPECT_FALSE(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(2), Shape1({2})}, Elem()).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(2), Shape1({2})}, Elem()), StatusCode::kInvalidArgument,
+                      "index 2 is out of range for a list of 2 elements");
   EXPECT_FALSE(RunSingleOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(-1), Tensor::FromVector<float>({1, 2})},
                            Elem()).ok());
   EXPECT_FALSE(
       RunSingleOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(0), Tensor::FromVector<float>({1, 2, 3})}, Elem())
           .ok());
-  EXPECT_FALSE(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), Shape1({2})}, Elem(DType::kInt32)).ok());
-  EXPECT_FALSE(RunSingleOp("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(-3)}, Elem()).ok());
-  EXPECT_FALSE(RunSingleOp("TensorListLength", {Tensor::Scalar<float>(1)}, {}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), Shape1({2})}, Elem(DType::kInt32)), StatusCode::kInvalidArgument,
+                      "element_dtype is int32 but the list holds float32");
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(-3)}, Elem()), StatusCode::kInvalidArgument,
+                      "num_elements must be in [0, 67108864], got -3");
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListLength", {Tensor::Scalar<float>(1)}, {}), StatusCode::kInvalidArgument,
+                      "input 0 'input_handle' (dtype from the schema) is float32, expected variant");
   Tensor empty = Run1("EmptyTensorList", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(-1)});
-  EXPECT_FALSE(RunSingleOp("TensorListPopBack", {empty, Tensor::Scalar<int32_t>(-1)}, Elem()).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListPopBack", {empty, Tensor::Scalar<int32_t>(-1)}, Elem()), StatusCode::kInvalidArgument,
+                      "cannot pop from an empty list");
   // Stacking unset elements of unknown shape has no zeros to offer.
   Tensor unknown = Run1("TensorListReserve", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(2)});
-  EXPECT_FALSE(RunSingleOp("TensorListStack", {unknown, Tensor::Scalar<int32_t>(-1)}, Elem()).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("TensorListStack", {unknown, Tensor::Scalar<int32_t>(-1)}, Elem()), StatusCode::kInvalidArgument,
+                      "cannot stack 2 unset elements: the element shape <unknown> is not fully defined");
 }
 
 TEST(TensorListOpsTest, ScatterAndSplitBuildListsFromRows) {

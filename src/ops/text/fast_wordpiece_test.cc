@@ -10,6 +10,7 @@
 #include "ops/text/text_test_util.h"
 #include "ops/text/fast_wordpiece_model.h"
 #include "ops/text/fast_wordpiece_test_model.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops::text_internal {
 namespace {
@@ -178,14 +179,15 @@ TEST(FastWordpieceTest, DetokenizeErrors) {
   EXPECT_EQ(bad_id.status().message(),
             std::string("node 'test_") + kDetokenize + "' (" + kDetokenize + "): Token ID out of bounds: 99");
   auto bad_splits = run({1, 2}, {0, 3}, SmallModel());
-  ASSERT_FALSE(bad_splits.ok());
+  TFHOST_ASSERT_ERROR(bad_splits, StatusCode::kInvalidArgument,
+                      "input_row_splits must be non-decreasing values in [0, 2], got 3 at 1");
   EXPECT_NE(bad_splits.status().message().find("input_row_splits must be non-decreasing values in [0, 2], got 3"),
             std::string::npos);
   Fields f = Read(SmallModel());
   f.detokenize = false;
   auto off = run({1}, {0, 1}, Write(f));
-  ASSERT_FALSE(off.ok());
-  EXPECT_EQ(off.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(off, StatusCode::kFailedPrecondition,
+                      "Detokenize function is only enabled when support_detokenization is true in the config flatbuffer.");
 }
 
 // Damaged models fail with the node and what was expected, never a crash.

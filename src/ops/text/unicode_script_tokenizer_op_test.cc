@@ -5,6 +5,7 @@
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
 #include "ops/text/text_test_util.h"
+#include "base/test_status.h"
 
 namespace tfhost::ops {
 namespace {
@@ -76,10 +77,11 @@ TEST(UnicodeScriptTokenizeTest, BadSplitsAreErrors) {
   EXPECT_EQ(empty.status().message(), std::string("node 'test_") + kOp + "' (" + kOp +
                                           "): input_splits must hold at least one split (0)");
   auto decreasing = Tokenize({'a', 'b'}, {0, 2, 1});
-  ASSERT_FALSE(decreasing.ok());
-  EXPECT_NE(decreasing.status().message().find("non-decreasing, got 2 then 1 at 2"), std::string::npos);
+  TFHOST_ASSERT_ERROR(decreasing, StatusCode::kInvalidArgument,
+                      "input_splits must be non-decreasing, got 2 then 1 at 2");
   auto short_splits = Tokenize({'a', 'b'}, {0, 1});
-  ASSERT_FALSE(short_splits.ok());
+  TFHOST_ASSERT_ERROR(short_splits, StatusCode::kInvalidArgument,
+                      "input_splits must end at the number of input_values (2), got 1");
   EXPECT_NE(short_splits.status().message().find("must end at the number of input_values (2), got 1"),
             std::string::npos);
 }

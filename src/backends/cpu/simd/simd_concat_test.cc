@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/cpu/simd/simd_test_util.h"
+#include "base/test_status.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -59,7 +60,8 @@ TEST(SimdConcatTest, MismatchedShapesGiveAnError) {
   auto got = ops::RunKernelOnNode(*node, testing::MakeSimdKernel(*node),
                                   {Iota(DType::kFloat, Shape({2, 3}), 0), Iota(DType::kFloat, Shape({3, 3}), 0),
                                    Tensor::Scalar<int32_t>(1)});
-  EXPECT_FALSE(got.ok());
+  TFHOST_EXPECT_ERROR(got, StatusCode::kInvalidArgument,
+                      "value 1 has shape [3,3], which does not match value 0's shape [2,3] in every dimension but axis 1");
 }
 
 }  // namespace
