@@ -30,7 +30,8 @@ StatusOr<int> AddConst(ir::Graph& graph, const std::string& base, const Tensor& 
 // Rewrites one read of the variable now held by Const `frozen`.
 Status RewriteRead(ir::Graph& graph, int read_id, int frozen, DType dtype, const std::string& resource) {
   ir::Node& read = graph.mutable_node(read_id);
-  if (read.FindAttr("dtype") != nullptr) {  // every read op names its dtype so
+  // ReadVariableOp, ResourceGather(Nd) and VariableV2 declare the dtype they read.
+  if (read.FindAttr("dtype") != nullptr) {
     auto declared = ir::GetAttr<DType>(read, "dtype");
     if (!declared.ok() || *declared != dtype) {
       return InvalidArgument(Describe(read) + " reads variable '" + resource + "' as " +
@@ -45,6 +46,10 @@ Status RewriteRead(ir::Graph& graph, int read_id, int frozen, DType dtype, const
     read.attrs.clear();
     read.attrs["T"] = ops::MakeAttr(dtype);
     return OkStatus();
+  }
+  if (read.inputs.size() != 2) {
+    return InvalidArgument(Describe(read) + " has " + std::to_string(read.inputs.size()) +
+                           " inputs, expected 2 (the variable and the indices)");
   }
   auto tindices = ir::GetAttrOr<DType>(read, "Tindices", DType::kInt32);
   if (!tindices.ok()) return tindices.status().WithContext(Describe(read));

@@ -154,6 +154,18 @@ node { name: "v/read" op: "Identity" input: "v" attr { key: "T" value { type: DT
   EXPECT_EQ(served_writer.declined, "Assign node 'v/Assign' uses variable 'v' other than by reading it");
 }
 
+TEST(VariableFreezingTest, GatherWithoutIndicesFailsNamingTheNode) {
+  ir::Graph g = MakeGraph(R"(
+node { name: "table" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "rows" op: "ResourceGather" input: "table" attr { key: "dtype" value { type: DT_FLOAT } } }
+)");
+  FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"rows"}), {});
+  ASSERT_EQ(plan.variables.size(), 1u);
+  Status st = FreezeVariables(g, plan, {Tensor(DType::kFloat, Shape({4, 2}))});
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(), "ResourceGather node 'rows' has 1 inputs, expected 2 (the variable and the indices)");
+}
+
 TEST(VariableFreezingTest, RestoredDtypeThatDisagreesWithTheReadFailsNamingTheNode) {
   ir::Graph g = MakeGraph(kTwoReads);
   FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"out_a"}), {});
