@@ -210,6 +210,17 @@ int EmitServeManifests(const ServeEmitFlags& f, const ServeEmitContext& c, std::
                        "--emit k8s: --rest_api_address and --grpc_address must listen on every address (0.0.0.0 or "
                        "::): the kubelet's probes and the Service reach the pod on its own address");
   }
+  for (const std::string& arg : *c.args) {
+    // The key and certificates would have to reach the pod as a Secret,
+    // which the manifests do not write yet: refuse rather than emit a pod
+    // that fails at start on a path of this host.
+    if (FlagName(arg) == "ssl_config_file") {
+      return ReportUsage(err, kCommand,
+                         "--emit k8s does not carry --ssl_config_file (its key and certificates belong in a "
+                         "Secret, which the manifests do not write): emit without it and terminate TLS at the "
+                         "Service's ingress, or add the Secret and the flag to the Deployment yourself");
+    }
+  }
   auto device = backends::ParseDevice(c.device);
   if (!device.ok()) return ReportUsage(err, kCommand, device.status().message());
   auto metric = k8s::ParseHpaMetric(f.hpa_metric);

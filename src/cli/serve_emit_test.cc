@@ -70,6 +70,14 @@ TEST_F(ServeEmitTest, ServeFlagsReachThePodAndLocalFilesBecomeTheConfigMap) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST_F(ServeEmitTest, SslConfigFileIsRefusedRatherThanPointedAtAPathOfThisHost) {
+  const std::string ssl = Write("ssl.config", "server_key: \"k\"\nserver_cert: \"c\"\n");
+  ServeRun r = Serve({"--model_name=m", "--model_base_path=/models/m", "--ssl_config_file", ssl, "--emit=k8s"});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("--emit k8s does not carry --ssl_config_file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(ServeEmitTest, ModelConfigFileIsCarriedVerbatimAndGpuBecomesTheGpuLimit) {
   const std::string config = Write("models.config",
                                    "model_config_list {\n  config {\n    name: \"a\"\n    base_path: \"/models/a\"\n"
