@@ -1,5 +1,7 @@
 #include "backends/cpu/simd/cpu_features.h"
 
+#include <cpuid.h>
+
 #include <cstdint>
 
 #include <algorithm>
@@ -61,7 +63,11 @@ bool ActiveIsaHasBf16() {
 bool CpuHasAmxBf16() {
 #if defined(__x86_64__)
   static const bool has = [] {
-    if (!__builtin_cpu_supports("amx-tile") || !__builtin_cpu_supports("amx-bf16")) return false;
+    // CPUID leaf 7: EDX bit 22 is AMX-BF16, bit 24 AMX-TILE (clang 14's
+    // __builtin_cpu_supports does not know them, GCC 12's does).
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    if ((d & (1u << 22)) == 0 || (d & (1u << 24)) == 0) return false;
     uint32_t eax = 0, edx = 0;
     asm volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
     constexpr uint32_t kTileState = (1u << 17) | (1u << 18);  // XTILECFG, XTILEDATA
