@@ -24,8 +24,8 @@ Shape WithoutLastDim(const Shape& s) {
 // [B, H, T, T], a scalar fill): the inner loop then steps each operand by 0
 // or 1 without the per-element offset walk. False when that does not apply.
 template <typename T>
-bool SelectRows(const Shape& cs, const Shape& ts, const Shape& es, const Shape& out, const bool* c, const T* t,
-                const T* e, T* o) {
+bool SelectRows(const KernelContext& ctx, const Shape& cs, const Shape& ts, const Shape& es, const Shape& out,
+                const bool* c, const T* t, const T* e, T* o) {
   if (out.rank() == 0) return false;
   const int64_t len = out.dim(out.rank() - 1);
   if (len < 16) return false;
@@ -40,26 +40,31 @@ bool SelectRows(const Shape& cs, const Shape& ts, const Shape& es, const Shape& 
   }
   auto bc = Broadcaster::MakeTo(rows, WithoutLastDim(out));
   if (!bc.ok()) return false;
-  bc->ForEach(0, bc->num_elements(), [&](int64_t r, const int64_t* off) {
-    const bool* cr = c + off[0] * (step[0] ? len : 1);
-    const T* tr = t + off[1] * (step[1] ? len : 1);
-    const T* er = e + off[2] * (step[2] ? len : 1);
-    T* orow = o + r * len;
-    for (int64_t j = 0; j < len; ++j) orow[j] = cr[j * step[0]] ? tr[j * step[1]] : er[j * step[2]];
+  // Split by elements (the pool's grain), each row to the chunk holding its
+  // first element, so no two chunks write one row.
+  ParallelElementwise(ctx, out.num_elements(), [&](int64_t begin, int64_t end) {
+    const int64_t first = (begin + len - 1) / len, last = (end + len - 1) / len;
+    bc->ForEach(first, last, [&](int64_t r, const int64_t* off) {
+      const bool* cr = c + off[0] * (step[0] ? len : 1);
+      const T* tr = t + off[1] * (step[1] ? len : 1);
+      const T* er = e + off[2] * (step[2] ? len : 1);
+      T* orow = o + r * len;
+      for (int64_t j = 0; j < len; ++j) orow[j] = cr[j * step[0]] ? tr[j * step[1]] : er[j * step[2]];
+    });
   });
   return true;
 }
 
 template <typename T>
-void SelectLoop(const Broadcaster& bc, const Shape& cs, const Shape& ts, const Shape& es, const bool* c, const T* t,
-                const T* e, T* o) {
+void SelectLoop(const KernelContext& ctx, const Broadcaster& bc, const Shape& cs, const Shape& ts, const Shape& es,
+                const bool* c, const T* t, const T* e, T* o) {
   const int64_t n = bc.num_elements();
   if (bc.IsIdentity(0) && bc.IsIdentity(1) && bc.IsIdentity(2)) {
     for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? t[i] : e[i];
     return;
   }
   if constexpr (std::is_arithmetic_v<T>) {
-    if (SelectRows(cs, ts, es, bc.output_shape(), c, t, e, o)) return;
+    if (SelectRows(ctx, cs, ts, es, bc.output_shape(), c, t, e, o)) return;
   }
   bc.ForEach(0, n, [&](int64_t i, const int64_t* off) { o[i] = c[off[0]] ? t[off[1]] : e[off[2]]; });
 }
@@ -75,11 +80,11 @@ Status RunSelect(KernelContext& ctx, const Broadcaster& bc, const Shape& cond_sh
   const Shape& ts = t.shape();
   const Shape& es = e.shape();
   if (IsStringLike(t.dtype())) {
-    SelectLoop<std::string>(bc, cond_shape, ts, es, c, t.strings(), e.strings(), out.strings());
+    SelectLoop<std::string>(ctx, bc, cond_shape, ts, es, c, t.strings(), e.strings(), out.strings());
   } else {
     bool supported = true;
     TFHOST_SWITCH_POD_TYPES(
-        t.dtype(), SelectLoop<T>(bc, cond_shape, ts, es, c, t.data<T>(), e.data<T>(), out.data<T>()),
+        t.dtype(), SelectLoop<T>(ctx, bc, cond_shape, ts, es, c, t.data<T>(), e.data<T>(), out.data<T>()),
         supported = false);
     if (!supported) return UnsupportedDType(ctx, t.dtype());
   }

@@ -58,6 +58,21 @@ TEST(SelectTest, V2AttentionMaskBroadcastRowByRowMatchesElementByElement) {
   }
 }
 
+TEST(SelectTest, V2RowsSplitOverThreadsGiveTheSameResult) {
+  // 4 x 8 x 64 x 64 scores: enough elements for the intra-op pool to split.
+  const int64_t b = 4, h = 8, t = 64;
+  std::vector<bool> mask(t * t);
+  for (int64_t i = 0; i < t * t; ++i) mask[i] = (i * 5) % 7 != 0;
+  std::vector<float> scores(b * h * t * t);
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = static_cast<float>(i % 1000) - 500.f;
+  const std::vector<Tensor> in = {Bools(mask, {1, 1, t, t}), F32(scores, {b, h, t, t}), Tensor::Scalar<float>(-1e9f)};
+  ThreadPool pool(3);
+  Tensor split = RunOp("SelectV2", in, {}, &pool);
+  Tensor inline_run = RunOp("SelectV2", in);
+  EXPECT_EQ(Values<float>(split), Values<float>(inline_run));
+  EXPECT_EQ(split.data<float>()[t + 7], mask[t + 7] ? scores[t + 7] : -1e9f);
+}
+
 TEST(SelectTest, VectorConditionPicksLongRows) {
   std::vector<float> a(2 * 24), c(2 * 24);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i), c[i] = -static_cast<float>(i);
