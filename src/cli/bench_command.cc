@@ -119,53 +119,12 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-StatusOr<std::map<std::string, std::vector<int64_t>>> ParseShapeFlags(const std::vector<std::string>& flags) {
-  std::map<std::string, std::vector<int64_t>> shapes;
-  for (const auto& f : flags) {
-    size_t eq = f.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return InvalidArgument("--shape '" + f + "' must look like KEY=d1,d2,... (use -1 for the batch dim)");
-    }
-    std::vector<int64_t> dims;
-    std::string rest = f.substr(eq + 1);
-    if (!rest.empty()) {
-      auto list = ParseIntList(rest, "shape", -1, 1 << 24);
-      if (!list.ok()) return list.status();
-      dims.assign(list->begin(), list->end());
-    }
-    shapes[f.substr(0, eq)] = std::move(dims);
-  }
-  return shapes;
-}
-
 // Builds one input tensor for `spec` at `batch`; sets *batched when the
 // batch size went into the shape.
 StatusOr<Tensor> SynthesizeInput(const runtime::TensorSpec& spec, int batch,
-                                 const std::map<std::string, std::vector<int64_t>>& shapes, std::mt19937& rng,
+                                 const ShapeFlags& shapes, std::mt19937& rng,
                                  bool* batched) {
-  std::vector<int64_t> dims;
-  auto override_it = shapes.find(spec.key);
-  if (override_it != shapes.end()) {
-    dims = override_it->second;
-  } else if (spec.shape.unknown_rank) {
-    return InvalidArgument("input '" + spec.key + "' has an unknown shape; give it with --shape " + spec.key +
-                           "=d1,d2,... (-1 for the batch dim)");
-  } else {
-    dims = spec.shape.dims;
-  }
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] >= 0) continue;
-    if (i == 0) {
-      dims[i] = batch;
-      *batched = true;
-      continue;
-    }
-    std::string shape = "[";
-    for (size_t j = 0; j < dims.size(); ++j) shape += (j ? "," : "") + std::to_string(j == 0 && *batched ? -1 : dims[j]);
-    return InvalidArgument("input '" + spec.key + "' has unknown dim " + std::to_string(i) + " in shape " + shape +
-                           "]; give the full shape with --shape " + spec.key + "=d1,d2,... (-1 for the batch dim)");
-  }
-  TFHOST_ASSIGN_OR_RETURN(Shape shape, MakeShape(dims, "input '" + spec.key + "'", int64_t{1} << 31));
+  TFHOST_ASSIGN_OR_RETURN(Shape shape, InputShapeAtBatch(spec, batch, shapes, batched));
   Tensor t(spec.dtype, shape);
   std::uniform_real_distribution<float> unit(0.f, 1.f);
   std::uniform_int_distribution<int> small(0, 9);

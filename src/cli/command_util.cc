@@ -325,4 +325,50 @@ StatusOr<std::vector<std::string>> ExpandFileArguments(const std::vector<std::st
   return out;
 }
 
+StatusOr<ShapeFlags> ParseShapeFlags(const std::vector<std::string>& flags) {
+  ShapeFlags shapes;
+  for (const auto& f : flags) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument("--shape '" + f + "' must look like KEY=d1,d2,... (use -1 for the batch dim)");
+    }
+    std::vector<int64_t> dims;
+    std::string rest = f.substr(eq + 1);
+    if (!rest.empty()) {
+      auto list = ParseIntList(rest, "shape", -1, 1 << 24);
+      if (!list.ok()) return list.status();
+      dims.assign(list->begin(), list->end());
+    }
+    shapes[f.substr(0, eq)] = std::move(dims);
+  }
+  return shapes;
+}
+
+StatusOr<Shape> InputShapeAtBatch(const runtime::TensorSpec& spec, int batch, const ShapeFlags& shapes,
+                                  bool* batched) {
+  std::vector<int64_t> dims;
+  auto override_it = shapes.find(spec.key);
+  if (override_it != shapes.end()) {
+    dims = override_it->second;
+  } else if (spec.shape.unknown_rank) {
+    return InvalidArgument("input '" + spec.key + "' has an unknown shape; give it with --shape " + spec.key +
+                           "=d1,d2,... (-1 for the batch dim)");
+  } else {
+    dims = spec.shape.dims;
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= 0) continue;
+    if (i == 0) {
+      dims[i] = batch;
+      *batched = true;
+      continue;
+    }
+    std::string shape = "[";
+    for (size_t j = 0; j < dims.size(); ++j) shape += (j ? "," : "") + std::to_string(j == 0 && *batched ? -1 : dims[j]);
+    return InvalidArgument("input '" + spec.key + "' has unknown dim " + std::to_string(i) + " in shape " + shape +
+                           "]; give the full shape with --shape " + spec.key + "=d1,d2,... (-1 for the batch dim)");
+  }
+  return MakeShape(dims, "input '" + spec.key + "'", int64_t{1} << 31);
+}
+
 }  // namespace tfhost::cli

@@ -94,6 +94,18 @@ struct ResolvedRun {
   StatusOr<std::vector<std::pair<std::string, Tensor>>> Run(runtime::Model& model) const;
 };
 
+// `--shape KEY=d1,d2,...` (bench, plan): the dims each input key is given,
+// -1 for the batch dim.
+using ShapeFlags = std::map<std::string, std::vector<int64_t>>;
+StatusOr<ShapeFlags> ParseShapeFlags(const std::vector<std::string>& flags);
+
+// The shape of signature input `spec` at `batch`: its --shape, else its
+// signature shape, with an unknown leading dim taking `batch` (and
+// *batched set). Fails naming the input and the --shape to give when its
+// rank or another dim is unknown.
+StatusOr<Shape> InputShapeAtBatch(const runtime::TensorSpec& spec, int batch, const ShapeFlags& shapes,
+                                  bool* batched);
+
 // Makes a value for a signature input that no --input gives (bench's random
 // inputs); returns an error when it cannot (unknown shape, string dtype).
 using InputFiller = std::function<StatusOr<Tensor>(const runtime::TensorSpec& spec)>;

@@ -53,51 +53,19 @@ StatusOr<double> PositiveFlag(const std::string& text, const std::string& flag) 
   return v;
 }
 
-using Shapes = std::map<std::string, std::vector<int64_t>>;
-
-StatusOr<Shapes> ParseShapes(const std::vector<std::string>& flags) {
-  Shapes shapes;
-  for (const std::string& f : flags) {
-    size_t eq = f.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return InvalidArgument("--shape '" + f + "' must look like KEY=d1,d2,... (use -1 for the batch dim)");
-    }
-    TFHOST_ASSIGN_OR_RETURN(std::vector<int> dims, ParseIntList(f.substr(eq + 1), "shape", -1, 1 << 24));
-    shapes[f.substr(0, eq)].assign(dims.begin(), dims.end());
-  }
-  return shapes;
-}
-
 // Zero-valued feeds of the signature's inputs at `batch`: only their shapes
 // matter to the FLOP count and the memory plan.
-StatusOr<runtime::NamedTensors> FeedsAt(const runtime::Signature& sig, int batch, const Shapes& shapes,
+StatusOr<runtime::NamedTensors> FeedsAt(const runtime::Signature& sig, int batch, const ShapeFlags& shapes,
                                         double* input_bytes) {
   runtime::NamedTensors feeds;
   *input_bytes = 0;
   for (const runtime::TensorSpec& spec : sig.inputs) {
-    std::vector<int64_t> dims;
-    auto it = shapes.find(spec.key);
-    if (it != shapes.end()) {
-      dims = it->second;
-    } else if (spec.shape.unknown_rank) {
-      return InvalidArgument("input '" + spec.key + "' has an unknown shape; give it with --shape " + spec.key +
-                             "=d1,d2,... (-1 for the batch dim)");
-    } else {
-      dims = spec.shape.dims;
-    }
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] >= 0) continue;
-      if (i != 0) {
-        return InvalidArgument("input '" + spec.key + "' has unknown dim " + std::to_string(i) +
-                               "; give the full shape with --shape " + spec.key + "=d1,d2,... (-1 for the batch dim)");
-      }
-      dims[i] = batch;
-    }
     if (IsStringLike(spec.dtype)) {
       return InvalidArgument("input '" + spec.key + "' is a " + DTypeShortName(spec.dtype) +
                              " tensor; plan counts bytes of numeric inputs only (pick another --signature)");
     }
-    TFHOST_ASSIGN_OR_RETURN(Shape shape, MakeShape(dims, "input '" + spec.key + "'", int64_t{1} << 31));
+    bool batched = false;
+    TFHOST_ASSIGN_OR_RETURN(Shape shape, InputShapeAtBatch(spec, batch, shapes, &batched));
     Tensor t(spec.dtype, shape);
     *input_bytes += static_cast<double>(t.ByteSize());
     feeds.emplace_back(spec.tensor_name, std::move(t));
@@ -146,7 +114,7 @@ struct CostAt {
   std::string note;
 };
 
-StatusOr<CostAt> MeasureCostAt(runtime::Model& model, const runtime::Signature& sig, int batch, const Shapes& shapes) {
+StatusOr<CostAt> MeasureCostAt(runtime::Model& model, const runtime::Signature& sig, int batch, const ShapeFlags& shapes) {
   CostAt c;
   TFHOST_ASSIGN_OR_RETURN(runtime::NamedTensors feeds, FeedsAt(sig, batch, shapes, &c.input));
   std::vector<std::pair<std::string, const Tensor*>> fed;
@@ -278,7 +246,7 @@ int PlanCommand(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!calibration_batches.ok()) return ReportUsage(err, "plan", calibration_batches.status().message());
   if (calibration_runs < 3) return ReportUsage(err, "plan", "--calibration-runs must be at least 3");
   if (threads < 1) return ReportUsage(err, "plan", "--threads must be at least 1");
-  auto shapes = ParseShapes(shape_flags);
+  auto shapes = ParseShapeFlags(shape_flags);
   if (!shapes.ok()) return ReportUsage(err, "plan", shapes.status().message());
   double feed_rate = 0;
   if (!feed_text.empty()) {
