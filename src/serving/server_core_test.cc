@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/test_temp_dir.h"
 #include "base/test_fixtures.h"
 #include "base/test_tfserving_models.h"
 #include "serving/servable/warmup.h"
@@ -34,22 +35,8 @@ using google::protobuf::util::MessageDifferencer;
 std::string Model(const std::string& relative) { return tfhost::testing::TfServingModelPath(relative); }
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tfhost_core_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+struct TempDir : tfhost::testing::TempDir {
+  TempDir() : tfhost::testing::TempDir("tfhost_core") {}};
 
 using testing::FromJson;
 using testing::PartiallyEquals;

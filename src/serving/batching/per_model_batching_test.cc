@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "base/test_temp_dir.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/server_core.h"
 
@@ -18,21 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace ts = tensorflow::serving;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tfhost_pmb_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+struct TempDir : tfhost::testing::TempDir {
+  TempDir() : tfhost::testing::TempDir("tfhost_pmb") {}};
 
 void Write(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/test_temp_dir.h"
 #include "data/tfrecord_reader.h"
 
 namespace tfhost::serving::logging {
@@ -15,29 +16,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tfhost_log_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const { return (fs::path(path_) / name).string(); }
+struct TempDir : tfhost::testing::TempDir {
+  TempDir() : tfhost::testing::TempDir("tfhost_log") {}
   // Published log files (hidden temporaries excluded), sorted by name.
   std::vector<std::string> Files() const {
     std::vector<std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(path_)) {
+    for (const auto& e : fs::recursive_directory_iterator(path())) {
       if (e.is_regular_file() && e.path().filename().string()[0] != '.') files.push_back(e.path().string());
     }
     std::sort(files.begin(), files.end());
     return files;
   }
-
- private:
-  std::string path_;
 };
 
 std::vector<std::string> ReadAll(const std::vector<std::string>& files) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/test_temp_dir.h"
 #include "base/test_tfserving_models.h"
 #include "data/tfrecord_reader.h"
 #include "ir/tensor_proto.h"
@@ -19,21 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace ts = tensorflow::serving;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tfhost_reqlog_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+struct TempDir : tfhost::testing::TempDir {
+  TempDir() : tfhost::testing::TempDir("tfhost_reqlog") {}};
 
 ModelServerConfig Config(const std::string& text) {
   ModelServerConfig config;

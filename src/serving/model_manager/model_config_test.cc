@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/test_temp_dir.h"
 #include "base/test_fixtures.h"
 
 namespace tfhost::serving {
@@ -13,21 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tfhost_cfg_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+struct TempDir : tfhost::testing::TempDir {
+  TempDir() : tfhost::testing::TempDir("tfhost_cfg") {}};
 
 std::string ConfigsDir() { return tfhost::testing::FixturePath("tfserving-configs"); }
 
