@@ -152,6 +152,14 @@ std::string FormatPlanJson(const PlanReport& r) {
     }
     if (!t->spot) str("spot_note", t->spot_note);
   };
+  // Both plan kinds state the calibration they were projected with.
+  auto efficiency = [&](const auto& e, const std::string& basis) {
+    num("compute_efficiency", e.compute);
+    num("memory_efficiency", e.memory);
+    w.Key("efficiency_additive");
+    w.Bool(e.additive);
+    str("efficiency_basis", basis);
+  };
   for (const ServingPlan& p : r.serving_plans) {
     w.StartObject();
     common(p.name);
@@ -160,11 +168,7 @@ std::string FormatPlanJson(const PlanReport& r) {
       w.EndObject();
       continue;
     }
-    num("compute_efficiency", p.efficiency.compute);
-    num("memory_efficiency", p.efficiency.memory);
-    w.Key("efficiency_additive");
-    w.Bool(p.efficiency.additive);
-    str("efficiency_basis", p.efficiency_basis);
+    efficiency(p.efficiency, p.efficiency_basis);
     w.Key("batches");
     w.StartArray();
     for (const BatchOption& b : p.options) {
@@ -209,11 +213,7 @@ std::string FormatPlanJson(const PlanReport& r) {
       w.EndObject();
       continue;
     }
-    num("compute_efficiency", p.efficiency.compute);
-    num("memory_efficiency", p.efficiency.memory);
-    w.Key("efficiency_additive");
-    w.Bool(p.efficiency.additive);
-    str("efficiency_basis", p.efficiency_basis);
+    efficiency(p.efficiency, p.efficiency_basis);
     num("memory_needed_bytes", p.memory_needed_bytes);
     w.Key("fits");
     w.Bool(p.fits);

@@ -77,19 +77,29 @@ void HostLine(const HostCheck& h, std::ostream& o) {
   o << "\n";
 }
 
+// The device column of a table row: 30 characters at most.
+std::string DeviceColumn(const PlanReport& r, const std::string& name) {
+  const InstanceType* t = FindInstance(r, name);
+  std::string device = t ? DeviceText(*t) : "";
+  return device.size() > 30 ? device.substr(0, 30) : device;
+}
+
+// The row of an instance type the plan could not project, saying why.
+std::string SkippedRow(const std::string& name, const std::string& device, const std::string& reason) {
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-20s %-30s not projected: %s\n", name.c_str(), device.c_str(), reason.c_str());
+  return line;
+}
+
 void ServingLines(const PlanReport& r, std::ostream& o) {
   char line[256];
   std::snprintf(line, sizeof(line), "%-20s %-30s %5s %4s %8s %12s %5s %10s %10s\n", "instance", "device", "batch",
                 "fits", "p99_ms", "items/s/inst", "inst", "$/h", "$/M_inf");
   o << line;
   for (const ServingPlan& p : r.serving_plans) {
-    const InstanceType* t = FindInstance(r, p.name);
-    std::string device = t ? DeviceText(*t) : "";
-    if (device.size() > 30) device = device.substr(0, 30);
+    const std::string device = DeviceColumn(r, p.name);
     if (!p.skip_reason.empty()) {
-      std::snprintf(line, sizeof(line), "%-20s %-30s not projected: %s\n", p.name.c_str(), device.c_str(),
-                    p.skip_reason.c_str());
-      o << line;
+      o << SkippedRow(p.name, device, p.skip_reason);
       continue;
     }
     if (p.chosen < 0) {
@@ -139,13 +149,9 @@ void TrainingLines(const PlanReport& r, std::ostream& o) {
                 "step_ms", "items/s/inst", "hours", "$/run", "spot$/run");
   o << line;
   for (const TrainingPlan& p : r.training_plans) {
-    const InstanceType* t = FindInstance(r, p.name);
-    std::string device = t ? DeviceText(*t) : "";
-    if (device.size() > 30) device = device.substr(0, 30);
+    const std::string device = DeviceColumn(r, p.name);
     if (!p.skip_reason.empty()) {
-      std::snprintf(line, sizeof(line), "%-20s %-30s not projected: %s\n", p.name.c_str(), device.c_str(),
-                    p.skip_reason.c_str());
-      o << line;
+      o << SkippedRow(p.name, device, p.skip_reason);
       continue;
     }
     std::snprintf(line, sizeof(line), "%-20s %-30s %4s %10.3f %12.1f %10.3g %10s %10s\n", p.name.c_str(),
