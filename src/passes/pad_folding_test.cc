@@ -8,12 +8,7 @@ namespace {
 using testing::CountOp;
 using testing::Evaluate;
 using testing::GraphBuilder;
-
-Tensor Ramp(const Shape& shape, float step, float start) {
-  Tensor t(DType::kFloat, shape);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i % 97);
-  return t;
-}
+using testing::Ramp;
 
 Tensor Paddings(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v, Shape({4, 2})); }
 

@@ -10,12 +10,7 @@ namespace {
 using testing::CountOp;
 using testing::Evaluate;
 using testing::GraphBuilder;
-
-Tensor Ramp(const Shape& shape, float step, float start) {
-  Tensor t(DType::kFloat, shape);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i % 89);
-  return t;
-}
+using testing::Ramp;
 
 // Keras Dense on [B, T, D]: MatMul on [B*T, D], Reshape to [B, T, N], BiasAdd,
 // activation, then a reader.

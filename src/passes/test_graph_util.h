@@ -62,6 +62,14 @@ class GraphBuilder {
   tensorflow::GraphDef def_;
 };
 
+// Float values start + step * (i % 97): distinct enough that a pass mixing
+// up elements, rows or channels changes the outputs.
+inline Tensor Ramp(const Shape& shape, float step, float start) {
+  Tensor t(DType::kFloat, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i % 97);
+  return t;
+}
+
 // Evaluates `fetches` (tensor names) of a stateless graph.
 inline std::vector<Tensor> Evaluate(const ir::Graph& graph, const std::map<std::string, Tensor>& feeds,
                                     const std::vector<std::string>& fetches) {
