@@ -16,6 +16,12 @@ fixtures=${TFHOST_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures
 # UBSan reports are findings too: stop at the first one (it recovers by
 # default), except the third-party ones listed in ubsan_suppressions.txt.
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$(cd "$(dirname "$0")" && pwd)/ubsan_suppressions.txt${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# signature_fuzz also runs the generated zoo's models when it has been made
+# (the test suite makes it); without it, only the demo models.
+if [ -z "${TFHOST_FUZZ_ZOO:-}" ]; then
+  zoo=$(bash "$(dirname "$0")/../tests/zoo/zoo_dir.sh" 2>/dev/null || true)
+  if [ -n "$zoo" ] && [ -f "$zoo/.complete" ]; then export TFHOST_FUZZ_ZOO=$zoo; fi
+fi
 # Must match kSplitMarker in fuzz/fuzz_file_util.h.
 split_marker=$'\n--tfhost-fuzz-split--\n'
 
@@ -76,15 +82,31 @@ make_seeds() {
 '{"name":"w","shape":[2],"dtype":"float32","quantization":{"dtype":"uint8","scale":0.5,"min":-1}},'\
 '{"name":"s","shape":[1],"dtype":"string"}]}]}'
         printf '%s\x01\x02\x02\x00\x00\x00hi' "$split_marker"; } > "$corpus/tiny" ;;
-    rest_request_fuzz)
-      # One request of each kind the REST API answers (see rest_request_fuzz.cc).
-      printf 'POST /v1/models/half_plus_two:predict\n{"instances": [[1.0], [2.0]]}' > "$corpus/predict-rows"
-      printf 'POST /v1/models/half_plus_two/versions/1:predict\n{"inputs": {"x": [[1.0]]}}' > "$corpus/predict-columns"
-      printf 'POST /v1/models/half_plus_two:regress\n{"examples": [{"x": 1.0}], "context": {"x": 2.0}}' > "$corpus/regress"
-      printf 'POST /v1/models/mlp:classify\n{"signature_name": "classify", "examples": [{"x": [1, 2]}]}' > "$corpus/classify"
-      printf 'GET /v1/models/half_plus_two/metadata\n' > "$corpus/metadata"
-      printf 'GET /v1/models/half_plus_two/labels/stable\n' > "$corpus/status-label"
-      printf '{"instances": [{"b64": "AAAA"}, NaN, Infinity]}' > "$corpus/body-only" ;;
+    server_request_fuzz)
+      # The first byte picks the way in (see server_request_fuzz.cc): 0 the
+      # REST handler, 1 the HTTP wire, 2 gRPC (then a method byte).
+      printf '\x00POST /v1/models/half_plus_two:predict\n{"instances": [[1.0], [2.0]]}' > "$corpus/predict-rows"
+      printf '\x00POST /v1/models/half_plus_two/versions/1:predict\n{"inputs": {"x": [[1.0]]}}' > "$corpus/predict-columns"
+      printf '\x00POST /v1/models/half_plus_two:regress\n{"examples": [{"x": 1.0}], "context": {"x": 2.0}}' > "$corpus/regress"
+      printf '\x00POST /v1/models/mlp:classify\n{"signature_name": "classify", "examples": [{"x": [1, 2]}]}' > "$corpus/classify"
+      printf '\x00GET /v1/models/half_plus_two/metadata\n' > "$corpus/metadata"
+      printf '\x00GET /v1/models/half_plus_two/labels/stable\n' > "$corpus/status-label"
+      printf '\x00{"instances": [{"b64": "AAAA"}, NaN, Infinity]}' > "$corpus/body-only"
+      printf '\x00POST /v2/models/half_plus_two/infer\n{"inputs": [{"name": "x", "shape": [2, 1], "datatype": "FP32", "data": [1, 2]}]}' > "$corpus/v2-json"
+      printf '\x00GET /v2/models/mlp/versions/1\n' > "$corpus/v2-metadata"
+      local v2_header='{"inputs": [{"name": "x", "shape": [1, 1], "datatype": "FP32", "parameters": {"binary_data_size": 4}}], "outputs": [{"name": "y", "parameters": {"binary_data": true}}]}'
+      printf '\x00POST /v2/models/half_plus_two/infer\nInference-Header-Content-Length: %s\nContent-Type: application/octet-stream\n\n%s\x00\x00\x80\x3f' \
+        "${#v2_header}" "$v2_header" > "$corpus/v2-binary"
+      local v1_body='{"instances": [1.0, 2.0]}'
+      printf '\x01POST /v1/models/half_plus_two:predict HTTP/1.1\r\nHost: fuzz\r\nContent-Length: %s\r\n\r\n%s' \
+        "${#v1_body}" "$v1_body" > "$corpus/wire-predict"
+      printf '\x01POST /v2/models/half_plus_two/infer HTTP/1.1\r\nHost: fuzz\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"inp\r\n0\r\n\r\nGET /v2/health/ready HTTP/1.1\r\n\r\n' > "$corpus/wire-chunked-pipelined"
+      # gRPC, hand-encoded: Predict of half_plus_two with x = [1.0], and the
+      # same as a v2 ModelInfer; GetModelMetadata; ServerLive.
+      printf '\x02\x00\x0a\x0f\x0a\x0dhalf_plus_two\x12\x13\x0a\x01x\x12\x0e\x08\x01\x12\x04\x12\x02\x08\x01\x2a\x04\x00\x00\x80\x3f' > "$corpus/grpc-predict"
+      printf '\x02\x0b\x0a\x0dhalf_plus_two\x2a\x15\x0a\x01x\x12\x04FP32\x1a\x02\x01\x01\x2a\x06\x32\x04\x00\x00\x80\x3f' > "$corpus/grpc-model-infer"
+      printf '\x02\x04\x0a\x05\x0a\x03mlp\x12\x0dsignature_def' > "$corpus/grpc-metadata"
+      printf '\x02\x06' > "$corpus/grpc-live" ;;
     npy_fuzz)
       npy_seed "$corpus/f4" '<f4' '(2, 1)' '\x00\x00\x80\x3f\x00\x00\x00\x40'
       npy_seed "$corpus/i8" '<i8' '(1,)' '\x07\x00\x00\x00\x00\x00\x00\x00'

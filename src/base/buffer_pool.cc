@@ -27,8 +27,9 @@ void* SystemAllocate(size_t capacity) {
 
 }  // namespace
 
-std::shared_ptr<BufferPool> BufferPool::Create(int64_t max_retained_bytes) {
-  return std::shared_ptr<BufferPool>(new BufferPool(max_retained_bytes < 0 ? 0 : max_retained_bytes));
+std::shared_ptr<BufferPool> BufferPool::Create(int64_t max_retained_bytes, int64_t max_in_use_bytes) {
+  return std::shared_ptr<BufferPool>(
+      new BufferPool(max_retained_bytes < 0 ? 0 : max_retained_bytes, max_in_use_bytes < 0 ? 0 : max_in_use_bytes));
 }
 
 BufferPool::~BufferPool() { Trim(); }
@@ -54,6 +55,10 @@ void* BufferPool::Allocate(size_t bytes, size_t* capacity) {
   const int index = ClassIndex(bytes);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (max_in_use_bytes_ > 0 && (bytes > static_cast<size_t>(max_in_use_bytes_) ||
+                                  stats_.in_use_bytes + static_cast<int64_t>(bytes) > max_in_use_bytes_)) {
+      throw std::bad_alloc();
+    }
     // The request's class first, then up to kStepsPerDoubling classes up
     // (at most twice the size).
     const int last = std::min<int>(index + kStepsPerDoubling, static_cast<int>(free_.size()) - 1);

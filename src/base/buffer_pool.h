@@ -38,6 +38,13 @@
 // requests of other sizes too: the pool settles near the run's true peak
 // instead of one block per (class, concurrent use).
 //
+// Limit: `max_in_use_bytes` (0 = none) caps the bytes handed out at once; a
+// request that would pass it throws std::bad_alloc without asking the system,
+// so a graph that asks for more than its session may hold fails the
+// allocating kernel (ResourceExhausted naming the node, ops/kernel_contract.h)
+// instead of exhausting the host. String and variant tensors, which never take
+// pool blocks, are refused too when their element array alone passes it.
+//
 // Thread-safety: all methods may be called from any thread.
 #pragma once
 
@@ -67,7 +74,8 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   // Default floor of the bound on cached free blocks for a Session's pool.
   static constexpr int64_t kDefaultMaxRetainedBytes = int64_t{256} << 20;
 
-  static std::shared_ptr<BufferPool> Create(int64_t max_retained_bytes = kDefaultMaxRetainedBytes);
+  static std::shared_ptr<BufferPool> Create(int64_t max_retained_bytes = kDefaultMaxRetainedBytes,
+                                            int64_t max_in_use_bytes = 0);
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -79,8 +87,10 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   // capacity goes to `*capacity`. A cached block of the request's class is
   // preferred; failing that, the smallest cached block up to twice the
   // request, before asking the system. Throws std::bad_alloc when the system
-  // has no memory.
+  // has no memory or the request would pass max_in_use_bytes.
   void* Allocate(size_t bytes, size_t* capacity);
+  // The cap on bytes in use at once; 0 = none.
+  int64_t max_in_use_bytes() const { return max_in_use_bytes_; }
   // Returns a block from Allocate (the same `bytes`, and the capacity it gave).
   void Release(void* block, size_t bytes, size_t capacity);
 
@@ -118,7 +128,8 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   static int64_t TotalSystemAllocations();
 
  private:
-  explicit BufferPool(int64_t max_retained_bytes) : max_retained_bytes_(max_retained_bytes) {}
+  BufferPool(int64_t max_retained_bytes, int64_t max_in_use_bytes)
+      : max_retained_bytes_(max_retained_bytes), max_in_use_bytes_(max_in_use_bytes) {}
   static int ClassIndex(size_t bytes);
   void Account(int64_t bytes, int64_t capacity);  // mu_ held
 
@@ -126,6 +137,7 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   std::vector<std::vector<void*>> free_;  // per class index
   std::vector<size_t> capacities_;        // per class index
   int64_t max_retained_bytes_;
+  const int64_t max_in_use_bytes_;
   bool closed_ = false;
   BufferPoolStats stats_;
 };

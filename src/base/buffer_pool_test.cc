@@ -72,6 +72,22 @@ TEST(BufferPoolTest, StringsAndTensorsOutsideAScopeDoNotUseThePool) {
   EXPECT_EQ(pool->stats().system_allocations, 0);
 }
 
+TEST(BufferPoolTest, RequestsPastTheInUseLimitThrowWithoutTouchingTheSystemOrTheCounts) {
+  auto pool = BufferPool::Create(BufferPool::kDefaultMaxRetainedBytes, 10000);
+  BufferPool::ScopedCurrent current(pool.get());
+  Tensor a(DType::kFloat, Shape({1000}));  // 4000 bytes + header
+  EXPECT_TRUE(a.FromPool());
+  EXPECT_THROW(Tensor(DType::kFloat, Shape({2000})), std::bad_alloc);  // 8000 more would pass 10000
+  EXPECT_THROW(Tensor(DType::kUInt8, Shape({int64_t{1} << 40})), std::bad_alloc);
+  // Strings never take pool blocks, but an element array past the limit is refused.
+  EXPECT_THROW(Tensor(DType::kString, Shape({1000000})), std::bad_alloc);
+  EXPECT_EQ(pool->stats().system_allocations, 1);
+  Tensor b(DType::kFloat, Shape({1000}));  // still fits beside a
+  EXPECT_EQ(pool->stats().in_use_bytes, 2 * (4000 + 64));
+  Tensor s(DType::kString, Shape({10}));
+  EXPECT_FALSE(s.FromPool());
+}
+
 TEST(BufferPoolTest, TheBoundGrowsToTheLargestWorkingSetSoRepeatedRunsAllocateNothing) {
   auto pool = BufferPool::Create(/*max_retained_bytes=*/64 << 10);
   BufferPool::ScopedCurrent current(pool.get());

@@ -32,7 +32,15 @@ class TensorBuffer {
   }
 
   static TensorBuffer* Create(DType dtype, int64_t n, bool zero_fill) {
-    if (IsStringLike(dtype) || dtype == DType::kVariant) return new TensorBuffer(dtype, n);
+    if (IsStringLike(dtype) || dtype == DType::kVariant) {
+      const BufferPool* pool = BufferPool::Current();
+      const size_t element = IsStringLike(dtype) ? sizeof(std::string) : sizeof(VariantPtr);
+      if (pool != nullptr && pool->max_in_use_bytes() > 0 &&
+          static_cast<uint64_t>(n) > static_cast<uint64_t>(pool->max_in_use_bytes()) / element) {
+        throw std::bad_alloc();
+      }
+      return new TensorBuffer(dtype, n);
+    }
     const size_t bytes = static_cast<size_t>(n) * DTypeSize(dtype);
     const size_t block_bytes = kHeaderBytes + bytes;
     BufferPool* pool = BufferPool::Current();

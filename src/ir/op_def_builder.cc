@@ -1,6 +1,7 @@
 #include "ir/op_def_builder.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <map>
 
 #include "base/dtype.h"
@@ -106,8 +107,18 @@ Status ParseAttr(const std::string& spec, tensorflow::OpDef::AttrDef* attr) {
     default_text = Trim(rest.substr(eq + 1));
     rest = Trim(rest.substr(0, eq));
   }
-  // Drop minimums such as "int >= 1".
-  if (auto ge = rest.find(">="); ge != std::string::npos) rest = Trim(rest.substr(0, ge));
+  // Minimums such as "int >= 1" (checked at load: ir/attr_constraints.h).
+  if (auto ge = rest.find(">="); ge != std::string::npos) {
+    const std::string bound = Trim(rest.substr(ge + 2));
+    char* end = nullptr;
+    const long long minimum = std::strtoll(bound.c_str(), &end, 10);
+    if (bound.empty() || end != bound.c_str() + bound.size()) {
+      return InvalidArgument("attr '" + attr->name() + "': minimum must be an integer, got '" + bound + "'");
+    }
+    attr->set_has_minimum(true);
+    attr->set_minimum(minimum);
+    rest = Trim(rest.substr(0, ge));
+  }
   std::string type = rest;
   if (!rest.empty() && rest.front() == '{') {
     // Allowed values: quoted strings mean a string attr, else a type attr.

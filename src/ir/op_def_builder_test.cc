@@ -61,6 +61,11 @@ TEST(OpDefBuilderTest, DefaultAfterAMinimumAndEscapedStringDefaults) {
   EXPECT_EQ(def->attr(0).default_value().i(), -1);
   EXPECT_EQ(def->attr(1).default_value().s(), "\t");
   EXPECT_FALSE(def->attr(2).has_default_value());
+  // The minimums are kept: the loader checks them (ir/attr_constraints.h).
+  EXPECT_TRUE(def->attr(0).has_minimum());
+  EXPECT_EQ(def->attr(0).minimum(), -1);
+  EXPECT_EQ(def->attr(2).minimum(), -2);
+  EXPECT_FALSE(def->attr(1).has_minimum());
 }
 
 TEST(OpDefBuilderTest, ArgNamingAnUnknownTypeIsAnError) {

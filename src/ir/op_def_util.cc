@@ -17,6 +17,11 @@ StatusOr<int> ArgArity(const tensorflow::OpDef::ArgDef& arg, const Node& node) {
   if (!arg.number_attr().empty()) {
     TFHOST_ASSIGN_OR_RETURN(int64_t n, GetAttr<int64_t>(node, arg.number_attr()));
     if (n < 0) return InvalidArgument(NodeContext(node) + ": attr '" + arg.number_attr() + "' is negative");
+    if (n > kMaxArgListLength) {
+      return InvalidArgument(NodeContext(node) + ": attr '" + arg.number_attr() + "' = " + std::to_string(n) +
+                             " asks for more than the " + std::to_string(kMaxArgListLength) +
+                             " tensors tfhost takes in one argument list ('" + arg.name() + "')");
+    }
     return static_cast<int>(n);
   }
   if (!arg.type_list_attr().empty()) {

@@ -22,6 +22,9 @@ void FillDefaultAttrs(const tensorflow::OpDef& def, Node* node);
 
 // Number of tensors in one input/output arg of this node (1, N, or the length
 // of a type list).
+// Number attrs are bounded (kMaxArgListLength) so that a crafted attr cannot
+// make the loader allocate per-output state for billions of outputs.
+inline constexpr int64_t kMaxArgListLength = 65536;
 StatusOr<int> ArgArity(const tensorflow::OpDef::ArgDef& arg, const Node& node);
 
 // dtypes of every flat output of the node, in order.

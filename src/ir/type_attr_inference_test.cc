@@ -9,6 +9,7 @@
 
 #include <map>
 
+#include "base/test_status.h"
 #include "ir/attrs.h"
 #include "ir/op_def_builder.h"
 
@@ -33,6 +34,7 @@ const tensorflow::OpDef* TestLookup(const std::string& op) {
         OpDefBuilder("Merge").Input("inputs: N * T").Output("output: T").Output("value_index: int32")
             .Attr("T: type").Attr("N: int >= 1"),
         OpDefBuilder("NextIteration").Input("data: T").Output("output: T").Attr("T: type"),
+        OpDefBuilder("Unpack").Input("value: T").Output("output: num * T").Attr("num: int >= 0").Attr("T: type"),
         OpDefBuilder("TwoLists").Input("a: N * T").Input("b: M * T").Output("out: T")
             .Attr("N: int").Attr("M: int").Attr("T: type"),
     };
@@ -164,6 +166,18 @@ TEST(TypeAttrInferenceTest, TwoMissingListLengthsAreAnErrorNamingBoth) {
   EXPECT_NE(g.status().message().find("node 'two' (TwoLists): missing required attrs 'M' and 'N'"),
             std::string::npos)
       << g.status().message();
+}
+
+TEST(TypeAttrInferenceTest, AnOutputListPastTheBoundIsAnErrorBeforeAnythingIsAllocatedForIt) {
+  // A crafted count of 2^31 outputs once made the loader allocate gigabytes.
+  auto g = TypedGraph({{"f", "DT_FLOAT"}},
+                      "node { name: 'many' op: 'Unpack' input: 'f' attr { key: 'num' value { i: 2147483648 } } }");
+  TFHOST_EXPECT_ERROR(g, StatusCode::kInvalidArgument,
+                      "node 'many' (Unpack): attr 'num' = 2147483648 asks for more than the 65536 tensors");
+  auto ok = TypedGraph({{"f", "DT_FLOAT"}},
+                       "node { name: 'few' op: 'Unpack' input: 'f' attr { key: 'num' value { i: 65536 } } }");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(NodeNamed(*ok, "few").output_dtypes.size(), 65536u);
 }
 
 TEST(TypeAttrInferenceTest, AttrsTheNodeSetsAreKeptAsWritten) {

@@ -1,5 +1,7 @@
 #include "ops/kernel_contract.h"
 
+#include "ir/attr_constraints.h"
+
 #include <atomic>
 #include <new>
 #include <string>
@@ -93,6 +95,7 @@ StatusOr<std::vector<DType>> ExpectedInputDTypes(const tensorflow::OpDef& def, c
 
 StatusOr<std::vector<int>> CheckNodeContract(const tensorflow::OpDef& def, const ir::Node& node,
                                              const std::vector<DType>& input_dtypes) {
+  TFHOST_RETURN_IF_ERROR(ir::CheckAttrConstraints(def, node));
   TFHOST_ASSIGN_OR_RETURN(std::vector<DType> expected, ExpectedInputDTypes(def, node));
   if (input_dtypes.size() != expected.size()) {
     return InvalidArgument(ir::NodeContext(node) + ": has " + std::to_string(input_dtypes.size()) +

@@ -4,6 +4,8 @@
 //
 //   * the node has exactly as many data inputs and outputs as its op's
 //     schema declares once attrs are resolved (N, list(type) lengths);
+//   * every attr the node sets obeys the schema: allowed types and strings,
+//     int and list-length minimums (ir/attr_constraints.h);
 //   * every input carries the dtype the schema binds it to (a fixed type, a
 //     type attr such as T, or the entries of a list(type) attr); input 0 of
 //     a bf16 edge's reader (ir::kBf16InputAttr) may be bf16 for float32;

@@ -60,6 +60,16 @@ TEST(KernelContractTest, InputDTypeMustMatchItsTypeAttr) {
       << out.status().message();
 }
 
+TEST(KernelContractTest, AnAttrOutsideItsSchemaFailsBeforeTheKernelRuns) {
+  // Found by fuzzing: Complex with Tout = float wrote complex elements past a float tensor.
+  auto out = RunSingleOp("Complex", {F32({1}), F32({2})}, {{"T", MakeAttr(DType::kFloat)}, {"Tout", MakeAttr(DType::kFloat)}});
+  TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument,
+                      "node 'test_Complex' (Complex): attr 'Tout' is DT_FLOAT, which is not one of its allowed types");
+  auto ok = RunSingleOp("Complex", {F32({1}), F32({2})}, {{"T", MakeAttr(DType::kFloat)}, {"Tout", MakeAttr(DType::kComplex64)}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0].data<float>()[1], 2.0f);
+}
+
 TEST(KernelContractTest, VariadicInputCountFollowsTheNumberAttr) {
   auto out = RunSingleOp("ConcatV2", {F32({1}), F32({2}), F32({3}), Tensor::Scalar<int32_t>(0)},
                          {{"N", MakeAttr(2)}, {"T", MakeAttr(DType::kFloat)}});

@@ -68,7 +68,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const Sessio
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);
   // The caller's thread takes part in both, so a pool of N-1 workers gives N.
-  s->buffer_pool_ = BufferPool::Create(options.buffer_pool_bytes);
+  s->buffer_pool_ = BufferPool::Create(options.buffer_pool_bytes, options.max_tensor_bytes_in_use);
   s->intra_op_pool_ = std::make_unique<ThreadPool>(intra - 1);
   BindPoolToWorkers(*s->intra_op_pool_, s->buffer_pool_);
   if (inter > 1) {

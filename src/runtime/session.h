@@ -57,6 +57,10 @@ struct SessionOptions {
   // Floor of the bound on the free tensor buffers the session's BufferPool
   // keeps between runs (base/buffer_pool.h); 0 keeps none (every run allocates).
   int64_t buffer_pool_bytes = BufferPool::kDefaultMaxRetainedBytes;
+  // Most bytes of tensor buffers the session's runs may hold at once (all
+  // concurrent runs together); an allocation past it fails its node with
+  // ResourceExhausted. 0 = no limit (base/buffer_pool.h).
+  int64_t max_tensor_bytes_in_use = 0;
 };
 
 class FunctionRuntime;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <thread>
 
+#include "base/test_status.h"
 #include "ir/tensor_proto.h"
 #include "runtime/session.h"
 #include "runtime/test_graph_def_util.h"
@@ -139,6 +140,26 @@ TEST(SessionMemoryTest, ZeroBoundMeansEveryRunAllocates) {
   ASSERT_TRUE((*session)->Run({{"x:0", x}}, {"out2:0"}).ok());
   EXPECT_EQ((*session)->buffer_pool_stats().system_allocations, 2 * first);
   EXPECT_EQ((*session)->buffer_pool_stats().retained_bytes, 0);
+}
+
+TEST(SessionMemoryTest, ARunPastTheTensorMemoryLimitFailsTheAllocatingNodeAndTheSessionRecovers) {
+  // Each of the graph's intermediates is 4000 bytes; several live at once.
+  auto graph = ir::Graph::FromGraphDef(ElementwiseOnFeedsAndConstants(1000));
+  ASSERT_TRUE(ir::InferTypes(*graph, ops::OpRegistry::Global().Lookup()).ok());
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  options.model_name = "capped";
+  options.max_tensor_bytes_in_use = 6000;
+  auto session = Session::Create(std::move(*graph), options);
+  ASSERT_TRUE(session.ok());
+  Tensor small = Filled(1000, 0.5f);
+  TFHOST_EXPECT_ERROR((*session)->Run({{"x:0", small}}, {"out2:0"}), StatusCode::kResourceExhausted,
+                      "out of memory while the kernel ran");
+  EXPECT_EQ((*session)->buffer_pool_stats().in_use_bytes, 0) << "the failed run gave back what it held";
+  // One intermediate at a time fits.
+  auto neg = (*session)->Run({{"x:0", small}}, {"neg_x:0"});
+  ASSERT_TRUE(neg.ok()) << neg.status().ToString();
+  EXPECT_EQ((*neg)[0].data<float>()[0], -0.5f);
 }
 
 TEST(SessionMemoryTest, PlanCountsTensorsAliveTogetherAndNotFeedsConstantsOrAliases) {

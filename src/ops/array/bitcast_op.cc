@@ -40,7 +40,7 @@ Status Bitcast(KernelContext& ctx) {
 void RegisterBitcastOp(OpRegistry& registry) {
   const char* types =
       "{bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, "
-      "complex128}";
+      "complex128, qint8, quint8, qint16, quint16, qint32}";
   registry.Register(ir::OpDefBuilder("Bitcast")
                         .Input("input: T")
                         .Output("output: type")

@@ -192,10 +192,15 @@ Status RaggedRangeTyped(KernelContext& ctx, DType splits_type) {
     double size = 0;
     if (!((delta > 0 && limit < start) || (delta < 0 && limit > start))) {
       if constexpr (std::is_integral_v<T>) {
-        // In double: |limit - start| may overflow T.
-        const double span = std::abs(static_cast<double>(limit) - static_cast<double>(start));
-        const double step = std::abs(static_cast<double>(delta));
-        size = std::floor((span + step - 1) / step);
+        // ceil(|limit - start| / |delta|) in uint64, which holds both
+        // exactly (doubles round 2^63 - 1 up: an empty range got a value).
+        const auto magnitude = [](int64_t a, int64_t b) {
+          return a >= b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
+                        : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+        };
+        const uint64_t span = magnitude(limit, start);
+        const uint64_t step = magnitude(delta, 0);
+        size = static_cast<double>(span / step + (span % step != 0 ? 1 : 0));
       } else {
         size = std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
       }
@@ -213,7 +218,14 @@ Status RaggedRangeTyped(KernelContext& ctx, DType splits_type) {
     const T delta = at(2, i);
     for (int64_t j = splits[i]; j < splits[i + 1]; ++j) {
       v[j] = value;
-      value = static_cast<T>(value + delta);
+      // The step past the last element may leave T's range (start -2^63,
+      // delta -2^63): wrap it rather than overflow; it is never stored.
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        value = static_cast<T>(static_cast<U>(value) + static_cast<U>(delta));
+      } else {
+        value = static_cast<T>(value + delta);
+      }
     }
   }
   ctx.set_output(0, SplitsTensor(splits_type, splits));

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -71,10 +73,27 @@ TEST(RaggedRangeTest, BroadcastsScalarsAndEmptiesRangesPointingAway) {
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_TRUE(TensorsEqual((*f)[0], Tensor::FromVector<int32_t>({0, 0, 4})));
   EXPECT_TRUE(TensorsEqual((*f)[1], Tensor::FromVector<float>({0, 0.25f, 0.5f, 0.75f})));
-  EXPECT_FALSE(RunSingleOp("RaggedRange", {Tensor::Scalar<int32_t>(0), Tensor::Scalar<int32_t>(4),
-                                           Tensor::Scalar<int32_t>(0)}).ok());
-  EXPECT_FALSE(RunSingleOp("RaggedRange", {Tensor::FromVector<int32_t>({0, 1}), Tensor::FromVector<int32_t>({1, 2, 3}),
-                                           Tensor::Scalar<int32_t>(1)}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedRange", {Tensor::Scalar<int32_t>(0), Tensor::Scalar<int32_t>(4),
+                                                  Tensor::Scalar<int32_t>(0)}),
+                      StatusCode::kInvalidArgument, "Requires delta != 0 (range 0)");
+  TFHOST_EXPECT_ERROR(RunSingleOp("RaggedRange", {Tensor::FromVector<int32_t>({0, 1}),
+                                                  Tensor::FromVector<int32_t>({1, 2, 3}), Tensor::Scalar<int32_t>(1)}),
+                      StatusCode::kInvalidArgument,
+                      "starts, limits and deltas must have the same length; limits has 3, expected 2");
+}
+
+TEST(RaggedRangeTest, RangesAtTheEdgesOfInt64CountExactlyAndDoNotOverflowPastTheirLastValue) {
+  // Found by fuzzing: the step after a range's last value left int64 (signed
+  // overflow), and sizes computed in double gave the empty range
+  // [-2^63, -2^63) one value.
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  auto out = RunSingleOp("RaggedRange", {Tensor::FromVector<int64_t>({-1, 1, lo, lo}),
+                                         Tensor::FromVector<int64_t>({-2, 2, lo, hi}),
+                                         Tensor::FromVector<int64_t>({lo, hi, lo, hi})},
+                         {{"T", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({0, 1, 2, 2, 5})));
+  EXPECT_TRUE(TensorsEqual((*out)[1], Tensor::FromVector<int64_t>({-1, 1, lo, -1, hi - 1})));
 }
 
 ir::AttrMap GatherAttrs(int params_rank, int output_rank) {

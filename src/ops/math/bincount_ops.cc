@@ -7,6 +7,8 @@
 //   DenseBincount(input 1-D or 2-D, size, weights): the same per row for 2-D
 //     input; binary_output records presence (1) instead of a count.
 // Values >= size are dropped; negative values are an error. Sums in double.
+#include <span>
+
 #include "ops/array/array_util.h"
 #include "ops/math/math_ops.h"
 
@@ -42,7 +44,10 @@ Status BincountImpl(KernelContext& ctx, bool dense) {
   TFHOST_ASSIGN_OR_RETURN(Shape out_shape, array::OutputShape(ctx, rows ? std::vector<int64_t>{batch, size}
                                                                          : std::vector<int64_t>{size}, "bins"));
   const std::vector<double> w = weighted ? weights.ToDoubleVector() : std::vector<double>();
-  std::vector<double> acc(static_cast<size_t>(out_shape.num_elements()), 0.0);
+  // Scratch as a tensor, so it counts against the session's memory like the
+  // output does (a `size` of 2^31 must fail there, not take 16 GiB).
+  Tensor acc_tensor(DType::kDouble, out_shape);
+  const std::span<double> acc(acc_tensor.data<double>(), static_cast<size_t>(out_shape.num_elements()));
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t j = 0; j < width; ++j) {
       const int64_t i = b * width + j;

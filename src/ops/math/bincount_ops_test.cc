@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "base/buffer_pool.h"
+#include "base/test_status.h"
 #include "ops/run_single_op.h"
 
 namespace tfhost::ops {
@@ -26,10 +28,25 @@ TEST(DenseBincountTest, PerRowBinaryOutput) {
 }
 
 TEST(BincountTest, NegativeValuesAndMismatchedWeightsAreErrors) {
-  EXPECT_FALSE(RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({-1}), Tensor::Scalar<int32_t>(2),
-                                        Tensor(DType::kInt32, Shape({0}))}, {{"T", MakeAttr(DType::kInt32)}}).ok());
-  EXPECT_FALSE(RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({1, 0}), Tensor::Scalar<int32_t>(2),
-                                        Tensor::FromVector<float>({1})}, {{"T", MakeAttr(DType::kFloat)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({-1}), Tensor::Scalar<int32_t>(2),
+                                               Tensor(DType::kInt32, Shape({0}))}, {{"T", MakeAttr(DType::kInt32)}}),
+                      StatusCode::kInvalidArgument, "Input arr must be non-negative, got -1 at 0");
+  TFHOST_EXPECT_ERROR(RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({1, 0}), Tensor::Scalar<int32_t>(2),
+                                               Tensor::FromVector<float>({1})}, {{"T", MakeAttr(DType::kFloat)}}),
+                      StatusCode::kInvalidArgument, "weights must be empty or have the input's shape [2], got [1]");
+}
+
+TEST(BincountTest, BinsPastTheSessionsMemoryLimitAreResourceExhaustedNotAllocated) {
+  // Found by fuzzing: size 2^31 took 16 GiB of scratch outside the session's buffers.
+  auto pool = BufferPool::Create(BufferPool::kDefaultMaxRetainedBytes, 1 << 20);
+  BufferPool::ScopedCurrent current(pool.get());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({1}), Tensor::Scalar<int32_t>(1 << 30),
+                                               Tensor(DType::kInt32, Shape({0}))}, {{"T", MakeAttr(DType::kInt32)}}),
+                      StatusCode::kResourceExhausted, "out of memory while the kernel ran");
+  auto fits = RunSingleOp("Bincount", {Tensor::FromVector<int32_t>({1}), Tensor::Scalar<int32_t>(1000),
+                                       Tensor(DType::kInt32, Shape({0}))}, {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_EQ((*fits)[0].data<int32_t>()[1], 1);
 }
 
 }  // namespace

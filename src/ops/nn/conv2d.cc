@@ -80,6 +80,10 @@ Status Conv2DImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
                      ")");
   }
   const int64_t groups = in_c / filter_in_c;
+  if (groups == 0) {
+    return ctx.Error("input has 0 channels; expected a positive multiple of the filter's in_c " +
+                     std::to_string(filter_in_c) + " (filter shape " + filter.shape().ToString() + ")");
+  }
   if (out_c % groups != 0) {
     return ctx.Error("filter out_c " + std::to_string(out_c) + " is not a multiple of the " +
                      std::to_string(groups) + " groups");

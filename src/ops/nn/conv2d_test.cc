@@ -193,6 +193,15 @@ TEST(Conv2DTest, RejectsChannelMismatch) {
                       "input has 3 channels, which is not a multiple of the filter's in_c 2 (filter shape [2,2,2,1])");
 }
 
+TEST(Conv2DTest, RejectsAnInputWithoutChannels) {
+  // Found by fuzzing: zero input channels made zero groups, then a division by zero.
+  const Tensor x(DType::kFloat, Shape({1, 3, 3, 0}));
+  const Tensor f(DType::kFloat, Shape({1, 1, 2, 4}));
+  auto out = RunSingleOp("Conv2D", {x, f}, ConvAttrs("VALID"));
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "input has 0 channels; expected a positive multiple of the filter's in_c 2 (filter shape [1,1,2,4])");
+}
+
 TEST(Conv2DTest, RejectsBadPaddingString) {
   auto out = RunSingleOp("Conv2D", {Input3x3(), Filter2x2()}, ConvAttrs("FULL"));
   TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "padding must be SAME, VALID or EXPLICIT, got 'FULL'");

@@ -127,6 +127,8 @@ class PointwiseConvKernel {
     }
     const int64_t in_c = x.dim(3), out_c = f.dim(3);
     if (f.dim(0) != 1 || f.dim(1) != 1 || f.dim(2) != in_c || in_c == 0 || out_c == 0) return fallback_(ctx);
+    // No pixels (an empty batch): the blocking below divides by the pixel count.
+    if (x.dim(0) == 0 || x.dim(1) == 0 || x.dim(2) == 0) return fallback_(ctx);
     const Shape out_shape({x.dim(0), x.dim(1), x.dim(2), out_c});
     const Tensor* bias = epilogue_.bias ? &ctx.input(2) : nullptr;
     if (bias != nullptr && (bias->dtype() != DType::kFloat || bias->NumElements() != out_c)) return fallback_(ctx);

@@ -224,6 +224,16 @@ TEST(SimdPointwiseConvTest, OtherFiltersAndBadShapesRunOnTheFallback) {
                       "input has 8 channels, which is not a multiple of the filter's in_c 5 (filter shape [1,1,5,16])");
 }
 
+TEST(SimdPointwiseConvTest, AnEmptyBatchOrImageGivesTheReferencesEmptyOutput) {
+  TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
+  // Zero pixels once divided by zero while the kernel split them into blocks.
+  const Tensor f = RandomFloats(Shape({1, 1, 8, 16}), -1, 1, false, 15);
+  for (const Shape& shape : {Shape({0, 4, 4, 8}), Shape({1, 0, 4, 8}), Shape({2, 3, 0, 8})}) {
+    SCOPED_TRACE(shape.ToString());
+    ExpectConvMatchesReference("Conv2D", {RandomFloats(shape, -1, 1, false, 16), f}, ConvAttrs("SAME"));
+  }
+}
+
 TEST(SimdPointwiseConvTest, InputsWiderThan2048ChannelsGoToTheFallbackPerCall) {
   TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   auto node = ops::MakeSingleOpNode("Conv2D", ConvAttrs());
