@@ -176,9 +176,10 @@ TEST(QuantizeOpsTest, BadInputsGiveClearErrors) {
   TFHOST_ASSERT_ERROR(even, StatusCode::kInvalidArgument, "Round mode 'HALF_TO_EVEN' only supported for mode 'SCALED'");
   auto mode = Quantize(Floats({1}), F(0), F(1), DType::kQUInt8, "MAX_LAST");
   TFHOST_EXPECT_ERROR(mode, StatusCode::kInvalidArgument,
-                      "Mode string must be 'MIN_COMBINED', 'MIN_FIRST', or 'SCALED', is 'MAX_LAST'");
+                      "node 'test_QuantizeV2' (QuantizeV2): attr 'mode' is 'MAX_LAST', which is not one of its allowed values");
   auto type = Quantize(Floats({1}), F(0), F(1), DType::kInt8, "SCALED");
-  TFHOST_EXPECT_ERROR(type, StatusCode::kInvalidArgument, "T must be a quantized type, got int8");
+  TFHOST_EXPECT_ERROR(type, StatusCode::kInvalidArgument,
+                      "node 'test_QuantizeV2' (QuantizeV2): attr 'T' is DT_INT8, which is not one of its allowed types");
   auto axis = Quantize(Floats({1, 2}), Floats({0, 0}), Floats({1, 1}), DType::kQInt8, "SCALED", {{"axis", MakeAttr(1)}});
   TFHOST_ASSERT_ERROR(axis, StatusCode::kInvalidArgument, "Axis must be less than input dimension(1), got 1");
   auto sizes = Quantize(Floats({1, 2}), Floats({0}), Floats({1}), DType::kQInt8, "SCALED", {{"axis", MakeAttr(0)}});

@@ -204,7 +204,8 @@ TEST(Conv2DTest, RejectsAnInputWithoutChannels) {
 
 TEST(Conv2DTest, RejectsBadPaddingString) {
   auto out = RunSingleOp("Conv2D", {Input3x3(), Filter2x2()}, ConvAttrs("FULL"));
-  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "padding must be SAME, VALID or EXPLICIT, got 'FULL'");
+  TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                      "node 'test_Conv2D' (Conv2D): attr 'padding' is 'FULL', which is not one of its allowed values");
 }
 
 TEST(Conv2DTest, RejectsBadStridesAndExplicitPaddings) {

@@ -27,7 +27,10 @@ TEST(Conv3DTest, OnesKernelSumsWindowsWithSamePadding) {
   EXPECT_EQ((*same)[0].data<float>()[0], 36);
   EXPECT_EQ((*same)[0].data<float>()[7], 8);
   TFHOST_EXPECT_ERROR(RunSingleOp("Conv3D", {x, ones}, Attrs("VALID", {1, 1, 1, 1})), StatusCode::kInvalidArgument,
-                      "strides must have 5 entries with 1 for batch and channels, got [1, 1, 1, 1]");
+                      "node 'test_Conv3D' (Conv3D): attr 'strides' has 4 values, fewer than its minimum 5");
+  // Five entries pass the schema; the kernel still wants 1 for batch and channels.
+  TFHOST_EXPECT_ERROR(RunSingleOp("Conv3D", {x, ones}, Attrs("VALID", {2, 1, 1, 1, 1})), StatusCode::kInvalidArgument,
+                      "strides must have 5 entries with 1 for batch and channels, got [2, 1, 1, 1, 1]");
 }
 
 TEST(Pool3DTest, MaxAndAverageExcludePadding) {

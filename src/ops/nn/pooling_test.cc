@@ -96,13 +96,14 @@ TEST(AvgPoolTest, InputArgIsNamedValue) {
 
 TEST(PoolTest, RejectsBadAttrs) {
   TFHOST_EXPECT_ERROR(RunSingleOp("AvgPool", {Input3x3()}, PoolAttrs("EXPLICIT", 2, 2)), StatusCode::kInvalidArgument,
-                      "padding must be SAME or VALID, got 'EXPLICIT'");
+                      "node 'test_AvgPool' (AvgPool): attr 'padding' is 'EXPLICIT', which is not one of its allowed values "
+                      "('SAME', 'VALID')");
   TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, PoolAttrs("SOMETIMES", 2, 2)), StatusCode::kInvalidArgument,
-                      "padding must be SAME, VALID or EXPLICIT, got 'SOMETIMES'");
+                      "node 'test_MaxPool' (MaxPool): attr 'padding' is 'SOMETIMES', which is not one of its allowed values");
   auto attrs = PoolAttrs("VALID", 2, 1);
   attrs["ksize"] = MakeAttr(std::vector<int64_t>{1, 2, 2});
   TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, attrs), StatusCode::kInvalidArgument,
-                      "ksize must have 4 entries, got [1, 2, 2]");
+                      "node 'test_MaxPool' (MaxPool): attr 'ksize' has 3 values, fewer than its minimum 4");
   attrs["ksize"] = MakeAttr(std::vector<int64_t>{1, 2, 2, 2});
   TFHOST_EXPECT_ERROR(RunSingleOp("MaxPool", {Input3x3()}, attrs), StatusCode::kUnimplemented,
                       "pooling across the batch or channel dimension is not supported, ksize [1, 2, 2, 2]");

@@ -203,7 +203,9 @@ TEST(StatelessRandomOpsTest, BadInputsGiveClearErrors) {
   TFHOST_ASSERT_ERROR(alg_shape, StatusCode::kInvalidArgument, "input 3 (alg) must have shape [], not [1]");
 
   auto dtype = RunOp("StatelessRandomUniformFullInt", {Shape32({2}), Seed64(1, 2)}, {{"dtype", MakeAttr(DType::kFloat)}});
-  TFHOST_EXPECT_ERROR(dtype, StatusCode::kInvalidArgument, "dtype must be int32, int64, uint32 or uint64, got float32");
+  TFHOST_EXPECT_ERROR(dtype, StatusCode::kInvalidArgument,
+                      "node 'test_StatelessRandomUniformFullInt' (StatelessRandomUniformFullInt): attr 'dtype' is "
+                      "DT_FLOAT, which is not one of its allowed types");
 
   auto minval = RunOp("StatelessRandomUniformInt",
                     {Shape32({2}), Seed64(1, 2), Tensor::FromVector(std::vector<int32_t>{0}), Tensor::Scalar<int32_t>(5)},

@@ -144,7 +144,8 @@ TEST(UnicodeOpsTest, TranscodeConvertsBetweenEncodingsAndKeepsShape) {
   auto bad_out = RunSingleOp("UnicodeTranscode", {in},
                              {{"input_encoding", MakeAttr("UTF-8")}, {"output_encoding", MakeAttr("UTF-7")}});
   TFHOST_EXPECT_ERROR(bad_out, StatusCode::kInvalidArgument,
-                      "output_encoding must be one of 'UTF-8', 'UTF-16-BE', 'UTF-32-BE', got 'UTF-7'");
+                      "node 'test_UnicodeTranscode' (UnicodeTranscode): attr 'output_encoding' is 'UTF-7', which is not one "
+                      "of its allowed values ('UTF-8', 'UTF-16-BE', 'UTF-32-BE')");
 }
 
 using ir::PartialShape;
