@@ -69,6 +69,12 @@ Status Bound(KernelContext& ctx) {
     return ctx.Error("sorted_inputs is too long for int32 output");
   }
   Tensor out(out_type, values.shape());
+  // No values: nothing to search. (Looping over a leading dim of 2^40 rows
+  // of zero values would take hours.)
+  if (values.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   auto store = [&](int64_t i, int64_t pos) {
     if (out_type == DType::kInt32) out.data<int32_t>()[i] = static_cast<int32_t>(pos);
     else out.data<int64_t>()[i] = pos;

@@ -49,5 +49,15 @@ TEST(SearchSortedTest, MismatchedBatchIsAnError) {
   TFHOST_EXPECT_ERROR(out, StatusCode::kInvalidArgument, "Leading dim_size of both tensors must match: 2 vs 3");
 }
 
+TEST(SearchSortedTest, ZeroValuesInAHugeBatchAnswerAtOnce) {
+  // Found by fuzzing: [2^40, 0] inputs looped over 2^40 empty rows.
+  const Shape empty({int64_t{1} << 40, 0});
+  auto out = RunSingleOp("UpperBound", {Tensor(DType::kFloat, empty), Tensor(DType::kFloat, empty)},
+                         {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), empty);
+  EXPECT_EQ((*out)[0].dtype(), DType::kInt32);
+}
+
 }  // namespace
 }  // namespace tfhost::ops
