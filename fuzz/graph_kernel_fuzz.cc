@@ -284,6 +284,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.model_name = "fuzz";
   options.kernels = reference ? tfhost::backends::KernelChoice::kReference : tfhost::backends::KernelChoice::kFast;
   options.max_tensor_bytes_in_use = kMaxTensorBytes;
+  options.max_loop_iterations = 10000;
   auto session = tfhost::runtime::Session::Create(std::move(*graph), options);
   if (!session.ok()) return 0;
   (void)(*session)->Run(builder.feeds(), builder.fetches());

@@ -12,7 +12,8 @@
 // (tests/zoo) under TFHOST_FUZZ_MODEL_BYTES (default 2 MB) on disk when
 // TFHOST_FUZZ_ZOO names its folder (fuzz/smoke.sh passes it when the zoo has
 // been generated). Sessions hold at most kMaxTensorBytes of tensors at once,
-// so a shape that asks for gigabytes fails with ResourceExhausted.
+// so a shape that asks for gigabytes fails with ResourceExhausted, and runs
+// at most kMaxLoopIterations while-loop iterations.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@
 namespace {
 
 constexpr int64_t kMaxTensorBytes = 64 << 20;
+constexpr int64_t kMaxLoopIterations = 1000;
 
 std::vector<std::unique_ptr<tfhost::runtime::Model>>& Models() {
   static auto* models = [] {
@@ -66,6 +68,11 @@ std::vector<std::unique_ptr<tfhost::runtime::Model>>& Models() {
     tfhost::loaders::LoadOptions options;
     options.session.intra_op_threads = 1;
     options.session.max_tensor_bytes_in_use = kMaxTensorBytes;
+    // A loop bound taken from an input (a while_loop's n, a sequence length)
+    // must end the run, not time the fuzzer out: the limit's own tests cross
+    // the default; here a small one keeps each input fast (an RNN step
+    // under ASan takes milliseconds).
+    options.session.max_loop_iterations = kMaxLoopIterations;
     for (const std::string& path : paths) {
       auto model = tfhost::loaders::LoadModel(path, options);
       // A zoo model tfhost cannot load is the zoo test's business, not the fuzzer's.

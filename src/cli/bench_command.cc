@@ -17,7 +17,8 @@
 // allows it (/proc/self/clear_refs), so each thread count's figure is its own.
 //
 // --profile: each node's kernel time over the timed runs, by op and backend
-// and the slowest nodes (cli/bench_profile.h).
+// and the slowest nodes (cli/bench_profile.h). --trace FILE: a timeline of
+// the timed runs, one slice per node execution (cli/trace_flag.h).
 #include <malloc.h>
 #include <sys/resource.h>
 
@@ -38,6 +39,7 @@
 #include "cli/bench_profile.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/trace_flag.h"
 #include "runtime/flop_count.h"
 
 namespace tfhost::cli {
@@ -350,10 +352,11 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return BenchAllreduceCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   std::string path, tags = "serve", signature_name = "serving_default", batch_flag = "1", threads_flag = "1";
-  std::string kernels_flag = "fast", peak_flag, precision = "fp32", device = "cpu";
+  std::string kernels_flag = "fast", peak_flag, precision = "fp32", device = "cpu", trace_path;
   std::vector<std::string> shape_flags, input_flags, fetches;
   int runs = 100, warmup = 10, seed = 1;
   bool json = false, cold = false, profile = false;
+  ModelLimitFlags limits;
   FlagParser flags("tfhost bench PATH [flags]",
                    "Measures latency (p50/p90/p99), throughput, GFLOP/s and peak RSS of a signature for every\n"
                    "combination of --batch and --threads. The model is loaded once per thread count. Inputs\n"
@@ -379,7 +382,10 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                 "also time each node's kernel over the timed runs and show where the time goes, by op and "
                 "backend and the slowest nodes (two clock reads per node)");
   flags.AddBool("json", &json, "print JSON instead of a table");
+  AddTraceFlag(flags, &trace_path);
+  AddModelLimitFlags(flags, &limits);
   if (int code = ParseOrExit(flags, args, "bench", out, err); code >= 0) return code;
+  if (Status st = CheckModelLimitFlags(limits); !st.ok()) return ReportUsage(err, "bench", st.message());
   auto batches = ParseIntList(batch_flag, "batch", 1, 1 << 20);
   if (!batches.ok()) return ReportUsage(err, "bench", batches.status().message());
   auto thread_counts = ParseIntList(threads_flag, "threads", 0, 1024);
@@ -404,6 +410,9 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       return ReportUsage(err, "bench", "--peak-gflops must be a positive number, not '" + peak_flag + "'");
     }
   }
+  // Only the timed runs are recorded: warm-up and cold runs stay out.
+  auto tracer = CliTrace::Create(trace_path, "tfhost bench");
+  if (!tracer.ok()) return ReportFailure(err, "bench", tracer.status());
   rep.path = path;
   rep.signature = signature_name;
   rep.kernels = backends::KernelChoiceName(*kernels);
@@ -420,6 +429,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     load.backends = *backends;
     load.precision = precision;
     load.keep = NamesUsedDirectly(*inputs, fetches);
+    load.limits = limits;
     auto model_or = LoadModelForCli(path, load);
     double load_ms = MsSince(t_load, Clock::now());
     if (!model_or.ok()) return ReportFailure(err, "bench", model_or.status());
@@ -487,6 +497,9 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       std::vector<double> latencies;
       latencies.reserve(runs);
+      if (*tracer) {
+        if (Status st = (*tracer)->Resume(); !st.ok()) return ReportFailure(err, "bench", st);
+      }
       double cpu_start = ProcessCpuSeconds();
       auto start = Clock::now();
       for (int i = 0; i < runs; ++i) {
@@ -498,6 +511,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       double total_s = std::chrono::duration<double>(Clock::now() - start).count();
       double cpu_s = ProcessCpuSeconds() - cpu_start;
+      if (*tracer) (*tracer)->Pause();
       model.session().set_profile(nullptr);
       std::sort(latencies.begin(), latencies.end());
       BenchResult res;
@@ -527,6 +541,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
       rep.results.push_back(res);
     }
   }
+  if (Status st = FinishTrace(*tracer, err); !st.ok()) return ReportFailure(err, "bench", st);
   if (json) {
     out << ToJson(rep) << "\n";
   } else {

@@ -2,10 +2,13 @@
 
 #include <glob.h>
 
+#include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "backends/backend_registry.h"
 #include "backends/builtin/device_registry.h"
+#include "base/trace/trace.h"
 #include "loaders/model_loader.h"
 
 namespace tfhost::cli {
@@ -66,6 +69,9 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModelForCli(const std::string& pat
   options.optimize_graph = load.optimize_graph;
   options.freeze_variables = load.freeze_variables;
   options.keep = load.keep;
+  ApplyModelLimitFlags(load.limits, &options);
+  trace::ScopedSlice slice("cli", "load model");
+  if (slice.active()) slice.args().Add("path", path);
   return loaders::LoadModel(path, options);
 }
 
@@ -369,6 +375,14 @@ StatusOr<Shape> InputShapeAtBatch(const runtime::TensorSpec& spec, int batch, co
                            "]; give the full shape with --shape " + spec.key + "=d1,d2,... (-1 for the batch dim)");
   }
   return MakeShape(dims, "input '" + spec.key + "'", int64_t{1} << 31);
+}
+
+std::optional<int> ServeMallocArenaLimit(const char* malloc_arena_max, const char* glibc_tunables, int cpus) {
+  if (malloc_arena_max != nullptr) return std::nullopt;
+  if (glibc_tunables != nullptr && std::string_view(glibc_tunables).find("malloc.arena_max") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::max(2, cpus);
 }
 
 }  // namespace tfhost::cli

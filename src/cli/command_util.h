@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/backend_registry.h"
 #include "cli/flags.h"
+#include "cli/limit_flags.h"
 #include "cli/tensor_input.h"
 #include "runtime/model.h"
 
@@ -34,6 +36,8 @@ struct CliLoad {
   // Names fed or fetched directly (--input x:0, --fetch Mul:0): kept by the
   // graph passes (LoadOptions::keep).
   std::vector<std::string> keep;
+  // --max_loop_iterations and the other model limits (cli/limit_flags.h).
+  ModelLimitFlags limits;
 };
 
 // The names `--input`/`--fetch` use, for CliLoad::keep.
@@ -150,5 +154,16 @@ StatusOr<std::vector<std::string>> ExpandFileArguments(const std::vector<std::st
 
 // "x:0" -> "x_0", "a/b:1" -> "a_b_1": a tensor name usable as a file name.
 std::string FileNameForTensor(const std::string& name);
+
+// How many malloc arenas `tfhost serve` lets glibc make: one per CPU (at
+// least 2), or nothing when the user chose (MALLOC_ARENA_MAX, or arena_max in
+// GLIBC_TUNABLES; the arguments are those variables, null when unset).
+// glibc's default, 8 per CPU, lets every thread that finds an arena locked
+// make another, and each arena keeps the large request buffers it freed (a
+// 600 KB image, a 3 MB JSON body) once its mmap threshold has risen to their
+// size: RSS then creeps up for hours as more threads take part
+// (bench/soak: +17% over 30 minutes on 2 CPUs, flat with 2 arenas, at the
+// same CPU time per request).
+std::optional<int> ServeMallocArenaLimit(const char* malloc_arena_max, const char* glibc_tunables, int cpus);
 
 }  // namespace tfhost::cli

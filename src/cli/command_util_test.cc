@@ -172,5 +172,14 @@ TEST(CommandUtilTest, RunTakesKernelsAndGivesTheSameOutputsEitherWay) {
   fs::remove(path);
 }
 
+TEST(ServeMallocArenaLimitTest, OnePerCpuUnlessTheUserChose) {
+  EXPECT_EQ(ServeMallocArenaLimit(nullptr, nullptr, 2), 2);
+  EXPECT_EQ(ServeMallocArenaLimit(nullptr, nullptr, 1), 2);
+  EXPECT_EQ(ServeMallocArenaLimit(nullptr, nullptr, 64), 64);
+  EXPECT_EQ(ServeMallocArenaLimit(nullptr, "glibc.malloc.mmap_threshold=131072", 8), 8);
+  EXPECT_EQ(ServeMallocArenaLimit("16", nullptr, 8), std::nullopt);
+  EXPECT_EQ(ServeMallocArenaLimit(nullptr, "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=4", 8), std::nullopt);
+}
+
 }  // namespace
 }  // namespace tfhost::cli

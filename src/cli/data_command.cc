@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/limit_flags.h"
 #include "cli/prediction_log_inspect.h"
 #include "data/convert.h"
 #include "data/example.h"
@@ -97,8 +98,10 @@ std::string HumanBytes(double b) {
 
 void JsonString(JsonWriter& w, const std::string& s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
 
-StatusOr<TFRecordReaderOptions> ReaderOptions(const std::string& compression) {
+StatusOr<TFRecordReaderOptions> ReaderOptions(const std::string& compression, int max_decompressed_mb) {
   TFRecordReaderOptions options;
+  TFHOST_RETURN_IF_ERROR(CheckDecompressedLimitFlag(max_decompressed_mb));
+  options.max_decompressed_bytes = DecompressedLimitBytes(max_decompressed_mb);
   if (!compression.empty() && compression != "auto") {
     TFHOST_ASSIGN_OR_RETURN(data::Compression c, data::ParseCompression(compression));
     options.compression = c;
@@ -146,9 +149,11 @@ int Inspect(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   flags.AddBool("json", &json, "print one JSON document");
   flags.AddBool("quiet", &quiet, "no progress line");
   flags.AddString("compression", &compression, "C", "auto (default: from magic/extension), none, zlib or gzip");
-  Parsed p = ParseCommand(flags, args, {"compression"}, cmd, true, out, err);
+  int max_decompressed_mb = kDefaultMaxDecompressedMb;
+  AddDecompressedLimitFlag(flags, &max_decompressed_mb);
+  Parsed p = ParseCommand(flags, args, {"compression", "max_decompressed_mb"}, cmd, true, out, err);
   if (p.exit_code >= 0) return p.exit_code;
-  auto options = ReaderOptions(compression);
+  auto options = ReaderOptions(compression, max_decompressed_mb);
   if (!options.ok()) return ReportUsage(err, cmd, options.status().message());
 
   struct FileInfo {
@@ -289,10 +294,12 @@ int Head(const std::vector<std::string>& args, std::ostream& out, std::ostream& 
   flags.AddInt("n", &n, "N", "records to print across all files (default 5)");
   flags.AddBool("json", &json, "one JSON object per line, in the lossless form `convert` reads back");
   flags.AddString("compression", &compression, "C", "auto (default), none, zlib or gzip");
-  Parsed p = ParseCommand(flags, args, {"n", "compression"}, cmd, true, out, err);
+  int max_decompressed_mb = kDefaultMaxDecompressedMb;
+  AddDecompressedLimitFlag(flags, &max_decompressed_mb);
+  Parsed p = ParseCommand(flags, args, {"n", "compression", "max_decompressed_mb"}, cmd, true, out, err);
   if (p.exit_code >= 0) return p.exit_code;
   if (n < 0) return ReportUsage(err, cmd, "-n must be >= 0");
-  auto options = ReaderOptions(compression);
+  auto options = ReaderOptions(compression, max_decompressed_mb);
   if (!options.ok()) return ReportUsage(err, cmd, options.status().message());
   int printed = 0;
   for (const std::string& path : p.files) {
@@ -342,9 +349,11 @@ int Verify(const std::vector<std::string>& args, std::ostream& out, std::ostream
   flags.AddBool("json", &json, "print one JSON document");
   flags.AddBool("quiet", &quiet, "only the summary and problems");
   flags.AddString("compression", &compression, "C", "auto (default), none, zlib or gzip");
-  Parsed p = ParseCommand(flags, args, {"compression"}, cmd, true, out, err);
+  int max_decompressed_mb = kDefaultMaxDecompressedMb;
+  AddDecompressedLimitFlag(flags, &max_decompressed_mb);
+  Parsed p = ParseCommand(flags, args, {"compression", "max_decompressed_mb"}, cmd, true, out, err);
   if (p.exit_code >= 0) return p.exit_code;
-  auto options = ReaderOptions(compression);
+  auto options = ReaderOptions(compression, max_decompressed_mb);
   if (!options.ok()) return ReportUsage(err, cmd, options.status().message());
   options->policy = data::CorruptionPolicy::kSkip;  // keep going to list every bad record
 
@@ -466,8 +475,11 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   flags.AddString("input-compression", &in_compression, "C", "TFRecord input compression: auto (default), none, zlib, gzip");
   flags.AddBool("quiet", &quiet, "no progress line");
   flags.AddBool("json", &json, "print the result as JSON");
-  Parsed p = ParseCommand(flags, args, {"out", "shards", "compression", "schema", "format", "input-compression"}, cmd,
-                          true, out, err);
+  int max_decompressed_mb = kDefaultMaxDecompressedMb;
+  AddDecompressedLimitFlag(flags, &max_decompressed_mb);
+  Parsed p = ParseCommand(
+      flags, args, {"out", "shards", "compression", "schema", "format", "input-compression", "max_decompressed_mb"},
+      cmd, true, out, err);
   if (p.exit_code >= 0) return p.exit_code;
   if (out_path.empty()) return ReportUsage(err, cmd, "--out is required");
   size_t dirs = 0;
@@ -512,7 +524,7 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitOk;
   }
   if (format == "images") {
-    auto reader = ReaderOptions(in_compression);
+    auto reader = ReaderOptions(in_compression, max_decompressed_mb);
     if (!reader.ok()) return ReportUsage(err, cmd, reader.status().message());
     auto n = data::TFRecordsToImageFolder(p.files, out_path, *reader);
     if (!n.ok()) return ReportFailure(err, cmd, n.status());
@@ -562,7 +574,7 @@ int Convert(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       if (!fmt) return ReportUsage(err, cmd, "cannot tell the output format from '" + out_path + "'; pass --format");
     }
     data::FromTFRecordOptions options;
-    auto reader = ReaderOptions(in_compression);
+    auto reader = ReaderOptions(in_compression, max_decompressed_mb);
     if (!reader.ok()) return ReportUsage(err, cmd, reader.status().message());
     options.reader = *reader;
     options.progress = on_progress;

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/trace_flag.h"
 #include "data/predict/predict.h"
 
 namespace tfhost::cli {
@@ -78,9 +79,12 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   const std::string cmd = "predict";
   std::string path, signature = "serving_default", tags = "serve", output, format = "tfrecord", shard = "0/1";
   std::string outputs, keep, feed = "auto", output_compression = "none", input_compression = "auto", device = "cpu";
+  std::string trace_path;
   std::vector<std::string> inputs;
   int batch = 64, threads = 0, parse_threads = 1, prefetch = 8;
   bool json = false, quiet = false, overwrite = false, no_sync = false;
+  ModelLimitFlags limits;
+  int max_decompressed_mb = kDefaultMaxDecompressedMb;
   FlagParser flags(
       "tfhost predict MODEL --input FILES... --output PREFIX [flags]",
       "Runs a signature over every record of TFRecord (tf.Example) or JSON Lines files and writes one\n"
@@ -109,7 +113,12 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddBool("no-sync", &no_sync, "do not fsync outputs (scratch runs only)");
   flags.AddBool("json", &json, "print one JSON summary for scripts");
   flags.AddBool("quiet", &quiet, "no progress line");
+  AddTraceFlag(flags, &trace_path);
+  AddModelLimitFlags(flags, &limits);
+  AddDecompressedLimitFlag(flags, &max_decompressed_mb);
   if (int code = ParseOrExit(flags, ExpandInputLists(args), cmd, out, err); code >= 0) return code;
+  if (Status st = CheckModelLimitFlags(limits); !st.ok()) return ReportUsage(err, cmd, st.message());
+  if (Status st = CheckDecompressedLimitFlag(max_decompressed_mb); !st.ok()) return ReportUsage(err, cmd, st.message());
 
   dp::PredictOptions o;
   if (inputs.empty()) return ReportUsage(err, cmd, "no --input files given");
@@ -153,13 +162,17 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   o.feed.keep_features = SplitList(keep);
   o.overwrite = overwrite;
   o.sync = !no_sync;
+  o.reader.max_decompressed_bytes = DecompressedLimitBytes(max_decompressed_mb);
 
   auto backends = ApplyDeviceFlag(device, cmd.c_str(), err);
   if (!backends.ok()) return ReportFlagStatus(err, cmd, backends.status());
+  auto tracer = CliTrace::Start(trace_path, "tfhost predict");
+  if (!tracer.ok()) return ReportFailure(err, cmd, tracer.status());
   CliLoad load;
   load.tags = tags;
   load.intra_op_threads = threads;
   load.backends = *backends;
+  load.limits = limits;
   auto model_or = LoadModelForCli(path, load);
   if (!model_or.ok()) return ReportFailure(err, cmd, model_or.status());
   runtime::Model& model = **model_or;
@@ -186,6 +199,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   auto stats = dp::RunPredict(info, run, o);
   if (shown) std::cerr << "\r\033[K" << std::flush;
   if (!stats.ok()) return ReportFailure(err, cmd, stats.status());
+  if (Status st = FinishTrace(*tracer, err); !st.ok()) return ReportFailure(err, cmd, st);
 
   if (json) {
     rapidjson::StringBuffer sb;

@@ -9,6 +9,7 @@
 #include "cli/command_util.h"
 #include "cli/npy_io.h"
 #include "cli/tensor_input.h"
+#include "cli/trace_flag.h"
 
 namespace tfhost::cli {
 
@@ -39,9 +40,10 @@ int EmitOutputs(const std::vector<std::pair<std::string, Tensor>>& outputs, cons
 
 int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string path, tags = "serve", signature_name = "serving_default", output_dir, kernels_flag = "fast", device = "cpu";
-  std::string precision = "fp32";
+  std::string precision = "fp32", trace_path;
   std::vector<std::string> input_flags, fetches;
   int threads = 0;
+  ModelLimitFlags limits;
   FlagParser flags(
       "tfhost run PATH --input KEY=VALUE ... [flags]",
       "Runs a model once and prints or saves its outputs. KEY is a signature input key, or a\n"
@@ -57,8 +59,11 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   AddKernelsFlag(flags, &kernels_flag);
   AddDeviceFlag(flags, &device);
   AddPrecisionFlag(flags, &precision);
+  AddTraceFlag(flags, &trace_path);
+  AddModelLimitFlags(flags, &limits);
   if (int code = ParseOrExit(flags, args, "run", out, err); code >= 0) return code;
   if (threads < 0) return ReportUsage(err, "run", "--threads must be 0 or more");
+  if (Status st = CheckModelLimitFlags(limits); !st.ok()) return ReportUsage(err, "run", st.message());
   auto kernels = ParseKernelsFlag(kernels_flag);
   if (!kernels.ok()) return ReportUsage(err, "run", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "run", st.message());
@@ -68,6 +73,8 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   auto backends = ApplyDeviceFlag(device, "run", err);
   if (!backends.ok()) return ReportFlagStatus(err, "run", backends.status());
 
+  auto tracer = CliTrace::Start(trace_path, "tfhost run");
+  if (!tracer.ok()) return ReportFailure(err, "run", tracer.status());
   CliLoad load;
   load.tags = tags;
   load.intra_op_threads = threads;
@@ -75,12 +82,14 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   load.backends = *backends;
   load.precision = precision;
   load.keep = NamesUsedDirectly(*inputs, fetches);
+  load.limits = limits;
   auto model_or = LoadModelForCli(path, load);
   if (!model_or.ok()) return ReportFailure(err, "run", model_or.status());
   auto run = ResolveRun(**model_or, signature_name, *inputs, fetches);
   if (!run.ok()) return ReportFailure(err, "run", run.status());
   auto outputs = run->Run(**model_or);
   if (!outputs.ok()) return ReportFailure(err, "run", outputs.status());
+  if (Status st = FinishTrace(*tracer, err); !st.ok()) return ReportFailure(err, "run", st);
   return EmitOutputs(*outputs, output_dir, out, err);
 }
 

@@ -5,6 +5,7 @@
 // SIGTERM/SIGINT stops accepting, drains in-flight requests on both (bounded
 // by --shutdown_timeout_ms) and exits 0.
 #include <google/protobuf/text_format.h>
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "cli/serve_emit.h"
 #include "cli/serve_flags.h"
 #include "cli/stop_watchdog.h"
+#include "cli/trace_flag.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/batching/batching_parameters.h"
 #include "serving/batching/batching_runner.h"
@@ -266,6 +268,8 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                    "With no --model_base_path / --model_config_file, serves tfhost's demo models.\n"
                    "SIGTERM/SIGINT: stop accepting, finish in-flight requests, exit 0.");
   AddServeFlags(flags, f);
+  std::string trace_path;
+  AddTraceFlag(flags, &trace_path);
   ServeEmitFlags emit;
   AddServeEmitFlags(flags, &emit);
   if (int code = ParseOrExit(flags, args, "serve", out, err); code >= 0) return code;
@@ -274,6 +278,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     return ReportUsage(err, "serve", misuse);
   }
   if (!emit.emit.empty()) return EmitManifests(f, emit, args, flags, out, err);
+  // Before the server's threads exist (see ServeMallocArenaLimit).
+  if (auto arenas = ServeMallocArenaLimit(std::getenv("MALLOC_ARENA_MAX"), std::getenv("GLIBC_TUNABLES"),
+                                          static_cast<int>(std::thread::hardware_concurrency()))) {
+    mallopt(M_ARENA_MAX, *arenas);
+  }
   auto backends = ApplyDeviceFlag(f.device, "serve", err);
   if (!backends.ok()) return ReportFlagStatus(err, "serve", backends.status());
   NoteBf16Fallback(err, "serve", f.precision);
@@ -342,6 +351,10 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   options.manager.load_options.session.backends = *backends;
   options.manager.load_options.session.intra_op_threads = f.tensorflow_intra_op_parallelism;
   options.manager.load_options.precision = f.precision;
+  ApplyModelLimitFlags(f.limits, &options.manager.load_options);
+  options.inference.request_limits.max_elements = f.max_request_elements;
+  options.inference.request_limits.max_bytes = static_cast<int64_t>(f.max_request_tensor_mb) << 20;
+  options.inference.request_limits.max_string_bytes = f.max_request_string_bytes;
   if (f.tensorflow_inter_op_parallelism > 0) {
     options.manager.load_options.session.inter_op_threads = f.tensorflow_inter_op_parallelism;
   }
@@ -375,6 +388,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   // signals reach only Wait() below.
   SignalBlock signals;
 
+  // From before the models load (loads and warm-up runs are in it) until the
+  // servers have drained; GET /v1/trace answers 409 meanwhile.
+  auto tracer = CliTrace::Start(trace_path, "tfhost serve");
+  if (!tracer.ok()) return ReportFailure(err, "serve", tracer.status());
+
   err << "tfhost serve: loading " << options.model_server_config.model_config_list().config_size() << " model(s)\n";
   err.flush();
   auto core = ServerCore::Create(std::move(options));
@@ -400,6 +418,11 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   serving::RestApiOptions rest_options;
   rest_options.metrics_path = *metrics_path;
   rest_options.server_version = VersionString().substr(VersionString().find(' ') + 1);
+  // A recording must end before the request times out (504), with a second
+  // to spare for writing the answer.
+  if (f.rest_api_timeout_in_ms > 0) {
+    rest_options.trace_max_seconds = std::min(rest_options.trace_max_seconds, f.rest_api_timeout_in_ms / 1000 - 1);
+  }
   serving::RestApiHandler rest(core->get(), rest_options);
 
   serving::HttpServerOptions http;
@@ -480,12 +503,14 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (batcher) (*core)->SetDefaultRunner(nullptr);
   err << "tfhost serve: " << (drained ? "all requests finished" : "shutdown deadline passed; open requests dropped")
       << "; unloading models\n";
+  const Status traced = FinishTrace(*tracer, err);
   watchdog.Phase("unloading models");
   grpc.reset();
   server.reset();
   core->reset();
   err << "tfhost serve: stopped\n";
   err.flush();
+  if (!traced.ok()) return ReportFailure(err, "serve", traced);
   return kExitOk;
 }
 

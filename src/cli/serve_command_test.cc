@@ -55,6 +55,10 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
             "--enable_per_model_batching_parameters needs batching on (--enable_batching, "
             "--batching_parameters_file or --batching_mode)"},
            {"--request_log_max_file_seconds=0", "--request_log_max_file_seconds must be between 1 and 31536000, got 0"},
+           {"--max_request_elements=0", "--max_request_elements must be between 1 and 2147483647, got 0"},
+           {"--max_request_tensor_mb=0", "--max_request_tensor_mb must be between 1 and 1048576, got 0"},
+           {"--max_request_string_bytes=0", "--max_request_string_bytes must be between 1 and 2147483647, got 0"},
+           {"--max_loop_iterations=-5", "--max_loop_iterations must be between 0 and 2147483647, got -5"},
        }) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand({flag}, out, err), kExitUsage) << flag;
@@ -212,6 +216,17 @@ class ServeProcess {
     }
     return false;
   }
+  // Whether the log shows `text` within `timeout` (a line printed after the
+  // REST port is up, such as gRPC's, may come after /readyz answers).
+  bool WaitForLog(const std::string& text, std::chrono::milliseconds timeout) const {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      if (Log().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
   std::string Log() const {
     std::ifstream in(log_);
     std::stringstream ss;
@@ -323,9 +338,10 @@ TEST(ServeBinaryTest, GrpcListensOnTheGivenAddressAndUnixSocket) {
                        "--grpc_address=127.0.0.1:" + std::to_string(grpc_port), "--grpc_socket_path=" + socket},
                       dir / "serve.log");
   ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
-  EXPECT_NE(server.Log().find("tfhost serve: gRPC API listening on 127.0.0.1:" + std::to_string(grpc_port) +
-                              " and unix:" + socket + " (max message"),
-            std::string::npos)
+  // serve starts REST before gRPC: wait for gRPC's line, not only for /readyz.
+  EXPECT_TRUE(server.WaitForLog("tfhost serve: gRPC API listening on 127.0.0.1:" + std::to_string(grpc_port) +
+                                    " and unix:" + socket + " (max message",
+                                20s))
       << server.Log();
   EXPECT_TRUE(fs::is_socket(socket));
   server.Signal(SIGTERM);

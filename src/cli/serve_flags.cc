@@ -79,6 +79,18 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                "this many bytes of records (default 134217728, at most 2147483647)");
   flags.AddInt("request_log_max_file_seconds", &f.request_log_max_file_seconds, "S",
                "... or once it has been open S seconds, so that logs of a quiet server appear (default 60)");
+  flags.AddInt("max_request_elements", &f.max_request_elements, "N",
+               "most values the input tensors of one request may hold together; more get 400 / INVALID_ARGUMENT "
+               "(default " + std::to_string(serving::RequestLimits{}.max_elements) + ")");
+  flags.AddInt("max_request_tensor_mb", &f.max_request_tensor_mb, "MB",
+               "most bytes the input tensors of one request may need together (strings count their length); "
+               "more get 400 / INVALID_ARGUMENT (default " +
+                   std::to_string(serving::RequestLimits{}.max_bytes >> 20) + ")");
+  flags.AddInt("max_request_string_bytes", &f.max_request_string_bytes, "BYTES",
+               "longest string value (an encoded image, a serialized tf.Example) a request may send; longer get "
+               "400 / INVALID_ARGUMENT (default " +
+                   std::to_string(serving::RequestLimits{}.max_string_bytes) + ")");
+  AddModelLimitFlags(flags, &f.limits);
   AddPrecisionFlag(flags, &f.precision);
   flags.AddString("demo_models_dir", &f.demo_models_dir, "DIR",
                   "where the demo models are written when no model flags are given (default: a cache folder)");
@@ -111,6 +123,10 @@ Status CheckServeFlags(const ServeFlags& f) {
   TFHOST_RETURN_IF_ERROR(check(f.grpc_max_threads, 0, 65536, "grpc_max_threads"));
   TFHOST_RETURN_IF_ERROR(check(f.request_log_max_file_seconds, 1, 86400 * 365, "request_log_max_file_seconds"));
   TFHOST_RETURN_IF_ERROR(check(f.request_log_max_file_bytes, 1, INT_MAX, "request_log_max_file_bytes"));
+  TFHOST_RETURN_IF_ERROR(check(f.max_request_elements, 1, INT_MAX, "max_request_elements"));
+  TFHOST_RETURN_IF_ERROR(check(f.max_request_tensor_mb, 1, 1 << 20, "max_request_tensor_mb"));
+  TFHOST_RETURN_IF_ERROR(check(f.max_request_string_bytes, 1, INT_MAX, "max_request_string_bytes"));
+  TFHOST_RETURN_IF_ERROR(CheckModelLimitFlags(f.limits));
   TFHOST_RETURN_IF_ERROR(CheckPrecisionFlag(f.precision));
   if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
     return InvalidArgument("give either --model_base_path or --model_config_file, not both");

@@ -10,6 +10,8 @@
 
 #include "base/status.h"
 #include "cli/flags.h"
+#include "cli/limit_flags.h"
+#include "serving/servable/request_limits.h"
 
 namespace tfhost::cli {
 
@@ -52,6 +54,12 @@ struct ServeFlags {
   int grpc_max_threads = 0;
   int request_log_max_file_bytes = 128 << 20;
   int request_log_max_file_seconds = 60;
+  // Bounds on each request's input tensors (serving/servable/request_limits.h)
+  // and on what a served model may demand (cli/limit_flags.h).
+  int max_request_elements = static_cast<int>(serving::RequestLimits{}.max_elements);
+  int max_request_tensor_mb = static_cast<int>(serving::RequestLimits{}.max_bytes >> 20);
+  int max_request_string_bytes = static_cast<int>(serving::RequestLimits{}.max_string_bytes);
+  ModelLimitFlags limits;
 };
 
 // Registers every serve flag (the --emit ones are in serve_emit.h).

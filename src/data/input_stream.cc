@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -64,8 +65,12 @@ class StringStream : public InputStream {
 // chunks; output goes straight into the caller's buffer.
 class InflateStream : public InputStream {
  public:
-  InflateStream(std::unique_ptr<InputStream> source, InflateFormat format, std::string name)
-      : source_(std::move(source)), format_(format), name_(std::move(name)), in_(kInputChunk) {
+  InflateStream(std::unique_ptr<InputStream> source, InflateFormat format, std::string name, uint64_t max_output)
+      : source_(std::move(source)),
+        format_(format),
+        name_(std::move(name)),
+        in_(kInputChunk),
+        max_output_(max_output == 0 ? UINT64_MAX : max_output) {
     std::memset(&z_, 0, sizeof(z_));
     init_ok_ = inflateInit2(&z_, WindowBits()) == Z_OK;
   }
@@ -85,10 +90,26 @@ class InflateStream : public InputStream {
         z_.avail_in = static_cast<uInt>(got);
       }
       z_.next_out = reinterpret_cast<Bytef*>(buf + produced);
-      z_.avail_out = static_cast<uInt>(std::min<size_t>(n - produced, 1u << 30));
+      // One byte past the limit is room enough to see that the stream goes on.
+      const uint64_t left = max_output_ - total_out_;
+      const uint64_t room = left < UINT64_MAX ? left + 1 : left;
+      z_.avail_out = static_cast<uInt>(std::min<uint64_t>({n - produced, uint64_t{1} << 30, room}));
       uInt before_out = z_.avail_out;
       int rc = inflate(&z_, Z_NO_FLUSH);
-      produced += before_out - z_.avail_out;
+      const uint64_t got = before_out - z_.avail_out;
+      if (got > left) {
+        produced += left;
+        total_out_ = max_output_;
+        error_ = ResourceExhausted(Where() + ": the " + FormatName() + " data decompresses to more than " +
+                                   std::to_string(max_output_) + " bytes, the most one compressed file may " +
+                                   "(--max_decompressed_mb" +
+                                   (max_output_ % (1 << 20) == 0 ? "=" + std::to_string(max_output_ >> 20) : "") +
+                                   "); a decompression bomb, or raise the limit");
+        if (produced > 0) return produced;
+        return error_;
+      }
+      produced += got;
+      total_out_ += got;
       if (rc == Z_STREAM_END) {
         TFHOST_RETURN_IF_ERROR(AfterStreamEnd());
         continue;
@@ -147,6 +168,8 @@ class InflateStream : public InputStream {
   InflateFormat format_;
   std::string name_;
   std::vector<Bytef> in_;
+  const uint64_t max_output_;
+  uint64_t total_out_ = 0;
   z_stream z_;
   bool init_ok_ = false;
   bool source_eof_ = false;
@@ -179,8 +202,8 @@ std::unique_ptr<InputStream> MakeStringStream(std::string bytes) {
 }
 
 std::unique_ptr<InputStream> MakeInflateStream(std::unique_ptr<InputStream> source, InflateFormat format,
-                                               std::string name) {
-  return std::make_unique<InflateStream>(std::move(source), format, std::move(name));
+                                               std::string name, uint64_t max_output_bytes) {
+  return std::make_unique<InflateStream>(std::move(source), format, std::move(name), max_output_bytes);
 }
 
 }  // namespace tfhost::data

@@ -42,10 +42,18 @@ std::unique_ptr<InputStream> MakeStringStream(std::string bytes);
 
 enum class InflateFormat { kZlib, kGzip };
 
+// 64 GiB: a 1 GiB shard of any real data decompresses to far less, while a
+// file of zeros a few MiB long (deflate shrinks them ~1000x) passes it.
+inline constexpr uint64_t kDefaultMaxDecompressedBytes = uint64_t{64} << 30;
+
 // Decompresses `source`. Gzip streams may hold several concatenated members
 // (as `cat a.gz b.gz` makes); they are read one after another. `name` is used
-// in error messages.
-std::unique_ptr<InputStream> MakeInflateStream(std::unique_ptr<InputStream> source,
-                                               InflateFormat format, std::string name);
+// in error messages. Past `max_output_bytes` of output (all members together;
+// 0 = no limit) the stream hands out the bytes up to the limit and then fails
+// with RESOURCE_EXHAUSTED naming --max_decompressed_mb: a decompression bomb
+// costs at most that much inflating.
+std::unique_ptr<InputStream> MakeInflateStream(std::unique_ptr<InputStream> source, InflateFormat format,
+                                               std::string name,
+                                               uint64_t max_output_bytes = kDefaultMaxDecompressedBytes);
 
 }  // namespace tfhost::data

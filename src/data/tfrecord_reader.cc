@@ -112,7 +112,7 @@ std::unique_ptr<TFRecordReader> TFRecordReader::FromStream(std::unique_ptr<Input
   if (compression != Compression::kNone) {
     stream = MakeInflateStream(std::move(stream),
                                compression == Compression::kGzip ? InflateFormat::kGzip : InflateFormat::kZlib,
-                               name);
+                               name, options.max_decompressed_bytes);
   }
   return std::unique_ptr<TFRecordReader>(new TFRecordReader(std::move(stream), std::move(name), compression, options));
 }

@@ -55,6 +55,10 @@ struct TFRecordReaderOptions {
   bool verify_data_crc = true;
   // Records longer than this are reported as corrupt without reading them.
   uint64_t max_record_bytes = uint64_t{1} << 31;
+  // Compressed files: most bytes the whole file may decompress to (0 = no
+  // limit; --max_decompressed_mb). Past it reading fails with
+  // RESOURCE_EXHAUSTED after the records before it (input_stream.h).
+  uint64_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;
   // Read size for the underlying file.
   size_t buffer_bytes = 1 << 20;
   // Uncompressed files only: map the file instead of read()ing it, so CRCs

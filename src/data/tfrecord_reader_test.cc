@@ -621,5 +621,83 @@ TEST(TFRecordReadAheadTest, MappedFileIgnoresReadAhead) {
   EXPECT_EQ(*ReadAllRecords(path, options), records);
 }
 
+
+// --- decompressed size limit (--max_decompressed_mb) ---
+
+// Reads `stream` to its end or first error; *bytes counts what it handed out.
+Status Drain(InputStream& stream, uint64_t* bytes) {
+  std::vector<char> buf(100000);
+  *bytes = 0;
+  while (true) {
+    auto got = stream.Read(buf.data(), buf.size());
+    if (!got.ok()) return got.status();
+    if (*got == 0) return OkStatus();
+    *bytes += *got;
+  }
+}
+
+TEST(InflateLimitTest, GzipOfZerosPastTheLimitFailsAfterHandingOutExactlyTheLimit) {
+  // 4 MiB of zeros compress to about 4 KiB.
+  const std::string bomb = GzipBytes(std::string(4 << 20, '\0'));
+  ASSERT_LT(bomb.size(), 16u << 10);
+  uint64_t bytes = 0;
+  auto at = MakeInflateStream(MakeStringStream(bomb), InflateFormat::kGzip, "bomb.gz", 4 << 20);
+  ASSERT_TRUE(Drain(*at, &bytes).ok());
+  EXPECT_EQ(bytes, 4u << 20);
+  auto under = MakeInflateStream(MakeStringStream(bomb), InflateFormat::kGzip, "bomb.gz", (4 << 20) - 1);
+  TFHOST_EXPECT_ERROR(Drain(*under, &bytes), StatusCode::kResourceExhausted,
+                      "the gzip data decompresses to more than 4194303 bytes, the most one compressed file may "
+                      "(--max_decompressed_mb); a decompression bomb, or raise the limit");
+  EXPECT_EQ(bytes, (4u << 20) - 1);
+  EXPECT_NE(Drain(*under, &bytes).message().find("bomb.gz (compressed byte offset"), std::string::npos);
+}
+
+TEST(InflateLimitTest, ConcatenatedGzipMembersShareOneLimit) {
+  const std::string two = GzipBytes(std::string(1000, 'a')) + GzipBytes(std::string(1000, 'b'));
+  uint64_t bytes = 0;
+  EXPECT_TRUE(Drain(*MakeInflateStream(MakeStringStream(two), InflateFormat::kGzip, "two.gz", 2000), &bytes).ok());
+  EXPECT_EQ(bytes, 2000u);
+  TFHOST_EXPECT_ERROR(Drain(*MakeInflateStream(MakeStringStream(two), InflateFormat::kGzip, "two.gz", 1999), &bytes),
+                      StatusCode::kResourceExhausted, "decompresses to more than 1999 bytes");
+}
+
+TEST(TFRecordReaderTest, CompressedFilePastMaxDecompressedBytesFailsAfterTheRecordsBeforeTheLimit) {
+  // Four records of 64 KiB of zeros: 4 x (65536 + 16) bytes once inflated.
+  const std::vector<std::string> records(4, std::string(1 << 16, '\0'));
+  const uint64_t inflated = 4 * ((1 << 16) + 16);
+  for (Compression c : {Compression::kGzip, Compression::kZlib}) {
+    for (bool read_ahead : {false, true}) {
+      SCOPED_TRACE(std::string(CompressionName(c)) + (read_ahead ? " read-ahead" : ""));
+      TempDir dir;
+      const std::string path = dir.File("zeros");
+      TFRecordWriterOptions write;
+      write.compression = c;
+      ASSERT_TRUE(WriteTFRecordFile(path, records, write).ok());
+      TFRecordReaderOptions options;
+      options.read_ahead = read_ahead;
+      options.read_ahead_chunk_bytes = 4096;
+      options.max_decompressed_bytes = inflated;
+      auto all = ReadAllRecords(path, options);
+      ASSERT_TRUE(all.ok()) << all.status().ToString();
+      EXPECT_EQ(all->size(), 4u);
+
+      options.max_decompressed_bytes = inflated - 1;
+      auto reader = TFRecordReader::Open(path, options);
+      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      std::string record;
+      int read = 0;
+      StatusOr<bool> got = true;
+      while ((got = (*reader)->Read(&record)).ok() && *got) ++read;
+      EXPECT_EQ(read, 3);
+      TFHOST_EXPECT_ERROR(got, StatusCode::kResourceExhausted,
+                          path + " (compressed byte offset");
+      EXPECT_NE(got.status().message().find("decompresses to more than " + std::to_string(inflated - 1) +
+                                            " bytes, the most one compressed file may (--max_decompressed_mb)"),
+                std::string::npos)
+          << got.status().ToString();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tfhost::data

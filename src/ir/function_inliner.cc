@@ -220,12 +220,14 @@ class Inliner {
       ++depth;
     }
     if (depth > options_.max_depth) {
-      return ResourceExhausted("function calls are nested " + std::to_string(depth) +
-                               " deep (more than " + std::to_string(options_.max_depth) + "): " + chain);
+      return ResourceExhausted("function calls are nested " + std::to_string(depth) + " deep (more than " +
+                               std::to_string(options_.max_depth) + "): " + chain + " (--max_function_depth=" +
+                               std::to_string(options_.max_depth) + ")");
     }
     if (static_cast<int64_t>(graph_.num_nodes()) + fdef.node_def_size() > options_.max_nodes) {
-      return ResourceExhausted("inlining would grow the graph past " + std::to_string(options_.max_nodes) +
-                               " nodes");
+      return ResourceExhausted("inlining function '" + sig.name() + "' would grow the graph past " +
+                               std::to_string(options_.max_nodes) + " nodes (--max_graph_nodes=" +
+                               std::to_string(options_.max_nodes) + ")");
     }
     int64_t body_bytes = 0;
     for (const auto& nd : fdef.node_def()) body_bytes += static_cast<int64_t>(nd.ByteSizeLong());

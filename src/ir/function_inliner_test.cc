@@ -272,8 +272,32 @@ node { name: "call" op: "f0" input: "x" } library {)";
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kResourceExhausted);
   EXPECT_NE(st.message().find("nested 6 deep"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("(--max_function_depth=5)"), std::string::npos) << st.message();
   ASSERT_TRUE(InlineFunctionCalls(copy, TestLookup).ok());
   EXPECT_GE(copy.FindNode("call/n/n/n/n/n/n/n/n/n/n"), 0);
+}
+
+TEST(FunctionInlinerTest, InliningPastMaxNodesFailsNamingTheFunctionAndTheFlag) {
+  // x and call, plus f's one body node: 3 nodes once inlined.
+  const char* text = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "call" op: "f" input: "x" }
+library { function {
+  signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "o" type: DT_FLOAT } }
+  node_def { name: "n" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+  ret { key: "o" value: "n:output:0" } } })";
+  auto at = Graph::FromGraphDef(ParseGraph(text));
+  ASSERT_TRUE(at.ok());
+  InlineOptions three;
+  three.max_nodes = 3;
+  ASSERT_TRUE(InlineFunctionCalls(*at, TestLookup, three).ok());
+  EXPECT_GE(at->FindNode("call/n"), 0);
+  auto under = Graph::FromGraphDef(ParseGraph(text));
+  ASSERT_TRUE(under.ok());
+  InlineOptions two;
+  two.max_nodes = 2;
+  TFHOST_EXPECT_ERROR(InlineFunctionCalls(*under, TestLookup, two), StatusCode::kResourceExhausted,
+                      "inlining function 'f' would grow the graph past 2 nodes (--max_graph_nodes=2)");
 }
 
 TEST(FunctionInlinerTest, BadBodyReferenceIsAnErrorNamingIt) {

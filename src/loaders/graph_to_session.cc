@@ -24,6 +24,11 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
     const std::string& model_name, const std::vector<std::string>& roots) {
+  if (graph.num_nodes() > options.max_graph_nodes) {
+    return ResourceExhausted("model '" + model_name + "': the graph has " + std::to_string(graph.num_nodes()) +
+                             " nodes, more than the " + std::to_string(options.max_graph_nodes) +
+                             " a model may have (--max_graph_nodes)");
+  }
   // What no root reaches never runs (TensorFlow prunes it too): a shape
   // conflict in a training step left in the export, an op tfhost lacks or a
   // corrupt Const there must not fail the load, so every check below sees

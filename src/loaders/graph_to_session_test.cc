@@ -3,10 +3,13 @@
 // training step left in an export (shape conflicts, ops tfhost lacks, attrs
 // it cannot infer, corrupt values) must not fail the load; the same fault
 // on a node a root reaches still fails it, naming the node and the model.
+// Before any of that, a graph of more than --max_graph_nodes is refused.
 #include "loaders/graph_to_session.h"
 
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
+
+#include "base/test_status.h"
 
 namespace tfhost::loaders {
 namespace {
@@ -67,6 +70,18 @@ TEST(GraphToSessionPruningTest, FaultsOnNodesNoRootReachesDoNotFailTheLoadAndThe
   auto out = (*session)->Run({{"x:0", X()}}, {"y:0"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Floats((*out)[0]), (std::vector<float>{14, 32}));
+}
+
+TEST(GraphToSessionLimitTest, GraphOfMaxGraphNodesLoadsAndOneNodeMoreIsRefusedBeforePruning) {
+  // kServingAndTraining has 10 nodes; the check counts them all, as read.
+  LoadOptions at;
+  at.max_graph_nodes = 10;
+  EXPECT_TRUE(Load(kServingAndTraining, {"y:0"}, at).ok());
+  LoadOptions under;
+  under.max_graph_nodes = 9;
+  TFHOST_EXPECT_ERROR(Load(kServingAndTraining, {"y:0"}, under), StatusCode::kResourceExhausted,
+                      "model 'pruning_test': the graph has 10 nodes, more than the 9 a model may have "
+                      "(--max_graph_nodes)");
 }
 
 TEST(GraphToSessionPruningTest, ShapeConflictOnAReachableNodeFailsNamingTheNodeAndModel) {

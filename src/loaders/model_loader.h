@@ -13,6 +13,10 @@
 
 namespace tfhost::loaders {
 
+// The inliner's own bound, and far above any served model (the largest
+// tfhost's zoo holds has tens of thousands of nodes).
+inline constexpr int64_t kDefaultMaxGraphNodes = 2'000'000;
+
 struct LoadOptions {
   // MetaGraph selection for SavedModels: the tag set must equal this set.
   std::vector<std::string> tags = {"serve"};
@@ -34,6 +38,11 @@ struct LoadOptions {
   // directly, beyond the signatures (`tfhost run --fetch Mul:0`): the graph
   // passes keep them under their own names instead of fusing them away.
   std::vector<std::string> keep;
+  // Most nodes a model's graph may have, as read and as function inlining
+  // grows it (--max_graph_nodes; docs/cli.md "Limits"): a small file of
+  // nested calls can otherwise demand any amount of work and memory. The
+  // nesting of calls is session.max_function_depth.
+  int64_t max_graph_nodes = kDefaultMaxGraphNodes;
 };
 
 enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };

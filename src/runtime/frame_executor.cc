@@ -234,6 +234,9 @@ class FrameExecutor {
   }
 
   Status NewIteration(FrameInstance* f) {
+    if (env_.loops != nullptr && !env_.loops->TryCharge()) {
+      return env_.loops->Exceeded(FrameLabel(f->frame) + ", iteration " + std::to_string(f->highest + 1));
+    }
     ++f->highest;
     f->iters.push_back(NewIterationState(f->frame));
     for (const auto& inv : f->invariants) {

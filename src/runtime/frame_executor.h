@@ -13,11 +13,11 @@
 // live one (the whole loop was on an untaken branch).
 //
 // At most `parallel_iterations` iterations of a frame run at once; later ones
-// wait. Iterations are not capped otherwise (a loop runs as long as its
-// condition holds, as in TensorFlow), but runs that can never finish fail
-// with an error instead of hanging: a loop condition that depends on no loop
-// variable and is true, and nodes left waiting for inputs that can never
-// arrive (reported with the node, frame and iteration).
+// wait. Every new iteration draws on the run's LoopBudget (env.loops,
+// --max_loop_iterations); past it the run fails. Runs that can never finish
+// also fail with an error instead of hanging: a loop condition that depends
+// on no loop variable and is true, and nodes left waiting for inputs that
+// can never arrive (reported with the node, frame and iteration).
 //
 // Frame bookkeeping runs on the caller's thread. With an inter-op pool
 // (env.inter_op), kernels of plain nodes that are worth a thread (function

@@ -50,8 +50,13 @@ StatusOr<std::pair<std::string, ir::AttrMap>> FuncAttr(const ir::Node& node, con
 }  // namespace
 
 FunctionRuntime::FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
-                                 backends::KernelChoice kernels, const backends::BackendRegistry* backends)
-    : library_(library), context_(std::move(context)), kernels_(kernels), backends_(backends) {}
+                                 backends::KernelChoice kernels, const backends::BackendRegistry* backends,
+                                 int max_call_depth)
+    : library_(library),
+      context_(std::move(context)),
+      kernels_(kernels),
+      backends_(backends),
+      max_call_depth_(max_call_depth) {}
 
 FunctionRuntime::~FunctionRuntime() = default;
 
@@ -62,7 +67,9 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   std::lock_guard<std::mutex> lock(mu_);
   auto it = instances_.find(key);
   if (it != instances_.end()) return it->second.get();
-  auto fg = ir::InstantiateFunction(*library_, name, attrs, ops::OpRegistry::Global().Lookup());
+  ir::InlineOptions inline_options;
+  inline_options.max_depth = max_call_depth_;
+  auto fg = ir::InstantiateFunction(*library_, name, attrs, ops::OpRegistry::Global().Lookup(), inline_options);
   if (!fg.ok()) return fg.status().WithContext(context_);
   auto instance = std::make_unique<Instance>();
   instance->name = name;
@@ -86,10 +93,7 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
     return InvalidArgument(where + " takes " + std::to_string(instance->arg_types.size()) + " inputs, got " +
                            std::to_string(args.size()));
   }
-  if (env.call_depth >= kMaxCallDepth) {
-    return ResourceExhausted(where + ": function calls are nested more than " + std::to_string(kMaxCallDepth) +
-                             " deep (a recursive function?)");
-  }
+  if (env.call_depth >= max_call_depth_) return CallDepthExceeded(where, max_call_depth_);
   NamedTensors feeds;
   feeds.reserve(args.size());
   for (size_t k = 0; k < args.size(); ++k) {
@@ -104,6 +108,7 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
   sub.inter_op = nullptr;  // a body must not wait on the pool that runs its caller
   sub.call_depth = env.call_depth + 1;
   sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
+  sub.trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
   return instance->runner->Run(feeds, instance->fetches, instance->targets, sub);
 }
 
@@ -182,6 +187,9 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
     }
     TFHOST_ASSIGN_OR_RETURN(bool go, ToBool((*c)[0], ir::NodeContext(node) + ", cond"));
     if (!go) break;
+    if (env.loops != nullptr && !env.loops->TryCharge()) {
+      return env.loops->Exceeded(context_ + ", " + ir::NodeContext(node) + ", iteration " + std::to_string(iteration));
+    }
     auto next = CallInstance(body, vars, env);
     if (!next.ok()) {
       return next.status().WithContext(ir::NodeContext(node) + ", body in iteration " + std::to_string(iteration));

@@ -16,7 +16,9 @@
 //
 // Loops run as long as their condition holds, as in TensorFlow, except that
 // a While whose body returns its inputs unchanged while nothing stateful runs
-// fails at once (it could never finish). Nested calls are bounded in depth.
+// fails at once (it could never finish), and every body run draws on the
+// run's LoopBudget (env.loops, --max_loop_iterations). Nested calls are
+// bounded in depth (--max_function_depth, runtime/run_limits.h).
 //
 // Thread-safety: all methods may be called from many threads at once.
 #pragma once
@@ -35,9 +37,12 @@ namespace tfhost::runtime {
 class FunctionRuntime {
  public:
   // `library` must outlive the runtime. `context` names the model in errors.
+  // `max_call_depth` bounds nested calls at run time and the calls inlined
+  // into a body when it is instantiated.
   FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
                   backends::KernelChoice kernels = backends::KernelChoice::kFast,
-                  const backends::BackendRegistry* backends = nullptr);
+                  const backends::BackendRegistry* backends = nullptr,
+                  int max_call_depth = kDefaultMaxFunctionDepth);
   ~FunctionRuntime();
 
   // Runs a functional node (If, While, Case, calls) whose inputs are in ctx.
@@ -46,9 +51,6 @@ class FunctionRuntime {
   // Calls function `name` instantiated with `attrs` on `args`.
   StatusOr<std::vector<Tensor>> Call(const std::string& name, const ir::AttrMap& attrs, std::vector<Tensor> args,
                                      const ExecEnv& env);
-
-  // Deepest nesting of calls accepted (recursion through If, say).
-  static constexpr int kMaxCallDepth = 100;
 
  private:
   struct Instance;
@@ -62,6 +64,7 @@ class FunctionRuntime {
   std::string context_;
   backends::KernelChoice kernels_;
   const backends::BackendRegistry* backends_;
+  int max_call_depth_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Instance>> instances_;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "ir/tensor_proto.h"
@@ -13,6 +14,7 @@
 #include "runtime/frame_executor.h"
 #include "runtime/function_runtime.h"
 #include "runtime/memory_plan.h"
+#include "runtime/node_trace.h"
 
 namespace tfhost::runtime {
 
@@ -38,7 +40,9 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
                  const ExecEnv& env) {
   ops::ScopedStepContainer step(env.step);
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = env.profile != nullptr ? Clock::now() : Clock::time_point();
+  // Neither profiled nor traced (the usual case): one branch, no clock read.
+  const bool timed = env.profile != nullptr || env.trace_run != 0;
+  const Clock::time_point start = timed ? Clock::now() : Clock::time_point();
   Status st;
   if (&reg == &FunctionCallRegistration() || IsFunctionalOp(node.op)) {
     if (env.functions == nullptr) {
@@ -48,9 +52,13 @@ Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& r
   } else {
     st = ops::InvokeKernel(reg.kernel, ctx);
   }
-  if (env.profile != nullptr) {
-    env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count(),
-                     ctx.backend_id());
+  if (timed) {
+    const Clock::time_point end = Clock::now();
+    if (env.profile != nullptr) {
+      env.profile->Add(node_id, std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count(),
+                       ctx.backend_id());
+    }
+    if (env.trace_run != 0) RecordNodeSlice(node, ctx, env.trace_run, start, end);
   }
   if (!st.ok()) return st;
   for (int i = 0; i < ctx.num_outputs(); ++i) {
@@ -426,7 +434,13 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const 
     }
     if (owner == nullptr) return Internal(context_ + ": fetch '" + fetches[i] + "' is in " + space.ToString() +
                                           ", which no backend of this runner copies from");
+    std::optional<trace::ScopedSlice> slice;
+    if (env.trace_run != 0) slice.emplace("copy", "fetch " + fetches[i]);
     auto host = owner->CopyOut(results[i]);
+    if (slice && slice->active()) {
+      slice->args().Add("from", space.ToString()).Add("to", "host").Add("bytes", results[i].ByteSize());
+      slice->args().Add("run", env.trace_run);
+    }
     if (!host.ok()) return host.status().WithContext(context_ + ": fetch '" + fetches[i] + "'");
     results[i] = *std::move(host);
   }

@@ -28,6 +28,7 @@
 #include "ops/tensor_array/step_container.h"
 #include "runtime/memory_plan.h"
 #include "runtime/node_profile.h"
+#include "runtime/run_limits.h"
 
 namespace tfhost::runtime {
 
@@ -44,9 +45,15 @@ struct ExecEnv {
   FunctionRuntime* functions = nullptr;
   ops::StepContainer* step = nullptr;
   int call_depth = 0;  // nesting of function calls (If/While bodies)
+  // The run's while-loop iterations (runtime/run_limits.h); null: unbounded.
+  LoopBudget* loops = nullptr;
   // Where to add each node's kernel time (the top-level graph's runs only:
   // function bodies run with null); null: not timed.
   NodeProfile* profile = nullptr;
+  // The id of this run's trace slice (base/trace/trace.h) when a recording
+  // was on as it started: each top-level node's execution becomes a slice
+  // naming it (function bodies run with 0, like profile); 0: not traced.
+  uint64_t trace_run = 0;
 };
 
 class GraphRunner {
@@ -134,8 +141,8 @@ bool IsFunctionalOp(const std::string& op);
 
 // Runs node `node_id`: its kernel, or the function runtime for If/While/Case
 // and calls, with the run's step container current, timed into env.profile
-// when there is one. Then checks every live output exists and has the
-// schema's dtype.
+// when there is one, and recorded as a trace slice when env.trace_run is
+// set. Then checks every live output exists and has the schema's dtype.
 Status RunKernel(const ir::Node& node, int node_id, const ops::OpRegistration& reg, ops::KernelContext& ctx,
                  const ExecEnv& env);
 

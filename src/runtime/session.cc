@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "base/trace/request_span.h"
+#include "base/trace/trace.h"
 #include "ir/tensor_proto.h"
 #include "runtime/function_runtime.h"
 
@@ -19,7 +21,8 @@ int ResolveThreads(int requested) { return requested <= 0 ? HardwareConcurrency(
 // Makes `pool` current on every worker of `threads` for the workers' lives:
 // one task per worker, each waiting until all have started, so no worker can
 // take two of them.
-void BindPoolToWorkers(ThreadPool& threads, const std::shared_ptr<BufferPool>& pool) {
+// Also names each worker's trace track "<name> <i>".
+void BindPoolToWorkers(ThreadPool& threads, const std::shared_ptr<BufferPool>& pool, const std::string& name) {
   const int n = threads.num_threads();
   if (n == 0) return;
   // On the heap, shared with the tasks: the caller returns as soon as the
@@ -31,9 +34,10 @@ void BindPoolToWorkers(ThreadPool& threads, const std::shared_ptr<BufferPool>& p
   };
   auto arrivals = std::make_shared<Arrivals>();
   for (int i = 0; i < n; ++i) {
-    threads.Schedule([arrivals, pool, n] {
+    threads.Schedule([arrivals, pool, n, name] {
       BufferPool::BindToThisThread(pool);
       std::unique_lock<std::mutex> lock(arrivals->mu);
+      trace::SetThreadName(name + " " + std::to_string(arrivals->arrived));
       if (++arrivals->arrived == n) arrivals->cv.notify_all();
       arrivals->cv.wait(lock, [&] { return arrivals->arrived >= n; });
     });
@@ -64,16 +68,18 @@ StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const Sessio
                                                               options.backends));
   s->functions_ =
       std::make_unique<FunctionRuntime>(&s->runner_->graph().library(), ModelContext(options), options.kernels,
-                                        options.backends);
+                                        options.backends, options.max_function_depth);
+  TFHOST_RETURN_IF_ERROR(ops::SetDecodeLimits(s->resources_, {options.max_decoded_image_bytes}));
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);
   // The caller's thread takes part in both, so a pool of N-1 workers gives N.
   s->buffer_pool_ = BufferPool::Create(options.buffer_pool_bytes, options.max_tensor_bytes_in_use);
   s->intra_op_pool_ = std::make_unique<ThreadPool>(intra - 1);
-  BindPoolToWorkers(*s->intra_op_pool_, s->buffer_pool_);
+  const std::string model = options.model_name.empty() ? std::string() : options.model_name + " ";
+  BindPoolToWorkers(*s->intra_op_pool_, s->buffer_pool_, model + "intra-op");
   if (inter > 1) {
     s->inter_op_pool_ = std::make_unique<ThreadPool>(inter);
-    BindPoolToWorkers(*s->inter_op_pool_, s->buffer_pool_);
+    BindPoolToWorkers(*s->inter_op_pool_, s->buffer_pool_, model + "inter-op");
   }
   return s;
 }
@@ -101,8 +107,19 @@ StatusOr<std::vector<Tensor>> Session::Run(const NamedTensors& feeds, const std:
   env.functions = functions_.get();
   env.step = &step;
   env.profile = profile_.load();
+  LoopBudget loops(options_.max_loop_iterations);
+  env.loops = &loops;
   BufferPool::ScopedCurrent pool(buffer_pool_.get());
-  return runner_->Run(feeds, fetches, targets, env);
+  if (!trace::Enabled()) return runner_->Run(feeds, fetches, targets, env);
+  // Traced: one slice for the run, parent of its node slices, child of the
+  // request or batch current on this thread.
+  env.trace_run = trace::NewSpanId();
+  trace::ScopedSlice slice("session", options_.model_name.empty() ? "run" : "run " + options_.model_name);
+  slice.args().Add("id", env.trace_run).Add("model", options_.model_name);
+  if (const trace::Context parent = trace::CurrentContext(); parent.span != 0) slice.args().Add("parent", parent.span);
+  auto result = runner_->Run(feeds, fetches, targets, env);
+  if (!result.ok()) slice.args().Add("error", result.status().message());
+  return result;
 }
 
 StatusOr<MemoryPlan> Session::PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,

@@ -34,9 +34,11 @@
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
+#include "ops/decode_limits.h"
 #include "ops/op_registry.h"
 #include "ops/resource_manager.h"
 #include "runtime/graph_runner.h"
+#include "runtime/run_limits.h"
 
 namespace tfhost::runtime {
 
@@ -61,6 +63,14 @@ struct SessionOptions {
   // concurrent runs together); an allocation past it fails its node with
   // ResourceExhausted. 0 = no limit (base/buffer_pool.h).
   int64_t max_tensor_bytes_in_use = 0;
+  // Limits on what a crafted model can demand (runtime/run_limits.h,
+  // docs/cli.md "Limits"): while-loop iterations of one Run, all loops
+  // together (0 = no limit; --max_loop_iterations); nesting of function
+  // calls (--max_function_depth); bytes of one decoded image
+  // (ops/decode_limits.h; --max_decoded_image_mb).
+  int64_t max_loop_iterations = kDefaultMaxLoopIterations;
+  int max_function_depth = kDefaultMaxFunctionDepth;
+  int64_t max_decoded_image_bytes = ops::kDefaultMaxDecodedImageBytes;
 };
 
 class FunctionRuntime;

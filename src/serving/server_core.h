@@ -206,6 +206,9 @@ class ServerCore {
   std::shared_ptr<SignatureRunner> RunnerFor(const std::string& model_name) const;
 
   ModelManager& manager() { return *manager_; }
+  // Bounds on each request's inputs, for the front ends that build the
+  // tensors themselves (REST, v2) before PredictTensors.
+  const RequestLimits& request_limits() const { return options_.inference.request_limits; }
   MetricsRegistry& metrics_registry() { return *registry_; }
   ServingMetrics& metrics() { return *metrics_; }
   logging::RequestLogger& request_logger() { return *request_logger_; }

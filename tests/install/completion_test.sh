@@ -102,7 +102,7 @@ expect_has "tfhost serve --rest" --rest_api_port --rest_api_address --rest_api_t
 expect "tfhost data " inspect head verify convert bench cache
 expect "tfhost data cache " warm status evict
 expect "tfhost data cache warm --cache" --cache-dir
-expect "tfhost data head --" --n --json --compression --help
+expect "tfhost data head --" --n --json --compression --max_decompressed_mb --help
 expect "tfhost bench allr" allreduce
 expect_has "tfhost bench allreduce --" --backend --sizes --iters --help
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@
 
 namespace tfhost::testing {
 
-inline StatusOr<std::unique_ptr<runtime::Session>> SessionFromPbtxt(const std::string& pbtxt) {
+// `options` defaults to one intra-op thread.
+inline StatusOr<std::unique_ptr<runtime::Session>> SessionFromPbtxt(const std::string& pbtxt,
+                                                                   std::optional<loaders::LoadOptions> options = {}) {
   // Tests write each function as its own "library { function {...} }" block;
   // merging the blocks one at a time concatenates the functions.
   tensorflow::GraphDef gd;
@@ -29,9 +32,11 @@ inline StatusOr<std::unique_ptr<runtime::Session>> SessionFromPbtxt(const std::s
     start = next;
   }
   TFHOST_ASSIGN_OR_RETURN(ir::Graph graph, ir::Graph::FromGraphDef(gd));
-  loaders::LoadOptions options;
-  options.session.intra_op_threads = 1;
-  return loaders::GraphToSession(std::move(graph), nullptr, options, "control_flow_test", {});
+  if (!options) {
+    options.emplace();
+    options->session.intra_op_threads = 1;
+  }
+  return loaders::GraphToSession(std::move(graph), nullptr, *options, "control_flow_test", {});
 }
 
 inline std::vector<float> Floats(const Tensor& t) {

@@ -101,7 +101,8 @@ TEST(ControlFlowTf1Test, WhileLoopWithZeroIterationsReturnsTheInitialValues) {
 
 TEST(ControlFlowTf1Test, ParallelIterationsOneAndManyIterationsGiveTheSameResult) {
   // parallel_iterations = 1 makes the counter wait for each body; 20000
-  // iterations show there is no iteration cap. acc = x * 2^20000 overflows
+  // iterations show there is no small cap (--max_loop_iterations' default is
+  // 10^7). acc = x * 2^20000 overflows
   // to inf for x > 0 and stays 0 for x = 0.
   for (int p : {1, 32}) {
     auto session = SessionFromPbtxt(CounterLoop(p, 20000));
@@ -122,7 +123,7 @@ TEST(ControlFlowTf1Test, ParallelIterationsOneAndManyIterationsGiveTheSameResult
 // The inner loop's frame is "while/while/while_context"; the outer i enters it
 // with is_constant=true (TF's inner Enter of an outer tensor), and the inner
 // initial values hang off the outer pivot.
-TEST(ControlFlowTf1Test, NestedWhileLoopsRunAFreshInnerLoopPerOuterIteration) {
+std::string NestedLoops() {
   const std::string outer = "while/while_context";
   const std::string inner = "while/while/while_context";
   std::string g = IntConst("Const", 0) + IntConst("Const_1", 0) +
@@ -146,7 +147,11 @@ TEST(ControlFlowTf1Test, NestedWhileLoopsRunAFreshInnerLoopPerOuterIteration) {
                   IntConst("while/add_1/y", 1, "input: '^while/Identity' ") +
                   Op("while/add_1", "AddV2", {"while/Identity", "while/add_1/y"}, "DT_INT32") +
                   Op("while/add_2", "AddV2", {"while/Identity_1", "while/while/Exit_1"}, "DT_INT32");
-  auto session = SessionFromPbtxt(g);
+  return g;
+}
+
+TEST(ControlFlowTf1Test, NestedWhileLoopsRunAFreshInnerLoopPerOuterIteration) {
+  auto session = SessionFromPbtxt(NestedLoops());
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   // Inner sums: i=0 -> 0; i=1 -> 0+1 = 1; i=2 -> 0+1+2 = 3; total = 4.
   auto out = (*session)->Run({}, {"while/Exit:0", "while/Exit_1:0"});
@@ -445,6 +450,49 @@ TEST(ControlFlowTf1Test, LoopWaitingForAnEnterThatNeedsItsOwnExitReportsTheStall
                       "the run cannot finish: a malformed while loop; while-loop frame 'while/while_context' is stalled at");
   EXPECT_NE(out.status().message().find("while/while_context"), std::string::npos) << out.status().ToString();
   EXPECT_NE(out.status().message().find("Enter inputs"), std::string::npos) << out.status().ToString();
+}
+
+
+// --max_loop_iterations (runtime/run_limits.h): every iteration after the
+// first of every frame instance of a run draws on one budget.
+
+loaders::LoadOptions WithMaxLoopIterations(int64_t n) {
+  loaders::LoadOptions options;
+  options.session.intra_op_threads = 1;
+  options.session.max_loop_iterations = n;
+  return options;
+}
+
+TEST(ControlFlowTf1Test, LoopOfMaxLoopIterationsFinishesAndOneMoreFailsNamingTheFrameAndTheFlag) {
+  for (int p : {1, 10}) {
+    SCOPED_TRACE("parallel_iterations " + std::to_string(p));
+    auto at = SessionFromPbtxt(CounterLoop(p, 1000), WithMaxLoopIterations(1000));
+    ASSERT_TRUE(at.ok()) << at.status().ToString();
+    for (int run = 0; run < 2; ++run) {  // per run, not per session
+      auto out = (*at)->Run({{"x:0", Tensor::FromVector<float>({0.0f, 0.0f})}}, {"while/Exit:0"});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({1000}));
+    }
+    auto under = SessionFromPbtxt(CounterLoop(p, 1000), WithMaxLoopIterations(999));
+    ASSERT_TRUE(under.ok()) << under.status().ToString();
+    TFHOST_EXPECT_ERROR((*under)->Run({{"x:0", Tensor::FromVector<float>({0.0f, 0.0f})}}, {"while/Exit:0"}),
+                        StatusCode::kResourceExhausted,
+                        "while-loop frame 'while/while_context', iteration 1000: this run has executed 999 "
+                        "while-loop iterations, the most one run may (--max_loop_iterations=999;");
+  }
+}
+
+TEST(ControlFlowTf1Test, NestedLoopsDrawOnOneIterationBudgetPerRun) {
+  // 3 outer iterations and 1 + 2 + 3 inner ones: 9 in all.
+  auto at = SessionFromPbtxt(NestedLoops(), WithMaxLoopIterations(9));
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  auto out = (*at)->Run({}, {"while/Exit_1:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Ints((*out)[0]), std::vector<int32_t>({4}));
+  auto under = SessionFromPbtxt(NestedLoops(), WithMaxLoopIterations(8));
+  ASSERT_TRUE(under.ok()) << under.status().ToString();
+  TFHOST_EXPECT_ERROR((*under)->Run({}, {"while/Exit_1:0"}), StatusCode::kResourceExhausted,
+                      "this run has executed 8 while-loop iterations");
 }
 
 }  // namespace

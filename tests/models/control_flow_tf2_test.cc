@@ -506,5 +506,98 @@ TEST(ControlFlowTf2Test, RecursionThroughIfIsBoundedInDepth) {
                       "function 'rec': function calls are nested more than 100 deep");
 }
 
+
+// --max_loop_iterations and --max_function_depth (runtime/run_limits.h).
+
+loaders::LoadOptions WithLimits(int64_t max_loop_iterations, int max_function_depth = 100) {
+  loaders::LoadOptions options;
+  options.session.intra_op_threads = 1;
+  options.session.max_loop_iterations = max_loop_iterations;
+  options.session.max_function_depth = max_function_depth;
+  return options;
+}
+
+// x * 2^n through a While of n iterations, as WhileRunsBodyUntilCondIsFalse.
+std::string DoublingLoop(int n) {
+  return FloatPlaceholder("x") +
+         WhileNode("while", "x", "DT_FLOAT", "while_cond_1", "while_body_2", "dim { size: 2 }") +
+         CounterCond("while_cond_1", n, "DT_FLOAT") +
+         CounterBody("while_body_2", "DT_FLOAT",
+                     ConstNode("mul/y", "DT_FLOAT", "2") +
+                         "node_def { name: 'mul' op: 'Mul' input: 'placeholder_1' input: 'mul/y:output:0' " +
+                         T("DT_FLOAT") + "}\n",
+                     "mul:z:0");
+}
+
+TEST(ControlFlowTf2Test, WhileAtMaxLoopIterationsFinishesAndOneMoreIterationFailsTheRun) {
+  const Tensor x = Tensor::FromVector<float>({1.0f, -0.5f});
+  auto at = SessionFromPbtxt(DoublingLoop(50), WithLimits(50));
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  // The budget is per run: every run gets all 50 again.
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*at)->Run({{"x:0", x}}, {"while:3"});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(Floats((*out)[0]), std::vector<float>({1125899906842624.0f, -562949953421312.0f}));
+  }
+  auto under = SessionFromPbtxt(DoublingLoop(50), WithLimits(49));
+  ASSERT_TRUE(under.ok()) << under.status().ToString();
+  TFHOST_EXPECT_ERROR((*under)->Run({{"x:0", x}}, {"while:3"}), StatusCode::kResourceExhausted,
+                      "model 'control_flow_test', node 'while' (While), iteration 49: this run has executed 49 "
+                      "while-loop iterations, the most one run may (--max_loop_iterations=49; raise it, or 0 for "
+                      "no limit, if the model really loops that long)");
+  // 0 lifts the limit.
+  auto unlimited = SessionFromPbtxt(DoublingLoop(50), WithLimits(0));
+  ASSERT_TRUE(unlimited.ok()) << unlimited.status().ToString();
+  EXPECT_TRUE((*unlimited)->Run({{"x:0", x}}, {"while:3"}).ok());
+}
+
+TEST(ControlFlowTf2Test, LoopWhoseConditionNeverTurnsFalseFailsAtTheIterationLimitInsteadOfHanging) {
+  // cond: always true; body: x + 1, a new value every time, so only the
+  // iteration limit can end it.
+  std::string cond = Func("c", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "identity", "DT_BOOL"),
+                          ConstNode("t", "DT_BOOL", "true"), Ret("identity", "t:output:0"));
+  std::string body = Func("b", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "identity", "DT_FLOAT"),
+                          ConstNode("one", "DT_FLOAT", "1") +
+                              "node_def { name: 'add' op: 'AddV2' input: 'x' input: 'one:output:0' " + T("DT_FLOAT") +
+                              "}\n",
+                          Ret("identity", "add:z:0"));
+  std::string g = FloatPlaceholder("x") + "node { name: 'while' op: 'While' input: 'x' " + TypeList("T", {"DT_FLOAT"}) +
+                  FuncAttr("cond", "c") + FuncAttr("body", "b") + "}\n" + cond + body;
+  auto session = SessionFromPbtxt(g, WithLimits(10000));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  TFHOST_EXPECT_ERROR((*session)->Run({{"x:0", Tensor::Scalar<float>(0.0f)}}, {"while:0"}),
+                      StatusCode::kResourceExhausted,
+                      "node 'while' (While), iteration 10000: this run has executed 10000 while-loop iterations");
+}
+
+// call -> f, whose body holds an If -> g: two levels of calls.
+std::string TwoLevelsOfCalls() {
+  std::string g_fn =
+      Func("g", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "y", "DT_FLOAT"), "", Ret("y", "x"));
+  std::string f_fn = Func("f", Arg("input_arg", "x", "DT_FLOAT"), Arg("output_arg", "identity", "DT_FLOAT"),
+                          ConstNode("t", "DT_BOOL", "true") +
+                              "node_def { name: 'if' op: 'If' input: 't:output:0' input: 'x' " +
+                              Attr("Tcond", "type: DT_BOOL") + TypeList("Tin", {"DT_FLOAT"}) +
+                              TypeList("Tout", {"DT_FLOAT"}) + FuncAttr("then_branch", "g") +
+                              FuncAttr("else_branch", "g") + "}\n",
+                          Ret("identity", "if:output:0"));
+  return FloatPlaceholder("x") + "node { name: 'call' op: 'PartitionedCall' input: 'x' " +
+         TypeList("Tin", {"DT_FLOAT"}) + TypeList("Tout", {"DT_FLOAT"}) + FuncAttr("f", "f") + "}\n" + f_fn + g_fn;
+}
+
+TEST(ControlFlowTf2Test, CallsNestedAsDeepAsMaxFunctionDepthRunAndOneLevelDeeperFails) {
+  auto at = SessionFromPbtxt(TwoLevelsOfCalls(), WithLimits(1000, 2));
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  auto out = (*at)->Run({{"x:0", Tensor::Scalar<float>(4.0f)}}, {"call:0"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({4.0f}));
+  auto under = SessionFromPbtxt(TwoLevelsOfCalls(), WithLimits(1000, 1));
+  ASSERT_TRUE(under.ok()) << under.status().ToString();
+  TFHOST_EXPECT_ERROR((*under)->Run({{"x:0", Tensor::Scalar<float>(4.0f)}}, {"call:0"}),
+                      StatusCode::kResourceExhausted,
+                      "function 'g': function calls are nested more than 1 deep (a recursive function?) "
+                      "(--max_function_depth=1)");
+}
+
 }  // namespace
 }  // namespace tfhost

@@ -267,6 +267,23 @@ TEST(SavedModelFixturesTest, Tf2ModelServesEverySignature) {
                Shape({1}));
 }
 
+TEST(SavedModelFixturesTest, Tf2ModelPastMaxFunctionDepthOrMaxGraphNodesFailsTheLoadNamingTheFlag) {
+  // serving_default reaches its AddV2 through two levels of calls.
+  std::string path = ServingModel("saved_model_half_plus_two_tf2_cpu/00000123");
+  TFHOST_REQUIRE_FIXTURE(path);
+  loaders::LoadOptions two;
+  two.session.max_function_depth = 2;
+  auto at = loaders::LoadModel(path, two);
+  EXPECT_TRUE(at.ok()) << at.status().ToString();
+  loaders::LoadOptions one;
+  one.session.max_function_depth = 1;
+  TFHOST_EXPECT_ERROR(loaders::LoadModel(path, one), StatusCode::kResourceExhausted,
+                      "function calls are nested 2 deep (more than 1)");
+  loaders::LoadOptions tiny;
+  tiny.max_graph_nodes = 5;
+  TFHOST_EXPECT_ERROR(loaders::LoadModel(path, tiny), StatusCode::kResourceExhausted, "(--max_graph_nodes=5)");
+}
+
 TEST(SavedModelFixturesTest, CounterKeepsStateAcrossSignatureCalls) {
   std::string path = ServingModel("saved_model_counter/00000123");
   TFHOST_REQUIRE_FIXTURE(path);

@@ -16,6 +16,10 @@
                                    input, malformed JSON, a bad route:
                                    status code and TF Serving's {"error": ...}
                                    text naming the culprit
+  limits                           a second server with small request limits
+                                   (values, string length, body size): a
+                                   request past each gets a 4xx naming the
+                                   flag, and the server keeps serving
 
 The server listens on 127.0.0.1 only, on a port picked free, and is stopped
 with SIGTERM at the end (exit status 0). Every wait is bounded.
@@ -28,6 +32,7 @@ import argparse
 import base64
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -62,6 +67,7 @@ def check(cond, what):
 
 class Rest:
     def __init__(self, port):
+        self.port = port
         self.base = "http://127.0.0.1:%d" % port
 
     def call(self, method, path, body=None, timeout=120):
@@ -368,6 +374,75 @@ def check_demo(rest, version):
                  "an unknown verb")
 
 
+# The request limits of the limits pass: small enough for a test to cross.
+LIMIT_FLAGS = ["--max_request_elements=8", "--max_request_string_bytes=64", "--rest_api_max_body_mb=1"]
+
+
+def check_limits(rest):
+    """Each limit crossed by a little, each answer a 4xx naming its flag, and
+    the same request within the limits served right after."""
+    predict = "/v1/models/%s:predict" % DEMO
+    classify = "/v1/models/%s:classify" % DEMO
+
+    def served(what):
+        status, answer, text = rest.call("POST", predict, {"instances": [float(i) for i in range(8)]})
+        check(status == 200 and len(answer.get("predictions", [])) == 8,
+              "after %s: 8 instances (at --max_request_elements) are served: %s %s" % (what, status, text[:200]))
+
+    served("start-up")
+    expect_error(rest, "POST", predict, {"instances": [float(i) for i in range(9)]}, 400,
+                 ["input 'x'", "hold 9 values", "(--max_request_elements=8)"], "9 instances past 8 values")
+    served("a request past --max_request_elements")
+    long_note = {"signature_name": "classify_x_to_y", "examples": [{"x": 1.0, "note": "n" * 100}]}
+    expect_error(rest, "POST", classify, long_note, 400,
+                 ["string value 0 is", "(--max_request_string_bytes=64)"], "an example longer than 64 bytes")
+    status, answer, text = rest.call("POST", classify, {"signature_name": "classify_x_to_y", "examples": [{"x": 1.0}]})
+    check(status == 200 and "results" in answer, "a short example is classified: %s %s" % (status, text[:200]))
+    # Only the head goes out: the server answers from Content-Length alone,
+    # so no unread body makes the close a reset before the answer is read.
+    with socket.create_connection(("127.0.0.1", rest.port), timeout=30) as conn:
+        conn.sendall(("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %d\r\n\r\n" % (predict, (1 << 20) + 1)).encode())
+        raw = b""
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    check(head.startswith(b"HTTP/1.1 413 ") and b"request body larger than the limit of 1048576 bytes "
+          b"(--rest_api_max_body_mb)" in body, "a body past --rest_api_max_body_mb=1: %r" % raw[:300])
+    served("a body past --rest_api_max_body_mb")
+
+
+def run_limits_pass(tfhost, work, demo):
+    """A server of the demo model alone with LIMIT_FLAGS; True when it started."""
+    rests = []
+
+    def ready(proc, port, deadline_s, models):
+        rests.append(Rest(port))
+        return wait_available(rests[-1], [DEMO], proc, deadline_s)
+
+    proc, _, _, log_path = serving_zoo.serve_zoo(
+        tfhost, ZeroPicker(), os.path.join(work, "limits"), lambda port, config: [
+            "--port=0", "--rest_api_address=127.0.0.1", "--rest_api_port=%d" % port,
+            "--model_config_file=" + config, "--file_system_poll_wait_seconds=0", "--max_num_load_retries=0",
+            "--shutdown_timeout_ms=10000"] + LIMIT_FLAGS, ready, also_served=demo)
+    if not check(proc is not None, "tfhost serve %s did not start" % " ".join(LIMIT_FLAGS)):
+        return False
+    failures = len(FAILURES)
+    try:
+        check_limits(rests[-1])
+    finally:
+        rc = serving_zoo.stop(proc)
+    check(rc == 0, "tfhost serve (limits pass) exit status after SIGTERM: %r" % rc)
+    print("limits pass: %s" % ("ok" if len(FAILURES) == failures else "FAILED"))
+    if len(FAILURES) != failures:
+        with open(log_path) as f:
+            print(f.read()[-10000:], file=sys.stderr)
+    return True
+
+
 class ZeroPicker:
     """No zoo: only the demo model is served."""
     explicit = True
@@ -430,6 +505,8 @@ def main():
         check("REST API listening on 127.0.0.1:%d" % port in text, "startup log names the loopback REST port")
         if FAILURES:
             print(text[-20000:], file=sys.stderr)
+        os.makedirs(os.path.join(work, "limits"))
+        run_limits_pass(args.tfhost, work, demo)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/file_util.h"
+#include "base/trace/trace.h"
 #include "data/example_json.h"
 #include "data/tfrecord_writer.h"
 
@@ -25,6 +26,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// One stage's work on one batch as a trace slice (category "predict") on
+// this thread's track; callers check trace::Enabled() first.
+void StageSlice(const char* stage, int64_t start_ns, int64_t end_ns, int64_t batch, int64_t records) {
+  trace::Event e;
+  e.name = stage;
+  e.category = "predict";
+  e.tid = trace::ThisThreadId();
+  e.start_ns = start_ns;
+  e.duration_ns = end_ns - start_ns;
+  e.args = trace::Args().Add("batch", batch).Add("records", records).Take();
+  trace::Record(std::move(e));
+}
+
+int64_t Nanos(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
 
 // A FIFO of at most `cap` items. Close() lets consumers drain what is left;
 // Cancel() wakes everyone and makes every later call fail.
@@ -145,12 +163,14 @@ struct RawBatch {
 };
 
 struct PreparedBatch {
+  int64_t seq = 0;
   std::vector<Segment> segments;
   FedBatch fed;
   Status status;  // the batch could not be fed
 };
 
 struct ResultBatch {
+  int64_t seq = 0;
   std::vector<Segment> segments;
   int64_t size = 0;
   std::map<std::string, Tensor> outputs;
@@ -342,8 +362,8 @@ class Job {
     std::vector<std::thread> parsers;
     std::atomic<int> parsers_left{std::max(1, o_.parse_threads)};
     for (int i = 0; i < std::max(1, o_.parse_threads); ++i) {
-      parsers.emplace_back([this, &parsers_left] {
-        ParseLoop();
+      parsers.emplace_back([this, &parsers_left, i] {
+        ParseLoop(i);
         if (--parsers_left == 0) prepared_.ProducersDone();
       });
     }
@@ -378,8 +398,13 @@ class Job {
 
   bool PushRaw(RawBatch& b) {
     b.seq = next_seq_++;
+    if (trace::Enabled()) {
+      const int64_t now = trace::NowNanos();
+      StageSlice("read", read_start_ns_, now, b.seq, static_cast<int64_t>(b.size()));
+    }
     bool ok = raw_.Push(std::move(b));
     b = RawBatch();
+    read_start_ns_ = trace::Enabled() ? trace::NowNanos() : 0;
     return ok;
   }
 
@@ -393,6 +418,8 @@ class Job {
 
   // Reads every pending unit's records, in order, into batches.
   void ReadLoop() {
+    trace::SetThreadName("predict reader");
+    read_start_ns_ = trace::Enabled() ? trace::NowNanos() : 0;
     double cpu = ThreadCpuSeconds();
     Status s = ReadAll();
     if (!s.ok()) SetError(std::move(s));  // what was read before still goes through
@@ -443,7 +470,8 @@ class Job {
     return OkStatus();
   }
 
-  void ParseLoop() {
+  void ParseLoop(int index) {
+    trace::SetThreadName("predict parse " + std::to_string(index));
     double cpu = ThreadCpuSeconds();
     ParseBatches();
     std::lock_guard<std::mutex> l(mu_);
@@ -455,7 +483,9 @@ class Job {
       std::optional<RawBatch> raw = raw_.Pop();
       if (!raw) return;
       PreparedBatch p;
+      p.seq = raw->seq;
       p.segments = std::move(raw->segments);
+      const int64_t start_ns = trace::Enabled() ? trace::NowNanos() : 0;
       if (raw->size() > 0) {
         std::vector<RecordRef> refs(raw->size());
         size_t begin = 0;
@@ -475,12 +505,14 @@ class Job {
           p.status = fed.status();
         }
       }
+      if (start_ns != 0) StageSlice("decode", start_ns, trace::NowNanos(), raw->seq, static_cast<int64_t>(raw->size()));
       if (!prepared_.Put(raw->seq, std::move(p))) return;
     }
   }
 
   // Runs on the calling thread: one batch at a time, in order.
   void EngineLoop() {
+    trace::SetThreadName("predict engine");
     bool first = true;
     while (true) {
       auto t0 = Clock::now();
@@ -493,6 +525,7 @@ class Job {
         break;
       }
       ResultBatch r;
+      r.seq = p->seq;
       r.segments = std::move(p->segments);
       r.size = p->fed.size;
       r.kept = std::move(p->fed.kept);
@@ -509,8 +542,14 @@ class Job {
         r.outputs = std::move(*out);
       }
       p.reset();  // free the inputs before waiting on the writer
+      const int64_t seq = r.seq, records = r.size;
       bool pushed = results_.Push(std::move(r));
       auto t3 = Clock::now();
+      if (trace::Enabled()) {
+        StageSlice("input wait", Nanos(t0), Nanos(t1), seq, records);
+        if (t2 != t1) StageSlice("run", Nanos(t1), Nanos(t2), seq, records);
+        StageSlice("output wait", Nanos(t2), Nanos(t3), seq, records);
+      }
       {
         std::lock_guard<std::mutex> l(mu_);
         stats_.engine_input_wait_seconds += Seconds(t1 - t0);
@@ -525,6 +564,7 @@ class Job {
   }
 
   void WriteLoop() {
+    trace::SetThreadName("predict writer");
     double cpu = ThreadCpuSeconds();
     Status s = WriteAll();
     {
@@ -544,6 +584,8 @@ class Job {
     while (true) {
       std::optional<ResultBatch> r = results_.Pop();
       if (!r) break;
+      trace::ScopedSlice slice("predict", "write");
+      if (slice.active()) slice.args().Add("batch", r->seq).Add("records", r->size);
       std::vector<Example> examples;
       if (r->size > 0) {
         TFHOST_ASSIGN_OR_RETURN(examples, feeder_.Split(r->outputs, r->size, std::move(r->kept)));
@@ -584,6 +626,7 @@ class Job {
   OrderedBuffer<PreparedBatch> prepared_;
   BoundedQueue<ResultBatch> results_;
   int64_t next_seq_ = 0;  // reader thread only
+  int64_t read_start_ns_ = 0;  // reader thread only: when the batch being read began (traced runs)
   Clock::time_point start_;
   std::mutex mu_;
   Status error_;

@@ -3,6 +3,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -382,7 +383,10 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   auto pruned = ir::PruneToRoots(graph, kept);
   if (!pruned.ok()) return pruned.status().WithContext("model '" + model_name + "'");
 
-  Status st = ir::InlineFunctionCalls(graph, lookup);
+  ir::InlineOptions inline_options;
+  inline_options.max_depth = options.session.max_function_depth;
+  inline_options.max_nodes = static_cast<int>(std::min<int64_t>(options.max_graph_nodes, INT_MAX));
+  Status st = ir::InlineFunctionCalls(graph, lookup, inline_options);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   auto rewritten = RewriteRefVariables(graph, lookup);
   if (!rewritten.ok()) return rewritten.status().WithContext("model '" + model_name + "'");

@@ -16,19 +16,19 @@
 //     error; a file that ends (or holds an unknown block) after complete
 //     images keeps them.
 // Interlaced images are de-interlaced. Sizes come from an untrusted file:
-// decoded indices and the output are bounded (kMaxElements) before they are
-// allocated, and pixels are only produced as fast as LZW codes arrive.
+// decoded indices and the output are bounded (the session's decoded image
+// limit, ops/decode_limits.h) before they are allocated, and pixels are only
+// produced as fast as LZW codes arrive.
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 
+#include "ops/decode_limits.h"
 #include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
 namespace {
-
-constexpr int64_t kMaxElements = int64_t{1} << 31;
 
 class Reader {
  public:
@@ -151,7 +151,9 @@ struct Frame {
 };
 
 // Reads one image (descriptor, colour table, LZW data) after its 0x2C byte.
-Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t index, int64_t* budget, Frame* f) {
+// `budget`: bytes of decoded indices still allowed out of `limit`.
+Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t index, int64_t limit, int64_t* budget,
+                 Frame* f) {
   if (!r.Has(9)) return InvalidArgument("truncated GIF: image descriptor at byte " + std::to_string(r.pos()));
   f->left = r.U16();
   f->top = r.U16();
@@ -169,8 +171,10 @@ Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t inde
   const int64_t pixels = int64_t{f->width} * f->height;
   *budget -= pixels;
   if (*budget < 0) {
-    return InvalidArgument("GIF frame " + std::to_string(index) + " would exceed the decoded size limit of " +
-                           std::to_string(kMaxElements) + " values");
+    return InvalidArgument(DecodedImageTooLargeText(
+        "GIF frames 0.." + std::to_string(index) + " (frame " + std::to_string(index) + " of " +
+            std::to_string(f->width) + "x" + std::to_string(f->height) + ")",
+        static_cast<uint64_t>(limit - *budget), limit));
   }
   std::vector<uint8_t> decoded;
   TFHOST_RETURN_IF_ERROR(DecodeLzw(lzw, min_bits, pixels, &decoded));
@@ -191,7 +195,7 @@ Status ReadFrame(Reader& r, const Palette& global, int transparent, int64_t inde
 
 }  // namespace
 
-StatusOr<Tensor> DecodeGifFrames(std::string_view data) {
+StatusOr<Tensor> DecodeGifFrames(std::string_view data, int64_t max_bytes) {
   Reader r(data);
   if (!r.Has(13) || (data.substr(0, 6) != "GIF87a" && data.substr(0, 6) != "GIF89a")) {
     return InvalidArgument("contents is not a GIF: expected a GIF87a or GIF89a header and screen descriptor (" +
@@ -206,7 +210,7 @@ StatusOr<Tensor> DecodeGifFrames(std::string_view data) {
   Palette global;
   TFHOST_RETURN_IF_ERROR(ReadPalette(r, flags & 0x80, flags & 7, &global, "global"));
   std::vector<Frame> frames;
-  int64_t budget = kMaxElements;
+  int64_t budget = max_bytes;
   int transparent = -1;
   bool seen_gce = false;
   // Blocks up to the trailer. As TensorFlow (giflib's reader failing past the
@@ -242,7 +246,8 @@ StatusOr<Tensor> DecodeGifFrames(std::string_view data) {
       break;
     }
     Frame f;
-    TFHOST_RETURN_IF_ERROR(ReadFrame(r, global, transparent, static_cast<int64_t>(frames.size()), &budget, &f));
+    TFHOST_RETURN_IF_ERROR(
+        ReadFrame(r, global, transparent, static_cast<int64_t>(frames.size()), max_bytes, &budget, &f));
     frames.push_back(std::move(f));
     transparent = -1;
     seen_gce = false;
@@ -259,10 +264,11 @@ StatusOr<Tensor> DecodeGifFrames(std::string_view data) {
   }
   const int64_t frame_elements = int64_t{width} * height * 3;
   const int64_t n = static_cast<int64_t>(frames.size());
-  if (frame_elements > 0 && n > kMaxElements / frame_elements) {
-    return InvalidArgument("GIF of " + std::to_string(n) + " frames of " + std::to_string(width) + "x" +
-                           std::to_string(height) + " would exceed the output size limit of " +
-                           std::to_string(kMaxElements) + " values");
+  if (frame_elements > 0 && n > max_bytes / frame_elements) {
+    const unsigned __int128 need = static_cast<unsigned __int128>(n) * static_cast<uint64_t>(frame_elements);
+    return InvalidArgument(DecodedImageTooLargeText(
+        "GIF of " + std::to_string(n) + " frames of " + std::to_string(width) + "x" + std::to_string(height) + "x3",
+        need > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(need), max_bytes));
   }
   Tensor out(DType::kUInt8, Shape({n, height, width, 3}));  // zeros: frame 0's background
   uint8_t* base = out.data<uint8_t>();
@@ -290,7 +296,7 @@ namespace {
 Status DecodeGif(KernelContext& ctx) {
   const Tensor& contents = ctx.input(0);
   if (contents.rank() != 0) return ctx.Error("contents must be a scalar, got shape " + contents.shape().ToString());
-  auto image = DecodeGifFrames(contents.strings()[0]);
+  auto image = DecodeGifFrames(contents.strings()[0], GetDecodeLimits(ctx).max_image_bytes);
   if (!image.ok()) return ctx.Error(std::string(image.status().message()));
   ctx.set_output(0, std::move(*image));
   return OkStatus();

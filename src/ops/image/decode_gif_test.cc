@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ops/decode_limits.h"
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -148,10 +149,7 @@ TEST(DecodeGifTest, CorruptFilesAreErrorsNamingTheProblem) {
                       "GIF image data ends (end code) before the image is complete");
   auto no_images = Decode(Header(2, 2) + "\x3B");
   TFHOST_EXPECT_ERROR(no_images, StatusCode::kInvalidArgument, "GIF contains no image");
-  // A 65535 x 65535 frame claims 12 GiB: refused before any allocation.
-  auto huge = Decode(Header(65535, 65535) + Image(0, 0, 65535, 65535, Uncompressed({0})) + "\x3B");
-  TFHOST_ASSERT_ERROR(huge, StatusCode::kInvalidArgument,
-                      "GIF frame 0 would exceed the decoded size limit of 2147483648 values");
+  // A frame claiming more than the decoded size limit: DecodeGifLimitTest.
 }
 
 TEST(DecodeGifTest, IndexOutsideALocalColourTableIsAnError) {
@@ -161,6 +159,37 @@ TEST(DecodeGifTest, IndexOutsideALocalColourTableIsAnError) {
   auto out = Decode(Header(1, 1) + image + "\x3B");
   TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
                       "GIF frame 0: colour index 3 is outside the colour table of 2");
+}
+
+
+// --max_decoded_image_mb (ops/decode_limits.h): frames are bounded while
+// they are read, and the composited output before it is allocated.
+
+StatusOr<Tensor> DecodeWithLimit(const std::string& gif, int64_t limit_bytes) {
+  ResourceManager resources;
+  TFHOST_RETURN_IF_ERROR(SetDecodeLimits(resources, {limit_bytes}));
+  auto out = RunSingleOp("DecodeGif", {Tensor::StringScalar(gif)}, {}, &resources);
+  if (!out.ok()) return out.status();
+  return (*out)[0];
+}
+
+TEST(DecodeGifLimitTest, FrameDeclaringFourGigapixelsIsRefusedBeforeItsPixelsAreDecoded) {
+  // A 65535 x 65535 frame claims 4 GiB of colour indices (12 GiB of RGB).
+  const std::string gif = Header(65535, 65535) + Image(0, 0, 65535, 65535, Uncompressed({0, 1})) + "\x3B";
+  TFHOST_EXPECT_ERROR(Decode(gif), StatusCode::kInvalidArgument,
+                      "decoded GIF frames 0..0 (frame 0 of 65535x65535) needs 4294836225 bytes, past the limit of "
+                      "1073741824 bytes (--max_decoded_image_mb=1024)");
+}
+
+TEST(DecodeGifLimitTest, OutputAtTheLimitDecodesAndOneByteOverIsRefused) {
+  // Two 2 x 2 frames: 2 x 2 x 2 x 3 = 24 bytes of output.
+  const std::string gif = Header(2, 2) + Image(0, 0, 2, 2, Uncompressed({0, 1, 2, 3})) +
+                          Image(0, 0, 2, 2, Uncompressed({3, 2, 1, 0})) + "\x3B";
+  auto at = DecodeWithLimit(gif, 24);
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  EXPECT_EQ(at->shape(), Shape({2, 2, 2, 3}));
+  TFHOST_EXPECT_ERROR(DecodeWithLimit(gif, 23), StatusCode::kInvalidArgument,
+                      "decoded GIF of 2 frames of 2x2x3 needs 24 bytes, past the limit of 23 bytes");
 }
 
 }  // namespace

@@ -21,7 +21,9 @@
 // uint16 from 8-bit JPEG, GIF and BMP data is value * 256 (convert_image_dtype
 // between unsigned types shifts), from PNG libpng's own widening (* 257).
 // channels 0 keeps the file's own.
-// Decoded images are untrusted-size: width * height * channels is capped.
+// Decoded images are untrusted-size: width * height * channels * bytes per
+// sample is checked against the session's bound (ops/decode_limits.h,
+// --max_decoded_image_mb) before anything is allocated for the pixels.
 #include <dlfcn.h>
 
 #include <csetjmp>
@@ -34,14 +36,12 @@ extern "C" {
 #include <png.h>
 }
 
+#include "ops/decode_limits.h"
 #include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
 namespace tfhost::ops::image {
 namespace {
-
-// Largest decoded image accepted: 2^30 samples (1 GiB of uint8).
-constexpr int64_t kMaxSamples = int64_t{1} << 30;
 
 // ---------------------------------------------------------------- libjpeg
 
@@ -364,13 +364,31 @@ int DecodePngRaw(const unsigned char* data, size_t size, const PngRequest& req, 
 
 // ---------------------------------------------------------------- kernels
 
+// Pixel memory for a decoder, refused past `max_bytes`; a refusal records
+// the size asked for, so the kernel can say what the limit stopped.
 struct Buffer {
+  explicit Buffer(int64_t limit) : max_bytes(limit) {}
   std::vector<unsigned char> bytes;
+  int64_t max_bytes;
+  bool refused = false;
+  int64_t height = 0, width = 0, pixel_bytes = 0;
+  uint64_t asked = 0;
 };
 unsigned char* AllocBuffer(void* ctx, int64_t h, int64_t w, int64_t c) {
-  if (h < 0 || w < 0 || c < 0 || (h > 0 && w > 0 && h * w > kMaxSamples / std::max<int64_t>(c, 1))) return nullptr;
   auto* b = static_cast<Buffer*>(ctx);
-  b->bytes.assign(static_cast<size_t>(h * w * c), 0);
+  if (h < 0 || w < 0 || c < 0) return nullptr;
+  // Decoders report at most 2^32 x 2^32 pixels of at most 8 bytes.
+  const unsigned __int128 need =
+      static_cast<unsigned __int128>(h) * static_cast<uint64_t>(w) * static_cast<uint64_t>(c);
+  if (need > static_cast<uint64_t>(b->max_bytes)) {
+    b->refused = true;
+    b->height = h;
+    b->width = w;
+    b->pixel_bytes = c;
+    b->asked = need > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(need);
+    return nullptr;
+  }
+  b->bytes.assign(static_cast<size_t>(need), 0);
   return b->bytes.empty() ? reinterpret_cast<unsigned char*>(b) : b->bytes.data();
 }
 
@@ -385,6 +403,12 @@ Format Sniff(const std::string& s) {
   if (s.size() >= 4 && s.compare(0, 4, "GIF8") == 0) return Format::kGif;
   if (s.size() >= 2 && s.compare(0, 2, "BM") == 0) return Format::kBmp;
   return Format::kUnknown;
+}
+
+Status TooLarge(const KernelContext& ctx, const char* format, const Buffer& b) {
+  const std::string what = std::string(format) + " image of " + std::to_string(b.width) + "x" +
+                           std::to_string(b.height) + " pixels of " + std::to_string(b.pixel_bytes) + " bytes";
+  return ctx.Error(DecodedImageTooLargeText(what, b.asked, b.max_bytes));
 }
 
 StatusOr<const std::string*> ScalarContents(const KernelContext& ctx) {
@@ -411,11 +435,12 @@ StatusOr<Tensor> DecodeJpegTensor(const KernelContext& ctx, const std::string& b
   // "" is TensorFlow's default, the fast IDCT (conformance case
   // DecodeJpeg/tf/rgb_channels0).
   req.fast_dct = dct != "INTEGER_ACCURATE";
-  Buffer buffer;
+  Buffer buffer(GetDecodeLimits(ctx).max_image_bytes);
   int64_t dims[4] = {0, 0, 0, 0};
   char error[JMSG_LENGTH_MAX] = {0};
   if (DecodeJpegRaw(api, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), req, AllocBuffer, &buffer,
                     dims, error) != 0) {
+    if (buffer.refused) return TooLarge(ctx, "JPEG", buffer);
     return ctx.Error(std::string("invalid JPEG data (") + std::to_string(bytes.size()) + " bytes): " + error);
   }
   Tensor out(DType::kUInt8, Shape({dims[0], dims[1], dims[2]}));
@@ -429,11 +454,12 @@ StatusOr<Tensor> DecodePngTensor(const KernelContext& ctx, const std::string& by
   PngRequest req;
   req.channels = channels;
   req.bits = dtype == DType::kUInt8 ? 8 : 16;
-  Buffer buffer;
+  Buffer buffer(GetDecodeLimits(ctx).max_image_bytes);
   int64_t dims[4] = {0, 0, 0, 8};
   char error[256] = {0};
   if (DecodePngRaw(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), req, AllocBuffer, &buffer, dims,
                    error) != 0) {
+    if (buffer.refused) return TooLarge(ctx, "PNG", buffer);
     return ctx.Error(std::string("invalid PNG data (") + std::to_string(bytes.size()) + " bytes): " + error);
   }
   const Shape shape({dims[0], dims[1], dims[2]});
@@ -469,7 +495,13 @@ StatusOr<Tensor> DecodeBmpTensor(const KernelContext& ctx, const std::string& b,
   if (channels == 0) channels = file_channels;
   if (channels != 1 && channels != 3 && channels != 4) return ctx.Error("channels must be 0, 1, 3 or 4");
   const int64_t row_stride = (static_cast<int64_t>(width) * file_channels + 3) / 4 * 4;
-  if (static_cast<int64_t>(width) * height > kMaxSamples / 4) return ctx.Error("BMP image is too large");
+  const int64_t max_bytes = GetDecodeLimits(ctx).max_image_bytes;
+  if (static_cast<int64_t>(width) * height > max_bytes / channels) {
+    return ctx.Error(DecodedImageTooLargeText("BMP image of " + std::to_string(width) + "x" + std::to_string(height) +
+                                                  " pixels of " + std::to_string(channels) + " bytes",
+                                              static_cast<uint64_t>(width) * static_cast<uint64_t>(height) * channels,
+                                              max_bytes));
+  }
   if (data_offset > b.size() || row_stride * height > static_cast<int64_t>(b.size() - data_offset)) {
     return ctx.Error("BMP pixel data ends early: needs " + std::to_string(row_stride * height) + " bytes at offset " +
                      std::to_string(data_offset));
@@ -581,7 +613,7 @@ Status DecodeImage(KernelContext& ctx) {
       if (channels != 0 && channels != 3) {
         return ctx.Error("GIF images have 3 channels, " + std::to_string(channels) + " were requested");
       }
-      StatusOr<Tensor> frames = DecodeGifFrames(*bytes);
+      StatusOr<Tensor> frames = DecodeGifFrames(*bytes, GetDecodeLimits(ctx).max_image_bytes);
       if (!frames.ok()) return ctx.Error(std::string(frames.status().message()));
       TFHOST_ASSIGN_OR_RETURN(bool expand, ctx.AttrOr<bool>("expand_animations", true));
       raw = std::move(*frames);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ops/decode_limits.h"
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -228,6 +229,93 @@ TEST(DecodeImageTest, GifGivesAllFramesOrTheFirstAndOnlyRgb) {
   TFHOST_ASSERT_ERROR(gray, StatusCode::kInvalidArgument, "GIF images have 3 channels, 1 were requested");
   auto cut = RunSingleOp("DecodeImage", {Tensor::StringScalar(TwoFrameGif().substr(0, 30))});
   TFHOST_EXPECT_ERROR(cut, StatusCode::kInvalidArgument, "truncated GIF: image descriptor at byte 26");
+}
+
+
+// --max_decoded_image_mb: a header's declared size is checked against the
+// session's limit (ops/decode_limits.h) before any pixel memory is sized.
+
+uint32_t Crc32(const std::string& bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char c : bytes) {
+    crc ^= c;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+std::string BigEndian32(uint32_t v) {
+  return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                     static_cast<char>(v)};
+}
+std::string PngChunk(const std::string& type, const std::string& data) {
+  return BigEndian32(static_cast<uint32_t>(data.size())) + type + data + BigEndian32(Crc32(type + data));
+}
+// A few dozen bytes whose IHDR declares width x height 8-bit RGB pixels,
+// then the start of the pixel data (libpng reads no further before the
+// decoder sizes the image).
+std::string PngDeclaring(uint32_t width, uint32_t height) {
+  const std::string ihdr = BigEndian32(width) + BigEndian32(height) + std::string("\x08\x02\x00\x00\x00", 5);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + PngChunk("IHDR", ihdr) + PngChunk("IDAT", std::string(16, '\0'));
+}
+
+StatusOr<std::vector<Tensor>> DecodeWithLimit(const std::string& op, const std::string& contents, int64_t limit_bytes) {
+  ResourceManager resources;
+  TFHOST_RETURN_IF_ERROR(SetDecodeLimits(resources, {limit_bytes}));
+  return RunSingleOp(op, {Tensor::StringScalar(contents)}, {}, &resources);
+}
+
+TEST(DecodeImageLimitTest, PngDeclaringTenGigapixelsIsRefusedUnderTheDefaultLimit) {
+  // 100000 x 100000 x 3 = 3e10 bytes from a 70-byte file.
+  const std::string png = PngDeclaring(100000, 100000);
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodePng", {Tensor::StringScalar(png)}), StatusCode::kInvalidArgument,
+                      "decoded PNG image of 100000x100000 pixels of 3 bytes needs 30000000000 bytes, past the limit "
+                      "of 1073741824 bytes (--max_decoded_image_mb=1024); refused before decoding");
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeImage", {Tensor::StringScalar(png)}), StatusCode::kInvalidArgument,
+                      "needs 30000000000 bytes, past the limit of 1073741824 bytes (--max_decoded_image_mb=1024)");
+}
+
+TEST(DecodeImageLimitTest, PngAtTheLimitDecodesAndOneByteOverIsRefused) {
+  // kPngRgba: 2 x 2 x 4 = 16 bytes.
+  auto at = DecodeWithLimit("DecodePng", Bytes(kPngRgba), 16);
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  EXPECT_EQ((*at)[0].shape(), Shape({2, 2, 4}));
+  TFHOST_EXPECT_ERROR(DecodeWithLimit("DecodePng", Bytes(kPngRgba), 15), StatusCode::kInvalidArgument,
+                      "decoded PNG image of 2x2 pixels of 4 bytes needs 16 bytes, past the limit of 15 bytes");
+  // 16-bit samples count two bytes each: 2 x 2 x 1 x 2 = 8.
+  EXPECT_TRUE(DecodeWithLimit("DecodeImage", Bytes(kPngGray16), 1 << 20).ok());
+  ResourceManager resources;
+  ASSERT_TRUE(SetDecodeLimits(resources, {7}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngGray16))},
+                                  {{"dtype", MakeAttr(DType::kUInt16)}}, &resources),
+                      StatusCode::kInvalidArgument, "2x2 pixels of 2 bytes needs 8 bytes, past the limit of 7 bytes");
+}
+
+TEST(DecodeImageLimitTest, JpegDeclaringMoreThanTheLimitIsRefusedAndOneAtItDecodes) {
+  // kJpegGray100: 16 x 16 x 1 = 256 bytes.
+  auto at = DecodeWithLimit("DecodeJpeg", Bytes(kJpegGray100), 256);
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  EXPECT_EQ((*at)[0].shape(), Shape({16, 16, 1}));
+  TFHOST_EXPECT_ERROR(DecodeWithLimit("DecodeJpeg", Bytes(kJpegGray100), 255), StatusCode::kInvalidArgument,
+                      "decoded JPEG image of 16x16 pixels of 1 bytes needs 256 bytes, past the limit of 255 bytes");
+  // The same file with its frame header saying 60000 x 60000.
+  std::string big = Bytes(kJpegGray100);
+  const size_t sof = big.find(std::string("\xff\xc0\x00\x0b\x08\x00\x10\x00\x10", 9));
+  ASSERT_NE(sof, std::string::npos);
+  big.replace(sof + 5, 4, std::string("\xea\x60\xea\x60", 4));
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeJpeg", {Tensor::StringScalar(big)}), StatusCode::kInvalidArgument,
+                      "decoded JPEG image of 60000x60000 pixels of 1 bytes needs 3600000000 bytes, past the limit of "
+                      "1073741824 bytes (--max_decoded_image_mb=1024)");
+}
+
+TEST(DecodeImageLimitTest, BmpHeaderDeclaringMoreThanTheLimitIsRefusedBeforeItsPixelsAreRead) {
+  // Bmp2x2: 2 x 2 x 3 = 12 bytes.
+  EXPECT_TRUE(DecodeWithLimit("DecodeBmp", Bmp2x2(), 12).ok());
+  TFHOST_EXPECT_ERROR(DecodeWithLimit("DecodeBmp", Bmp2x2(), 11), StatusCode::kInvalidArgument,
+                      "decoded BMP image of 2x2 pixels of 3 bytes needs 12 bytes, past the limit of 11 bytes");
+  std::string big = Bmp2x2();
+  big.replace(18, 8, std::string("\x40\x42\x0f\x00\x40\x42\x0f\x00", 8));  // 1000000 x 1000000
+  TFHOST_EXPECT_ERROR(RunSingleOp("DecodeBmp", {Tensor::StringScalar(big)}), StatusCode::kInvalidArgument,
+                      "decoded BMP image of 1000000x1000000 pixels of 3 bytes needs 3000000000000 bytes");
 }
 
 }  // namespace

@@ -39,8 +39,10 @@ void RegisterScaleAndTranslateOp(OpRegistry& registry);
 // All frames of GIF file `contents` composited as TensorFlow's DecodeGif
 // does: uint8 [num_frames, height, width, 3], the canvas being the largest
 // frame. InvalidArgument (without node context) for corrupt or oversized
-// files. For DecodeImage's GIF path (expand_animations=false keeps frame 0).
-StatusOr<Tensor> DecodeGifFrames(std::string_view contents);
+// files, and for a decoded size past `max_bytes` (the session's
+// --max_decoded_image_mb, ops/decode_limits.h). For DecodeImage's GIF path
+// (expand_animations=false keeps frame 0).
+StatusOr<Tensor> DecodeGifFrames(std::string_view contents, int64_t max_bytes);
 
 // The elements of a real-number image as float32 values, each converted as
 // static_cast<float> (half/bfloat16 widened exactly), the way TensorFlow's

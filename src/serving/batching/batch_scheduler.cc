@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <deque>
 #include <future>
+#include <optional>
 #include <set>
 
 #include <pthread.h>
+
+#include "base/trace/request_span.h"
+#include "serving/batching/batch_trace.h"
 
 namespace tfhost::serving::batching {
 namespace internal {
@@ -20,6 +24,7 @@ struct TaskState {
   int remaining = 0;
   Status status;
   std::vector<TensorMap> parts;  // outputs per piece, in row order
+  TaskTrace trace;               // set only while a trace is being recorded
 };
 
 struct Piece {
@@ -195,6 +200,7 @@ BatchScheduler::BatchScheduler(const Options& options)
       // Visible in top/gdb as TF Serving's pool name; Linux caps names at 15 chars.
       const std::string name = options_.thread_pool_name.substr(0, 10) + "_" + std::to_string(i % 10000);
       pthread_setname_np(pthread_self(), name.c_str());
+      trace::SetThreadName(options_.thread_pool_name + " " + std::to_string(i));
       WorkerLoop();
     });
   }
@@ -240,6 +246,7 @@ Status BatchScheduler::Schedule(Queue& q, TensorMap inputs, DoneCallback done) {
   auto task = std::make_shared<TaskState>();
   task->rows = rows;
   task->done = std::move(done);
+  task->trace.Enqueued();
   const std::string key = BatchCompatibilityKey(inputs, c.pad_variable_length_inputs);
   const int64_t now = clock_->NowMicros();
   if (q.policy) q.policy->RecordArrival(now, rows);
@@ -385,6 +392,19 @@ void BatchScheduler::WorkerLoop() {
       slices.push_back(RowSlice{&p.task->inputs, p.begin, p.end});
       queue_micros.push_back(start - p.task->enqueue_micros);
     }
+    // Traced: the tasks' waits end here, and the model run below is this
+    // batch's child.
+    uint64_t trace_batch = 0;
+    int64_t trace_start_ns = 0;
+    std::optional<trace::ScopedContext> trace_context;
+    if (trace::Enabled()) {
+      trace_batch = trace::NewSpanId();
+      trace_start_ns = trace::NowNanos();
+      for (const Piece& p : batch->pieces) {
+        if (p.index == 0) p.task->trace.Started(trace_start_ns, trace_batch, q.name, p.task->rows);
+      }
+      trace_context.emplace(trace::Context{trace_batch, 0});
+    }
     StatusOr<TensorMap> outputs = ConcatenateBatch(slices, padded, q.config.pad_variable_length_inputs);
     if (outputs.ok()) outputs = q.run(outputs.value());
     const int64_t latency = clock_->NowMicros() - start;
@@ -393,6 +413,16 @@ void BatchScheduler::WorkerLoop() {
       if (!check.ok()) outputs = check.WithContext("batching queue '" + q.name + "'");
     }
     if (q.observer) q.observer->OnBatch(batch->rows, padded, latency, queue_micros);
+    if (trace_batch != 0) {
+      // Recorded before any task hears back, so a trace stopped once the
+      // answers are in holds it.
+      std::vector<uint64_t> requests;
+      for (const Piece& p : batch->pieces) {
+        if (p.task->trace.request() != 0) requests.push_back(p.task->trace.request());
+      }
+      RecordBatchSlice(trace_start_ns, trace_batch, q.name, batch->rows, padded, requests);
+      trace_context.reset();
+    }
     {
       // Counted before the callbacks run, so a caller that got its answer
       // sees its batch in the stats.

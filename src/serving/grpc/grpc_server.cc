@@ -7,8 +7,10 @@
 #include <atomic>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
+#include "base/trace/request_span.h"
 #include "serving/server_core.h"
 #include "serving/v2/v2_grpc_service.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
@@ -69,9 +71,18 @@ class GrpcServer::Impl {
 
   // Runs `call` for one RPC: counts it in flight, skips calls the client
   // already gave up on, and notes calls grpc cancelled during shutdown.
+  // While a trace is recorded the call is a request span named `method`
+  // (the synchronous API hands over decoded messages, so the span runs from
+  // the decoded request to the response handed back for encoding).
   template <typename Fn>
-  grpc::Status Handle(grpc::ServerContext* context, Fn&& call) {
+  grpc::Status Handle(grpc::ServerContext* context, Fn&& call, const char* method = "gRPC call") {
     in_flight_.fetch_add(1, std::memory_order_relaxed);
+    trace::RequestSpan span;
+    std::optional<trace::ScopedContext> traced;
+    if (trace::Enabled()) {
+      span.Begin(method);
+      traced.emplace(span.context());
+    }
     grpc::Status result;
     if (context->IsCancelled()) {
       result = grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled before it started");
@@ -79,6 +90,9 @@ class GrpcServer::Impl {
       result = ToGrpcStatus(call());
       if (shutting_down_.load() && context->IsCancelled()) cancelled_in_shutdown_.fetch_add(1);
     }
+    if (span.active()) span.args().Add("grpc_status", static_cast<int>(result.error_code()));
+    traced.reset();
+    span.End();
     in_flight_.fetch_sub(1, std::memory_order_relaxed);
     return result;
   }
@@ -89,23 +103,30 @@ class GrpcServer::Impl {
 
     grpc::Status Classify(grpc::ServerContext* context, const ts::ClassificationRequest* request,
                           ts::ClassificationResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Classify(*request, response, Grpc(*context)); });
+      return impl_->Handle(
+          context, [&] { return impl_->core_->Classify(*request, response, Grpc(*context)); }, "gRPC Classify");
     }
     grpc::Status Regress(grpc::ServerContext* context, const ts::RegressionRequest* request,
                          ts::RegressionResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Regress(*request, response, Grpc(*context)); });
+      return impl_->Handle(
+          context, [&] { return impl_->core_->Regress(*request, response, Grpc(*context)); }, "gRPC Regress");
     }
     grpc::Status Predict(grpc::ServerContext* context, const ts::PredictRequest* request,
                          ts::PredictResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->Predict(*request, response, Grpc(*context)); });
+      return impl_->Handle(
+          context, [&] { return impl_->core_->Predict(*request, response, Grpc(*context)); }, "gRPC Predict");
     }
     grpc::Status MultiInference(grpc::ServerContext* context, const ts::MultiInferenceRequest* request,
                                 ts::MultiInferenceResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->MultiInference(*request, response, Grpc(*context)); });
+      return impl_->Handle(
+          context, [&] { return impl_->core_->MultiInference(*request, response, Grpc(*context)); },
+          "gRPC MultiInference");
     }
     grpc::Status GetModelMetadata(grpc::ServerContext* context, const ts::GetModelMetadataRequest* request,
                                   ts::GetModelMetadataResponse* response) override {
-      return impl_->Handle(context, [&] { return impl_->core_->GetModelMetadata(*request, response, Grpc(*context)); });
+      return impl_->Handle(
+          context, [&] { return impl_->core_->GetModelMetadata(*request, response, Grpc(*context)); },
+          "gRPC GetModelMetadata");
     }
 
    private:
@@ -230,7 +251,9 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(const GrpcServerOptions&
   Impl* impl = server->impl_.get();
   impl->v2_ = std::make_unique<v2::V2GrpcService>(
       core, options.server_version,
-      [impl](grpc::ServerContext* context, const std::function<Status()>& call) { return impl->Handle(context, call); });
+      [impl](grpc::ServerContext* context, const std::function<Status()>& call) {
+        return impl->Handle(context, call, "gRPC v2 inference");
+      });
   builder.RegisterService(impl->v2_.get());
   // ServerBuilder applies its own limits over channel arguments with the same
   // keys, so those arguments are folded into the limits instead (TF Serving

@@ -23,6 +23,7 @@
 #include <string>
 #include <type_traits>
 
+#include "base/trace/request_span.h"
 #include "serving/http/http_server_impl.h"
 #include "serving/rest/json_tensor_codec.h"
 
@@ -132,6 +133,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   void BeginRequest() {
+    if (trace::Enabled()) request_span_.Begin(kTls ? "https request" : "http request");
     state_ = State::kReading;
     ArmReadTimer(options().read_timeout_ms);
   }
@@ -159,6 +161,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   void OnRead(beast::error_code ec, size_t n) {
+    server_->reads.fetch_add(1, std::memory_order_relaxed);
     if (state_ == State::kClosed) return;
     if (ec) {
       if (read_timed_out_ || ec == beast::error::timeout) {
@@ -174,7 +177,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       }
       if (ec == http::error::body_limit) {
         return SendErrorAndClose(413, "request body larger than the limit of " +
-                                          std::to_string(options().max_body_bytes) + " bytes");
+                                          std::to_string(options().max_body_bytes) +
+                                          " bytes (--rest_api_max_body_mb)");
       }
       if (ec == http::error::header_limit) {
         return SendErrorAndClose(413, "request header larger than the limit of " +
@@ -185,6 +189,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (state_ == State::kIdle && (n > 0 || parser_->got_some())) {
       // A request that arrived whole in one read needs no slow-client timer.
       if (parser_->is_done()) {
+        if (trace::Enabled()) request_span_.Begin(kTls ? "https request" : "http request");
         state_ = State::kReading;
       } else {
         BeginRequest();
@@ -204,6 +209,12 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                                           " bytes in all); retry later");
       }
       reserved_bytes_ = want;
+      // Beast reads at most the buffer's free capacity, and no less than
+      // 512 bytes: a buffer left at its first size reads a 600 KB body 512
+      // bytes at a time, each read a trip through the strand. A larger body
+      // gets up to kLargeReadBytes of room, kept for the connection's next
+      // requests.
+      if (want > buffer_.capacity()) buffer_.reserve(std::min<uint64_t>(want, kLargeReadBytes));
     }
     if (!parser_->is_done()) {
       if (parser_->is_header_done() && !continue_sent_) {
@@ -243,6 +254,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                             ? now + std::chrono::milliseconds(options().request_timeout_ms)
                             : std::chrono::steady_clock::time_point::max();
     uint64_t generation = ++generation_;
+    trace::Context trace_context;
+    if (request_span_.active()) {
+      std::string_view target = req.target();
+      request_span_.set_name(request->method + " " + std::string(target.substr(0, target.find('?'))));
+      request_span_.args().Add("target", target).Add("bytes_in", request->body.size());
+      trace_context = request_span_.context();
+    }
     if (options().request_timeout_ms > 0) {
       timer_.expires_at(request->deadline);
       timer_.async_wait([self = this->shared_from_this(), generation](beast::error_code ec) {
@@ -258,8 +276,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (server_->handler_may_block()) {
       // A blocking handler runs outside the strand so that the timeout
       // above can fire while it works.
-      net::post(server_->ioc(), [self = this->shared_from_this(), request = std::move(request), generation]() mutable {
-        self->CallHandler(std::move(request), generation);
+      net::post(server_->ioc(), [self = this->shared_from_this(), request = std::move(request), generation,
+                                 trace_context]() mutable {
+        self->CallHandler(std::move(request), generation, trace_context);
       });
       return;
     }
@@ -268,10 +287,14 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // returning (a fast model run inline) is written from this thread
     // at once (Deliver's dispatch runs inline on the strand). Posting cost
     // two thread wake-ups per request under load.
-    CallHandler(std::move(request), generation);
+    CallHandler(std::move(request), generation, trace_context);
   }
 
-  void CallHandler(std::shared_ptr<HttpRequest> request, uint64_t generation) {
+  // `trace_context`: the request's span, current while the handler runs so
+  // that the work it hands on is drawn as the request's.
+  void CallHandler(std::shared_ptr<HttpRequest> request, uint64_t generation, trace::Context trace_context) {
+    std::optional<trace::ScopedContext> traced;
+    if (trace_context.span != 0) traced.emplace(trace_context);
     auto state = std::make_shared<Answer>(this->shared_from_this(), generation);
     HttpResponder respond = [state](HttpResponse response) { state->Give(std::move(response)); };
     try {
@@ -325,6 +348,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     state_ = State::kWriting;
     DisarmReadTimer();
     counted_ = counted;
+    if (request_span_.active()) {
+      request_span_.args().Add("status", response.status).Add("bytes_out", response.body.size());
+    }
     bool keep = keep_alive_ && !server_->stopping();
     keep_alive_ = keep;
     // The head is formatted here into a buffer the connection reuses, and
@@ -368,6 +394,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   void OnWrite(beast::error_code ec) {
+    request_span_.End();  // the last byte is out (or the write failed)
     // A large answer's memory is not kept for the connection's lifetime.
     if (write_body_.capacity() > 64 * 1024) std::string().swap(write_body_);
     if (counted_) {
@@ -405,6 +432,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       ++generation_;
     }
     state_ = State::kClosed;
+    request_span_.End();
     ReleaseBodyBytes();
     timer_.cancel();
     DisarmReadTimer();
@@ -418,6 +446,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   net::steady_timer timer_;       // handler timeout
   net::steady_timer read_timer_;  // idle and slow-client timeouts
   uint64_t id_;
+  // The most a large request body's reads take at once (Beast's own cap).
+  static constexpr uint64_t kLargeReadBytes = 64 * 1024;
   beast::flat_buffer buffer_;
   // The response being written (one at a time per connection).
   std::string write_head_;
@@ -433,6 +463,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   uint64_t read_generation_ = 0;
   unsigned version_ = 0;
   uint64_t generation_ = 0;
+  // The current request's trace span (first byte in to last byte out);
+  // inert unless a recording was on when its first byte arrived.
+  trace::RequestSpan request_span_;
 };
 
 }  // namespace tfhost::serving::http_internal

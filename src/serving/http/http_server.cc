@@ -11,6 +11,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "base/trace/trace.h"
 #include "serving/http/http_connection.h"
 #include "serving/http/http_server_impl.h"
 #include "serving/http/tls_context.h"
@@ -97,7 +98,8 @@ void HttpServer::Impl::StartThreads() {
   for (int i = 0; i < n; ++i) {
     // Threads hold the Impl so that a thread still inside a slow handler
     // after Stop() gave up on it cannot outlive what it uses.
-    threads_.emplace_back([self = shared_from_this()] {
+    threads_.emplace_back([self = shared_from_this(), i] {
+      trace::SetThreadName("http io " + std::to_string(i));
       for (;;) {
         try {
           self->ioc_->run();
@@ -207,6 +209,7 @@ int HttpServer::port() const { return impl_->port(); }
 bool HttpServer::Stop(std::chrono::milliseconds deadline) { return impl_->Stop(deadline); }
 
 int64_t HttpServer::in_flight() const { return impl_->in_flight.load(); }
+uint64_t HttpServer::reads() const { return impl_->reads.load(); }
 
 std::string_view HttpReasonPhrase(int status) {
   return http::obsolete_reason(static_cast<http::status>(status));

@@ -114,6 +114,10 @@ class HttpServer {
   // Requests currently being handled or written.
   int64_t in_flight() const;
 
+  // Socket reads completed so far, over all connections: how many trips
+  // through the I/O threads requests took to arrive.
+  uint64_t reads() const;
+
   class Impl;
 
  private:

@@ -74,6 +74,7 @@ class HttpServer::Impl : public std::enable_shared_from_this<HttpServer::Impl> {
   void Unregister(uint64_t id);
 
   std::atomic<int64_t> in_flight{0};
+  std::atomic<uint64_t> reads{0};  // completed socket reads, all connections
 
   bool ReserveBodyBytes(uint64_t n) {
     uint64_t cur = body_bytes_.load(std::memory_order_relaxed);

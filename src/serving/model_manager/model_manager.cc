@@ -6,6 +6,8 @@
 #include <iostream>
 #include <set>
 
+#include "base/trace/trace.h"
+
 namespace tfhost::serving {
 
 namespace {
@@ -245,6 +247,7 @@ void ModelManager::Spawn(std::function<void()> fn) {
   ReapFinishedThreads();
   auto done = std::make_shared<std::atomic<bool>>(false);
   threads_.push_back(Worker{std::thread([fn = std::move(fn), done] {
+                              trace::SetThreadName("model loader");
                               fn();
                               done->store(true);
                             }),

@@ -9,6 +9,7 @@
 
 #include "ir/tensor_proto.h"
 #include "serving/rest/json_tensor_codec.h"
+#include "serving/rest/trace_endpoint.h"
 #include "serving/server_core.h"
 #include "serving/v2/v2_rest_handler.h"
 
@@ -188,7 +189,9 @@ StatusOr<ParsedPredict> ParsePredict(ServerCore& core, const ModelSpec& path_spe
   ParsedPredict parsed;
   parsed.format = format;
   parsed.resolved = std::move(*resolved);
+  RequestBudget budget(core.request_limits());
   for (const auto& [alias, proto] : request.inputs()) {
+    TFHOST_RETURN_IF_ERROR(budget.AddTensorProto(alias, proto));
     auto t = ir::TensorFromProto(proto);
     if (!t.ok()) return t.status().WithContext("input '" + alias + "'");
     parsed.inputs.emplace(alias, std::move(*t));
@@ -321,13 +324,16 @@ int HttpStatusForCode(StatusCode code) {
 RestApiHandler::RestApiHandler(ServerCore* core, RestApiOptions options)
     : core_(core),
       options_(std::move(options)),
-      v2_(std::make_unique<v2::V2RestHandler>(core, options_.server_version)) {}
+      v2_(std::make_unique<v2::V2RestHandler>(core, options_.server_version)),
+      trace_(std::make_unique<TraceEndpoint>(options_.trace_max_seconds)) {}
 
 RestApiHandler::~RestApiHandler() = default;
 
 void RestApiHandler::SetDraining(bool draining) {
   draining_.store(draining, std::memory_order_relaxed);
   v2_->SetDraining(draining);
+  // A trace window must not hold the drain until it ends.
+  if (draining) trace_->Stop();
 }
 
 RestResponse RestApiHandler::Handle(std::string_view method, std::string_view target, std::string_view body) const {
@@ -341,6 +347,12 @@ RestResponse RestApiHandler::Handle(std::string_view method, std::string_view ta
       return r;
     }
     if (IEquals(path, "/v1/models") || IEquals(path, "/v1/models/")) return HandleListModels(*core_);
+  }
+  if (method == "GET" && IEquals(path, "/v1/trace")) {
+    std::promise<RestResponse> answer;
+    std::future<RestResponse> future = answer.get_future();
+    trace_->Handle(target, [&answer](RestResponse r) { answer.set_value(std::move(r)); });
+    return future.get();
   }
   std::string_view rest = path;
   if (ConsumePrefix(&rest, "/v1/")) return HandleModelsApi(method, path, body);
@@ -364,6 +376,7 @@ void RestApiHandler::HandleAsync(std::string_view method, std::string_view targe
                                  std::string body, Respond respond) const {
   std::string_view path = target.substr(0, target.find('?'));
   if (v2::V2RestHandler::Owns(path)) return v2_->Handle(method, path, headers, std::move(body), std::move(respond));
+  if (method == "GET" && IEquals(path, "/v1/trace")) return trace_->Handle(target, std::move(respond));
   std::string_view rest = path;
   std::optional<ModelRoute> route;
   if (method == "POST" && ConsumePrefix(&rest, "/v1/models/")) route = ParseModelRoute(rest);

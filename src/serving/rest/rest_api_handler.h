@@ -11,6 +11,8 @@
 //   GET  /readyz      200 once every configured model has an AVAILABLE
 //                     version and the server is not draining, else 503
 //   GET  <metrics path> Prometheus text (when a metrics path is set)
+//   GET  /v1/trace?seconds=N  a trace of the server's next N seconds
+//                     (rest/trace_endpoint.h)
 //   /v2, /v2/...  the Open Inference Protocol (KServe v2): v2/v2_rest_handler.h
 // Errors are {"error": "<message>"} with TF Serving's code -> HTTP status
 // mapping (HttpStatusForCode). Model names from paths are only ever looked
@@ -33,6 +35,7 @@
 namespace tfhost::serving {
 
 class ServerCore;
+class TraceEndpoint;
 namespace v2 {
 class V2RestHandler;
 }
@@ -52,6 +55,9 @@ struct RestApiOptions {
   std::string metrics_path = "/monitoring/prometheus/metrics";
   // The server version GET /v2 reports.
   std::string server_version;
+  // The longest GET /v1/trace recording, in seconds (at most 60); keep it
+  // under the HTTP request timeout.
+  int trace_max_seconds = 60;
 };
 
 class RestApiHandler {
@@ -79,7 +85,8 @@ class RestApiHandler {
                    Respond respond) const;
 
   // While draining (shutdown has begun) /readyz answers 503 so that load
-  // balancers stop sending traffic; everything else keeps working.
+  // balancers stop sending traffic, and a GET /v1/trace recording ends at
+  // once (answering what it has); everything else keeps working.
   void SetDraining(bool draining);
 
  private:
@@ -89,6 +96,7 @@ class RestApiHandler {
   RestApiOptions options_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<v2::V2RestHandler> v2_;
+  std::unique_ptr<TraceEndpoint> trace_;
 };
 
 // TF Serving's mapping: OK 200, CANCELLED 499, UNKNOWN 500,

@@ -52,7 +52,8 @@ std::string TfTypeName(DType d) {
   }
 }
 
-StatusOr<Tensor> RequestTensorFromProto(const tensorflow::TensorProto& proto, const std::string& what) {
+StatusOr<Tensor> RequestTensorFromProto(const tensorflow::TensorProto& proto, const std::string& what,
+                                        RequestBudget& budget) {
   // Validate the shape before anything allocates.
   uint64_t elements = 1;
   bool overflow = false;
@@ -66,12 +67,13 @@ StatusOr<Tensor> RequestTensorFromProto(const tensorflow::TensorProto& proto, co
   }
   DType dtype = BaseType(proto.dtype());
   uint64_t elem_bytes = dtype == DType::kString ? sizeof(std::string) : std::max<size_t>(1, DTypeSize(dtype));
-  uint64_t budget = std::max<uint64_t>(kMinExpansionBudget, 16 * static_cast<uint64_t>(proto.ByteSizeLong()));
-  if (overflow || (elements != 0 && elements > budget / elem_bytes)) {
+  uint64_t expansion = std::max<uint64_t>(kMinExpansionBudget, 16 * static_cast<uint64_t>(proto.ByteSizeLong()));
+  if (overflow || (elements != 0 && elements > expansion / elem_bytes)) {
     return InvalidArgument("tensor parsing error: " + what + ": shape " + proto.tensor_shape().ShortDebugString() +
                            " is too large for the " + std::to_string(proto.ByteSizeLong()) +
                            " bytes of values sent");
   }
+  TFHOST_RETURN_IF_ERROR(budget.AddTensorProto(what, proto));
   auto t = ir::TensorFromProto(proto);
   if (!t.ok()) return InvalidArgument("tensor parsing error: " + what + ": " + t.status().message());
   return t;
@@ -160,8 +162,11 @@ StatusOr<const runtime::Signature*> FindExampleSignature(const Servable& servabl
 // Runs an example-based signature on the serialized examples.
 StatusOr<TensorMap> RunOnExamples(const ServableHandle& servable, SignatureRunner& runner,
                                   const runtime::Signature& sig, const ts::Input& input,
-                                  const std::vector<std::string>& outputs, int64_t* num_examples) {
+                                  const std::vector<std::string>& outputs, const RequestLimits& limits,
+                                  int64_t* num_examples) {
   TFHOST_ASSIGN_OR_RETURN(Tensor examples, SerializeExamples(input));
+  RequestBudget budget(limits);
+  TFHOST_RETURN_IF_ERROR(budget.AddDecoded(sig.inputs[0].key, examples));
   *num_examples = examples.dim(0);
   TensorMap inputs;
   inputs[sig.inputs[0].key] = std::move(examples);
@@ -191,7 +196,8 @@ Status ClassifyImpl(const ServableHandle& servable, SignatureRunner& runner, con
   if (classes_spec) wanted.push_back("classes");
   if (scores_spec) wanted.push_back("scores");
   int64_t n = 0;
-  TFHOST_ASSIGN_OR_RETURN(TensorMap out, RunOnExamples(servable, runner, *sig, input, wanted, &n));
+  TFHOST_ASSIGN_OR_RETURN(TensorMap out,
+                          RunOnExamples(servable, runner, *sig, input, wanted, options.request_limits, &n));
   const Tensor* classes = classes_spec ? &out["classes"] : nullptr;
   const Tensor* scores = scores_spec ? &out["scores"] : nullptr;
   int64_t num_classes = -1;
@@ -248,7 +254,8 @@ Status RegressImpl(const ServableHandle& servable, SignatureRunner& runner, cons
                            sig->outputs[0].key + "\" (" + where + ")");
   }
   int64_t n = 0;
-  TFHOST_ASSIGN_OR_RETURN(TensorMap out, RunOnExamples(servable, runner, *sig, input, {"outputs"}, &n));
+  TFHOST_ASSIGN_OR_RETURN(TensorMap out,
+                          RunOnExamples(servable, runner, *sig, input, {"outputs"}, options.request_limits, &n));
   const Tensor& values = out["outputs"];
   if (values.dtype() != DType::kFloat) {
     return InvalidArgument("Expected output Tensor of DT_FLOAT.  Got: " + DTypeName(values.dtype()) + " (" + where +
@@ -363,8 +370,9 @@ Status RunPredict(const ServableHandle& servable, SignatureRunner& runner, const
                            "}. Was: " + sig->method_name + " (" + Where(*servable, name) + ")");
   }
   TensorMap inputs;
+  RequestBudget budget(options.request_limits);
   for (const auto& [alias, proto] : request.inputs()) {
-    TFHOST_ASSIGN_OR_RETURN(Tensor t, RequestTensorFromProto(proto, alias));
+    TFHOST_ASSIGN_OR_RETURN(Tensor t, RequestTensorFromProto(proto, alias, budget));
     inputs[alias] = std::move(t);
   }
   std::vector<std::string> filter(request.output_filter().begin(), request.output_filter().end());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "serving/servable/request_limits.h"
 #include "serving/servable/servable.h"
 #include "tensorflow_serving/apis/classification.pb.h"
 #include "tensorflow_serving/apis/inference.pb.h"
@@ -29,6 +30,9 @@ inline constexpr char kRegressMethodName[] = "tensorflow/serving/regress";
 struct InferenceOptions {
   // TF Serving's --enable_signature_method_name_check (off by default).
   bool enable_signature_method_name_check = false;
+  // Bounds on each request's input tensors (request_limits.h); the REST
+  // and v2 front ends read them through ServerCore::request_limits().
+  RequestLimits request_limits;
 };
 
 // "serving_default" when empty.

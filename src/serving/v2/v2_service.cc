@@ -150,7 +150,9 @@ StatusOr<V2Service::Prepared> V2Service::Prepare(InferRequest request) const {
   Prepared p;
   const runtime::Signature& sig = *resolved->signature;
   const std::string where = Where(*resolved);
+  RequestBudget budget(core_->request_limits());
   for (InferInput& input : request.inputs) {
+    TFHOST_RETURN_IF_ERROR(budget.AddDecoded(input.name, input.tensor));
     const runtime::TensorSpec* spec = FindSpec(sig.inputs, input.name);
     if (spec == nullptr) {
       return InvalidArgument("unexpected input '" + input.name + "': " + where + " has inputs: " + Names(sig.inputs));

@@ -129,13 +129,13 @@ class EchoTempDir {
 };
 
 // A ServerCore serving WriteEchoModels' models (no file-system polling, no
-// load retries, logs dropped).
+// load retries, logs dropped), with `limits` on each request's inputs.
 struct EchoServer {
   EchoTempDir dir;
   std::unique_ptr<ServerCore> core;
   Status status;
 
-  EchoServer() {
+  explicit EchoServer(const RequestLimits& limits = {}) {
     auto config = WriteEchoModels(dir.path());
     if (!config.ok()) {
       status = config.status();
@@ -146,6 +146,7 @@ struct EchoServer {
     o.manager.file_system_poll_wait_seconds = 0;
     o.manager.max_num_load_retries = 0;
     o.manager.log_sink = [](const std::string&) {};
+    o.inference.request_limits = limits;
     auto created = ServerCore::Create(std::move(o));
     if (!created.ok()) {
       status = created.status();
