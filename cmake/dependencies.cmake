@@ -29,6 +29,14 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(TFHOST_GRPCPP REQUIRED IMPORTED_TARGET grpc++)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 
+# TensorFlow Lite models (src/loaders/tflite): flatc compiles tfhost's own
+# schema at build time; the generated reader and its Verifier need only
+# flatbuffers' headers, so nothing is linked (and nothing ships in dist/).
+find_program(FLATC flatc REQUIRED)
+find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED)
+add_library(tfhost_flatbuffers INTERFACE)
+target_include_directories(tfhost_flatbuffers INTERFACE ${FLATBUFFERS_INCLUDE_DIR})
+
 # StringToHashBucketFast: FarmHash Fingerprint64, bucket for bucket as TensorFlow.
 find_path(FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)
 find_library(FARMHASH_LIBRARY NAMES libfarmhash.a farmhash REQUIRED)

@@ -19,6 +19,7 @@ packages=(
   libb64-0d
   libjpeg62-turbo libpng16-16 libicu72
   libicu-dev libre2-dev
+  flatbuffers-compiler libflatbuffers-dev
   python3-venv
   patchelf debootstrap bash-completion
   chromium

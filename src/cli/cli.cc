@@ -29,8 +29,8 @@ int VersionCommand(const std::vector<std::string>& args, std::ostream& out, std:
 
 std::string GeneralHelp() {
   std::string s = "Usage: tfhost <command> [flags]\n\n"
-                  "Loads and runs TensorFlow models (SavedModel, frozen GraphDef, TensorFlow.js) without "
-                  "TensorFlow.\n\nCommands:\n";
+                  "Loads and runs TensorFlow models (SavedModel, frozen GraphDef, TensorFlow.js, TensorFlow Lite)\n"
+                  "without TensorFlow.\n\nCommands:\n";
   for (const Command& c : Commands()) {
     std::string name = c.name;
     s += "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') + c.summary + "\n";

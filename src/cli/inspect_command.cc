@@ -40,7 +40,11 @@ namespace tfhost::cli {
 
 namespace {
 
-bool HasOwnSignatures(const runtime::ModelInfo& info) { return info.format.rfind("SavedModel", 0) == 0; }
+// TFLite models name theirs too (or follow TF Serving's rule; the
+// "signatures" metadata line says which).
+bool HasOwnSignatures(const runtime::ModelInfo& info) {
+  return info.format.rfind("SavedModel", 0) == 0 || info.format == "TFLite";
+}
 
 std::vector<std::pair<std::string, int>> OpHistogram(const ir::Graph& graph) {
   std::map<std::string, int> counts;

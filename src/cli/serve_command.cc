@@ -351,6 +351,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   options.manager.load_options.session.backends = *backends;
   options.manager.load_options.session.intra_op_threads = f.tensorflow_intra_op_parallelism;
   options.manager.load_options.precision = f.precision;
+  options.manager.load_options.prefer_tflite_model = f.prefer_tflite_model;
   ApplyModelLimitFlags(f.limits, &options.manager.load_options);
   options.inference.request_limits.max_elements = f.max_request_elements;
   options.inference.request_limits.max_bytes = static_cast<int64_t>(f.max_request_tensor_mb) << 20;

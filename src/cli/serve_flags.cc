@@ -48,6 +48,9 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                   "TLS for gRPC and HTTPS for the REST API (TF Serving's flag)");
   flags.AddBool("enable_model_warmup", &f.enable_model_warmup,
                 "replay assets.extra/tf_serving_warmup_requests before a version is served (default true)");
+  flags.AddBool("prefer_tflite_model", &f.prefer_tflite_model,
+                "serve a version folder's model.tflite instead of its SavedModel when it has one (TF Serving's "
+                "flag; float32 TFLite models, docs/formats.md)");
   flags.AddInt("num_request_iterations_for_warmup", &f.num_request_iterations_for_warmup, "N",
                "replay each warm-up record N times (TF Serving's flag; used when > 0, default 1)");
   flags.AddBool("allow_version_labels_for_unavailable_models", &f.allow_version_labels_for_unavailable_models,

@@ -44,6 +44,7 @@ struct ServeFlags {
   int tensorflow_intra_op_parallelism = 0;
   int tensorflow_inter_op_parallelism = 0;
   std::string precision = "fp32";
+  bool prefer_tflite_model = false;
   int max_num_load_retries = 5;
   int load_retry_interval_micros = 60 * 1000 * 1000;
   int rest_api_max_body_mb = 64;

@@ -6,6 +6,7 @@
 #include "loaders/graphdef/graphdef_loader.h"
 #include "loaders/savedmodel/saved_model_loader.h"
 #include "loaders/tfjs/tfjs_loader.h"
+#include "loaders/tflite/tflite_loader.h"
 
 namespace tfhost::loaders {
 
@@ -16,6 +17,7 @@ const char* ModelFormatName(ModelFormat format) {
     case ModelFormat::kSavedModel: return "SavedModel";
     case ModelFormat::kGraphDef: return "GraphDef";
     case ModelFormat::kTfjs: return "TensorFlow.js graph model";
+    case ModelFormat::kTflite: return "TensorFlow Lite model";
   }
   return "unknown";
 }
@@ -25,6 +27,12 @@ namespace {
 bool IsSavedModelDir(const fs::path& dir) {
   std::error_code ec;
   return fs::is_regular_file(dir / "saved_model.pb", ec) || fs::is_regular_file(dir / "saved_model.pbtxt", ec);
+}
+
+// A version folder may hold model.tflite beside (or instead of) a SavedModel.
+bool HasTfliteModel(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / kTfliteModelFileName, ec);
 }
 
 Status LegacyFormatError(const fs::path& where) {
@@ -46,7 +54,7 @@ StatusOr<fs::path> LatestVersionDir(const fs::path& base) {
     if (!entry.is_directory()) continue;
     std::string name = entry.path().filename().string();
     if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    if (IsSavedModelDir(entry.path())) {
+    if (IsSavedModelDir(entry.path()) || HasTfliteModel(entry.path())) {
       int64_t v = std::stoll(name);
       if (v > best) {
         best = v;
@@ -58,8 +66,8 @@ StatusOr<fs::path> LatestVersionDir(const fs::path& base) {
   }
   if (best >= 0) return best_path;
   if (saw_legacy) return LegacyFormatError(base);
-  return NotFound(base.string() + " contains neither saved_model.pb, saved_model.pbtxt, model.json nor "
-                  "numeric version folders with a SavedModel");
+  return NotFound(base.string() + " contains neither saved_model.pb, saved_model.pbtxt, model.json, "
+                  "model.tflite nor numeric version folders with a SavedModel or model.tflite");
 }
 
 }  // namespace
@@ -71,21 +79,23 @@ StatusOr<ModelFormat> DetectModelFormat(const std::string& path_string) {
   if (fs::is_directory(path, ec)) {
     if (IsSavedModelDir(path)) return ModelFormat::kSavedModel;
     if (fs::is_regular_file(path / "model.json", ec)) return ModelFormat::kTfjs;
+    if (HasTfliteModel(path)) return ModelFormat::kTflite;
     if (fs::exists(path / "export.meta", ec)) return LegacyFormatError(path);
     TFHOST_ASSIGN_OR_RETURN(fs::path version, LatestVersionDir(path));
-    (void)version;
-    return ModelFormat::kSavedModel;
+    return IsSavedModelDir(version) ? ModelFormat::kSavedModel : ModelFormat::kTflite;
   }
   std::string name = path.filename().string();
   if (name == "saved_model.pb" || name == "saved_model.pbtxt") return ModelFormat::kSavedModel;
   if (name == "export.meta" || path.extension() == ".meta") return LegacyFormatError(path);
   if (path.extension() == ".json") return ModelFormat::kTfjs;
+  // By the flatbuffer's identifier, so a renamed file is recognized too.
+  if (path.extension() == ".tflite" || IsTfliteModelFile(path_string)) return ModelFormat::kTflite;
   if (path.extension() == ".pb" || path.extension() == ".pbtxt" || path.extension() == ".graphdef") {
     return ModelFormat::kGraphDef;
   }
   return InvalidArgument("cannot tell the model format of " + path_string +
                          ": expected a SavedModel directory, a TF Serving base path, a model.json "
-                         "(TensorFlow.js) or a .pb/.pbtxt GraphDef");
+                         "(TensorFlow.js), a .tflite (TensorFlow Lite) or a .pb/.pbtxt GraphDef");
 }
 
 StatusOr<std::unique_ptr<runtime::Model>> LoadModel(const std::string& path_string,
@@ -99,7 +109,19 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModel(const std::string& path_stri
       if (!IsSavedModelDir(dir)) {
         TFHOST_ASSIGN_OR_RETURN(dir, LatestVersionDir(dir));
       }
+      // TF Serving's --prefer_tflite_model: the version's model.tflite wins.
+      if (options.prefer_tflite_model && HasTfliteModel(dir)) {
+        return LoadTfliteModel((dir / kTfliteModelFileName).string(), options);
+      }
       return LoadSavedModel(dir.string(), options);
+    }
+    case ModelFormat::kTflite: {
+      if (!fs::is_directory(path, ec)) return LoadTfliteModel(path.string(), options);
+      fs::path dir = path;
+      if (!HasTfliteModel(dir)) {
+        TFHOST_ASSIGN_OR_RETURN(dir, LatestVersionDir(dir));
+      }
+      return LoadTfliteModel((dir / kTfliteModelFileName).string(), options);
     }
     case ModelFormat::kTfjs: {
       fs::path json = fs::is_directory(path, ec) ? path / "model.json" : path;

@@ -1,7 +1,8 @@
 // Loads any model format tfhost understands into a runtime::Model:
 // SavedModel directories (TF1 and TF2; a TF Serving base path with numeric
-// version folders picks the highest version), frozen GraphDefs (.pb/.pbtxt)
-// and TensorFlow.js graph models (model.json). Legacy formats (SessionBundle,
+// version folders picks the highest version), frozen GraphDefs (.pb/.pbtxt),
+// TensorFlow.js graph models (model.json) and TensorFlow Lite models
+// (.tflite, or a version folder's model.tflite). Legacy formats (SessionBundle,
 // bare export.meta) are refused with an error that says what they are.
 #pragma once
 
@@ -43,9 +44,12 @@ struct LoadOptions {
   // nested calls can otherwise demand any amount of work and memory. The
   // nesting of calls is session.max_function_depth.
   int64_t max_graph_nodes = kDefaultMaxGraphNodes;
+  // TF Serving's --prefer_tflite_model: a SavedModel directory that also
+  // holds model.tflite is loaded from model.tflite.
+  bool prefer_tflite_model = false;
 };
 
-enum class ModelFormat { kSavedModel, kGraphDef, kTfjs };
+enum class ModelFormat { kSavedModel, kGraphDef, kTfjs, kTflite };
 const char* ModelFormatName(ModelFormat format);
 
 // Decides the format from the path (directory contents, file name, magic);

@@ -65,7 +65,10 @@ StatusOr<std::shared_ptr<Servable>> LoadServable(const std::string& name, int64_
   servable->version = version;
   servable->path = path;
   servable->model = std::shared_ptr<runtime::Model>(std::move(*model));
-  if (!ReadSignatureDefs(path, options.tags, &servable->signature_defs)) {
+  // A version served from its model.tflite (--prefer_tflite_model) has the
+  // TFLite model's signatures, not the SavedModel's beside it.
+  const bool from_tflite = servable->model->info().format == "TFLite";
+  if (from_tflite || !ReadSignatureDefs(path, options.tags, &servable->signature_defs)) {
     for (const auto& [key, sig] : servable->model->signatures()) {
       loaders::SignatureToProto(sig, &(*servable->signature_defs.mutable_signature_def())[key]);
     }

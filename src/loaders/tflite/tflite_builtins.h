@@ -1,0 +1,117 @@
+// TensorFlow Lite's builtin operator codes: the ones the loader maps, their
+// names for error messages, and how an OperatorCode's two code fields
+// combine. Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tfhost::loaders::tflite {
+
+// Codes of the builtins the loader maps (values fixed by the TFLite format).
+enum Builtin : int32_t {
+  kAdd = 0,
+  kAveragePool2D = 1,
+  kConcatenation = 2,
+  kConv2D = 3,
+  kDepthwiseConv2D = 4,
+  kDepthToSpace = 5,
+  kDequantize = 6,
+  kFloor = 8,
+  kFullyConnected = 9,
+  kLogistic = 14,
+  kMaxPool2D = 17,
+  kMul = 18,
+  kRelu = 19,
+  kReluN1To1 = 20,
+  kRelu6 = 21,
+  kReshape = 22,
+  kResizeBilinear = 23,
+  kSoftmax = 25,
+  kSpaceToDepth = 26,
+  kTanh = 28,
+  kPad = 34,
+  kGather = 36,
+  kBatchToSpaceND = 37,
+  kSpaceToBatchND = 38,
+  kTranspose = 39,
+  kMean = 40,
+  kSub = 41,
+  kDiv = 42,
+  kSqueeze = 43,
+  kStridedSlice = 45,
+  kExp = 47,
+  kSplit = 49,
+  kLogSoftmax = 50,
+  kCast = 53,
+  kPrelu = 54,
+  kMaximum = 55,
+  kArgMax = 56,
+  kMinimum = 57,
+  kLess = 58,
+  kNeg = 59,
+  kPadV2 = 60,
+  kGreater = 61,
+  kGreaterEqual = 62,
+  kLessEqual = 63,
+  kSelect = 64,
+  kSlice = 65,
+  kSin = 66,
+  kTransposeConv = 67,
+  kTile = 69,
+  kExpandDims = 70,
+  kEqual = 71,
+  kNotEqual = 72,
+  kLog = 73,
+  kSum = 74,
+  kSqrt = 75,
+  kRsqrt = 76,
+  kShape = 77,
+  kPow = 78,
+  kArgMin = 79,
+  kReduceProd = 81,
+  kReduceMax = 82,
+  kPack = 83,
+  kLogicalOr = 84,
+  kLogicalAnd = 86,
+  kLogicalNot = 87,
+  kUnpack = 88,
+  kReduceMin = 89,
+  kFloorDiv = 90,
+  kReduceAny = 91,
+  kSquare = 92,
+  kZerosLike = 93,
+  kFill = 94,
+  kFloorMod = 95,
+  kRange = 96,
+  kResizeNearestNeighbor = 97,
+  kLeakyRelu = 98,
+  kSquaredDifference = 99,
+  kMirrorPad = 100,
+  kAbs = 101,
+  kSplitV = 102,
+  kCeil = 104,
+  kReverseV2 = 105,
+  kAddN = 106,
+  kGatherNd = 107,
+  kCos = 108,
+  kElu = 111,
+  kRound = 116,
+  kHardSwish = 117,
+  kSelectV2 = 123,
+  kBatchMatMul = 126,
+  kCumsum = 128,
+  kBroadcastTo = 130,
+  kReduceAll = 140,
+  kGelu = 150,
+  kSign = 158,
+};
+
+// "CONV_2D"; codes beyond the table read "BUILTIN_<code>".
+std::string BuiltinOperatorName(int32_t code);
+
+// The operator's code from OperatorCode's deprecated_builtin_code (int8)
+// and builtin_code (int32) fields: the larger of the two.
+int32_t EffectiveBuiltinCode(int8_t deprecated_builtin_code, int32_t builtin_code);
+
+}  // namespace tfhost::loaders::tflite

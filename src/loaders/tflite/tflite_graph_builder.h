@@ -1,0 +1,87 @@
+// Turns one TFLite subgraph into ir::Graph nodes: every tensor becomes one
+// node output (a Placeholder for a subgraph input, a Const for a tensor
+// with buffer data, else the output of the nodes its operator maps to), and
+// each operator is handed to the op mappers (tflite_ops.h) with the context
+// they need. Node names come from tensor names, made valid TensorFlow node
+// names and unique across the whole graph.
+//
+// Thread-safety: single-threaded; one builder per subgraph during a load.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "loaders/tflite/tflite_file.h"
+
+namespace tfhost::loaders::tflite {
+
+class GraphBuilder {
+ public:
+  // `prefix` goes before every node name ("" for the main subgraph).
+  GraphBuilder(const TfliteFile& file, int subgraph_index, std::string prefix, ir::Graph* graph);
+
+  // Adds the subgraph's inputs, constants and operators, in operator order.
+  Status Build();
+
+  // The graph output holding tensor `index` (a constant is added on first
+  // use); errors name the tensor.
+  StatusOr<ir::TensorRef> Ref(int index);
+  // The graph tensor name ("node:0") of tensor `index`, once built.
+  StatusOr<std::string> TensorName(int index);
+
+  const fb::SubGraph& subgraph() const { return *subgraph_; }
+  const fb::Tensor& tensor(int index) const { return *subgraph_->tensors()->Get(index); }
+  int num_tensors() const;
+  // "model.tflite: subgraph 0 tensor 3 'conv/weights'".
+  std::string TensorWhere(int index) const;
+
+  // For the op mappers.
+  // The constant value of tensor `index`, if it has buffer data.
+  StatusOr<std::optional<Tensor>> ConstantValue(int index);
+  // A Const node of `value`, named after `base`.
+  StatusOr<ir::TensorRef> AddConst(const std::string& base, Tensor value);
+  // A node with a fresh name under `base`; returns its output 0.
+  StatusOr<ir::TensorRef> AddNode(const std::string& base, const std::string& op,
+                                  std::vector<ir::TensorRef> inputs, ir::AttrMap attrs = {});
+  // The node that produces output tensor `index`, with the name reserved
+  // for that tensor; binds outputs 0..n-1 to `tensors` in order.
+  StatusOr<ir::TensorRef> AddOutputNode(const std::vector<int>& tensors, const std::string& op,
+                                        std::vector<ir::TensorRef> inputs, ir::AttrMap attrs = {});
+  // Makes output tensor `index` a constant (a DEQUANTIZE folded at load).
+  Status AddOutputConst(int index, Tensor value);
+  // The node name reserved for tensor `index` (base for helper nodes).
+  const std::string& NodeName(int index) const { return names_[index]; }
+
+  const TfliteFile& file() const { return file_; }
+  int subgraph_index() const { return subgraph_index_; }
+
+ private:
+  Status ReserveNames();
+  Status AddInputs();
+  Status AddOperator(int op_index);
+  std::string FreshName(const std::string& base) const;
+
+  const TfliteFile& file_;
+  const fb::SubGraph* subgraph_;
+  int subgraph_index_;
+  std::string prefix_;
+  ir::Graph* graph_;
+  std::vector<std::string> names_;               // per tensor
+  std::map<int, ir::TensorRef> refs_;            // tensor -> graph output
+  std::set<std::string> reserved_;
+};
+
+// Tensor shape for signatures and Placeholders: shape_signature when
+// present (-1 = unknown), else shape.
+std::vector<int64_t> SignatureDims(const fb::Tensor& tensor);
+
+// A valid TensorFlow node name from a TFLite tensor name: characters
+// outside [A-Za-z0-9_./-] become '_', and a leading '_', '/' or '-' gets
+// a "t" in front.
+std::string NodeNameFromTensorName(const std::string& name);
+
+}  // namespace tfhost::loaders::tflite

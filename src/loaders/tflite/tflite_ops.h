@@ -1,0 +1,72 @@
+// Maps TFLite builtin operators (float32) to TensorFlow ops the runtime
+// runs: each operator becomes one node, or a few where TFLite fuses what
+// TensorFlow keeps apart (a convolution's bias and activation) or lays
+// weights out differently (OHWI filters are transposed to HWIO at load).
+// A builtin without a mapping is not faked: IsMappedBuiltin says no and the
+// load fails naming it. Quantized tensors (int8/uint8 with scales) are
+// refused for now, except constants that DEQUANTIZE turns into float32.
+//
+// Thread-safety: stateless; the builder passed in is not shared.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loaders/tflite/tflite_graph_builder.h"
+
+namespace tfhost::loaders::tflite {
+
+struct OpContext {
+  GraphBuilder* b = nullptr;
+  const fb::Operator* op = nullptr;
+  int op_index = 0;
+  int32_t code = 0;
+  std::string where;         // "model.tflite: operator 12 (CONV_2D)"
+  std::vector<int> inputs;   // tensor indices; -1 = optional input absent
+  std::vector<int> outputs;
+
+  // Input i's graph output; errors when it is absent or out of range.
+  StatusOr<ir::TensorRef> In(int i) const;
+  bool HasInput(int i) const { return i < static_cast<int>(inputs.size()) && inputs[i] >= 0; }
+  // Base name for helper nodes: the first output's node name.
+  const std::string& Base() const { return b->NodeName(outputs.at(0)); }
+  Status Error(const std::string& what) const;  // InvalidArgument(where + ": " + what)
+};
+
+bool IsMappedBuiltin(int32_t code);
+// Adds the nodes of one operator and binds its outputs.
+Status MapOperator(const OpContext& ctx);
+
+// Per family, called by MapOperator (tflite_ops_nn.cc, tflite_ops_math.cc,
+// tflite_ops_array.cc).
+bool IsMappedNnBuiltin(int32_t code);
+Status MapNnOperator(const OpContext& ctx);
+bool IsMappedMathBuiltin(int32_t code);
+Status MapMathOperator(const OpContext& ctx);
+bool IsMappedArrayBuiltin(int32_t code);
+Status MapArrayOperator(const OpContext& ctx);
+
+// Shared by the mappers.
+// Inputs 0..count-1, all required.
+StatusOr<std::vector<ir::TensorRef>> AllInputs(const OpContext& ctx, int count);
+// One node of `op` on the first `arity` inputs that writes the outputs.
+Status MapSimple(const OpContext& ctx, const std::string& op, int arity, ir::AttrMap attrs = {});
+// The same, with the type attr `attr` set to the output tensor's type
+// (Cast's DstT, Shape's out_type, ArgMax's output_type).
+Status MapToOutputType(const OpContext& ctx, const std::string& op, const std::string& attr, int arity);
+
+// Attr values.
+tensorflow::AttrValue IntAttr(int64_t v);
+tensorflow::AttrValue FloatAttr(float v);
+tensorflow::AttrValue BoolAttr(bool v);
+tensorflow::AttrValue StringAttr(const std::string& v);
+tensorflow::AttrValue TypeAttr(DType v);
+tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v);
+
+// Applies a fused activation to `x`; the last node added is the output
+// node of `outputs` (pass {} to leave it unnamed). Refuses SIGN_BIT.
+StatusOr<ir::TensorRef> FinishWithActivation(const OpContext& ctx, fb::ActivationFunctionType activation,
+                                             const std::string& op, std::vector<ir::TensorRef> inputs,
+                                             ir::AttrMap attrs = {});
+
+}  // namespace tfhost::loaders::tflite
