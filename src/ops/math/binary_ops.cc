@@ -225,7 +225,14 @@ struct ShiftOp : BinaryOpBase {
   template <typename T> static constexpr bool kSupports = kIsInt<T>;
   template <typename T> T operator()(const T& a, const T& b) const {
     constexpr int bits = static_cast<int>(sizeof(T) * 8);
-    const int n = b < 0 ? 0 : (static_cast<int64_t>(b) >= bits ? bits - 1 : static_cast<int>(b));
+    // Clamped to [0, bits - 1], comparing in T itself: through int64, a
+    // uint64 shift of 2^64 - 1 became -1.
+    int n;
+    if constexpr (std::is_signed_v<T>) {
+      n = b < 0 ? 0 : (b >= static_cast<T>(bits - 1) ? bits - 1 : static_cast<int>(b));
+    } else {
+      n = b >= static_cast<T>(bits - 1) ? bits - 1 : static_cast<int>(b);
+    }
     using U = std::make_unsigned_t<T>;
     if constexpr (kLeft) return static_cast<T>(static_cast<U>(static_cast<U>(a) << n));
     else return static_cast<T>(a >> n);

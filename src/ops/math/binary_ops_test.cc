@@ -191,8 +191,22 @@ TEST(BitwiseOpsTest, AndOrXorAndClampedShifts) {
                            Tensor::FromVector<int32_t>({6, std::numeric_limits<int32_t>::min(), 7})));
   EXPECT_TRUE(TensorsEqual(run("RightShift", Tensor::FromVector<int32_t>({-8, -8, 9}), Tensor::FromVector<int32_t>({1, 99, 0})),
                            Tensor::FromVector<int32_t>({-4, -1, 9})));
-  EXPECT_FALSE(RunSingleOp("BitwiseAnd", {Tensor::FromVector<float>({1}), Tensor::FromVector<float>({1})},
-                           {{"T", MakeAttr(DType::kFloat)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("BitwiseAnd", {Tensor::FromVector<float>({1}), Tensor::FromVector<float>({1})},
+                                  {{"T", MakeAttr(DType::kFloat)}}),
+                      StatusCode::kInvalidArgument, "attr 'T' is DT_FLOAT, which is not one of its allowed types");
+}
+
+TEST(BitwiseOpsTest, UnsignedShiftCountsPastTheWidthClampToo) {
+  // Found by fuzzing: a uint64 count of 2^64 - 1 became a shift by -1.
+  const uint64_t all = std::numeric_limits<uint64_t>::max();
+  auto left = RunSingleOp("LeftShift", {Tensor::FromVector<uint64_t>({1, 1}), Tensor::FromVector<uint64_t>({all, 3})},
+                          {{"T", MakeAttr(DType::kUInt64)}});
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*left)[0], Tensor::FromVector<uint64_t>({uint64_t{1} << 63, 8})));
+  auto right = RunSingleOp("RightShift", {Tensor::FromVector<uint8_t>({255, 255}), Tensor::FromVector<uint8_t>({255, 1})},
+                           {{"T", MakeAttr(DType::kUInt8)}});
+  ASSERT_TRUE(right.ok()) << right.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*right)[0], Tensor::FromVector<uint8_t>({1, 127})));
 }
 
 }  // namespace

@@ -80,6 +80,8 @@ std::shared_ptr<ConvEntry> BuildEntry(const ConvConfig& cfg, const Tensor& x, co
   const int64_t c = nhwc ? x.dim(3) : x.dim(1);
   const int64_t kh = f.dim(0), kw = f.dim(1), fic = f.dim(2);
   int64_t groups = 1, oc = 0;
+  // No input channels: no groups to divide by (the reference kernel says what is wrong).
+  if (c == 0) return entry;
   if (cfg.depthwise) {
     if (fic != c) return entry;
     groups = c;

@@ -124,6 +124,21 @@ TEST(OneDnnConvTest, Bf16ActivationsRunOnOneDnnWhetherOrNotTheCpuHasBf16) {
   EXPECT_EQ(conv.fallbacks->load(), 0) << "fell back to the reference kernel";
 }
 
+TEST(OneDnnConvTest, AnInputWithoutChannelsGetsTheReferencesErrorForPlainAndDepthwise) {
+  // Found by fuzzing: zero input channels made zero groups, then a division by zero.
+  ConvCase c;
+  const Tensor x(DType::kFloat, Shape({1, 5, 5, 0}));
+  const Tensor f = RandomTensor(Shape({3, 3, 2, 4}), 72);
+  auto conv = MakeFast("Conv2D", c.Attrs());
+  ASSERT_TRUE(conv.fast.kernel);
+  TFHOST_EXPECT_ERROR(ops::RunKernelOnNode(conv.node, conv.fast.kernel, {x, f}), StatusCode::kInvalidArgument,
+                      "input has 0 channels; expected a positive multiple of the filter's in_c 2");
+  auto depthwise = MakeFast("DepthwiseConv2dNative", c.Attrs());
+  ASSERT_TRUE(depthwise.fast.kernel);
+  TFHOST_EXPECT_ERROR(ops::RunKernelOnNode(depthwise.node, depthwise.fast.kernel, {x, f}),
+                      StatusCode::kInvalidArgument, "filter in_c 2 must equal the input's channels 0");
+}
+
 TEST(OneDnnConvTest, Conv2DWithManyChannelsMatchesReference) {
   ConvCase c;
   c.batch = 2;
