@@ -109,6 +109,12 @@ Status MatrixDiag(KernelContext& ctx) {
   dims.push_back(num_cols);
   TFHOST_ASSIGN_OR_RETURN(Shape shape, OutputShape(ctx, dims, "output"));
   Tensor out(diag.dtype(), shape);
+  // An empty output (a batch of 0 matrices of 2^40 x 2^40): nothing to place,
+  // and num_rows * num_cols below would overflow.
+  if (out.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   FillWithScalar(out, padding);
   const int64_t per_diag = b.NumDiags() * b.max_len, per_matrix = num_rows * num_cols;
   for (int64_t i = 0; i < batch; ++i) {

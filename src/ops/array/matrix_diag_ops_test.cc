@@ -30,5 +30,14 @@ TEST(MatrixDiagTest, EyeAndRoundTripThroughDiagPartAndSetDiag) {
                            {{"T", MakeAttr(DType::kInt32)}}).ok());
 }
 
+TEST(MatrixDiagTest, NoMatricesOfAHugeSizeAreAnEmptyOutput) {
+  // Found by fuzzing: a [0, 2^40] diagonal made per-matrix offsets of
+  // 2^40 x 2^40 elements (signed overflow) though there was nothing to place.
+  const int64_t huge = int64_t{1} << 40;
+  auto out = RunSingleOp("MatrixDiag", {Tensor(DType::kFloat, Shape({0, huge}))}, {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({0, huge, huge}));
+}
+
 }  // namespace
 }  // namespace tfhost::ops

@@ -141,6 +141,15 @@ TEST(CumsumTest, InclusiveExclusiveAndReverse) {
             (std::vector<float>{9, 7, 4, 0}));
 }
 
+TEST(CumsumTest, AnEmptyAxisBetweenHugeDimsAnswersAtOnce) {
+  // Found by fuzzing: a [2^20, 0, 2^20] input visited all 2^40 outer x inner
+  // positions of an empty axis (a hang).
+  const Shape shape({int64_t{1} << 20, 0, int64_t{1} << 20});
+  Tensor y = RunOp("Cumprod", {Tensor(DType::kInt64, shape), Tensor::Scalar<int32_t>(1)});
+  EXPECT_EQ(y.shape(), shape);
+  EXPECT_EQ(y.dtype(), DType::kInt64);
+}
+
 TEST(CumsumTest, AlongInnerAxisOfMatrix) {
   Tensor y = RunOp("Cumsum", {I32({1, 2, 3, 4, 5, 6}, {2, 3}), Tensor::Scalar<int32_t>(-1)});
   EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{1, 3, 6, 4, 9, 15}));

@@ -39,6 +39,12 @@ Status ScanKernel(KernelContext& ctx) {
     if (d < axis) outer *= x.dim(d);
     if (d > axis) inner *= x.dim(d);
   }
+  // Nothing to scan. (With an empty axis, the loops would still visit every
+  // outer x inner position: 2^40 of them for a [2^20, 0, 2^20] input.)
+  if (x.NumElements() == 0) {
+    ctx.set_output(0, Tensor(dtype, x.shape()));
+    return OkStatus();
+  }
   const bool half_like = IsHalfLike(dtype);
   if (half_like) x = HalfLikeToFloat(x);
   Tensor out(x.dtype(), x.shape());
