@@ -231,6 +231,14 @@ TEST(MfccTest, BadParametersAreErrors) {
                            {{"lower_frequency_limit", MakeAttr(5000.0f)}}).ok());
 }
 
+TEST(ComplexOpsTest, FftOfNoRowsOfAHugeLengthIsAnEmptyOutputWithoutABuffer) {
+  // Found by fuzzing: a [0, 2^40] input sized a 2^40-element work buffer.
+  const Shape shape({0, int64_t{1} << 40});
+  auto out = RunSingleOp("FFT", {Tensor(DType::kComplex64, shape)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), shape);
+}
+
 }  // namespace
 }  // namespace tfhost::ops
 
