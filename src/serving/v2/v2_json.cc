@@ -303,4 +303,34 @@ std::string WriteModelMetadata(const ModelMetadata& m) {
   return out + "}";
 }
 
+namespace {
+
+void AppendTensorConfig(const std::vector<TensorMetadata>& tensors, std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (i > 0) out->append(", ");
+    out->append("{\"name\": ");
+    AppendJsonString(tensors[i].name, out);
+    // Triton's DataType names: TYPE_ + the protocol's datatype, but BYTES is TYPE_STRING.
+    out->append(", \"data_type\": ");
+    AppendJsonString(tensors[i].datatype == "BYTES" ? "TYPE_STRING" : "TYPE_" + tensors[i].datatype, out);
+    out->append(", \"dims\": " + ShapeText(tensors[i].shape) + "}");
+  }
+  out->push_back(']');
+}
+
+}  // namespace
+
+std::string WriteModelConfig(const ModelMetadata& m) {
+  std::string out = "{\"name\": ";
+  AppendJsonString(m.name, &out);
+  out += ", \"platform\": ";
+  AppendJsonString(m.platform, &out);
+  out += ", \"max_batch_size\": 0, \"input\": ";
+  AppendTensorConfig(m.inputs, &out);
+  out += ", \"output\": ";
+  AppendTensorConfig(m.outputs, &out);
+  return out + "}";
+}
+
 }  // namespace tfhost::serving::v2

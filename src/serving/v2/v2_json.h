@@ -52,5 +52,10 @@ EncodedResponse WriteInferResponse(const InferResponse& response);
 
 std::string WriteServerMetadata(const ServerMetadata& metadata);
 std::string WriteModelMetadata(const ModelMetadata& metadata);
+// Triton's model configuration (GET /v2/models/{name}/config), which
+// Triton's clients and perf_analyzer read before they infer: the metadata's
+// tensors as `input`/`output` (data_type TYPE_FP32 ..., dims), platform, and
+// max_batch_size 0 (shapes are given whole, the batch dimension included).
+std::string WriteModelConfig(const ModelMetadata& metadata);
 
 }  // namespace tfhost::serving::v2

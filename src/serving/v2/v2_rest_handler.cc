@@ -28,7 +28,7 @@ RestResponse Error(const Status& status) { return ErrorResponse(status); }
 RestResponse NotFoundRoute(std::string_view method, std::string_view path) {
   return Json(404, MakeJsonError("Not found: " + std::string(method) + " " + std::string(path) +
                                  " (the Open Inference Protocol's routes: GET /v2, /v2/health/live, "
-                                 "/v2/health/ready, /v2/models/{name}[/versions/{v}][/ready]; POST "
+                                 "/v2/health/ready, /v2/models/{name}[/versions/{v}][/ready|/config]; POST "
                                  "/v2/models/{name}[/versions/{v}]/infer, /v2/repository/index, "
                                  "/v2/repository/models/{name}/load|unload)"));
 }
@@ -48,7 +48,7 @@ RestResponse InferAnswer(StatusOr<InferResponse> result) {
 struct ModelRoute {
   std::string name;
   std::string version;
-  std::string verb;  // "", "ready", "infer"
+  std::string verb;  // "", "ready", "config", "infer"
 };
 
 std::optional<ModelRoute> ParseModelRoute(std::string_view rest) {
@@ -64,6 +64,7 @@ std::optional<ModelRoute> ParseModelRoute(std::string_view rest) {
   std::string_view verb = NextSegment(&rest);
   if (!rest.empty()) return std::nullopt;
   if (IEquals(verb, "ready")) route.verb = "ready";
+  else if (IEquals(verb, "config")) route.verb = "config";
   else if (IEquals(verb, "infer")) route.verb = "infer";
   else return std::nullopt;
   return route;
@@ -116,7 +117,7 @@ RestResponse V2RestHandler::HandleMetadataRoutes(std::string_view method, std::s
     }
     auto metadata = service_.GetModelMetadata(route->name, route->version);
     if (!metadata.ok()) return Error(metadata.status());
-    return Json(200, WriteModelMetadata(*metadata));
+    return Json(200, route->verb == "config" ? WriteModelConfig(*metadata) : WriteModelMetadata(*metadata));
   }
   return NotFoundRoute(method, path);
 }

@@ -55,6 +55,13 @@ TEST_F(V2RestHandlerTest, ModelMetadataAndReadiness) {
   RestResponse version = Call("GET", "/v2/models/echo_fp32/versions/7");
   EXPECT_EQ(version.status, 404);
   EXPECT_EQ(version.body, R"j({"error": "Servable not found for request: Specific(echo_fp32, 7)"})j");
+  // Triton's model configuration, which perf_analyzer and Triton's clients read first.
+  RestResponse config = Call("GET", "/v2/models/echo_int8/config");
+  EXPECT_EQ(config.status, 200);
+  EXPECT_EQ(config.body, R"({"name": "echo_int8", "platform": "tensorflow_savedmodel", "max_batch_size": 0, "input": )"
+                         R"([{"name": "x", "data_type": "TYPE_INT8", "dims": [-1,2]}], "output": [{"name": "y", )"
+                         R"("data_type": "TYPE_INT8", "dims": [-1,2]}]})");
+  EXPECT_EQ(Call("GET", "/v2/models/nope/config").status, 404);
   RestResponse route = Call("GET", "/v2/models/echo_fp32/stats");
   EXPECT_EQ(route.status, 404);
   EXPECT_NE(route.body.find("Not found: GET /v2/models/echo_fp32/stats"), std::string::npos);
