@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ops/audio/audio_ops.h"
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
@@ -229,6 +231,20 @@ TEST(MfccTest, BadParametersAreErrors) {
                       "Mfcc initialization failed: Sample rate must be positive.");
   EXPECT_FALSE(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
                            {{"lower_frequency_limit", MakeAttr(5000.0f)}}).ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
+                                  {{"upper_frequency_limit", MakeAttr(std::numeric_limits<float>::quiet_NaN())}}),
+                      StatusCode::kInvalidArgument, "Mfcc initialization failed: Frequency limits must be finite");
+}
+
+TEST(MfccTest, LimitsFarAboveNyquistStopAtTheLastBin) {
+  // Found by fuzzing: a limit of 3.4e38 Hz made bin indices past int64 (a
+  // float-to-int overflow); the bands now stop at the spectrum's end.
+  Tensor spec(DType::kFloat, Shape({1, 1, 257}));
+  auto out = RunSingleOp("Mfcc", {spec, Tensor::Scalar<int32_t>(16000)},
+                         {{"lower_frequency_limit", MakeAttr(20.0f)},
+                          {"upper_frequency_limit", MakeAttr(std::numeric_limits<float>::max())}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 1, 13}));
 }
 
 TEST(ComplexOpsTest, FftOfNoRowsOfAHugeLengthIsAnEmptyOutputWithoutABuffer) {

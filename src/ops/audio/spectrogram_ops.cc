@@ -57,6 +57,10 @@ Status MelFilterbank::Initialize(int64_t input_length, double sample_rate, int64
   if (channels < 1) return InvalidArgument("Number of filterbank channels must be positive.");
   if (sample_rate <= 0) return InvalidArgument("Sample rate must be positive.");
   if (input_length < 2) return InvalidArgument("Input length must greater than 1.");
+  if (!std::isfinite(lower_hz) || !std::isfinite(upper_hz)) {
+    return InvalidArgument("Frequency limits must be finite, got " + std::to_string(lower_hz) + " and " +
+                           std::to_string(upper_hz) + ".");
+  }
   if (lower_hz < 0) return InvalidArgument("Lower frequency limit must be nonnegative.");
   if (upper_hz <= lower_hz) {
     return InvalidArgument("Upper frequency limit must be greater than lower frequency limit.");
@@ -69,8 +73,11 @@ Status MelFilterbank::Initialize(int64_t input_length, double sample_rate, int64
   for (int64_t i = 0; i <= channels; ++i) centre[i] = mel_low + spacing * static_cast<double>(i + 1);
   // DC is always excluded (as HTK does).
   const double hz_per_bin = 0.5 * sample_rate / static_cast<double>(input_length - 1);
-  start_ = static_cast<int64_t>(1.5 + lower_hz / hz_per_bin);
-  end_ = static_cast<int64_t>(upper_hz / hz_per_bin);
+  // In double, clamped to the spectrum before the cast: a limit far above
+  // Nyquist (or a tiny bin width) would overflow int64.
+  const double last = static_cast<double>(input_length);
+  start_ = static_cast<int64_t>(std::min(1.5 + lower_hz / hz_per_bin, last));
+  end_ = static_cast<int64_t>(std::min(upper_hz / hz_per_bin, last));
   // TensorFlow reads past the spectrum when upper_hz is above Nyquist; bins
   // beyond the last do not exist, so stop there.
   end_ = std::min(end_, input_length - 1);
