@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 #include "loaders/model_loader.h"
+#include "zoo_cases.h"
 #include "zoo_manifest.h"
 
 namespace tfhost::zoo {
@@ -67,42 +67,10 @@ Status RunCase(const ZooModel& m, const SignatureCase& sig) {
   return OkStatus();
 }
 
-struct KnownFailure {
-  std::string error_part;
-  std::string reason;
-};
 std::map<std::string, KnownFailure> g_known_failures;
 
-Status ReadKnownFailures(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot open " + path);
-  std::string line;
-  for (int line_no = 1; std::getline(in, line); ++line_no) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t t1 = line.find('\t');
-    const size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
-    if (t2 == std::string::npos) {
-      return InvalidArgument(path + ":" + std::to_string(line_no) +
-                             ": expected 'model/signature<TAB>part of the error<TAB>why'");
-    }
-    g_known_failures[line.substr(0, t1)] = {line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1)};
-  }
-  return OkStatus();
-}
-
 void CheckCase(const ZooModel& m, const SignatureCase& sig) {
-  const Status st = RunCase(m, sig);
-  auto known = g_known_failures.find(m.name + "/" + sig.key);
-  if (known == g_known_failures.end()) {
-    EXPECT_TRUE(st.ok()) << st.ToString();
-  } else if (st.ok()) {
-    ADD_FAILURE() << m.name << "/" << sig.key << " now matches LiteRT: remove its line from "
-                  << "tests/tflite/known_failures.txt";
-  } else {
-    EXPECT_NE(st.ToString().find(known->second.error_part), std::string::npos)
-        << "known failure '" << known->second.error_part << "' (" << known->second.reason
-        << ") now fails differently: " << st.ToString();
-  }
+  ExpectCaseResult(RunCase(m, sig), m, sig, g_known_failures, "LiteRT", "tests/tflite/known_failures.txt");
 }
 
 // A generator that silently lost models would otherwise pass with fewer:
@@ -127,10 +95,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   static Manifest m = std::move(*manifest);
-  if (tfhost::Status st = ReadKnownFailures(TFHOST_TFLITE_KNOWN_FAILURES); !st.ok()) {
-    std::cerr << "tflite_zoo_test: " << st.ToString() << "\n";
+  auto known = ReadKnownFailures(TFHOST_TFLITE_KNOWN_FAILURES);
+  if (!known.ok()) {
+    std::cerr << "tflite_zoo_test: " << known.status().ToString() << "\n";
     return 1;
   }
+  g_known_failures = std::move(*known);
   ::testing::RegisterTest("TfliteManifest", "ListsEveryGeneratedModel", nullptr, nullptr, __FILE__, __LINE__,
                           []() -> ::testing::Test* {
                             struct T : ::testing::Test {
@@ -138,21 +108,6 @@ int main(int argc, char** argv) {
                             };
                             return new T;
                           });
-  for (const ZooModel& model : m.models) {
-    for (const SignatureCase& sig : model.signatures) {
-      const ZooModel* mp = &model;
-      const SignatureCase* sp = &sig;
-      ::testing::RegisterTest("Tflite", (model.name + "/" + sig.key).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [mp, sp]() -> ::testing::Test* {
-                                struct T : ::testing::Test {
-                                  const ZooModel* m;
-                                  const SignatureCase* s;
-                                  T(const ZooModel* m, const SignatureCase* s) : m(m), s(s) {}
-                                  void TestBody() override { CheckCase(*m, *s); }
-                                };
-                                return new T(mp, sp);
-                              });
-    }
-  }
+  RegisterSignatureCases("Tflite", m, CheckCase);
   return RUN_ALL_TESTS();
 }

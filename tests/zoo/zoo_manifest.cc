@@ -172,4 +172,22 @@ Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolera
   return OkStatus();
 }
 
+StatusOr<std::map<std::string, KnownFailure>> ReadKnownFailures(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open " + path);
+  std::map<std::string, KnownFailure> out;
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t t1 = line.find('\t');
+    const size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+    if (t2 == std::string::npos) {
+      return InvalidArgument(path + ":" + std::to_string(line_no) +
+                             ": expected 'model/signature<TAB>part of the error<TAB>reason'");
+    }
+    out[line.substr(0, t1)] = {line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1)};
+  }
+  return out;
+}
+
 }  // namespace tfhost::zoo

@@ -50,4 +50,16 @@ StatusOr<Tensor> ReadTensorProtoFile(const std::string& path);
 // describes the first mismatch (index, both values) and the largest error.
 Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolerance);
 
+// A case tfhost does not pass yet (a known_failures.txt line): it must still
+// fail, with an error containing `error_part`, so that a fix shows up as a
+// test to update and a different failure is not hidden behind an old one.
+struct KnownFailure {
+  std::string error_part;
+  std::string reason;
+};
+
+// Reads "model/signature<TAB>part of the error<TAB>reason" lines (# starts a
+// comment); errors name the file and line.
+StatusOr<std::map<std::string, KnownFailure>> ReadKnownFailures(const std::string& path);
+
 }  // namespace tfhost::zoo

@@ -8,13 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
 
 #include "loaders/model_loader.h"
+#include "zoo_cases.h"
 #include "zoo_manifest.h"
 
 namespace tfhost::zoo {
@@ -75,49 +75,10 @@ Status RunCase(const ZooModel& m, const SignatureCase& sig) {
   return OkStatus();
 }
 
-// Cases tfhost does not pass yet (known_failures.txt): each must still fail,
-// and with the error its line quotes, so that a fix shows up as a test to
-// update and a different failure is not hidden behind an old one.
-struct KnownFailure {
-  std::string error_part;
-  std::string reason;
-};
 std::map<std::string, KnownFailure> g_known_failures;
 
-Status ReadKnownFailures(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot open " + path);
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    const size_t t1 = line.find('\t');
-    const size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
-    if (t2 == std::string::npos) {
-      return InvalidArgument(path + ":" + std::to_string(line_no) +
-                             ": expected 'model/signature<TAB>part of the error<TAB>reason'");
-    }
-    g_known_failures[line.substr(0, t1)] = {line.substr(t1 + 1, t2 - t1 - 1), line.substr(t2 + 1)};
-  }
-  return OkStatus();
-}
-
 void CheckCase(const ZooModel& m, const SignatureCase& sig) {
-  const Status st = RunCase(m, sig);
-  auto known = g_known_failures.find(m.name + "/" + sig.key);
-  if (known == g_known_failures.end()) {
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    return;
-  }
-  if (st.ok()) {
-    ADD_FAILURE() << m.name << "/" << sig.key << " now matches TensorFlow: remove its line from "
-                  << "tests/zoo/known_failures.txt";
-    return;
-  }
-  EXPECT_NE(st.ToString().find(known->second.error_part), std::string::npos)
-      << "known failure '" << known->second.error_part << "' (" << known->second.reason
-      << ") now fails differently: " << st.ToString();
+  ExpectCaseResult(RunCase(m, sig), m, sig, g_known_failures, "TensorFlow", "tests/zoo/known_failures.txt");
 }
 
 // The zoo's promise is breadth: a generator that silently lost models would
@@ -143,10 +104,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   static Manifest m = std::move(*manifest);
-  if (tfhost::Status st = ReadKnownFailures(TFHOST_ZOO_KNOWN_FAILURES); !st.ok()) {
-    std::cerr << "zoo_test: " << st.ToString() << "\n";
+  auto known = ReadKnownFailures(TFHOST_ZOO_KNOWN_FAILURES);
+  if (!known.ok()) {
+    std::cerr << "zoo_test: " << known.status().ToString() << "\n";
     return 1;
   }
+  g_known_failures = std::move(*known);
   ::testing::RegisterTest("ZooManifest", "ListsAtLeastFortyModels", nullptr, nullptr, __FILE__, __LINE__,
                           []() -> ::testing::Test* {
                             struct T : ::testing::Test {
@@ -156,21 +119,6 @@ int main(int argc, char** argv) {
                             };
                             return new T;
                           });
-  for (const ZooModel& model : m.models) {
-    for (const SignatureCase& sig : model.signatures) {
-      const ZooModel* mp = &model;
-      const SignatureCase* sp = &sig;
-      ::testing::RegisterTest("Zoo", (model.name + "/" + sig.key).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [mp, sp]() -> ::testing::Test* {
-                                struct T : ::testing::Test {
-                                  const ZooModel* m;
-                                  const SignatureCase* s;
-                                  T(const ZooModel* m, const SignatureCase* s) : m(m), s(s) {}
-                                  void TestBody() override { CheckCase(*m, *s); }
-                                };
-                                return new T(mp, sp);
-                              });
-    }
-  }
+  RegisterSignatureCases("Zoo", m, CheckCase);
   return RUN_ALL_TESTS();
 }
