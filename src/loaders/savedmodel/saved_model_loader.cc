@@ -12,6 +12,7 @@
 #include "ir/function_inliner.h"
 #include "ir/reachability.h"
 #include "loaders/graph_to_session.h"
+#include "loaders/savedmodel/object_graph_captures.h"
 #include "loaders/savedmodel/ref_variables.h"
 #include "loaders/savedmodel/signatures.h"
 #include "loaders/savedmodel/variable_freezing.h"
@@ -198,6 +199,50 @@ Status CheckSignatureTensors(const ir::Graph& graph, runtime::Signature& sig,
   return OkStatus();
 }
 
+// The captured variables of a TF2 model's calls, with their bundle keys
+// (object_graph_captures.h); none for TF1 models and unreadable bundles,
+// whose restore step reports the bundle itself.
+StatusOr<std::vector<BoundVariable>> ObjectGraphCaptures(const ir::Graph& graph, const tensorflow::MetaGraphDef& mg,
+                                                         const std::string& prefix) {
+  if (!mg.has_object_graph_def()) return std::vector<BoundVariable>();
+  auto bundle = checkpoint::TensorBundleReader::Open(prefix);
+  if (!bundle.ok()) return std::vector<BoundVariable>();
+  auto checkpoint_objects = ReadCheckpointObjectGraph(**bundle, prefix);
+  if (!checkpoint_objects.ok()) {
+    if (checkpoint_objects.status().code() == StatusCode::kNotFound) return std::vector<BoundVariable>();
+    return checkpoint_objects.status();
+  }
+  return CapturedVariables(graph, mg.object_graph_def(), *checkpoint_objects);
+}
+
+// Makes `restore_op` also restore, through the object graph, each captured
+// variable it does not reach itself; returns the op to run in its place.
+StatusOr<std::string> RestoreUnreachedCaptures(ir::Graph& graph, const std::vector<BoundVariable>& captured,
+                                               const std::string& restore_op, const std::string& prefix,
+                                               runtime::ModelInfo& info) {
+  const int restore_id = graph.FindNode(restore_op);
+  const std::vector<bool> restored = ir::ReachableFrom(graph, {restore_id});
+  std::set<std::string> restored_names;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (restored[i] && IsVariableNode(graph.node(i))) restored_names.insert(VariableResourceName(graph.node(i)));
+  }
+  std::vector<BoundVariable> unreached;
+  for (const BoundVariable& var : captured) {
+    const int id = graph.FindNode(var.handle);
+    if (id >= 0 && !restored_names.count(VariableResourceName(graph.node(id)))) unreached.push_back(var);
+  }
+  if (unreached.empty()) return restore_op;
+  TFHOST_ASSIGN_OR_RETURN(std::string bound, AddBoundVariableRestore(graph, unreached, prefix));
+  ir::Node both;
+  both.name = graph.UniqueName("_tfhost_restore");
+  both.op = "NoOp";
+  both.control_inputs = {restore_id, graph.FindNode(bound)};
+  std::string name = both.name;
+  TFHOST_RETURN_IF_ERROR(graph.AddNode(std::move(both)).status());
+  info.metadata["variables_restored_by_object_graph"] = std::to_string(unreached.size());
+  return name;
+}
+
 // Variable count and bytes from the bundle's entries (the object graph of
 // TF2 checkpoints is bookkeeping, not a variable).
 void CountVariables(const std::string& prefix, runtime::ModelInfo& info) {
@@ -382,6 +427,12 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   if (!kept.empty()) kept.insert(kept.end(), options.keep.begin(), options.keep.end());
   auto pruned = ir::PruneToRoots(graph, kept);
   if (!pruned.ok()) return pruned.status().WithContext("model '" + model_name + "'");
+  std::vector<BoundVariable> captured;
+  if (!restore_op.empty()) {
+    auto found = ObjectGraphCaptures(graph, *mg, prefix.string());
+    if (!found.ok()) return found.status().WithContext("model '" + model_name + "'");
+    captured = std::move(*found);
+  }
 
   ir::InlineOptions inline_options;
   inline_options.max_depth = options.session.max_function_depth;
@@ -390,6 +441,13 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   auto rewritten = RewriteRefVariables(graph, lookup);
   if (!rewritten.ok()) return rewritten.status().WithContext("model '" + model_name + "'");
+
+  if (!captured.empty()) {
+    auto combined = RestoreUnreachedCaptures(graph, captured, restore_op, prefix.string(), info);
+    if (!combined.ok()) return combined.status().WithContext("model '" + model_name + "'");
+    std::replace(roots.begin(), roots.end(), restore_op, *combined);
+    restore_op = *combined;
+  }
 
   // Node indices only now: inlining and the rewrite add and remove nodes.
   std::vector<int> signature_nodes;
