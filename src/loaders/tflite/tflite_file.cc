@@ -110,8 +110,43 @@ const char* TensorTypeName(fb::TensorType type) {
   return name != nullptr && *name != '\0' ? name : "UNKNOWN_TYPE";
 }
 
+namespace {
+
+// TFLite packs a STRING tensor as int32 count, count + 1 int32 offsets from
+// the start of the buffer (the last is the buffer's end), then the bytes.
+StatusOr<Tensor> DecodeStrings(std::string_view data, const Shape& shape, const std::string& where) {
+  auto read_int = [&](size_t i) {
+    int32_t v;
+    std::memcpy(&v, data.data() + 4 * i, 4);
+    return v;
+  };
+  if (data.size() < 4) return InvalidArgument(where + " is a STRING constant whose buffer has no string count");
+  const int64_t count = read_int(0);
+  if (count != shape.num_elements()) {
+    return InvalidArgument(where + " is a STRING constant of shape " + shape.ToString() + " whose buffer holds " +
+                           std::to_string(count) + " strings");
+  }
+  if (data.size() < 4 * (static_cast<size_t>(count) + 2)) {
+    return InvalidArgument(where + " is a STRING constant whose buffer is too short for its " +
+                           std::to_string(count) + " offsets");
+  }
+  Tensor value(DType::kString, shape);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t begin = read_int(1 + i), end = read_int(2 + i);
+    if (begin < 4 * (count + 2) || end < begin || end > static_cast<int64_t>(data.size())) {
+      return InvalidArgument(where + " is a STRING constant whose string " + std::to_string(i) + " lies at bytes " +
+                             std::to_string(begin) + ".." + std::to_string(end) + ", outside its " +
+                             std::to_string(data.size()) + "-byte buffer");
+    }
+    value.strings()[i] = std::string(data.substr(begin, end - begin));
+  }
+  return value;
+}
+
+}  // namespace
+
 StatusOr<Tensor> DecodeConstant(const TfliteFile& file, const fb::Tensor& tensor, const std::string& where) {
-  const DType dtype = DTypeOf(tensor.type());
+  const DType dtype = tensor.type() == fb::TensorType::STRING ? DType::kString : DTypeOf(tensor.type());
   if (dtype == DType::kInvalid) {
     return Unimplemented(where + " is a constant of type " + TensorTypeName(tensor.type()) +
                          ", which tfhost cannot read");
@@ -126,6 +161,7 @@ StatusOr<Tensor> DecodeConstant(const TfliteFile& file, const fb::Tensor& tensor
   auto shape = MakeShape(dims, where, int64_t{1} << 40);
   if (!shape.ok()) return shape.status();
   TFHOST_ASSIGN_OR_RETURN(std::string_view data, BufferData(file, tensor.buffer()));
+  if (dtype == DType::kString) return DecodeStrings(data, *shape, where);
   const uint64_t expected = static_cast<uint64_t>(shape->num_elements()) * DTypeSize(dtype);
   if (data.size() != expected) {
     return InvalidArgument(where + " has shape " + shape->ToString() + " of " + TensorTypeName(tensor.type()) +

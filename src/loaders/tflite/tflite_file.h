@@ -51,7 +51,8 @@ DType DTypeOf(fb::TensorType type);
 const char* TensorTypeName(fb::TensorType type);
 
 // The constant value of `tensor` from its buffer, in its own dtype, shaped
-// by `shape`; `where` prefixes errors ("model.tflite: tensor 3 'w'").
+// by `shape` (STRING constants are unpacked into strings); `where` prefixes
+// errors ("model.tflite: tensor 3 'w'").
 StatusOr<Tensor> DecodeConstant(const TfliteFile& file, const fb::Tensor& tensor, const std::string& where);
 
 }  // namespace tfhost::loaders::tflite

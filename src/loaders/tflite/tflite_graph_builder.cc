@@ -3,7 +3,9 @@
 #include <cctype>
 
 #include "loaders/tflite/tflite_builtins.h"
+#include "loaders/tflite/tflite_functions.h"
 #include "loaders/tflite/tflite_ops.h"
+#include "ops/op_registry.h"
 
 namespace tfhost::loaders::tflite {
 
@@ -28,12 +30,15 @@ std::string NodeNameFromTensorName(const std::string& name) {
   return out;
 }
 
-GraphBuilder::GraphBuilder(const TfliteFile& file, int subgraph_index, std::string prefix, ir::Graph* graph)
+GraphBuilder::GraphBuilder(const TfliteFile& file, int subgraph_index, std::string prefix, ir::Graph* graph,
+                           SubgraphLibrary* library, bool function_body)
     : file_(file),
       subgraph_(file.model->subgraphs()->Get(subgraph_index)),
       subgraph_index_(subgraph_index),
       prefix_(std::move(prefix)),
-      graph_(graph) {}
+      graph_(graph),
+      library_(library),
+      function_body_(function_body) {}
 
 int GraphBuilder::num_tensors() const {
   return subgraph_->tensors() == nullptr ? 0 : static_cast<int>(subgraph_->tensors()->size());
@@ -87,6 +92,15 @@ StatusOr<ir::TensorRef> GraphBuilder::Ref(int index) {
 StatusOr<std::string> GraphBuilder::TensorName(int index) {
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ref, Ref(index));
   return graph_->node(ref.node).name + ":" + std::to_string(ref.index);
+}
+
+StatusOr<std::string> GraphBuilder::SignatureOutputName(int index) {
+  if (last_stateful_ < 0) return TensorName(index);
+  if (auto it = output_names_.find(index); it != output_names_.end()) return it->second;
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ref, Ref(index));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef out, AddNode(names_[index] + "/after_state", "Identity", {ref}));
+  graph_->mutable_node(out.node).control_inputs.push_back(last_stateful_);
+  return output_names_[index] = graph_->node(out.node).name + ":0";
 }
 
 StatusOr<std::optional<Tensor>> GraphBuilder::ConstantValue(int index) {
@@ -172,8 +186,10 @@ Status GraphBuilder::AddInputs() {
     }
     if (refs_.count(index)) continue;
     const fb::Tensor& t = tensor(index);
-    const DType dtype = DTypeOf(t.type());
-    if (dtype == DType::kInvalid || dtype == DType::kHalf) {
+    // Strings feed like any tensor; a resource handle only comes from a
+    // caller, into a function.
+    const DType dtype = BoundaryDTypeOf(t.type());
+    if (dtype == DType::kInvalid || dtype == DType::kHalf || (dtype == DType::kResource && !function_body_)) {
       return Unimplemented(TensorWhere(index) + " is a subgraph input of type " + TensorTypeName(t.type()) +
                            ", which tfhost cannot feed");
     }
@@ -219,7 +235,7 @@ Status GraphBuilder::AddOperator(int op_index) {
   ctx.where = where_op + " (" + name + ")";
   if (op->inputs() != nullptr) ctx.inputs.assign(op->inputs()->begin(), op->inputs()->end());
   if (op->outputs() != nullptr) ctx.outputs.assign(op->outputs()->begin(), op->outputs()->end());
-  if (ctx.outputs.empty()) return ctx.Error("has no outputs");
+  if (ctx.outputs.empty() && !MayHaveNoOutputs(ctx.code)) return ctx.Error("has no outputs");
   // Indices are checked once here, so the mappers may look tensors up.
   for (int t : ctx.inputs) {
     if (t < -1 || t >= num_tensors()) {
@@ -246,15 +262,33 @@ Status GraphBuilder::AddOperator(int op_index) {
       }
     }
   }
-  return MapOperator(ctx);
+  const int first = graph_->num_nodes();
+  TFHOST_RETURN_IF_ERROR(MapOperator(ctx));
+  OrderStatefulNodes(first);
+  return OkStatus();
+}
+
+void GraphBuilder::OrderStatefulNodes(int first) {
+  const auto& registry = ops::OpRegistry::Global();
+  for (int i = first; i < graph_->num_nodes(); ++i) {
+    const ops::OpRegistration* r = registry.Find(graph_->node(i).op);
+    if (r == nullptr || !r->def.is_stateful()) continue;
+    if (last_stateful_ >= 0) graph_->mutable_node(i).control_inputs.push_back(last_stateful_);
+    last_stateful_ = i;
+  }
 }
 
 Status GraphBuilder::Build() {
-  TFHOST_RETURN_IF_ERROR(ReserveNames());
-  TFHOST_RETURN_IF_ERROR(AddInputs());
-  const int count = subgraph_->operators() == nullptr ? 0 : static_cast<int>(subgraph_->operators()->size());
-  for (int i = 0; i < count; ++i) TFHOST_RETURN_IF_ERROR(AddOperator(i));
-  return OkStatus();
+  TFHOST_RETURN_IF_ERROR(library_->Enter(subgraph_index_));
+  Status st = [&]() -> Status {
+    TFHOST_RETURN_IF_ERROR(ReserveNames());
+    TFHOST_RETURN_IF_ERROR(AddInputs());
+    const int count = subgraph_->operators() == nullptr ? 0 : static_cast<int>(subgraph_->operators()->size());
+    for (int i = 0; i < count; ++i) TFHOST_RETURN_IF_ERROR(AddOperator(i));
+    return OkStatus();
+  }();
+  library_->Leave();
+  return st;
 }
 
 }  // namespace tfhost::loaders::tflite

@@ -5,6 +5,11 @@
 // they need. Node names come from tensor names, made valid TensorFlow node
 // names and unique across the whole graph.
 //
+// Stateful operators (resource reads and writes, and control flow whose
+// subgraphs run them) keep TFLite's operator order: each gets a control
+// edge on the previous one, since TFLite runs every operator in turn while
+// a TensorFlow graph orders only what data edges connect.
+//
 // Thread-safety: single-threaded; one builder per subgraph during a load.
 #pragma once
 
@@ -19,10 +24,16 @@
 
 namespace tfhost::loaders::tflite {
 
+class SubgraphLibrary;
+
 class GraphBuilder {
  public:
   // `prefix` goes before every node name ("" for the main subgraph).
-  GraphBuilder(const TfliteFile& file, int subgraph_index, std::string prefix, ir::Graph* graph);
+  // `library` converts the subgraphs control flow calls (and must outlive
+  // the builder); `function_body` says this subgraph becomes a function,
+  // whose inputs may also be resource handles.
+  GraphBuilder(const TfliteFile& file, int subgraph_index, std::string prefix, ir::Graph* graph,
+               SubgraphLibrary* library, bool function_body = false);
 
   // Adds the subgraph's inputs, constants and operators, in operator order.
   Status Build();
@@ -32,6 +43,12 @@ class GraphBuilder {
   StatusOr<ir::TensorRef> Ref(int index);
   // The graph tensor name ("node:0") of tensor `index`, once built.
   StatusOr<std::string> TensorName(int index);
+  // The tensor name a signature output of tensor `index` reads: TensorName,
+  // or, when the subgraph runs stateful operators, an Identity that waits
+  // for the last of them (a write nobody reads still happens per run).
+  StatusOr<std::string> SignatureOutputName(int index);
+  // The node index of the last stateful operator, or -1.
+  int last_stateful() const { return last_stateful_; }
 
   const fb::SubGraph& subgraph() const { return *subgraph_; }
   const fb::Tensor& tensor(int index) const { return *subgraph_->tensors()->Get(index); }
@@ -58,11 +75,14 @@ class GraphBuilder {
 
   const TfliteFile& file() const { return file_; }
   int subgraph_index() const { return subgraph_index_; }
+  SubgraphLibrary& library() const { return *library_; }
 
  private:
   Status ReserveNames();
   Status AddInputs();
   Status AddOperator(int op_index);
+  // Chains the stateful nodes among [first, graph size) after the previous.
+  void OrderStatefulNodes(int first);
   std::string FreshName(const std::string& base) const;
 
   const TfliteFile& file_;
@@ -70,6 +90,10 @@ class GraphBuilder {
   int subgraph_index_;
   std::string prefix_;
   ir::Graph* graph_;
+  SubgraphLibrary* library_;
+  bool function_body_;
+  int last_stateful_ = -1;
+  std::map<int, std::string> output_names_;     // SignatureOutputName's barriers
   std::vector<std::string> names_;               // per tensor
   std::map<int, ir::TensorRef> refs_;            // tensor -> graph output
   std::set<std::string> reserved_;

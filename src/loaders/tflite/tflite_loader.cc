@@ -8,6 +8,7 @@
 #include "loaders/graph_to_session.h"
 #include "loaders/graphdef/graph_signature.h"
 #include "loaders/tflite/tflite_file.h"
+#include "loaders/tflite/tflite_functions.h"
 #include "loaders/tflite/tflite_graph_builder.h"
 #include "loaders/tflite/tflite_signatures.h"
 
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 using tflite::GraphBuilder;
 
 StatusOr<runtime::TensorSpec> MakeSpec(GraphBuilder& b, const tflite::SignatureTensor& pending,
-                                       const std::string& where) {
+                                       const std::string& where, bool output) {
   if (pending.tensor < 0 || pending.tensor >= b.num_tensors()) {
     return InvalidArgument(where + " '" + pending.key + "' names tensor " + std::to_string(pending.tensor) +
                            "; subgraph " + std::to_string(b.subgraph_index()) + " has " +
@@ -27,11 +28,11 @@ StatusOr<runtime::TensorSpec> MakeSpec(GraphBuilder& b, const tflite::SignatureT
   }
   runtime::TensorSpec spec;
   spec.key = pending.key;
-  auto name = b.TensorName(pending.tensor);
+  auto name = output ? b.SignatureOutputName(pending.tensor) : b.TensorName(pending.tensor);
   if (!name.ok()) return name.status().WithContext(where + " '" + pending.key + "'");
   spec.tensor_name = *name;
   const auto& t = b.tensor(pending.tensor);
-  spec.dtype = tflite::DTypeOf(t.type());
+  spec.dtype = tflite::BoundaryDTypeOf(t.type());
   spec.shape = ir::PartialShape::Known(tflite::SignatureDims(t));
   return spec;
 }
@@ -45,6 +46,28 @@ std::string ModelNameOf(const std::string& path) {
   return p.stem().string();
 }
 
+// Builds CALL_ONCE's init subgraphs into `graph` (an init subgraph may ask
+// for more) and returns a NoOp that runs them all, or "" when none writes
+// anything.
+StatusOr<std::string> AddInitSubgraphs(const tflite::TfliteFile& file, tflite::SubgraphLibrary& library,
+                                       ir::Graph& graph) {
+  std::vector<int> last_writes;
+  for (size_t i = 0; i < library.init_subgraphs().size(); ++i) {
+    const int index = library.init_subgraphs()[i];
+    GraphBuilder b(file, index, "init_" + std::to_string(index) + "/", &graph, &library);
+    TFHOST_RETURN_IF_ERROR(b.Build());
+    if (b.last_stateful() >= 0) last_writes.push_back(b.last_stateful());
+  }
+  if (last_writes.empty()) return std::string();
+  ir::Node init;
+  init.name = graph.UniqueName("tflite_call_once");
+  init.op = "NoOp";
+  init.control_inputs = std::move(last_writes);
+  const std::string name = init.name;
+  TFHOST_RETURN_IF_ERROR(graph.AddNode(std::move(init)).status());
+  return name;
+}
+
 }  // namespace
 
 bool IsTfliteModelFile(const std::string& path) { return tflite::IsTfliteFile(path); }
@@ -53,17 +76,20 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfliteModel(const std::string& pat
   TFHOST_ASSIGN_OR_RETURN(auto file, tflite::ReadTfliteFile(path));
   TFHOST_ASSIGN_OR_RETURN(std::vector<tflite::TfliteSignature> pending, tflite::ReadTfliteSignatures(*file));
 
-  // Only the subgraphs a signature runs are built (control-flow operators,
-  // which call others, are not mapped yet).
+  // The subgraphs signatures run are built into the graph; those that
+  // control flow calls become library functions on the way, and CALL_ONCE's
+  // init subgraphs are built after them, to run once at load.
   ir::Graph graph;
+  tflite::SubgraphLibrary library(*file, &graph);
   std::map<int, std::unique_ptr<GraphBuilder>> builders;
   for (const auto& sig : pending) {
     if (builders.count(sig.subgraph)) continue;
     std::string prefix = sig.subgraph == 0 ? "" : "subgraph_" + std::to_string(sig.subgraph) + "/";
-    auto builder = std::make_unique<GraphBuilder>(*file, sig.subgraph, prefix, &graph);
+    auto builder = std::make_unique<GraphBuilder>(*file, sig.subgraph, prefix, &graph, &library);
     TFHOST_RETURN_IF_ERROR(builder->Build());
     builders[sig.subgraph] = std::move(builder);
   }
+  TFHOST_ASSIGN_OR_RETURN(std::string init_op, AddInitSubgraphs(*file, library, graph));
 
   std::map<std::string, runtime::Signature> signatures;
   std::vector<std::string> roots;
@@ -78,7 +104,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfliteModel(const std::string& pat
       std::set<std::string> keys;
       for (const auto& spec : *from) {
         if (!keys.insert(spec.key).second) return InvalidArgument(where + what + " '" + spec.key + "' is listed twice");
-        TFHOST_ASSIGN_OR_RETURN(runtime::TensorSpec s, MakeSpec(b, spec, where + what));
+        TFHOST_ASSIGN_OR_RETURN(runtime::TensorSpec s, MakeSpec(b, spec, where + what, to == &sig.outputs));
         auto parsed = ir::ParseTensorName(s.tensor_name);
         if (parsed.ok()) roots.push_back(parsed->node);
         to->push_back(std::move(s));
@@ -87,6 +113,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfliteModel(const std::string& pat
     }
     signatures[p.name] = std::move(sig);
   }
+  if (!init_op.empty()) roots.push_back(init_op);
 
   runtime::ModelInfo info;
   info.path = path;
@@ -128,6 +155,14 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadTfliteModel(const std::string& pat
                                                spec.key + "'");
         }
       }
+    }
+  }
+  if (!init_op.empty()) {
+    // CALL_ONCE runs its subgraph before the first inference; at load is
+    // before any.
+    auto ran = session->Run({}, {}, {init_op});
+    if (!ran.ok()) {
+      return ran.status().WithContext("model '" + model_name + "': running the CALL_ONCE init subgraphs");
     }
   }
   return std::make_unique<runtime::Model>(std::move(session), std::move(signatures), std::move(info));

@@ -2,9 +2,11 @@
 // "TensorFlow Lite") into a runtime::Model. The file is verified against
 // tfhost's own schema (tflite_schema.fbs) before it is read; each builtin
 // operator becomes TensorFlow ops the runtime runs (tflite_ops.h), and
-// constant buffers become Const nodes. Float32 models only for now: an
-// operator without a mapping, a custom operator or a quantized tensor fails
-// the load naming the operator index and builtin.
+// constant buffers become Const nodes. Subgraphs that IF and WHILE call
+// become library functions (tflite_functions.h); CALL_ONCE's init
+// subgraphs run once, before the model is returned. Float32 models only
+// for now: an operator without a mapping, a custom operator or a quantized
+// tensor fails the load naming the operator index, builtin and subgraph.
 //
 // Signatures: one per entry of the model's signature_defs, named by its
 // signature_key, with the TensorMap names as keys. A model without any gets

@@ -20,6 +20,35 @@ namespace {
 namespace fs = std::filesystem;
 using tflite::BuildTestModel;
 using tflite::TestModelOptions;
+using tflite::TestBytes;
+using tflite::TestModelWriter;
+using tflite::TestOp;
+using tflite::TestSubgraph;
+using TT = tflite::fb::TensorType;
+using Options = tflite::fb::BuiltinOptions;
+
+// Builtin codes of the operators the control-flow models below use.
+constexpr int32_t kAdd = 0, kEmbeddingLookup = 7, kMul = 18, kSub = 41, kLess = 58, kGreater = 61, kIf = 118,
+                  kWhile = 119, kCallOnce = 129, kHashtable = 136, kHashtableFind = 137, kHashtableImport = 138,
+                  kVarHandle = 142, kReadVariable = 143, kAssignVariable = 144;
+
+// A branch y = x <code> c for a float [1] x, where c is a constant.
+TestSubgraph Branch(int32_t code, float c) {
+  return {{{"x", TT::FLOAT32, {1}}, {"c", TT::FLOAT32, {1}, TestBytes<float>({c})}, {"y", TT::FLOAT32, {1}}},
+          {0}, {2}, {{code, {0, 1}, {2}}}};
+}
+
+// main: y = x > 0 ? x * 2 : x - 10 through IF, with the branch indices given.
+std::string IfModel(int then_index = 1, int else_index = 2, TestSubgraph then_branch = Branch(kMul, 2)) {
+  TestModelWriter w;
+  auto options = tflite::fb::CreateIfOptions(w.b(), then_index, else_index).Union();
+  w.AddSubgraph({{{"x", TT::FLOAT32, {1}}, {"zero", TT::FLOAT32, {1}, TestBytes<float>({0})},
+                  {"positive", TT::BOOL, {1}}, {"y", TT::FLOAT32, {1}}},
+                 {0}, {3}, {{kGreater, {0, 1}, {2}}, {kIf, {2, 0}, {3}, Options::IfOptions, options}}});
+  w.AddSubgraph(then_branch);
+  w.AddSubgraph(Branch(kSub, 10));
+  return w.Finish({{"x", 0}}, {{"y", 3}});
+}
 
 std::string WriteFile(const testing::TempDir& dir, const std::string& name, const std::string& bytes) {
   const std::string path = dir.Sub(name);
@@ -115,10 +144,10 @@ TEST(TfliteLoaderTest, SignatureDefsMetadataMapsKeysToTensorNames) {
 TEST(TfliteLoaderTest, UnmappedBuiltinFailsNamingFileOperatorIndexAndName) {
   testing::TempDir dir("tflite_loader");
   TestModelOptions o;
-  o.second_code = 48;  // TOPK_V2
+  o.second_code = 7;  // EMBEDDING_LOOKUP
   const std::string path = WriteFile(dir, "model.tflite", BuildTestModel(o));
   TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kUnimplemented,
-                      path + ": operator 1 is TOPK_V2 (code 48), which tfhost does not run");
+                      path + ": operator 1 is EMBEDDING_LOOKUP (code 7), which tfhost does not run");
 }
 
 TEST(TfliteLoaderTest, BuiltinCodeBeyondTheDeprecatedByteIsReadFromTheInt32Field) {
@@ -215,6 +244,153 @@ TEST(TfliteFormatTest, PreferTfliteModelPicksModelTfliteOverTheSavedModel) {
   ASSERT_TRUE(tflite.ok()) << tflite.status().ToString();
   EXPECT_EQ((*tflite)->info().format, "TFLite");
   EXPECT_TRUE((*tflite)->signatures().count("predict"));
+}
+
+// The condition is x > 0 of shape [1]: one bool, as TFLite requires.
+TEST(TfliteControlFlowTest, IfRunsTheBranchItsConditionPicks) {
+  testing::TempDir dir("tflite_loader");
+  auto model = LoadTfliteModel(WriteFile(dir, "if.tflite", IfModel()), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (auto [x, want] : {std::pair{3.0f, 6.0f}, std::pair{-1.0f, -11.0f}}) {
+    auto out = (*model)->RunSignature("predict", {{"x", Tensor::FromVector<float>({x}, {1})}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("y").data<float>()[0], want) << "x = " << x;
+  }
+}
+
+// while (i < 5) { i += 1; acc *= 2; }, the condition a bool of shape [1]
+// (TensorFlow's While would read any [1] tensor as true).
+TEST(TfliteControlFlowTest, WhileLoopsUntilItsOneElementConditionFails) {
+  TestModelWriter w;
+  auto options = tflite::fb::CreateWhileOptions(w.b(), 1, 2).Union();
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"acc", TT::FLOAT32, {1}}, {"i_out", TT::INT32, {}},
+                  {"acc_out", TT::FLOAT32, {1}}},
+                 {0, 1}, {2, 3}, {{kWhile, {0, 1}, {2, 3}, Options::WhileOptions, options}}});
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"acc", TT::FLOAT32, {1}}, {"five", TT::INT32, {1}, TestBytes<int32_t>({5})},
+                  {"more", TT::BOOL, {1}}},
+                 {0, 1}, {3}, {{kLess, {0, 2}, {3}}}});
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"acc", TT::FLOAT32, {1}}, {"one", TT::INT32, {}, TestBytes<int32_t>({1})},
+                  {"two", TT::FLOAT32, {1}, TestBytes<float>({2})}, {"i_next", TT::INT32, {}},
+                  {"acc_next", TT::FLOAT32, {1}}},
+                 {0, 1}, {4, 5}, {{kAdd, {0, 2}, {4}}, {kMul, {1, 3}, {5}}}});
+  testing::TempDir dir("tflite_loader");
+  auto model = LoadTfliteModel(WriteFile(dir, "while.tflite", w.Finish({{"i", 0}, {"acc", 1}}, {{"i", 2}, {"acc", 3}})),
+                               LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature(
+      "predict", {{"i", Tensor::Scalar<int32_t>(0)}, {"acc", Tensor::FromVector<float>({1.5f}, {1})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("i").data<int32_t>()[0], 5);
+  EXPECT_EQ(out->at("acc").data<float>()[0], 48.0f);
+}
+
+// init: table 7 = {"a": 10, "b": 20}; main: CALL_ONCE(init), then looks
+// keys up in table 7 (-1 when absent).
+TEST(TfliteControlFlowTest, CallOnceFillsAHashTableBeforeTheFirstRun) {
+  TestModelWriter w;
+  auto call_once = tflite::fb::CreateCallOnceOptions(w.b(), 1).Union();
+  auto table = [&] { return tflite::fb::CreateHashtableOptions(w.b(), 7, TT::STRING, TT::INT64).Union(); };
+  auto main_table = table();
+  w.AddSubgraph({{{"key", TT::STRING, {2}}, {"table", TT::RESOURCE, {1}},
+                  {"missing", TT::INT64, {}, TestBytes<int64_t>({-1})}, {"value", TT::INT64, {2}}},
+                 {0}, {3},
+                 {{kCallOnce, {}, {}, Options::CallOnceOptions, call_once},
+                  {kHashtable, {}, {1}, Options::HashtableOptions, main_table},
+                  {kHashtableFind, {1, 0, 2}, {3}}}});
+  auto init_table = table();
+  w.AddSubgraph({{{"table", TT::RESOURCE, {1}}, {"keys", TT::STRING, {2}, tflite::TestStringBytes({"a", "b"})},
+                  {"values", TT::INT64, {2}, TestBytes<int64_t>({10, 20})}},
+                 {}, {},
+                 {{kHashtable, {}, {0}, Options::HashtableOptions, init_table}, {kHashtableImport, {0, 1, 2}, {}}}});
+  testing::TempDir dir("tflite_loader");
+  auto model = LoadTfliteModel(WriteFile(dir, "table.tflite", w.Finish({{"key", 0}}, {{"value", 3}})), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Tensor keys(DType::kString, Shape({2}));
+  keys.strings()[0] = "b";
+  keys.strings()[1] = "zz";
+  auto out = (*model)->RunSignature("predict", {{"key", keys}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("value").data<int64_t>()[0], 20);
+  EXPECT_EQ(out->at("value").data<int64_t>()[1], -1);
+}
+
+// init: total = 0; main: returns total, then total += x. The write is
+// read by no output, yet runs every time, as in TFLite.
+TEST(TfliteControlFlowTest, VariableWritesNoOutputReadsStillHappenInOperatorOrder) {
+  TestModelWriter w;
+  auto call_once = tflite::fb::CreateCallOnceOptions(w.b(), 1).Union();
+  auto handle = [&] { return tflite::fb::CreateVarHandleOptionsDirect(w.b(), "", "total").Union(); };
+  auto main_handle = handle();
+  w.AddSubgraph({{{"x", TT::FLOAT32, {1}}, {"h", TT::RESOURCE, {}}, {"before", TT::FLOAT32, {1}},
+                  {"after", TT::FLOAT32, {1}}},
+                 {0}, {2},
+                 {{kCallOnce, {}, {}, Options::CallOnceOptions, call_once},
+                  {kVarHandle, {}, {1}, Options::VarHandleOptions, main_handle},
+                  {kReadVariable, {1}, {2}},
+                  {kAdd, {2, 0}, {3}},
+                  {kAssignVariable, {1, 3}, {}}}});
+  auto init_handle = handle();
+  w.AddSubgraph({{{"h", TT::RESOURCE, {}}, {"zero", TT::FLOAT32, {1}, TestBytes<float>({0})}},
+                 {}, {},
+                 {{kVarHandle, {}, {0}, Options::VarHandleOptions, init_handle}, {kAssignVariable, {0, 1}, {}}}});
+  testing::TempDir dir("tflite_loader");
+  auto model = LoadTfliteModel(WriteFile(dir, "var.tflite", w.Finish({{"x", 0}}, {{"total", 2}})), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (float want : {0.0f, 2.0f, 4.0f}) {
+    auto out = (*model)->RunSignature("predict", {{"x", Tensor::FromVector<float>({2}, {1})}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("total").data<float>()[0], want);
+  }
+}
+
+TEST(TfliteControlFlowTest, BranchIndexOutOfRangeIsInvalidArgumentNamingTheField) {
+  testing::TempDir dir("tflite_loader");
+  const std::string path = WriteFile(dir, "m.tflite", IfModel(1, 9));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kInvalidArgument,
+                      path + ": operator 1 (IF): else_subgraph_index 9 is not a subgraph; the model has 3");
+}
+
+TEST(TfliteControlFlowTest, SubgraphThatCallsItselfIsARecursionError) {
+  TestModelWriter w;
+  auto outer = tflite::fb::CreateIfOptions(w.b(), 1, 2).Union();
+  auto inner = tflite::fb::CreateIfOptions(w.b(), 1, 2).Union();  // subgraph 1 calls itself
+  w.AddSubgraph({{{"x", TT::FLOAT32, {1}}, {"zero", TT::FLOAT32, {1}, TestBytes<float>({0})},
+                  {"positive", TT::BOOL, {1}}, {"y", TT::FLOAT32, {1}}},
+                 {0}, {3}, {{kGreater, {0, 1}, {2}}, {kIf, {2, 0}, {3}, Options::IfOptions, outer}}});
+  w.AddSubgraph({{{"x", TT::FLOAT32, {1}}, {"zero", TT::FLOAT32, {1}, TestBytes<float>({0})},
+                  {"positive", TT::BOOL, {1}}, {"y", TT::FLOAT32, {1}}},
+                 {0}, {3}, {{kGreater, {0, 1}, {2}}, {kIf, {2, 0}, {3}, Options::IfOptions, inner}}});
+  w.AddSubgraph(Branch(kSub, 10));
+  testing::TempDir dir("tflite_loader");
+  const std::string path = WriteFile(dir, "m.tflite", w.Finish({{"x", 0}}, {{"y", 3}}));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kInvalidArgument,
+                      path + ": subgraph 1 operator 1 (IF): then_subgraph_index 1 calls a subgraph that is running "
+                             "(subgraph 0 -> subgraph 1 -> subgraph 1); TFLite control flow cannot recurse");
+}
+
+TEST(TfliteControlFlowTest, WhileBodyArityMismatchIsInvalidArgument) {
+  TestModelWriter w;
+  auto options = tflite::fb::CreateWhileOptions(w.b(), 1, 2).Union();
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"acc", TT::FLOAT32, {1}}, {"i_out", TT::INT32, {}},
+                  {"acc_out", TT::FLOAT32, {1}}},
+                 {0, 1}, {2, 3}, {{kWhile, {0, 1}, {2, 3}, Options::WhileOptions, options}}});
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"acc", TT::FLOAT32, {1}}, {"five", TT::INT32, {}, TestBytes<int32_t>({5})},
+                  {"more", TT::BOOL, {}}},
+                 {0, 1}, {3}, {{kLess, {0, 2}, {3}}}});
+  // The body takes the counter only.
+  w.AddSubgraph({{{"i", TT::INT32, {}}, {"one", TT::INT32, {}, TestBytes<int32_t>({1})}, {"i_next", TT::INT32, {}}},
+                 {0}, {2}, {{kAdd, {0, 1}, {2}}}});
+  testing::TempDir dir("tflite_loader");
+  const std::string path = WriteFile(dir, "m.tflite", w.Finish({{"i", 0}, {"acc", 1}}, {{"i", 2}}));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kInvalidArgument,
+                      path + ": operator 0 (WHILE): body_subgraph_index 2 has 1 inputs; expected 2");
+}
+
+TEST(TfliteControlFlowTest, BranchOperatorTfhostLacksFailsNamingSubgraphAndOperator) {
+  testing::TempDir dir("tflite_loader");
+  const std::string path = WriteFile(dir, "m.tflite", IfModel(1, 2, Branch(kEmbeddingLookup, 0)));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kUnimplemented,
+                      path + ": subgraph 1 operator 0 is EMBEDDING_LOOKUP (code 7), which tfhost does not run");
 }
 
 // TF Serving's own TFLite test models, where the shared fixtures exist.

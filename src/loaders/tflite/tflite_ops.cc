@@ -1,5 +1,7 @@
 #include "loaders/tflite/tflite_ops.h"
 
+#include "loaders/tflite/tflite_builtins.h"
+
 namespace tfhost::loaders::tflite {
 
 StatusOr<ir::TensorRef> OpContext::In(int i) const {
@@ -101,12 +103,18 @@ Status MapToOutputType(const OpContext& ctx, const std::string& op, const std::s
 }
 
 bool IsMappedBuiltin(int32_t code) {
-  return IsMappedNnBuiltin(code) || IsMappedMathBuiltin(code) || IsMappedArrayBuiltin(code);
+  return IsMappedNnBuiltin(code) || IsMappedMathBuiltin(code) || IsMappedArrayBuiltin(code) ||
+         IsMappedControlBuiltin(code);
+}
+
+bool MayHaveNoOutputs(int32_t code) {
+  return code == kCallOnce || code == kAssignVariable || code == kHashtableImport;
 }
 
 Status MapOperator(const OpContext& ctx) {
   if (IsMappedNnBuiltin(ctx.code)) return MapNnOperator(ctx);
   if (IsMappedMathBuiltin(ctx.code)) return MapMathOperator(ctx);
+  if (IsMappedControlBuiltin(ctx.code)) return MapControlOperator(ctx);
   return MapArrayOperator(ctx);
 }
 

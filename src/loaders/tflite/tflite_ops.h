@@ -34,17 +34,23 @@ struct OpContext {
 };
 
 bool IsMappedBuiltin(int32_t code);
+// Operators that only act on state (CALL_ONCE, ASSIGN_VARIABLE,
+// HASHTABLE_IMPORT) write no tensor; every other operator must.
+bool MayHaveNoOutputs(int32_t code);
 // Adds the nodes of one operator and binds its outputs.
 Status MapOperator(const OpContext& ctx);
 
 // Per family, called by MapOperator (tflite_ops_nn.cc, tflite_ops_math.cc,
-// tflite_ops_array.cc).
+// tflite_ops_array.cc, tflite_ops_control.cc).
 bool IsMappedNnBuiltin(int32_t code);
 Status MapNnOperator(const OpContext& ctx);
 bool IsMappedMathBuiltin(int32_t code);
 Status MapMathOperator(const OpContext& ctx);
 bool IsMappedArrayBuiltin(int32_t code);
 Status MapArrayOperator(const OpContext& ctx);
+// IF, WHILE, CALL_ONCE and the resource operators (tflite_ops_control.cc).
+bool IsMappedControlBuiltin(int32_t code);
+Status MapControlOperator(const OpContext& ctx);
 
 // Shared by the mappers.
 // Inputs 0..count-1, all required.

@@ -1,4 +1,4 @@
-// Shape and data-movement operators, and DEQUANTIZE of constant weights.
+// Shape and data-movement operators, TOPK_V2, and DEQUANTIZE of constant weights.
 #include "loaders/tflite/tflite_builtins.h"
 #include "loaders/tflite/tflite_ops.h"
 
@@ -65,6 +65,21 @@ Status MapGather(const OpContext& ctx) {
   ir::AttrMap attrs;
   attrs["batch_dims"] = IntAttr(o ? o->batch_dims() : 0);
   return ctx.b->AddOutputNode(ctx.outputs, "GatherV2", std::move(in), std::move(attrs)).status();
+}
+
+Status MapTopK(const OpContext& ctx) {
+  // TFLite's TOPK_V2 always sorts, largest first, like sorted=true.
+  if (ctx.outputs.size() != 2) return ctx.Error("has " + std::to_string(ctx.outputs.size()) + " outputs; expected 2");
+  TFHOST_ASSIGN_OR_RETURN(auto in, AllInputs(ctx, 2));
+  const DType index_type = DTypeOf(ctx.b->tensor(ctx.outputs[1]).type());
+  if (index_type != DType::kInt32 && index_type != DType::kInt64 && index_type != DType::kInt16) {
+    return ctx.Error("writes indices of type " + std::string(TensorTypeName(ctx.b->tensor(ctx.outputs[1]).type())) +
+                     "; expected INT32, INT64 or INT16");
+  }
+  ir::AttrMap attrs;
+  attrs["sorted"] = BoolAttr(true);
+  attrs["index_type"] = TypeAttr(index_type);
+  return ctx.b->AddOutputNode(ctx.outputs, "TopKV2", std::move(in), std::move(attrs)).status();
 }
 
 Status MapSplit(const OpContext& ctx) {
@@ -164,6 +179,7 @@ bool IsMappedArrayBuiltin(int32_t code) {
     case kStridedSlice: case kGather: case kGatherNd: case kSlice: case kSplit: case kSplitV: case kPack:
     case kUnpack: case kExpandDims: case kTile: case kBroadcastTo: case kFill: case kReverseV2: case kShape:
     case kSpaceToDepth: case kDepthToSpace: case kSpaceToBatchND: case kBatchToSpaceND: case kDequantize:
+    case kTopKV2:
       return true;
     default:
       return false;
@@ -210,6 +226,7 @@ Status MapArrayOperator(const OpContext& ctx) {
     case kSpaceToBatchND: return MapSimple(ctx, "SpaceToBatchND", 3);
     case kBatchToSpaceND: return MapSimple(ctx, "BatchToSpaceND", 3);
     case kDequantize: return MapDequantize(ctx);
+    case kTopKV2: return MapTopK(ctx);
     default: return ctx.Error("is not a mapped array operator");
   }
 }

@@ -2,10 +2,15 @@
 // loader's unit tests: relu(x + bias) as one ADD with a fused activation,
 // optionally followed by a second operator of any code, so that each test
 // varies one thing (signatures, an unmapped builtin, a custom operator, a
-// quantized tensor). Test-only; not part of the library.
+// quantized tensor); and TestModelWriter, which assembles models of several
+// subgraphs operator by operator, for control flow and resources.
+// Test-only; not part of the library.
 #pragma once
 
+#include <cstring>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loaders/tflite/tflite_file.h"
@@ -73,5 +78,106 @@ inline std::string BuildTestModel(const TestModelOptions& o = {}) {
   fb::FinishModelBuffer(b, model);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
+
+// The bytes of a constant's buffer.
+template <typename T>
+std::string TestBytes(const std::vector<T>& values) {
+  std::string out(values.size() * sizeof(T), '\0');
+  if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+
+// TFLite's STRING buffer: count, count + 1 offsets, then the bytes.
+inline std::string TestStringBytes(const std::vector<std::string>& values) {
+  std::vector<int32_t> header = {static_cast<int32_t>(values.size())};
+  int32_t offset = static_cast<int32_t>(4 * (values.size() + 2));
+  for (const auto& v : values) {
+    header.push_back(offset);
+    offset += static_cast<int32_t>(v.size());
+  }
+  header.push_back(offset);
+  std::string out = TestBytes(header);
+  for (const auto& v : values) out += v;
+  return out;
+}
+
+struct TestTensor {
+  TestTensor(std::string name, fb::TensorType type, std::vector<int32_t> shape, std::string data = "")
+      : name(std::move(name)), type(type), shape(std::move(shape)), data(std::move(data)) {}
+  std::string name;
+  fb::TensorType type;
+  std::vector<int32_t> shape;
+  std::string data;  // empty: not a constant
+};
+
+struct TestOp {
+  TestOp(int32_t code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+         fb::BuiltinOptions options_type = fb::BuiltinOptions::NONE, flatbuffers::Offset<void> options = 0)
+      : code(code), inputs(std::move(inputs)), outputs(std::move(outputs)), options_type(options_type),
+        options(options) {}
+  int32_t code;
+  std::vector<int32_t> inputs, outputs;
+  fb::BuiltinOptions options_type;
+  flatbuffers::Offset<void> options;  // made with TestModelWriter::b()
+};
+
+struct TestSubgraph {
+  std::vector<TestTensor> tensors;
+  std::vector<int32_t> inputs, outputs;
+  std::vector<TestOp> ops;
+};
+
+// Subgraph 0 is served as signature "predict" with the keys given to
+// Finish. Options tables are made with b() before the subgraph that uses
+// them is added.
+class TestModelWriter {
+ public:
+  TestModelWriter() { buffers_.push_back(fb::CreateBuffer(b_)); }
+  flatbuffers::FlatBufferBuilder& b() { return b_; }
+
+  int AddSubgraph(const TestSubgraph& sg) {
+    std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+    for (const TestTensor& t : sg.tensors) {
+      uint32_t buffer = 0;
+      if (!t.data.empty()) {
+        b_.ForceVectorAlignment(t.data.size(), sizeof(uint8_t), 16);
+        auto data = b_.CreateVector(reinterpret_cast<const uint8_t*>(t.data.data()), t.data.size());
+        buffer = static_cast<uint32_t>(buffers_.size());
+        buffers_.push_back(fb::CreateBuffer(b_, data));
+      }
+      tensors.push_back(fb::CreateTensorDirect(b_, &t.shape, t.type, buffer, t.name.c_str()));
+    }
+    std::vector<flatbuffers::Offset<fb::Operator>> ops;
+    for (const TestOp& op : sg.ops) {
+      auto [it, added] = opcodes_.emplace(op.code, static_cast<uint32_t>(codes_.size()));
+      if (added) {
+        const int8_t narrow = static_cast<int8_t>(op.code < 127 ? op.code : 127);
+        codes_.push_back(fb::CreateOperatorCode(b_, narrow, 0, 1, op.code));
+      }
+      ops.push_back(fb::CreateOperatorDirect(b_, it->second, &op.inputs, &op.outputs, op.options_type, op.options));
+    }
+    subgraphs_.push_back(fb::CreateSubGraphDirect(b_, &tensors, &sg.inputs, &sg.outputs, &ops));
+    return static_cast<int>(subgraphs_.size()) - 1;
+  }
+
+  std::string Finish(const std::vector<std::pair<std::string, uint32_t>>& inputs,
+                     const std::vector<std::pair<std::string, uint32_t>>& outputs) {
+    std::vector<flatbuffers::Offset<fb::TensorMap>> in, out;
+    for (const auto& [key, tensor] : inputs) in.push_back(fb::CreateTensorMapDirect(b_, key.c_str(), tensor));
+    for (const auto& [key, tensor] : outputs) out.push_back(fb::CreateTensorMapDirect(b_, key.c_str(), tensor));
+    std::vector<flatbuffers::Offset<fb::SignatureDef>> sigs = {
+        fb::CreateSignatureDefDirect(b_, &in, &out, "predict", 0)};
+    fb::FinishModelBuffer(b_, fb::CreateModelDirect(b_, 3, &codes_, &subgraphs_, nullptr, &buffers_, nullptr,
+                                                    nullptr, &sigs));
+    return std::string(reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize());
+  }
+
+ private:
+  flatbuffers::FlatBufferBuilder b_;
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers_;
+  std::vector<flatbuffers::Offset<fb::OperatorCode>> codes_;
+  std::map<int32_t, uint32_t> opcodes_;
+  std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs_;
+};
 
 }  // namespace tfhost::loaders::tflite
