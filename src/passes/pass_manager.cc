@@ -133,6 +133,8 @@ PassManager PassManager::Default() {
   // x * 1 becomes Identity(x), which the next pass removes.
   pm.Add(MakeArithmeticIdentities());
   pm.Add(MakeIdentityElimination());
+  // Before folding: the shapes of the hoisted product fold where static.
+  pm.Add(MakeLoopProjectionHoisting());
   pm.Add(MakeConstantFolding());
   // After folding, equal subgraphs have equal Const inputs to be merged by.
   pm.Add(MakeCommonSubexpressionElimination());

@@ -62,7 +62,7 @@ struct PassStats {
 
 class PassManager {
  public:
-  // arithmetic_identities, identity_elimination, constant_folding,
+  // arithmetic_identities, identity_elimination, loop_projection_hoisting, constant_folding,
   // common_subexpression_elimination, pad_folding,
   // batch_norm_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
@@ -92,6 +92,7 @@ std::unique_ptr<GraphPass> MakeIdentityElimination();
 std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
+std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
