@@ -21,6 +21,31 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+// The graph passes the load options ask for, on a graph whose `kept` names
+// must survive: the default passes, then the precision passes.
+Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, const LoadOptions& options) {
+  if (options.optimize_graph) {
+    TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, kept)));
+  }
+  if (options.precision == "bf16") {
+    // bf16 activations only where bf16 kernels run: elsewhere --precision
+    // bf16 computes in float32, and so must the edges between nodes.
+    const backends::BackendRegistry& registry =
+        options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
+    const bool bf16_activations =
+        options.session.kernels == backends::KernelChoice::kFast && registry.HostHasNativeBf16();
+    return passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
+  }
+  if (options.precision != "fp32") {
+    return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
     const std::string& model_name, const std::vector<std::string>& roots) {
@@ -65,24 +90,19 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   // load naming the node; everything unknown stays for the kernels to check.
   st = ops::InferShapes(graph);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  if (options.optimize_graph) {
-    st = passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, kept));
-    if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  }
-  if (options.precision == "bf16") {
-    // bf16 activations only where bf16 kernels run: elsewhere --precision
-    // bf16 computes in float32, and so must the edges between nodes.
-    const backends::BackendRegistry& registry =
-        options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
-    const bool bf16_activations =
-        options.session.kernels == backends::KernelChoice::kFast && registry.HostHasNativeBf16();
-    st = passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
-    if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  } else if (options.precision != "fp32") {
-    return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");
-  }
+  st = OptimizeGraph(graph, kept, options);
+  if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   runtime::SessionOptions session_options = options.session;
   session_options.model_name = model_name;
+  if (options.optimize_graph || options.precision != "fp32") {
+    // Loop and branch bodies get the same passes when first instantiated.
+    // Their static shapes are inferred first; a body whose shapes conflict
+    // runs as written, and its kernels report the conflict if it is reached.
+    session_options.optimize_function_body = [options](ir::Graph& body, const std::vector<std::string>& roots) {
+      if (!ops::InferShapes(body).ok()) return OkStatus();
+      return OptimizeGraph(body, roots, options);
+    };
+  }
   return runtime::Session::Create(std::move(graph), session_options, roots);
 }
 

@@ -13,6 +13,7 @@ struct FunctionRuntime::Instance {
   std::vector<std::string> feeds;    // "_arg_k:0"
   std::vector<std::string> fetches;  // "_ret:k"
   std::vector<std::string> targets;  // "_ret" when there is nothing to fetch
+  GraphRunner::Prepared prepared;    // the body's run, found once
 };
 
 namespace {
@@ -51,12 +52,13 @@ StatusOr<std::pair<std::string, ir::AttrMap>> FuncAttr(const ir::Node& node, con
 
 FunctionRuntime::FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
                                  backends::KernelChoice kernels, const backends::BackendRegistry* backends,
-                                 int max_call_depth)
+                                 int max_call_depth, FunctionBodyOptimizer optimizer)
     : library_(library),
       context_(std::move(context)),
       kernels_(kernels),
       backends_(backends),
-      max_call_depth_(max_call_depth) {}
+      max_call_depth_(max_call_depth),
+      optimizer_(std::move(optimizer)) {}
 
 FunctionRuntime::~FunctionRuntime() = default;
 
@@ -78,9 +80,20 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   for (size_t k = 0; k < fg->arg_types.size(); ++k) instance->feeds.push_back("_arg_" + std::to_string(k) + ":0");
   for (size_t k = 0; k < fg->ret_types.size(); ++k) instance->fetches.push_back("_ret:" + std::to_string(k));
   if (instance->fetches.empty()) instance->targets.push_back("_ret");
-  auto runner = GraphRunner::Create(std::move(fg->graph), context_ + ", function '" + name + "'", {"_ret"}, kernels_, backends_);
+  const std::string where = context_ + ", function '" + name + "'";
+  if (optimizer_ != nullptr) {
+    std::vector<std::string> roots = {"_ret"};
+    for (size_t k = 0; k < fg->arg_types.size(); ++k) roots.push_back("_arg_" + std::to_string(k));
+    Status st = optimizer_(fg->graph, roots);
+    if (!st.ok()) return st.WithContext(where);
+  }
+  auto runner = GraphRunner::Create(std::move(fg->graph), where, {"_ret"}, kernels_, backends_);
   if (!runner.ok()) return runner.status();
   instance->runner = std::move(*runner);
+  std::vector<std::string> feed_names = instance->feeds;
+  auto prepared = instance->runner->Prepare(feed_names, instance->fetches, instance->targets);
+  if (!prepared.ok()) return prepared.status();
+  instance->prepared = std::move(*prepared);
   Instance* raw = instance.get();
   instances_.emplace(key, std::move(instance));
   return raw;
@@ -88,18 +101,19 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
 
 StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, std::vector<Tensor> args,
                                                             const ExecEnv& env) {
-  std::string where = context_ + ", function '" + instance->name + "'";
+  // Built only for an error: this runs for every iteration of a loop.
+  auto where = [&] { return context_ + ", function '" + instance->name + "'"; };
   if (args.size() != instance->arg_types.size()) {
-    return InvalidArgument(where + " takes " + std::to_string(instance->arg_types.size()) + " inputs, got " +
+    return InvalidArgument(where() + " takes " + std::to_string(instance->arg_types.size()) + " inputs, got " +
                            std::to_string(args.size()));
   }
-  if (env.call_depth >= max_call_depth_) return CallDepthExceeded(where, max_call_depth_);
+  if (env.call_depth >= max_call_depth_) return CallDepthExceeded(where(), max_call_depth_);
   NamedTensors feeds;
   feeds.reserve(args.size());
   for (size_t k = 0; k < args.size(); ++k) {
-    if (!args[k].valid()) return InvalidArgument(where + ": input " + std::to_string(k) + " is missing");
+    if (!args[k].valid()) return InvalidArgument(where() + ": input " + std::to_string(k) + " is missing");
     if (args[k].dtype() != instance->arg_types[k]) {
-      return InvalidArgument(where + ": input " + std::to_string(k) + " must be " +
+      return InvalidArgument(where() + ": input " + std::to_string(k) + " must be " +
                              DTypeShortName(instance->arg_types[k]) + ", got " + DTypeShortName(args[k].dtype()));
     }
     feeds.emplace_back(instance->feeds[k], std::move(args[k]));
@@ -109,7 +123,7 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
   sub.call_depth = env.call_depth + 1;
   sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
   sub.trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
-  return instance->runner->Run(feeds, instance->fetches, instance->targets, sub);
+  return instance->runner->Run(instance->prepared, feeds, instance->fetches, sub);
 }
 
 StatusOr<std::vector<Tensor>> FunctionRuntime::Call(const std::string& name, const ir::AttrMap& attrs,

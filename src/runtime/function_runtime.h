@@ -23,6 +23,7 @@
 // Thread-safety: all methods may be called from many threads at once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,11 @@
 
 namespace tfhost::runtime {
 
+// Rewrites a body once it is instantiated, before it first runs: the loader
+// hands in its graph passes (they live above the runtime). `roots` are the
+// nodes that must keep their names and outputs (the arguments and "_ret").
+using FunctionBodyOptimizer = std::function<Status(ir::Graph& graph, const std::vector<std::string>& roots)>;
+
 class FunctionRuntime {
  public:
   // `library` must outlive the runtime. `context` names the model in errors.
@@ -42,7 +48,7 @@ class FunctionRuntime {
   FunctionRuntime(const tensorflow::FunctionDefLibrary* library, std::string context,
                   backends::KernelChoice kernels = backends::KernelChoice::kFast,
                   const backends::BackendRegistry* backends = nullptr,
-                  int max_call_depth = kDefaultMaxFunctionDepth);
+                  int max_call_depth = kDefaultMaxFunctionDepth, FunctionBodyOptimizer optimizer = nullptr);
   ~FunctionRuntime();
 
   // Runs a functional node (If, While, Case, calls) whose inputs are in ctx.
@@ -65,6 +71,7 @@ class FunctionRuntime {
   backends::KernelChoice kernels_;
   const backends::BackendRegistry* backends_;
   int max_call_depth_;
+  FunctionBodyOptimizer optimizer_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Instance>> instances_;
 };

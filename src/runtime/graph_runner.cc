@@ -19,6 +19,9 @@
 namespace tfhost::runtime {
 
 bool IsFunctionalOp(const std::string& op) {
+  // Asked for every node run: reject by length first, without comparing.
+  const size_t n = op.size();
+  if (n != 2 && n != 4 && n != 5 && n != 11 && n != 13 && n != 14 && n != 15 && n != 23) return false;
   return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile" || op == "Case" ||
          op == "StatelessCase" || op == "PartitionedCall" || op == "StatefulPartitionedCall";
 }
@@ -278,15 +281,11 @@ Status GraphRunner::MakeNodeKernel(int i, const std::vector<int>& late_inputs) {
   return OkStatus();
 }
 
-StatusOr<std::shared_ptr<const ExecutionPlan>> GraphRunner::GetPlan(const NamedTensors& feeds,
+StatusOr<std::shared_ptr<const ExecutionPlan>> GraphRunner::GetPlan(const std::vector<std::string>& feed_names,
                                                                     const std::vector<std::string>& fetches,
                                                                     const std::vector<std::string>& targets) {
   std::string key;
-  std::vector<std::string> feed_names;
-  for (const auto& f : feeds) {
-    feed_names.push_back(f.first);
-    key += f.first + '\x01';
-  }
+  for (const auto& f : feed_names) key += f + '\x01';
   key += '\x02';
   for (const auto& f : fetches) key += f + '\x01';
   key += '\x02';
@@ -421,9 +420,42 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> FeedNames(const NamedTensors& feeds) {
+  std::vector<std::string> names;
+  names.reserve(feeds.size());
+  for (const auto& f : feeds) names.push_back(f.first);
+  return names;
+}
+
+}  // namespace
+
+StatusOr<GraphRunner::Prepared> GraphRunner::Prepare(const std::vector<std::string>& feed_names,
+                                                     const std::vector<std::string>& fetches,
+                                                     const std::vector<std::string>& targets) {
+  Prepared prepared;
+  TFHOST_ASSIGN_OR_RETURN(prepared.plan_, GetPlan(feed_names, fetches, targets));
+  prepared.observed_ = ObservedFor(prepared.plan_.get());
+  return prepared;
+}
+
 StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                                const std::vector<std::string>& targets, const ExecEnv& env) {
-  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(feeds, fetches, targets, env));
+  TFHOST_ASSIGN_OR_RETURN(Prepared prepared, Prepare(FeedNames(feeds), fetches, targets));
+  return Run(prepared, feeds, fetches, env);
+}
+
+StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, const NamedTensors& feeds,
+                                               const std::vector<std::string>& fetches, const ExecEnv& env) {
+  if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, feeds, fetches, env));
+  TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
+  return results;
+}
+
+Status GraphRunner::CopyFetchesToHost(std::vector<Tensor>& results, const std::vector<std::string>& fetches,
+                                      const ExecEnv& env) const {
   // Callers get host tensors: fetched device tensors are copied out here.
   for (size_t i = 0; i < results.size(); ++i) {
     const MemorySpace space = results[i].memory_space();
@@ -444,23 +476,21 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const 
     if (!host.ok()) return host.status().WithContext(context_ + ": fetch '" + fetches[i] + "'");
     results[i] = *std::move(host);
   }
-  return results;
+  return OkStatus();
 }
 
-StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const NamedTensors& feeds,
-                                                      const std::vector<std::string>& fetches,
-                                                      const std::vector<std::string>& targets, const ExecEnv& env) {
-  TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
+                                                      const std::vector<std::string>& fetches, const ExecEnv& env) {
+  const ExecutionPlan* plan = prepared.plan_.get();
   if (plan->has_frames) {
     FrameExecutorInput in{graph_, kernels_, constants_, *plan, feeds, fetches};
     return RunWithFrames(in, env);
   }
 
   RunState state;
-  state.plan = plan.get();
+  state.plan = plan;
   state.feeds = &feeds;
-  std::shared_ptr<ObservedSizes> observed = ObservedFor(plan.get());
-  if (observed != nullptr) {
+  if (const ObservedSizes* observed = prepared.observed_.get()) {
     state.observed_offset = &observed->offset;
     state.observed_bytes = observed->bytes.get();
   }
@@ -553,7 +583,7 @@ StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const NamedTensors& feeds,
 
 StatusOr<MemoryPlan> GraphRunner::PlanMemory(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                              const std::vector<std::string>& targets) {
-  TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(feeds, fetches, targets));
+  TFHOST_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(FeedNames(feeds), fetches, targets));
   std::vector<std::vector<int64_t>> observed_bytes(plan->nodes.size());
   if (std::shared_ptr<ObservedSizes> observed = ObservedFor(plan.get())) {
     for (size_t id = 0; id < plan->nodes.size(); ++id) {

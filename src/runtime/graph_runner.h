@@ -73,6 +73,27 @@ class GraphRunner {
   StatusOr<std::vector<Tensor>> Run(const NamedTensors& feeds, const std::vector<std::string>& fetches,
                                     const std::vector<std::string>& targets, const ExecEnv& env);
 
+
+ private:
+  struct ObservedSizes;  // below
+
+ public:
+  // A run resolved once for fixed feed names, fetches and targets. Callers
+  // that repeat the same run many times (a loop body, every iteration) skip
+  // finding the plan by its names each time.
+  class Prepared {
+   private:
+    friend class GraphRunner;
+    std::shared_ptr<const ExecutionPlan> plan_;
+    std::shared_ptr<ObservedSizes> observed_;
+  };
+  StatusOr<Prepared> Prepare(const std::vector<std::string>& feed_names, const std::vector<std::string>& fetches,
+                             const std::vector<std::string>& targets);
+  // `feeds` in the order of Prepare's feed names (their names are not read);
+  // `fetches` as given to Prepare, for messages and copies.
+  StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, const NamedTensors& feeds,
+                                    const std::vector<std::string>& fetches, const ExecEnv& env);
+
   // The graph as run. Const nodes whose value is StrippedConstant keep only
   // dtype and shape in their "value" attr: the decoded tensor lives in the
   // runner (one copy of the weights, not two). GraphWithConstants() puts the
@@ -96,13 +117,16 @@ class GraphRunner {
  private:
   GraphRunner(ir::Graph graph, std::string context) : graph_(std::move(graph)), context_(std::move(context)) {}
   // Run without the copy of fetched device tensors to the host.
-  StatusOr<std::vector<Tensor>> RunPlanned(const NamedTensors& feeds, const std::vector<std::string>& fetches,
-                                           const std::vector<std::string>& targets, const ExecEnv& env);
+  StatusOr<std::vector<Tensor>> RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
+                                           const std::vector<std::string>& fetches, const ExecEnv& env);
+  // Copies fetched device tensors to the host.
+  Status CopyFetchesToHost(std::vector<Tensor>& results, const std::vector<std::string>& fetches,
+                           const ExecEnv& env) const;
   // Sets kernels_[i] (holding the registry's registration on entry) to the
   // kernel of node i's placed backend, preceded by the run-time dtype check
   // of `late_inputs` (those the kernel contract could not prove at load).
   Status MakeNodeKernel(int i, const std::vector<int>& late_inputs);
-  StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const NamedTensors& feeds,
+  StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const std::vector<std::string>& feed_names,
                                                          const std::vector<std::string>& fetches,
                                                          const std::vector<std::string>& targets);
 

@@ -68,7 +68,8 @@ StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const Sessio
                                                               options.backends));
   s->functions_ =
       std::make_unique<FunctionRuntime>(&s->runner_->graph().library(), ModelContext(options), options.kernels,
-                                        options.backends, options.max_function_depth);
+                                        options.backends, options.max_function_depth,
+                                        options.optimize_function_body);
   TFHOST_RETURN_IF_ERROR(ops::SetDecodeLimits(s->resources_, {options.max_decoded_image_bytes}));
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);

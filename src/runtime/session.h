@@ -37,6 +37,7 @@
 #include "ops/decode_limits.h"
 #include "ops/op_registry.h"
 #include "ops/resource_manager.h"
+#include "runtime/function_runtime.h"
 #include "runtime/graph_runner.h"
 #include "runtime/run_limits.h"
 
@@ -71,9 +72,11 @@ struct SessionOptions {
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;
   int max_function_depth = kDefaultMaxFunctionDepth;
   int64_t max_decoded_image_bytes = ops::kDefaultMaxDecodedImageBytes;
+  // Applied to each function body (If/While/Case branches, calls) when it
+  // is instantiated; null runs bodies as written.
+  FunctionBodyOptimizer optimize_function_body;
 };
 
-class FunctionRuntime;
 
 class Session {
  public:
