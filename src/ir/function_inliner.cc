@@ -484,6 +484,20 @@ StatusOr<FunctionGraph> InstantiateFunction(const tensorflow::FunctionDefLibrary
     dtype.set_type(static_cast<tensorflow::DataType>(fg.arg_types[k]));
     arg.attrs["dtype"] = dtype;
     arg.output_dtypes = {fg.arg_types[k]};
+    // The shape TensorFlow traced the argument with (a loop variable's
+    // shape invariant, unknown dims kept unknown), so static shape
+    // inference and the passes know a body's shapes as the caller's graph
+    // does. Only when arguments are not lists: then flat index k is
+    // input_arg k, which arg_attr is keyed by.
+    if (static_cast<int>(fg.arg_types.size()) == sig.input_arg_size()) {
+      auto attrs_of_arg = found->second->arg_attr().find(static_cast<uint32_t>(k));
+      if (attrs_of_arg != found->second->arg_attr().end()) {
+        auto shapes = attrs_of_arg->second.attr().find("_output_shapes");
+        if (shapes != attrs_of_arg->second.attr().end() && shapes->second.list().shape_size() == 1) {
+          *arg.attrs["shape"].mutable_shape() = shapes->second.list().shape(0);
+        }
+      }
+    }
     TFHOST_ASSIGN_OR_RETURN(int id, fg.graph.AddNode(std::move(arg)));
     call.inputs.push_back({id, 0});
   }

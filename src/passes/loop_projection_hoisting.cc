@@ -23,6 +23,7 @@
 // t, so the body computes the same values whatever order or subset of steps
 // the loop takes. The body and cond are rewritten as copies under new names,
 // so another caller of the same functions is unaffected.
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -197,7 +198,8 @@ class LoopProjectionHoisting : public GraphPass {
     const std::string base = loop.name + "/hoisted_projection";
     const std::string loop_name = loop.name;
     for (const Candidate& c : candidates) {
-      TFHOST_ASSIGN_OR_RETURN(int list, HoistOne(graph, graph->FindNode(loop_name), c, body, base));
+      int64_t units = -1;
+      TFHOST_ASSIGN_OR_RETURN(int list, HoistOne(graph, graph->FindNode(loop_name), c, body, base, &units));
       // The new loop variable: the body returns it as is, cond ignores it.
       const std::string arg = "tfhost_projected_" + std::to_string(body.signature().input_arg_size());
       auto* in = body.mutable_signature()->add_input_arg();
@@ -210,7 +212,7 @@ class LoopProjectionHoisting : public GraphPass {
       auto* cond_in = cond.mutable_signature()->add_input_arg();
       cond_in->set_name(arg);
       cond_in->set_type(tensorflow::DT_VARIANT);
-      RewriteBody(body, c, arg);
+      RewriteBody(body, c, arg, units);
 
       ir::Node& w = graph->mutable_node(graph->FindNode(loop_name));
       w.inputs.push_back(ir::TensorRef{list, 0});
@@ -238,8 +240,10 @@ class LoopProjectionHoisting : public GraphPass {
   }
 
   // Builds L' outside the loop; returns the TensorListFromTensor's index.
+  // `units` gets N, the width of each product row, when the weights' static
+  // shape says it (-1 otherwise).
   static StatusOr<int> HoistOne(ir::Graph* graph, int loop_id, const Candidate& c, const FunctionDef& body,
-                                const std::string& base) {
+                                const std::string& base, int64_t* units) {
     const ir::Node loop = graph->node(loop_id);
     const ir::Node& source = graph->node(ListSource(*graph, loop, c.list_arg));
     const ir::TensorRef x = source.inputs[0];
@@ -276,6 +280,11 @@ class LoopProjectionHoisting : public GraphPass {
                                  {"Tidx", ops::MakeAttr(DType::kInt32)}};
       return Add(graph, base + "/" + name, "ConcatV2", {a, b, {axis, 0}}, attrs);
     };
+    *units = -1;
+    if (const ir::Node& wn = graph->node(w.node); w.index < static_cast<int>(wn.output_shapes.size())) {
+      const ir::PartialShape& ws = wn.output_shapes[w.index];
+      if (ws.rank() == 2) *units = ws.dim(c.transpose_b ? 0 : 1);
+    }
     const ir::AttrMap shape_attrs = {{"T", ops::MakeAttr(DType::kFloat)}, {"out_type", ops::MakeAttr(DType::kInt32)}};
     const ir::AttrMap matmul_attrs = {{"T", ops::MakeAttr(DType::kFloat)}, {"transpose_b", ops::MakeAttr(c.transpose_b)}};
     const ir::AttrMap list_attrs = {{"element_dtype", ops::MakeAttr(DType::kFloat)},
@@ -290,15 +299,17 @@ class LoopProjectionHoisting : public GraphPass {
     TFHOST_ASSIGN_OR_RETURN(int product, Add(graph, base + "/MatMul", "MatMul", {{rows, 0}, w}, matmul_attrs));
     TFHOST_ASSIGN_OR_RETURN(int p_shape, Add(graph, base + "/product_shape", "Shape", {{product, 0}}, shape_attrs));
     TFHOST_ASSIGN_OR_RETURN(int steps, slice("steps", {x_shape, 0}, 0, 2));
-    TFHOST_ASSIGN_OR_RETURN(int units, slice("units", {p_shape, 0}, 1, 2));
-    TFHOST_ASSIGN_OR_RETURN(int y_shape, concat("y_shape", {steps, 0}, {units, 0}));
+    TFHOST_ASSIGN_OR_RETURN(int width, slice("units", {p_shape, 0}, 1, 2));
+    TFHOST_ASSIGN_OR_RETURN(int y_shape, concat("y_shape", {steps, 0}, {width, 0}));
     TFHOST_ASSIGN_OR_RETURN(int y, Add(graph, base + "/y", "Reshape", {{product, 0}, {y_shape, 0}}, reshape_attrs));
     TFHOST_ASSIGN_OR_RETURN(int any_shape, AddConst(graph, base + "/element_shape", Tensor::Scalar<int32_t>(-1)));
     return Add(graph, base + "/list", "TensorListFromTensor", {{y, 0}, {any_shape, 0}}, list_attrs);
   }
 
-  // In `body`, m's output becomes TensorListGetItem(arg, i) and m goes.
-  static void RewriteBody(FunctionDef& body, const Candidate& c, const std::string& arg) {
+  // In `body`, m's output becomes TensorListGetItem(arg, i) and m goes. The
+  // element shape given is [-1, units] when units is known, so the body's
+  // static shapes stay as known as m's were.
+  static void RewriteBody(FunctionDef& body, const Candidate& c, const std::string& arg, int64_t units) {
     const tensorflow::NodeDef* g = FindBodyNode(body, c.get_item);
     const std::string index = g->input(1);
     const std::string shape_name = c.matmul + "/tfhost_element_shape";
@@ -309,8 +320,14 @@ class LoopProjectionHoisting : public GraphPass {
     (*shape.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
     auto* t = (*shape.mutable_attr())["value"].mutable_tensor();
     t->set_dtype(tensorflow::DT_INT32);
-    t->mutable_tensor_shape();
-    t->add_int_val(-1);
+    if (units >= 0 && units <= INT32_MAX) {
+      t->mutable_tensor_shape()->add_dim()->set_size(2);
+      t->add_int_val(-1);
+      t->add_int_val(static_cast<int32_t>(units));
+    } else {
+      t->mutable_tensor_shape();
+      t->add_int_val(-1);
+    }
     tensorflow::NodeDef item;
     item.set_name(item_name);
     item.set_op("TensorListGetItem");

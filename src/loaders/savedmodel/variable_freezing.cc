@@ -4,6 +4,7 @@
 
 #include "ir/attrs.h"
 #include "ir/reachability.h"
+#include "loaders/savedmodel/loop_variable_inputs.h"
 #include "loaders/savedmodel/ref_variables.h"
 #include "ops/run_single_op.h"
 
@@ -94,12 +95,13 @@ FreezePlan PlanVariableFreezing(const ir::Graph& graph, const std::vector<int>& 
   const std::vector<bool> in_served = ir::ReachableFrom(graph, served);
   const std::vector<std::vector<int>> consumers = graph.Consumers();
   std::map<std::string, size_t> index_of;  // resource name -> plan.variables index
-  auto add = [&](const ir::Node& source, const std::string& read) {
+  auto entry = [&](const ir::Node& source) -> FreezePlan::Variable& {
     const std::string resource = VariableResourceName(source);
     auto [it, added] = index_of.emplace(resource, plan.variables.size());
-    if (added) plan.variables.push_back({resource, source.name, {}});
-    plan.variables[it->second].reads.push_back(read);
+    if (added) plan.variables.push_back({resource, source.name, {}, {}});
+    return plan.variables[it->second];
   };
+  auto add = [&](const ir::Node& source, const std::string& read) { entry(source).reads.push_back(read); };
   auto decline = [&](std::string why) {
     plan.declined = std::move(why);
     plan.variables.clear();
@@ -115,6 +117,15 @@ FreezePlan PlanVariableFreezing(const ir::Graph& graph, const std::vector<int>& 
         bool data_use = false;
         for (const ir::TensorRef& in : user.inputs) data_use |= in.node == i;
         if (!data_use) continue;
+        if (user.op == "While" || user.op == "StatelessWhile") {
+          for (size_t slot = 0; slot < user.inputs.size(); ++slot) {
+            if (user.inputs[slot].node != i) continue;
+            std::string why = LoopOnlyReads(graph, consumers, c, static_cast<int>(slot));
+            if (!why.empty()) return decline(why);
+            entry(node).loop_inputs.emplace_back(user.name, static_cast<int>(slot));
+          }
+          continue;
+        }
         if (!IsHandleRead(user.op) || user.inputs[0].node != i) {
           return decline(Describe(user) + " uses variable '" + VariableResourceName(node) +
                          "' other than by reading it");
@@ -142,16 +153,24 @@ Status FreezeVariables(ir::Graph& graph, const FreezePlan& plan, std::vector<Ten
     return Internal("freezing " + std::to_string(plan.variables.size()) + " variables with " +
                     std::to_string(values.size()) + " values");
   }
+  std::map<std::string, std::vector<FrozenLoopInput>> loops;  // While node -> its frozen inputs
   for (size_t k = 0; k < plan.variables.size(); ++k) {
     const FreezePlan::Variable& var = plan.variables[k];
     const DType dtype = values[k].dtype();
+    const Shape shape = values[k].shape();
     TFHOST_ASSIGN_OR_RETURN(int frozen, AddConst(graph, var.source + "/frozen", values[k]));
     values[k] = Tensor();  // the Const holds it now
+    for (const auto& [loop, slot] : var.loop_inputs) loops[loop].push_back({slot, frozen, dtype, shape});
     for (const std::string& name : var.reads) {
       const int id = graph.FindNode(name);
       if (id < 0) return Internal("variable '" + var.resource + "': node '" + name + "' is gone");
       TFHOST_RETURN_IF_ERROR(RewriteRead(graph, id, frozen, dtype, var.resource));
     }
+  }
+  for (const auto& [name, inputs] : loops) {
+    const int loop = graph.FindNode(name);
+    if (loop < 0) return Internal("freezing variables: While node '" + name + "' is gone");
+    TFHOST_RETURN_IF_ERROR(FreezeLoopInputs(graph, loop, inputs));
   }
   return OkStatus();
 }

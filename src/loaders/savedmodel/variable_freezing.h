@@ -14,7 +14,8 @@
 // before) or holds no variable at all, so a model never carries its weights
 // twice. Freezing is declined, with the reason, when
 //   - a served node uses a variable other than by reading it (an assign,
-//     a stateful random op's state, a handle passed into a loop or call);
+//     a stateful random op's state, a handle passed into a call, or into a
+//     While loop that does more than read it);
 //   - a ReadVariableOp reads a handle that is not a variable node;
 //   - the init op touches variables (its writes would be lost).
 //
@@ -39,6 +40,9 @@ struct FreezePlan {
     // The served nodes that read it: ReadVariableOp, ResourceGather,
     // ResourceGatherNd, or a TF1 VariableV2 whose output is the value.
     std::vector<std::string> reads;
+    // While loops that get the variable as input `second` and only read it
+    // (loop_variable_inputs.h): they get the value instead.
+    std::vector<std::pair<std::string, int>> loop_inputs;
   };
   std::vector<Variable> variables;
   // Empty when the graph can be frozen; otherwise why not, naming the node.

@@ -106,14 +106,100 @@ TEST(VariableFreezingTest, ServedAssignDeclinesNamingTheWriter) {
   EXPECT_EQ(plan.declined, "AssignVariableOp node 'restore' uses variable 'dense/kernel' other than by reading it");
 }
 
-TEST(VariableFreezingTest, HandlePassedIntoALoopDeclinesNamingTheLoop) {
+// A While that gets variable w as loop variable 1: the body reads it each
+// step (`@BODY_USE@` may add another use), cond ignores it.
+constexpr char kLoopOverVariable[] = R"(
+node { name: "w" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shared_name" value { s: "w" } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "loop" op: "While" input: "x" input: "w"
+       attr { key: "T" value { list { type: DT_FLOAT type: DT_RESOURCE } } }
+       attr { key: "output_shapes" value { list { shape { unknown_rank: true } shape { } } } }
+       attr { key: "body" value { func { name: "body" } } } attr { key: "cond" value { func { name: "cond" } } } }
+@OUTSIDE@
+library {
+  function {
+    signature { name: "cond" input_arg { name: "v" type: DT_FLOAT } input_arg { name: "r" type: DT_RESOURCE }
+                output_arg { name: "ok" type: DT_BOOL } }
+    node_def { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+               attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0 } } } }
+    node_def { name: "less" op: "Less" input: "v" input: "zero:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "ok" value: "less:z:0" }
+  }
+  function {
+    signature { name: "body" input_arg { name: "v" type: DT_FLOAT } input_arg { name: "r" type: DT_RESOURCE }
+                output_arg { name: "v_out" type: DT_FLOAT } output_arg { name: "r_out" type: DT_RESOURCE } }
+    node_def { name: "read" op: "ReadVariableOp" input: "r" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node_def { name: "sum" op: "AddV2" input: "v" input: "read:value:0" attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "gate" op: "NoOp" input: "^read" }
+    @BODY_USE@
+    ret { key: "v_out" value: "sum:z:0" } ret { key: "r_out" value: "r" }
+  }
+}
+)";
+
+std::string LoopOverVariable(const std::string& body_use, const std::string& outside) {
+  std::string text = kLoopOverVariable;
+  text.replace(text.find("@BODY_USE@"), 10, body_use);
+  text.replace(text.find("@OUTSIDE@"), 9, outside);
+  return text;
+}
+
+TEST(VariableFreezingTest, ALoopThatOnlyReadsAVariableGetsItsValueAsALoopVariable) {
+  ir::Graph g = MakeGraph(LoopOverVariable("", ""));
+  FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"loop"}), {});
+  ASSERT_EQ(plan.declined, "");
+  ASSERT_EQ(plan.variables.size(), 1u);
+  EXPECT_EQ(plan.variables[0].loop_inputs, (std::vector<std::pair<std::string, int>>{{"loop", 1}}));
+  ASSERT_TRUE(FreezeVariables(g, plan, {Tensor::FromVector<float>({1, 2, 3})}).ok());
+
+  const ir::Node& loop = g.node(g.FindNode("loop"));
+  EXPECT_EQ(g.node(loop.inputs[1].node).name, "w/frozen");
+  EXPECT_EQ(loop.FindAttr("T")->list().type(1), tensorflow::DT_FLOAT);
+  EXPECT_EQ(loop.FindAttr("output_shapes")->list().shape(1).dim(0).size(), 3);
+  const tensorflow::FunctionDef* body = g.FindFunction(loop.FindAttr("body")->func().name());
+  const tensorflow::FunctionDef* cond = g.FindFunction(loop.FindAttr("cond")->func().name());
+  ASSERT_NE(body, nullptr);
+  ASSERT_NE(cond, nullptr);
+  EXPECT_EQ(body->signature().name(), "body_frozen");
+  EXPECT_EQ(body->signature().input_arg(1).type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(body->signature().output_arg(1).type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(cond->signature().input_arg(1).type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(body->arg_attr().at(1).attr().at("_output_shapes").list().shape(0).dim(0).size(), 3);
+  // The read is gone: its reader takes the argument, its control user waits on nothing.
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(*body, &text);
+  EXPECT_EQ(text.find("ReadVariableOp"), std::string::npos) << text;
+  EXPECT_NE(text.find("input: \"r\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("^read"), std::string::npos) << text;
+  EXPECT_NE(g.FindFunction("body"), nullptr);  // other callers keep the original
+}
+
+TEST(VariableFreezingTest, ALoopBodyThatAssignsTheVariableDeclinesNamingTheNode) {
+  ir::Graph g = MakeGraph(LoopOverVariable(
+      R"(node_def { name: "write" op: "AssignVariableOp" input: "r" input: "sum:z:0" attr { key: "dtype" value { type: DT_FLOAT } } })",
+      ""));
+  FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"loop"}), {});
+  EXPECT_TRUE(plan.variables.empty());
+  EXPECT_EQ(plan.declined, "AssignVariableOp node 'write' of function 'body' uses argument 'r' other than by reading it");
+}
+
+TEST(VariableFreezingTest, AVariableReadBackFromTheLoopDeclinesNamingTheReader) {
+  ir::Graph g = MakeGraph(LoopOverVariable(
+      "", R"(node { name: "after" op: "ReadVariableOp" input: "loop:1" attr { key: "dtype" value { type: DT_FLOAT } } })"));
+  FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"loop", "after"}), {});
+  EXPECT_TRUE(plan.variables.empty());
+  EXPECT_EQ(plan.declined, "ReadVariableOp node 'after' reads the variable back from While node 'loop'");
+}
+
+TEST(VariableFreezingTest, AHandlePassedIntoALoopWithoutBodyDeclinesNamingTheLoop) {
   ir::Graph g = MakeGraph(R"(
 node { name: "w" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "loop" op: "While" input: "w" }
 )");
   FreezePlan plan = PlanVariableFreezing(g, Nodes(g, {"loop"}), {});
   EXPECT_TRUE(plan.variables.empty());
-  EXPECT_EQ(plan.declined, "While node 'loop' uses variable 'w' other than by reading it");
+  EXPECT_EQ(plan.declined, "While node 'loop' has a body or cond that does not match its 1 loop variables");
 }
 
 TEST(VariableFreezingTest, InitOpThatTouchesAVariableDeclines) {
