@@ -30,6 +30,8 @@
 #include <map>
 #include <optional>
 
+#include "ops/math/fused_elementwise.h"
+
 #include "ops/math/broadcast.h"
 #include "ops/math/math_ops.h"
 #include "ops/math/math_util.h"
@@ -49,6 +51,7 @@ enum class Code {
 
 struct Instruction {
   Code code;
+  FusedUnaryFn fast = nullptr;  // a backend's replacement of the block loop
   nn::Activation act = nn::Activation::kNone;
   float alpha = 0.2f;
   int a = -1, b = -1;  // operand slots
@@ -91,21 +94,28 @@ std::optional<std::pair<Code, nn::Activation>> Decode(const std::string& op, int
   return std::nullopt;
 }
 
-// Parses and checks the program; assigns scratch buffers by liveness.
-StatusOr<std::vector<Instruction>> ParseProgram(const KernelContext& ctx, int num_inputs, int* num_buffers) {
-  TFHOST_ASSIGN_OR_RETURN(auto ops, ctx.Attr<std::vector<std::string>>("ops"));
-  TFHOST_ASSIGN_OR_RETURN(auto operands, ctx.Attr<std::vector<int64_t>>("operands"));
-  TFHOST_ASSIGN_OR_RETURN(auto alphas, ctx.AttrOr<std::vector<float>>("alphas", {}));
+struct Program {
+  std::vector<Instruction> instructions;
+  int num_buffers = 0;
+};
+
+// Parses and checks the program of `node` (attrs ops, operands, alphas)
+// over `num_inputs` inputs; assigns scratch buffers by liveness.
+StatusOr<Program> ParseProgram(const ir::Node& node, int num_inputs, const FusedUnaryOverrides& overrides) {
+  const auto error = [&](const std::string& what) { return InvalidArgument(ir::NodeContext(node) + ": " + what); };
+  TFHOST_ASSIGN_OR_RETURN(auto ops, ir::GetAttr<std::vector<std::string>>(node, "ops"));
+  TFHOST_ASSIGN_OR_RETURN(auto operands, ir::GetAttr<std::vector<int64_t>>(node, "operands"));
+  TFHOST_ASSIGN_OR_RETURN(auto alphas, ir::GetAttrOr<std::vector<float>>(node, "alphas", {}));
   if (ops.empty() || static_cast<int>(ops.size()) > kMaxInstructions) {
-    return ctx.Error("ops must list 1 to " + std::to_string(kMaxInstructions) + " instructions, got " +
+    return error("ops must list 1 to " + std::to_string(kMaxInstructions) + " instructions, got " +
                      std::to_string(ops.size()));
   }
   if (operands.size() != 2 * ops.size()) {
-    return ctx.Error("operands must have 2 entries per instruction (" + std::to_string(2 * ops.size()) +
+    return error("operands must have 2 entries per instruction (" + std::to_string(2 * ops.size()) +
                      "), got " + std::to_string(operands.size()));
   }
   if (!alphas.empty() && alphas.size() != ops.size()) {
-    return ctx.Error("alphas must be empty or have one entry per instruction (" + std::to_string(ops.size()) +
+    return error("alphas must be empty or have one entry per instruction (" + std::to_string(ops.size()) +
                      "), got " + std::to_string(alphas.size()));
   }
   const int n = static_cast<int>(ops.size());
@@ -115,25 +125,29 @@ StatusOr<std::vector<Instruction>> ParseProgram(const KernelContext& ctx, int nu
     int arity = 0;
     auto decoded = Decode(ops[k], &arity);
     if (!decoded) {
-      return Unimplemented(ir::NodeContext(ctx.node()) + ": instruction " + std::to_string(k) + " op '" + ops[k] +
+      return Unimplemented(ir::NodeContext(node) + ": instruction " + std::to_string(k) + " op '" + ops[k] +
                            "' is not a fusable element-wise op");
     }
     Instruction& ins = program[k];
     ins.code = decoded->first;
     ins.act = decoded->second;
     if (!alphas.empty()) ins.alpha = alphas[k];
+    if (arity == 1) {
+      auto fast = overrides.find(ops[k]);
+      if (fast != overrides.end()) ins.fast = fast->second;
+    }
     const int64_t slots[2] = {operands[2 * k], operands[2 * k + 1]};
     for (int j = 0; j < 2; ++j) {
       const int64_t s = slots[j];
       if (j >= arity) {
         if (s != -1) {
-          return ctx.Error("instruction " + std::to_string(k) + " (" + ops[k] + ") is unary; operand 1 must be -1, got " +
+          return error("instruction " + std::to_string(k) + " (" + ops[k] + ") is unary; operand 1 must be -1, got " +
                            std::to_string(s));
         }
         continue;
       }
       if (s < 0 || s >= num_inputs + k) {
-        return ctx.Error("instruction " + std::to_string(k) + " operand " + std::to_string(j) + " is slot " +
+        return error("instruction " + std::to_string(k) + " operand " + std::to_string(j) + " is slot " +
                          std::to_string(s) + ", expected an input (< " + std::to_string(num_inputs) +
                          ") or an earlier instruction (< " + std::to_string(num_inputs + k) + ")");
       }
@@ -161,8 +175,7 @@ StatusOr<std::vector<Instruction>> ParseProgram(const KernelContext& ctx, int nu
       free_buffers.pop_back();
     }
   }
-  *num_buffers = buffers;
-  return program;
+  return Program{std::move(program), buffers};
 }
 
 inline float MaxOf(float a, float b) {
@@ -199,6 +212,10 @@ inline float SigmoidOf(float x) {
 // multiply-add contraction can change a result.
 TFHOST_ISA_CLONES
 void Execute(const Instruction& ins, const float* x, const float* z, float* y, int64_t len) {
+  if (ins.fast != nullptr) {
+    ins.fast(x, y, len, ins.alpha);
+    return;
+  }
   switch (ins.code) {
     case Code::kAdd: for (int64_t i = 0; i < len; ++i) y[i] = x[i] + z[i]; break;
     case Code::kSub: for (int64_t i = 0; i < len; ++i) y[i] = x[i] - z[i]; break;
@@ -281,12 +298,11 @@ StatusOr<InputView> MakeView(const KernelContext& ctx, const Tensor& in, const S
   return v;
 }
 
-Status FusedElementwiseKernel(KernelContext& ctx) {
+// Runs a parsed program on ctx's inputs.
+Status RunProgram(KernelContext& ctx, const Program& parsed) {
   const int num_inputs = ctx.num_inputs();
-  if (num_inputs < 1) return ctx.Error("needs at least one input");
-  for (int k = 0; k < num_inputs; ++k) TFHOST_RETURN_IF_ERROR(ctx.CheckDType(k, DType::kFloat));
-  int num_buffers = 0;
-  TFHOST_ASSIGN_OR_RETURN(std::vector<Instruction> program, ParseProgram(ctx, num_inputs, &num_buffers));
+  const std::vector<Instruction>& program = parsed.instructions;
+  const int num_buffers = parsed.num_buffers;
 
   // The output shape: every input broadcast together.
   Shape out_shape = ctx.input(0).shape();
@@ -305,8 +321,10 @@ Status FusedElementwiseKernel(KernelContext& ctx) {
   const int64_t n = out.NumElements();
 
   ParallelElementwise(ctx, n, [&](int64_t begin, int64_t end) {
-    // Scratch: the program's buffers, then one per scalar/suffix input.
-    std::vector<float> scratch(static_cast<size_t>((num_buffers + num_inputs) * kBlock));
+    // Scratch: the program's buffers, then one per scalar/suffix input. Kept
+    // per thread: a loop body runs this for every step on small tensors.
+    thread_local std::vector<float> scratch;
+    scratch.resize(std::max(scratch.size(), static_cast<size_t>((num_buffers + num_inputs) * kBlock)));
     auto buffer = [&](int b) { return scratch.data() + b * kBlock; };
     for (int k = 0; k < num_inputs; ++k) {
       if (views[k].mode == InputView::kScalar) std::fill_n(buffer(num_buffers + k), kBlock, views[k].data[0]);
@@ -353,7 +371,37 @@ Status FusedElementwiseKernel(KernelContext& ctx) {
   return OkStatus();
 }
 
+Status CheckInputs(KernelContext& ctx) {
+  if (ctx.num_inputs() < 1) return ctx.Error("needs at least one input");
+  for (int k = 0; k < ctx.num_inputs(); ++k) TFHOST_RETURN_IF_ERROR(ctx.CheckDType(k, DType::kFloat));
+  return OkStatus();
+}
+
+Status FusedElementwiseKernel(KernelContext& ctx) {
+  TFHOST_RETURN_IF_ERROR(CheckInputs(ctx));
+  TFHOST_ASSIGN_OR_RETURN(Program program, ParseProgram(ctx.node(), ctx.num_inputs(), {}));
+  return RunProgram(ctx, program);
+}
+
 }  // namespace
+
+StatusOr<KernelFn> MakeFusedElementwiseKernel(const ir::Node& node, const FusedUnaryOverrides& overrides) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t n, ir::GetAttr<int64_t>(node, "N"));
+  if (n < 1 || n > kMaxInstructions * 2) {
+    return InvalidArgument(ir::NodeContext(node) + ": N must be 1 to " + std::to_string(kMaxInstructions * 2) +
+                           ", got " + std::to_string(n));
+  }
+  const int num_inputs = static_cast<int>(n);
+  TFHOST_ASSIGN_OR_RETURN(Program program, ParseProgram(node, num_inputs, overrides));
+  return KernelFn([program = std::move(program), num_inputs](KernelContext& ctx) -> Status {
+    TFHOST_RETURN_IF_ERROR(CheckInputs(ctx));
+    if (ctx.num_inputs() != num_inputs) {
+      return ctx.Error("has " + std::to_string(ctx.num_inputs()) + " inputs, its program was made for " +
+                       std::to_string(num_inputs));
+    }
+    return RunProgram(ctx, program);
+  });
+}
 
 void RegisterFusedElementwiseOp(OpRegistry& registry) {
   registry.Register(ir::OpDefBuilder("_TfhostFusedElementwise")

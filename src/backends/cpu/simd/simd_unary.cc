@@ -11,6 +11,7 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
+#include "ops/math/fused_elementwise.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -145,15 +146,32 @@ ops::KernelFn MakeUnaryKernel(UnaryFn fn, const ops::KernelFn& reference, float 
   };
 }
 
-// _TfhostFusedElementwise: only the one-instruction GELU nodes; longer
-// programs run the reference kernel's blocked interpreter.
+// The transcendental ops of a longer fused program: the reference
+// interpreter calls libm per element for them, several times slower than
+// these, which a program made of separate ops would have used.
+const ops::math::FusedUnaryOverrides& FusedTranscendentals() {
+  static const ops::math::FusedUnaryOverrides kOverrides = {
+      {"Sigmoid", PickUnary<SigmoidF>()},     {"Tanh", PickUnary<TanhF>()},
+      {"Exp", PickUnary<ExpF>()},             {"Elu", PickUnary<EluF>()},
+      {"Softplus", PickUnary<SoftplusF>()},   {"GeluExact", PickUnary<GeluExactF>()},
+      {"GeluApproximate", PickUnary<GeluApproximateF>()}};
+  return kOverrides;
+}
+
+// _TfhostFusedElementwise: the one-instruction GELU nodes as unary kernels;
+// longer programs on the reference interpreter with the transcendental
+// instructions above.
 void RegisterGelu(KernelTable& table) {
   table.Add("_TfhostFusedElementwise", [](const ir::Node& node, const ops::KernelFn& reference) -> ops::KernelFn {
                       auto ops = ir::GetAttrOr<std::vector<std::string>>(node, "ops", {});
                       auto operands = ir::GetAttrOr<std::vector<int64_t>>(node, "operands", {});
-                      if (!IsFloatNode(node) || !ops.ok() || !operands.ok() || ops->size() != 1 ||
-                          *operands != std::vector<int64_t>{0, -1}) {
-                        return {};
+                      if (!IsFloatNode(node) || !ops.ok() || !operands.ok()) return {};
+                      if (ops->size() != 1 || *operands != std::vector<int64_t>{0, -1}) {
+                        bool transcendental = false;
+                        for (const std::string& op : *ops) transcendental |= FusedTranscendentals().count(op) > 0;
+                        if (!transcendental) return {};
+                        auto kernel = ops::math::MakeFusedElementwiseKernel(node, FusedTranscendentals());
+                        return kernel.ok() ? *kernel : ops::KernelFn();
                       }
                       if ((*ops)[0] == "GeluExact") {
                         return MakeUnaryKernel(PickUnary<GeluExactF>(), reference, 0, kMinChunkExpensive);

@@ -75,10 +75,36 @@ TEST(SimdUnaryTest, GeluNodesMatchReferenceOnEverySizeWithSpecialValues) {
   }
 }
 
-TEST(SimdUnaryTest, LongerFusedElementwiseProgramsAreDeclined) {
+// An LSTM cell's gate arithmetic: sigmoid(i) * tanh(g) + sigmoid(f) * c.
+ir::AttrMap GateProgram() {
+  return {{"T", ops::MakeAttr(DType::kFloat)},
+          {"N", ops::MakeAttr(4)},
+          {"ops", ops::MakeAttr(std::vector<std::string>{"Sigmoid", "Tanh", "Mul", "Sigmoid", "Mul", "AddV2"})},
+          {"operands", ops::MakeAttr(std::vector<int64_t>{0, -1, 1, -1, 4, 5, 2, -1, 7, 3, 6, 8})}};
+}
+
+TEST(SimdUnaryTest, LongerProgramsWithTranscendentalsMatchReferenceOnEverySize) {
+  auto node = ops::MakeSingleOpNode("_TfhostFusedElementwise", GateProgram());
+  ASSERT_TRUE(node.ok());
+  ASSERT_TRUE(BackendRegistry::Global()
+                  .MakeFastKernel(*node, ops::OpRegistry::Global().Find("_TfhostFusedElementwise")->kernel)
+                  .kernel);
+  for (int64_t n : testing::SweepSizes()) {
+    std::vector<Tensor> inputs;
+    for (int k = 0; k < 4; ++k) inputs.push_back(RandomFloats(Shape({n}), -8, 8, true, n + k));
+    ExpectSimdMatchesReference("_TfhostFusedElementwise", inputs, GateProgram());
+  }
+  // A scalar and a per-channel operand broadcast as in the reference.
+  ExpectSimdMatchesReference("_TfhostFusedElementwise",
+                             {RandomFloats(Shape({3, 70}), -8, 8, true), RandomFloats(Shape({}), -8, 8, false),
+                              RandomFloats(Shape({70}), -8, 8, false), RandomFloats(Shape({3, 70}), -8, 8, true)},
+                             GateProgram());
+}
+
+TEST(SimdUnaryTest, LongerProgramsOfCheapOpsAreDeclined) {
   ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)},
                        {"N", ops::MakeAttr(1)},
-                       {"ops", ops::MakeAttr(std::vector<std::string>{"GeluExact", "Relu"})},
+                       {"ops", ops::MakeAttr(std::vector<std::string>{"Abs", "Relu"})},
                        {"operands", ops::MakeAttr(std::vector<int64_t>{0, -1, 1, -1})}};
   auto node = ops::MakeSingleOpNode("_TfhostFusedElementwise", attrs);
   ASSERT_TRUE(node.ok());
