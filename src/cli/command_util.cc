@@ -267,7 +267,7 @@ StatusOr<ResolvedRun> ResolveRun(runtime::Model& model, const std::string& signa
 }
 
 void AddModelPathFlag(FlagParser& flags, std::string* path) {
-  flags.AddPositional("PATH", path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
+  flags.AddPositional("PATH", path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef, model.json, .tflite or .onnx");
 }
 
 void AddSignatureAndTagFlags(FlagParser& flags, std::string* signature, std::string* tags) {

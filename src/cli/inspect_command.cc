@@ -41,9 +41,10 @@ namespace tfhost::cli {
 namespace {
 
 // TFLite models name theirs too (or follow TF Serving's rule; the
-// "signatures" metadata line says which).
+// "signatures" metadata line says which); an ONNX graph declares its inputs
+// and outputs, which are serving_default's.
 bool HasOwnSignatures(const runtime::ModelInfo& info) {
-  return info.format.rfind("SavedModel", 0) == 0 || info.format == "TFLite";
+  return info.format.rfind("SavedModel", 0) == 0 || info.format == "TFLite" || info.format == "ONNX";
 }
 
 std::vector<std::pair<std::string, int>> OpHistogram(const ir::Graph& graph) {
@@ -499,7 +500,7 @@ int InspectCommand(const std::vector<std::string>& args, std::ostream& out, std:
                    "Shows a model's format, tag sets, signatures (inputs and outputs with tensor names,\n"
                    "dtypes and shapes), the op histogram of its graph, its variables, and per signature\n"
                    "the ops on its path that tfhost has no kernel for.");
-  flags.AddPositional("PATH", &path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef or model.json");
+  flags.AddPositional("PATH", &path, "SavedModel dir, TF Serving base path, .pb/.pbtxt GraphDef, model.json, .tflite or .onnx");
   flags.AddBool("json", &json, "print JSON instead of text");
   flags.AddString("tag", &tags, "T", "SavedModel tag set to load, comma-separated (default: serve)");
   flags.AddBool("check", &check, "exit 1 when any signature needs an op tfhost lacks");

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "loaders/graphdef/graphdef_loader.h"
+#include "loaders/onnx/onnx_loader.h"
 #include "loaders/savedmodel/saved_model_loader.h"
 #include "loaders/tfjs/tfjs_loader.h"
 #include "loaders/tflite/tflite_loader.h"
@@ -18,6 +19,7 @@ const char* ModelFormatName(ModelFormat format) {
     case ModelFormat::kGraphDef: return "GraphDef";
     case ModelFormat::kTfjs: return "TensorFlow.js graph model";
     case ModelFormat::kTflite: return "TensorFlow Lite model";
+    case ModelFormat::kOnnx: return "ONNX model";
   }
   return "unknown";
 }
@@ -33,6 +35,12 @@ bool IsSavedModelDir(const fs::path& dir) {
 bool HasTfliteModel(const fs::path& dir) {
   std::error_code ec;
   return fs::is_regular_file(dir / kTfliteModelFileName, ec);
+}
+
+// A version folder may hold model.onnx instead of a SavedModel.
+bool HasOnnxModel(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / kOnnxModelFileName, ec);
 }
 
 Status LegacyFormatError(const fs::path& where) {
@@ -54,7 +62,7 @@ StatusOr<fs::path> LatestVersionDir(const fs::path& base) {
     if (!entry.is_directory()) continue;
     std::string name = entry.path().filename().string();
     if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    if (IsSavedModelDir(entry.path()) || HasTfliteModel(entry.path())) {
+    if (IsSavedModelDir(entry.path()) || HasTfliteModel(entry.path()) || HasOnnxModel(entry.path())) {
       int64_t v = std::stoll(name);
       if (v > best) {
         best = v;
@@ -67,7 +75,8 @@ StatusOr<fs::path> LatestVersionDir(const fs::path& base) {
   if (best >= 0) return best_path;
   if (saw_legacy) return LegacyFormatError(base);
   return NotFound(base.string() + " contains neither saved_model.pb, saved_model.pbtxt, model.json, "
-                  "model.tflite nor numeric version folders with a SavedModel or model.tflite");
+                  "model.tflite, model.onnx nor numeric version folders with a SavedModel, model.tflite or "
+                  "model.onnx");
 }
 
 }  // namespace
@@ -80,14 +89,17 @@ StatusOr<ModelFormat> DetectModelFormat(const std::string& path_string) {
     if (IsSavedModelDir(path)) return ModelFormat::kSavedModel;
     if (fs::is_regular_file(path / "model.json", ec)) return ModelFormat::kTfjs;
     if (HasTfliteModel(path)) return ModelFormat::kTflite;
+    if (HasOnnxModel(path)) return ModelFormat::kOnnx;
     if (fs::exists(path / "export.meta", ec)) return LegacyFormatError(path);
     TFHOST_ASSIGN_OR_RETURN(fs::path version, LatestVersionDir(path));
-    return IsSavedModelDir(version) ? ModelFormat::kSavedModel : ModelFormat::kTflite;
+    if (IsSavedModelDir(version)) return ModelFormat::kSavedModel;
+    return HasTfliteModel(version) ? ModelFormat::kTflite : ModelFormat::kOnnx;
   }
   std::string name = path.filename().string();
   if (name == "saved_model.pb" || name == "saved_model.pbtxt") return ModelFormat::kSavedModel;
   if (name == "export.meta" || path.extension() == ".meta") return LegacyFormatError(path);
   if (path.extension() == ".json") return ModelFormat::kTfjs;
+  if (path.extension() == ".onnx") return ModelFormat::kOnnx;
   // By the flatbuffer's identifier, so a renamed file is recognized too.
   if (path.extension() == ".tflite" || IsTfliteModelFile(path_string)) return ModelFormat::kTflite;
   if (path.extension() == ".pb" || path.extension() == ".pbtxt" || path.extension() == ".graphdef") {
@@ -95,7 +107,7 @@ StatusOr<ModelFormat> DetectModelFormat(const std::string& path_string) {
   }
   return InvalidArgument("cannot tell the model format of " + path_string +
                          ": expected a SavedModel directory, a TF Serving base path, a model.json "
-                         "(TensorFlow.js), a .tflite (TensorFlow Lite) or a .pb/.pbtxt GraphDef");
+                         "(TensorFlow.js), a .tflite (TensorFlow Lite), a .onnx (ONNX) or a .pb/.pbtxt GraphDef");
 }
 
 StatusOr<std::unique_ptr<runtime::Model>> LoadModel(const std::string& path_string,
@@ -122,6 +134,14 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadModel(const std::string& path_stri
         TFHOST_ASSIGN_OR_RETURN(dir, LatestVersionDir(dir));
       }
       return LoadTfliteModel((dir / kTfliteModelFileName).string(), options);
+    }
+    case ModelFormat::kOnnx: {
+      if (!fs::is_directory(path, ec)) return LoadOnnxModel(path.string(), options);
+      fs::path dir = path;
+      if (!HasOnnxModel(dir)) {
+        TFHOST_ASSIGN_OR_RETURN(dir, LatestVersionDir(dir));
+      }
+      return LoadOnnxModel((dir / kOnnxModelFileName).string(), options);
     }
     case ModelFormat::kTfjs: {
       fs::path json = fs::is_directory(path, ec) ? path / "model.json" : path;

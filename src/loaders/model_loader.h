@@ -1,8 +1,9 @@
 // Loads any model format tfhost understands into a runtime::Model:
 // SavedModel directories (TF1 and TF2; a TF Serving base path with numeric
 // version folders picks the highest version), frozen GraphDefs (.pb/.pbtxt),
-// TensorFlow.js graph models (model.json) and TensorFlow Lite models
-// (.tflite, or a version folder's model.tflite). Legacy formats (SessionBundle,
+// TensorFlow.js graph models (model.json), TensorFlow Lite models
+// (.tflite, or a version folder's model.tflite) and ONNX models (.onnx, or a
+// version folder's model.onnx when it has no SavedModel). Legacy formats (SessionBundle,
 // bare export.meta) are refused with an error that says what they are.
 #pragma once
 
@@ -49,7 +50,7 @@ struct LoadOptions {
   bool prefer_tflite_model = false;
 };
 
-enum class ModelFormat { kSavedModel, kGraphDef, kTfjs, kTflite };
+enum class ModelFormat { kSavedModel, kGraphDef, kTfjs, kTflite, kOnnx };
 const char* ModelFormatName(ModelFormat format);
 
 // Decides the format from the path (directory contents, file name, magic);

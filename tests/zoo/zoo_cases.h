@@ -1,15 +1,21 @@
 // The gtest side shared by the suites that run a manifest's models against a
-// reference (zoo_test: TensorFlow; tests/tflite: LiteRT): one registered case
+// reference (zoo_test: TensorFlow; tests/tflite: LiteRT; tests/onnx: ONNX
+// Runtime): one registered case
 // per model and signature, and the known-failure rule applied to each case's
 // result. Used from main(), before RUN_ALL_TESTS.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <string>
 
+#include "loaders/model_loader.h"
 #include "zoo_manifest.h"
 
 namespace tfhost::zoo {
@@ -52,6 +58,106 @@ inline void ExpectCaseResult(const Status& result, const ZooModel& m, const Sign
         << "known failure '" << it->second.error_part << "' (" << it->second.reason
         << ") now fails differently: " << result.ToString();
   }
+}
+
+// The largest |actual - expected| over max|expected| (float outputs), for
+// the log: how close the kernels come, not only that they pass.
+inline double RelativeError(const Tensor& expected, const Tensor& actual) {
+  if (expected.dtype() != DType::kFloat || actual.dtype() != DType::kFloat ||
+      expected.NumElements() != actual.NumElements()) {
+    return 0;
+  }
+  double scale = 0, worst = 0;
+  for (int64_t i = 0; i < expected.NumElements(); ++i) {
+    scale = std::max(scale, std::abs(static_cast<double>(expected.data<float>()[i])));
+    worst = std::max(worst, std::abs(static_cast<double>(expected.data<float>()[i]) - actual.data<float>()[i]));
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+// Loads model `m` from `dir` (it must load as `format`), runs signature
+// `sig` on its saved inputs and compares each output with the reference
+// runtime's (`reference`, "LiteRT"); logs each output's relative error
+// under `tag`. The first problem is the error: a load or run failure, or
+// every output that differs.
+inline Status RunDerivedCase(const std::string& dir, const ZooModel& m, const SignatureCase& sig,
+                             const std::string& format, const std::string& reference, const std::string& tag) {
+  TFHOST_ASSIGN_OR_RETURN(auto model, loaders::LoadModel(dir + "/" + m.path));
+  if (model->info().format != format) return Internal(m.path + " loaded as " + model->info().format);
+  std::map<std::string, Tensor> inputs;
+  for (const auto& [key, file] : sig.inputs) {
+    TFHOST_ASSIGN_OR_RETURN(Tensor t, ReadTensorProtoFile(dir + "/" + file));
+    inputs.emplace(key, std::move(t));
+  }
+  TFHOST_ASSIGN_OR_RETURN(auto outputs, model->RunSignature(sig.key, inputs));
+  std::string mismatches;
+  if (outputs.size() != sig.outputs.size()) mismatches += "\n  tfhost returned outputs " + reference + "'s lacks";
+  for (const auto& [key, expected_out] : sig.outputs) {
+    TFHOST_ASSIGN_OR_RETURN(Tensor expected, ReadTensorProtoFile(dir + "/" + expected_out.file));
+    auto it = outputs.find(key);
+    if (it == outputs.end()) {
+      mismatches += "\n  output '" + key + "': missing from tfhost's outputs";
+      continue;
+    }
+    Status st = CompareOutput(expected, it->second, expected_out.tolerance);
+    if (!st.ok()) mismatches += "\n  output '" + key + "': " + st.message();
+    std::cout << tag << ": " << m.name << "/" << sig.key << " output '" << key << "': max |tfhost - " << reference
+              << "| / max|" << reference << "| = " << RelativeError(expected, it->second) << "\n";
+  }
+  if (!mismatches.empty()) {
+    return InvalidArgument(m.name + " signature '" + sig.key + "' differs from " + reference + ":" + mismatches);
+  }
+  return OkStatus();
+}
+
+// What a suite of models derived from the zoo (TFLite, ONNX conversions)
+// needs from main(): the folder its with_*.sh wrapper names in `env_var`,
+// that folder's manifest and the suite's known failures.
+struct DerivedSuite {
+  std::string dir;
+  Manifest manifest;
+  std::map<std::string, KnownFailure> known_failures;
+};
+
+// Reads them, or prints why not (naming `program` and `wrapper`) and exits 1.
+// Registers "<suite>Manifest.ListsEveryGeneratedModel", which needs at least
+// `min_models` (a generator that silently lost models would otherwise pass
+// with fewer), and `check` for every signature. The result lives until exit.
+inline const DerivedSuite& SetUpDerivedSuite(const std::string& program, const char* env_var,
+                                             const std::string& wrapper, const std::string& known_failures_path,
+                                             const std::string& suite, size_t min_models,
+                                             std::function<void(const ZooModel&, const SignatureCase&)> check) {
+  static DerivedSuite derived;
+  const char* dir = std::getenv(env_var);
+  if (dir == nullptr || *dir == '\0') {
+    std::cerr << program << ": " << env_var << " is not set; run it through " << wrapper << "\n";
+    std::exit(1);
+  }
+  derived.dir = dir;
+  auto manifest = ReadManifest(derived.dir);
+  if (!manifest.ok()) {
+    std::cerr << program << ": " << manifest.status().ToString() << "\n";
+    std::exit(1);
+  }
+  auto known = ReadKnownFailures(known_failures_path);
+  if (!known.ok()) {
+    std::cerr << program << ": " << known.status().ToString() << "\n";
+    std::exit(1);
+  }
+  derived.manifest = std::move(*manifest);
+  derived.known_failures = std::move(*known);
+  ::testing::RegisterTest((suite + "Manifest").c_str(), "ListsEveryGeneratedModel", nullptr, nullptr, __FILE__,
+                          __LINE__, [min_models]() -> ::testing::Test* {
+                            struct T : ::testing::Test {
+                              size_t min = 0;
+                              void TestBody() override { EXPECT_GE(derived.manifest.models.size(), min) << derived.dir; }
+                            };
+                            auto* t = new T;
+                            t->min = min_models;
+                            return t;
+                          });
+  RegisterSignatureCases(suite.c_str(), derived.manifest, std::move(check));
+  return derived;
 }
 
 }  // namespace tfhost::zoo

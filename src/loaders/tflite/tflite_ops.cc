@@ -14,41 +14,6 @@ StatusOr<ir::TensorRef> OpContext::In(int i) const {
 
 Status OpContext::Error(const std::string& what) const { return InvalidArgument(where + ": " + what); }
 
-tensorflow::AttrValue IntAttr(int64_t v) {
-  tensorflow::AttrValue a;
-  a.set_i(v);
-  return a;
-}
-
-tensorflow::AttrValue FloatAttr(float v) {
-  tensorflow::AttrValue a;
-  a.set_f(v);
-  return a;
-}
-
-tensorflow::AttrValue BoolAttr(bool v) {
-  tensorflow::AttrValue a;
-  a.set_b(v);
-  return a;
-}
-
-tensorflow::AttrValue StringAttr(const std::string& v) {
-  tensorflow::AttrValue a;
-  a.set_s(v);
-  return a;
-}
-
-tensorflow::AttrValue TypeAttr(DType v) {
-  tensorflow::AttrValue a;
-  a.set_type(static_cast<tensorflow::DataType>(v));
-  return a;
-}
-
-tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v) {
-  tensorflow::AttrValue a;
-  for (int64_t x : v) a.mutable_list()->add_i(x);
-  return a;
-}
 
 StatusOr<ir::TensorRef> FinishWithActivation(const OpContext& ctx, fb::ActivationFunctionType activation,
                                              const std::string& op, std::vector<ir::TensorRef> inputs,

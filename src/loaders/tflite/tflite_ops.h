@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "loaders/imported_graph_util.h"
 #include "loaders/tflite/tflite_graph_builder.h"
 
 namespace tfhost::loaders::tflite {
@@ -61,13 +62,6 @@ Status MapSimple(const OpContext& ctx, const std::string& op, int arity, ir::Att
 // (Cast's DstT, Shape's out_type, ArgMax's output_type).
 Status MapToOutputType(const OpContext& ctx, const std::string& op, const std::string& attr, int arity);
 
-// Attr values.
-tensorflow::AttrValue IntAttr(int64_t v);
-tensorflow::AttrValue FloatAttr(float v);
-tensorflow::AttrValue BoolAttr(bool v);
-tensorflow::AttrValue StringAttr(const std::string& v);
-tensorflow::AttrValue TypeAttr(DType v);
-tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v);
 
 // Applies a fused activation to `x`; the last node added is the output
 // node of `outputs` (pass {} to leave it unnamed). Refuses SIGN_BIT.

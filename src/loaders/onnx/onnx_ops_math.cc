@@ -1,0 +1,236 @@
+// Element-wise arithmetic (NumPy broadcasting, as TensorFlow's binary ops
+// do), comparisons and logic, Cast, and the Reduce* family.
+#include <map>
+
+#include "loaders/onnx/onnx_ops.h"
+#include "loaders/onnx/onnx_tensor.h"
+
+namespace tfhost::loaders::onnx {
+
+namespace {
+
+ir::PartialShape Broadcast(const ValueInfo& a, const ValueInfo& b) {
+  auto s = ir::BroadcastPartialShapes(a.shape, b.shape);
+  return s.ok() ? *s : ir::PartialShape::Unknown();
+}
+
+// A binary op: `op` on inputs 0 and 1; `out_dtype` kInvalid keeps input 0's.
+Status EmitBinary(const NodeContext& ctx, const std::string& op, DType out_dtype = DType::kInvalid) {
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.In(1));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* a, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* c, ctx.Info(1));
+  if (a->dtype != DType::kInvalid && c->dtype != DType::kInvalid && a->dtype != c->dtype) {
+    return ctx.Error("inputs have different types (" + DTypeName(a->dtype) + " and " + DTypeName(c->dtype) + ")");
+  }
+  return ctx.Emit(op, {x, y}, {}, out_dtype == DType::kInvalid ? a->dtype : out_dtype, Broadcast(*a, *c));
+}
+
+template <const char* kOp>
+Status MapBinary(const NodeContext& ctx) { return EmitBinary(ctx, kOp); }
+
+template <const char* kOp>
+Status MapCompare(const NodeContext& ctx) { return EmitBinary(ctx, kOp, DType::kBool); }
+
+template <const char* kOp>
+Status MapUnary(const NodeContext& ctx) { return EmitUnary(ctx, kOp); }
+
+constexpr char kAddV2[] = "AddV2", kSub[] = "Sub", kMul[] = "Mul";
+constexpr char kSqrt[] = "Sqrt", kExp[] = "Exp", kLog[] = "Log", kNeg[] = "Neg", kAbs[] = "Abs",
+               kReciprocal[] = "Reciprocal", kFloor[] = "Floor", kCeil[] = "Ceil", kErf[] = "Erf", kSin[] = "Sin",
+               kCos[] = "Cos", kSign[] = "Sign", kRound[] = "Round", kLogicalNot[] = "LogicalNot", kIdentity[] = "Identity";
+constexpr char kEqual[] = "Equal", kLess[] = "Less", kGreater[] = "Greater", kLessEqual[] = "LessEqual",
+               kGreaterEqual[] = "GreaterEqual", kLogicalAnd[] = "LogicalAnd", kLogicalOr[] = "LogicalOr";
+
+// Integer division truncates toward zero in ONNX (as C does).
+Status MapDiv(const NodeContext& ctx) { return EmitBinary(ctx, IsInteger(ctx.InType(0)) ? "TruncateDiv" : "RealDiv"); }
+
+// ONNX lets the exponent have another type than the base; TensorFlow's Pow
+// does not, so the exponent is cast to the base's type.
+Status MapPow(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.In(1));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* a, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* c, ctx.Info(1));
+  if (a->dtype == DType::kInvalid) return ctx.Unsupported("the base's type is not known at load");
+  if (c->dtype != a->dtype) {
+    ir::AttrMap attrs;
+    attrs["DstT"] = TypeAttr(a->dtype);
+    TFHOST_ASSIGN_OR_RETURN(y, ctx.Helper("exponent", "Cast", {y}, std::move(attrs)));
+  }
+  return ctx.Emit("Pow", {x, y}, {}, a->dtype, Broadcast(*a, *c));
+}
+
+// Max, Min, Sum and Mean take any number of inputs, broadcast together.
+template <int kKind>  // 0 Max, 1 Min, 2 Sum, 3 Mean
+Status MapVariadic(const NodeContext& ctx) {
+  static const char* kOps[] = {"Maximum", "Minimum", "AddV2", "AddV2"};
+  const int n = ctx.node->input_size();
+  if (n < 1) return ctx.Error("needs at least one input");
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef acc, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* first, ctx.Info(0));
+  ValueInfo info = *first;
+  for (int i = 1; i < n; ++i) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef next, ctx.In(i));
+    TFHOST_ASSIGN_OR_RETURN(const ValueInfo* ni, ctx.Info(i));
+    info.shape = Broadcast(info, *ni);
+    TFHOST_ASSIGN_OR_RETURN(acc, ctx.Helper("acc_" + std::to_string(i), kOps[kKind], {acc, next}));
+  }
+  if (kKind == 3 && n > 1) {
+    if (info.dtype != DType::kFloat) return ctx.Unsupported("Mean of " + DTypeName(info.dtype) + " inputs");
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef count, ctx.Const("count", Tensor::Scalar(static_cast<float>(n))));
+    return ctx.Emit("RealDiv", {acc, count}, {}, info.dtype, info.shape);
+  }
+  return ctx.BindOutput(0, acc, info.dtype, info.shape);
+}
+
+Status MapWhere(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef c, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(1));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.In(2));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* ci, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(1));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* yi, ctx.Info(2));
+  ValueInfo xy;
+  xy.shape = Broadcast(*xi, *yi);
+  return ctx.Emit("SelectV2", {c, x, y}, {}, xi->dtype, Broadcast(*ci, xy));
+}
+
+Status EmitCast(const NodeContext& ctx, DType to) {
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* info, ctx.Info(0));
+  if (to == DType::kString || info->dtype == DType::kString) return ctx.Unsupported("casts to or from STRING");
+  ir::AttrMap attrs;
+  attrs["DstT"] = TypeAttr(to);
+  return ctx.Emit("Cast", {x}, std::move(attrs), to, info->shape);
+}
+
+Status MapCast(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t to, ctx.Int("to", 0));
+  const DType dtype = DTypeFromOnnx(static_cast<int32_t>(to));
+  if (dtype == DType::kInvalid) return ctx.Unsupported("casts to " + OnnxTypeName(static_cast<int32_t>(to)));
+  return EmitCast(ctx, dtype);
+}
+
+Status MapCastLike(const NodeContext& ctx) {
+  const DType to = ctx.InType(1);
+  if (to == DType::kInvalid) return ctx.Unsupported("the type of input 1 is not known at load");
+  return EmitCast(ctx, to);
+}
+
+// The Reduce* family. Axes come from the `axes` attribute before the opset
+// that made them an input (13 for ReduceSum, 18 for the others).
+enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2 };
+
+template <Reduce kKind>
+Status MapReduce(const NodeContext& ctx) {
+  const int64_t input_from = kKind == Reduce::kSum ? 13 : 18;
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* info, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
+  TFHOST_ASSIGN_OR_RETURN(int64_t noop, ctx.Int("noop_with_empty_axes", 0));
+  std::vector<int64_t> axes;
+  if (ctx.opset >= input_from) {
+    if (ctx.Has(1)) {
+      TFHOST_ASSIGN_OR_RETURN(axes, ctx.ConstInts(1, "axes"));
+    }
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
+  }
+  if (axes.empty() && noop != 0) return ctx.BindOutput(0, x, info->dtype, info->shape);
+  ir::PartialShape out = ir::PartialShape::Unknown();
+  ir::TensorRef axes_ref;
+  const int rank = info->rank();
+  if (axes.empty()) {
+    if (rank < 0) return ctx.Unsupported("reducing every axis needs the input's rank, which is not known at load");
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  if (rank >= 0) {
+    std::vector<bool> reduced(rank, false);
+    for (int64_t& a : axes) {
+      TFHOST_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, a, rank, "axis"));
+      a = axis;
+      reduced[axis] = true;
+    }
+    out = ir::PartialShape::Known({});
+    for (int i = 0; i < rank; ++i) {
+      if (!reduced[i]) out.dims.push_back(info->shape.dim(i));
+      else if (keepdims) out.dims.push_back(1);
+    }
+  }
+  TFHOST_ASSIGN_OR_RETURN(axes_ref, ctx.Const("axes", Int64Vector(axes)));
+  ir::AttrMap attrs;
+  attrs["keep_dims"] = BoolAttr(keepdims != 0);
+  static const std::map<Reduce, const char*> kOps = {
+      {Reduce::kSum, "Sum"},       {Reduce::kMean, "Mean"}, {Reduce::kMax, "Max"}, {Reduce::kMin, "Min"},
+      {Reduce::kProd, "Prod"},     {Reduce::kSumSquare, "Sum"}, {Reduce::kL1, "Sum"}, {Reduce::kL2, "Sum"}};
+  const char* op = kOps.at(kKind);
+  if (kKind == Reduce::kSumSquare || kKind == Reduce::kL2) {
+    TFHOST_ASSIGN_OR_RETURN(x, ctx.Helper("square", "Square", {x}));
+  } else if (kKind == Reduce::kL1) {
+    TFHOST_ASSIGN_OR_RETURN(x, ctx.Helper("abs", "Abs", {x}));
+  }
+  if (kKind == Reduce::kL2) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sum, ctx.Helper("sum", op, {x, axes_ref}, std::move(attrs)));
+    return ctx.Emit("Sqrt", {sum}, {}, info->dtype, out);
+  }
+  return ctx.Emit(op, {x, axes_ref}, std::move(attrs), info->dtype, out);
+}
+
+const std::map<std::string, MapFn>& Table() {
+  static const auto* table = new std::map<std::string, MapFn>{
+      {"Add", MapBinary<kAddV2>},
+      {"Sub", MapBinary<kSub>},
+      {"Mul", MapBinary<kMul>},
+      {"Div", MapDiv},
+      {"Pow", MapPow},
+      {"Max", MapVariadic<0>},
+      {"Min", MapVariadic<1>},
+      {"Sum", MapVariadic<2>},
+      {"Mean", MapVariadic<3>},
+      {"Sqrt", MapUnary<kSqrt>},
+      {"Exp", MapUnary<kExp>},
+      {"Log", MapUnary<kLog>},
+      {"Neg", MapUnary<kNeg>},
+      {"Abs", MapUnary<kAbs>},
+      {"Reciprocal", MapUnary<kReciprocal>},
+      {"Floor", MapUnary<kFloor>},
+      {"Ceil", MapUnary<kCeil>},
+      {"Erf", MapUnary<kErf>},
+      {"Sin", MapUnary<kSin>},
+      {"Cos", MapUnary<kCos>},
+      {"Sign", MapUnary<kSign>},
+      // ONNX Round rounds halves to even, as TensorFlow's Round does.
+      {"Round", MapUnary<kRound>},
+      {"Not", MapUnary<kLogicalNot>},
+      {"Identity", MapUnary<kIdentity>},
+      {"Equal", MapCompare<kEqual>},
+      {"Less", MapCompare<kLess>},
+      {"Greater", MapCompare<kGreater>},
+      {"LessOrEqual", MapCompare<kLessEqual>},
+      {"GreaterOrEqual", MapCompare<kGreaterEqual>},
+      {"And", MapCompare<kLogicalAnd>},
+      {"Or", MapCompare<kLogicalOr>},
+      {"Where", MapWhere},
+      {"Cast", MapCast},
+      {"CastLike", MapCastLike},
+      {"ReduceSum", MapReduce<Reduce::kSum>},
+      {"ReduceMean", MapReduce<Reduce::kMean>},
+      {"ReduceMax", MapReduce<Reduce::kMax>},
+      {"ReduceMin", MapReduce<Reduce::kMin>},
+      {"ReduceProd", MapReduce<Reduce::kProd>},
+      {"ReduceSumSquare", MapReduce<Reduce::kSumSquare>},
+      {"ReduceL1", MapReduce<Reduce::kL1>},
+      {"ReduceL2", MapReduce<Reduce::kL2>},
+  };
+  return *table;
+}
+
+}  // namespace
+
+MapFn FindMathMapper(const std::string& op_type) {
+  auto it = Table().find(op_type);
+  return it == Table().end() ? nullptr : it->second;
+}
+
+}  // namespace tfhost::loaders::onnx
