@@ -104,9 +104,10 @@ Status ValidateModelServerConfig(const ModelServerConfig& config) {
     }
     if (m.base_path().empty()) return InvalidArgument(where + ": 'base_path' is empty; expected the directory "
                                                       "holding numeric version subdirectories");
-    if (!m.model_platform().empty() && m.model_platform() != "tensorflow") {
+    if (!m.model_platform().empty() && m.model_platform() != "tensorflow" && m.model_platform() != "tflite" &&
+        m.model_platform() != "onnx") {
       return InvalidArgument(where + ": model_platform \"" + m.model_platform() +
-                             "\" is not supported; expected \"tensorflow\"");
+                             "\" is not supported; expected \"tensorflow\", \"tflite\" or \"onnx\"");
     }
     if (m.model_type() == tensorflow::serving::OTHER) {
       return InvalidArgument(where + ": model_type OTHER is not supported; expected TENSORFLOW or unset");

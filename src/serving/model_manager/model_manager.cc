@@ -7,6 +7,8 @@
 #include <set>
 
 #include "base/trace/trace.h"
+#include "loaders/onnx/onnx_loader.h"
+#include "loaders/tflite/tflite_loader.h"
 
 namespace tfhost::serving {
 
@@ -488,7 +490,12 @@ void ModelManager::StartLoad(ModelEntry& model, int64_t version, const std::stri
     std::lock_guard lock(settle_mu_);
     ++pending_;
   }
-  Spawn([this, name, version, path, entry] { LoadThread(name, version, path, entry); });
+  // model_platform "tflite" / "onnx": the version folder's model file of that
+  // format is served, whatever else the folder holds.
+  std::string load_path = path;
+  if (model.config.model_platform() == "tflite") load_path = path + "/" + loaders::kTfliteModelFileName;
+  if (model.config.model_platform() == "onnx") load_path = path + "/" + loaders::kOnnxModelFileName;
+  Spawn([this, name, version, load_path, entry] { LoadThread(name, version, load_path, entry); });
 }
 
 void ModelManager::StartUnload(ModelEntry& model, int64_t version) {
