@@ -94,8 +94,9 @@ def prepare(model, batches, runtimes, logs, timeout):
     export = common.read_json(done)
     export["ok"] = True
     conversions = {}
-    for rt in runtimes:
-        if rt not in common.CONVERTED:
+    for runtime in runtimes:
+        rt = common.TFHOST_ON_CONVERSION.get(runtime, runtime)
+        if rt not in common.CONVERTED or rt in conversions:
             continue
         status = mdir / f"convert_{rt}.json"
         if not status.exists():
@@ -111,11 +112,12 @@ def prepare(model, batches, runtimes, logs, timeout):
     return export, conversions
 
 
-def measure_tfhost(tfhost, model, threads, batch, runs, warmup, work, logs, tag, timeout):
+def measure_tfhost(tfhost, model_file, model, threads, batch, runs, warmup, work, logs, tag, timeout):
     """Two fresh processes: `tfhost run`, whose whole life (start, load, first
     inference, writing the outputs, exit) is the cold start and whose outputs
-    are cross-checked; then `tfhost bench` for the latencies."""
-    sm = common.model_dir(model) / "saved_model"
+    are cross-checked; then `tfhost bench` for the latencies. `model_file`:
+    the SavedModel, or another runtime's conversion (common.CONVERTED)."""
+    sm = common.model_dir(model) / model_file
     feeds = []
     for f in sorted(common.inputs_dir(model, batch).glob("*.npy")):
         feeds += ["--input", f"{f.stem}={f}"]
@@ -190,8 +192,9 @@ def measure_setting(cfg, model, sname, export, conversions):
     failed = {}
     if not export["ok"]:
         failed = {rt: f"export failed: {export['reason']}" for rt in runtimes}
-    for rt, conv in conversions.items():
-        if not conv["ok"]:
+    for rt in runtimes:
+        conv = conversions.get(common.TFHOST_ON_CONVERSION.get(rt, rt))
+        if conv is not None and not conv["ok"]:
             failed.setdefault(rt, f"conversion failed: {conv['reason']}")
     per_rt, outputs = {rt: [] for rt in runtimes}, {}
     for r in range(cfg["rounds"] if export["ok"] else 0):
@@ -202,7 +205,9 @@ def measure_setting(cfg, model, sname, export, conversions):
             log(f"{tag} (load {os.getloadavg()[0]:.2f})")
             args = (model, threads, batch, runs, warmup, cfg["work"] / rt, cfg["logs"], tag, cfg["timeout"])
             if rt == "tfhost":
-                res = measure_tfhost(cfg["tfhost"], *args)
+                res = measure_tfhost(cfg["tfhost"], "saved_model", *args)
+            elif rt in common.TFHOST_ON_CONVERSION:
+                res = measure_tfhost(cfg["tfhost"], common.CONVERTED[common.TFHOST_ON_CONVERSION[rt]], *args)
             else:
                 res = measure_python(rt, *args)
             if not res["ok"]:
@@ -218,7 +223,7 @@ def measure_setting(cfg, model, sname, export, conversions):
             per_rt[rt].append(res)
     reference = common.load_npy_dir(common.reference_dir(model, batch)) if export["ok"] else {}
     return [report.row(model, sname, threads, batch, rt, per_rt[rt], failed.get(rt), outputs.get(rt), reference,
-                       conversions.get(rt)) for rt in runtimes]
+                       conversions.get(common.TFHOST_ON_CONVERSION.get(rt, rt))) for rt in runtimes]
 
 
 def main():

@@ -17,9 +17,12 @@ ROOT = HERE.parents[1]
 SEED = 20240917
 
 # The runtimes in their base order; rounds rotate and mirror it (bench.py).
-RUNTIMES = ["tfhost", "tensorflow", "onnxruntime", "openvino", "litert"]
+RUNTIMES = ["tfhost", "tensorflow", "onnxruntime", "openvino", "litert", "tfhost_onnx", "tfhost_tflite"]
 # The runtimes that need a converted model, and the file each conversion leaves.
 CONVERTED = {"onnxruntime": "model.onnx", "openvino": "openvino/model.xml", "litert": "model.tflite"}
+# tfhost run on another runtime's converted file (the same file that runtime
+# runs): runtime -> the runtime whose conversion it loads.
+TFHOST_ON_CONVERSION = {"tfhost_onnx": "onnxruntime", "tfhost_tflite": "litert"}
 
 # Inputs per model: key -> (dtype, shape without the batch, generator).
 # Generators are named, not lambdas, so the spec stays plain data; ranges

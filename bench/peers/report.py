@@ -109,7 +109,8 @@ def markdown(meta, rows):
         f"{meta['big_warmup']} + {meta['big_runs']} at the big batch; figures are medians over the rounds.",
         "p50 ÷ tfhost: above 1, tfhost is faster by that factor. Max rel err = max|x − TF| / max|TF| against "
         f"TensorFlow's outputs on the same inputs, bold above {common.REL_ERR_FLAG:g}. Cold start: process start "
-        "to first result. Peak RSS: the runtime's process, the highest over the rounds.",
+        "to first result. Peak RSS: the runtime's process, the highest over the rounds. tfhost_onnx and "
+        "tfhost_tflite are tfhost on the very .onnx and .tflite files onnxruntime and litert run.",
         "",
         "| model | setting | runtime | p50 ms | items/s | p50 ÷ tfhost | max rel err vs TF | cold start ms "
         "| peak RSS MiB | notes |",
