@@ -38,6 +38,34 @@ TEST(OnnxLoaderTest, RunsMatMulBiasReluOnAnyBatch) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y.data<float>()[i], want[i]) << "element " << i;
 }
 
+TEST(OnnxLoaderTest, GlobalAveragePoolOfUnknownRankAveragesEveryAxisAfterTheSecondWhenItRuns) {
+  tfhost::testing::TempDir dir("onnx_loader");
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  ::onnx::ValueInfoProto x;  // no shape: the rank is unknown at load
+  x.set_name("x");
+  x.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  *g->add_input() = x;
+  ::onnx::ValueInfoProto y = x;
+  y.set_name("y");
+  *g->add_output() = y;
+  *g->add_node() = Node("GlobalAveragePool", {"x"}, {"y"});
+  auto model = LoadOnnxModel(Write(dir, "m.onnx", m), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  // [2, 2, 3]: the mean over the last axis, kept as size 1.
+  auto out = (*model)->RunSignature("serving_default",
+                                    {{"x", Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 0, 0, 3, -1, 1, 9}, {2, 2, 3})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Tensor& got = out->at("y");
+  ASSERT_EQ(got.shape(), Shape({2, 2, 1}));
+  const std::vector<float> want = {2, 5, 1, 3};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got.data<float>()[i], want[i]) << "element " << i;
+}
+
 TEST(OnnxLoaderTest, ServingDefaultIsKeyedByOnnxNamesWithSymbolicDimsUnknown) {
   tfhost::testing::TempDir dir("onnx_loader");
   ::onnx::ModelProto m = BaseModel();

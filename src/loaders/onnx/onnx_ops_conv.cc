@@ -367,10 +367,23 @@ Status MapAveragePool(const NodeContext& ctx) {
 // GlobalAveragePool / GlobalMaxPool: a reduction over every spatial axis.
 template <bool kMax>
 Status MapGlobalPool(const NodeContext& ctx) {
-  TFHOST_ASSIGN_OR_RETURN(int rank, ctx.Rank(0, "global pooling"));
-  if (rank < 3) return ctx.Error("input has rank " + std::to_string(rank) + "; expected [N, C, spatial...]");
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  const int rank = xi->rank();
+  ir::AttrMap reduce_attrs;
+  reduce_attrs["keep_dims"] = BoolAttr(true);
+  if (rank < 0) {
+    // tf2onnx writes a layer norm's mean over the last axis as a Transpose
+    // then GlobalAveragePool, and the rank may be unknown at load: the
+    // spatial axes, 2 .. rank-1, are then computed when it runs.
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef r, ctx.Helper("rank", "Rank", {x}, {{"T", TypeAttr(xi->dtype)}}));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef two, ctx.Const("first_spatial", Tensor::Scalar<int32_t>(2)));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef one, ctx.Const("step", Tensor::Scalar<int32_t>(1)));
+    const ir::AttrMap range_attrs = {{"Tidx", TypeAttr(DType::kInt32)}};
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef axes, ctx.Helper("axes", "Range", {two, r, one}, range_attrs));
+    return ctx.Emit(kMax ? "Max" : "Mean", {x, axes}, std::move(reduce_attrs), xi->dtype, ir::PartialShape::Unknown());
+  }
+  if (rank < 3) return ctx.Error("input has rank " + std::to_string(rank) + "; expected [N, C, spatial...]");
   std::vector<int64_t> axes;
   ir::PartialShape out = ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1)});
   for (int i = 2; i < rank; ++i) {
@@ -378,9 +391,7 @@ Status MapGlobalPool(const NodeContext& ctx) {
     out.dims.push_back(1);
   }
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef axes_ref, ctx.Const("axes", Int64Vector(axes)));
-  ir::AttrMap attrs;
-  attrs["keep_dims"] = BoolAttr(true);
-  return ctx.Emit(kMax ? "Max" : "Mean", {x, axes_ref}, std::move(attrs), xi->dtype, out);
+  return ctx.Emit(kMax ? "Max" : "Mean", {x, axes_ref}, std::move(reduce_attrs), xi->dtype, out);
 }
 
 }  // namespace
