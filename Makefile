@@ -66,7 +66,9 @@ ASAN_TESTS := crc32c_test tensor_proto_test proto_wire_test tensor_bundle_reader
   graphdef_loader_test tfjs_loader_test saved_model_fixtures_test tfjs_models_test \
   example_decoder_test parse_example_test npy_io_test tensor_input_test flags_test session_test \
   tfrecord_reader_test example_test convert_test json_tensor_codec_test rest_api_handler_test \
-  model_config_test batching_parameters_test thread_pool_test
+  model_config_test batching_parameters_test thread_pool_test tflite_loader_test onnx_loader_test \
+  onnx_tensor_test object_graph_captures_test variable_freezing_test loop_projection_hoisting_test \
+  function_runtime_test
 # -O1 and line tables only: reports keep file:line, and compiling costs less
 # than the -O2 -g the fuzz build used before.
 SANITIZER_FLAGS := -O1 -gline-tables-only
