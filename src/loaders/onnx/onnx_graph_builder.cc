@@ -7,6 +7,18 @@
 
 namespace tfhost::loaders::onnx {
 
+namespace {
+
+// A Transpose's attrs; T stays unset for a value whose type is not known.
+ir::AttrMap TransposeAttrs(DType dtype) {
+  ir::AttrMap attrs;
+  if (dtype != DType::kInvalid) attrs["T"] = TypeAttr(dtype);
+  attrs["Tperm"] = TypeAttr(DType::kInt32);
+  return attrs;
+}
+
+}  // namespace
+
 std::string NodeNameFromValueName(const std::string& name) {
   std::string out;
   out.reserve(name.size());
@@ -119,6 +131,14 @@ StatusOr<ir::TensorRef> GraphBuilder::Ref(const std::string& name) {
   if (it == values_.end()) return Value(name).status();
   ValueInfo& info = it->second;
   if (info.ref.node >= 0) return info.ref;
+  if (info.nhwc.node >= 0) {
+    const Tensor to_nchw = Tensor::FromVector<int32_t>({0, 3, 1, 2});
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef perm, AddConst(NodeName(name) + "/to_nchw", to_nchw));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef nchw,
+                            AddNamedNode(name, "Transpose", {info.nhwc, perm}, TransposeAttrs(info.dtype)));
+    values_.at(name).ref = nchw;
+    return nchw;
+  }
   ir::Node node;
   node.name = names_.count(name) ? names_[name] : FreshName(NodeNameFromValueName(name));
   if (graph_->FindNode(node.name) >= 0) node.name = FreshName(node.name);
@@ -126,6 +146,30 @@ StatusOr<ir::TensorRef> GraphBuilder::Ref(const std::string& name) {
   TFHOST_ASSIGN_OR_RETURN(int id, graph_->AddNode(std::move(node)));
   info.ref = ir::TensorRef{id, 0};
   return info.ref;
+}
+
+StatusOr<ir::TensorRef> GraphBuilder::RefNhwc(const std::string& name) {
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* info, Value(name));
+  if (info->nhwc.node >= 0) return info->nhwc;
+  const DType dtype = info->dtype;
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef nchw, Ref(name));
+  const Tensor to_nhwc = Tensor::FromVector<int32_t>({0, 2, 3, 1});
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef perm, AddConst(NodeName(name) + "/to_nhwc", to_nhwc));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef nhwc,
+                          AddNode(NodeName(name) + "/nhwc", "Transpose", {nchw, perm}, TransposeAttrs(dtype)));
+  values_.at(name).nhwc = nhwc;
+  return nhwc;
+}
+
+bool GraphBuilder::OnlyNhwc(const std::string& name) const {
+  auto it = values_.find(name);
+  return it != values_.end() && it->second.ref.node < 0 && it->second.nhwc.node >= 0;
+}
+
+Status GraphBuilder::BindNhwc(const std::string& name, ir::TensorRef nhwc, DType dtype, ir::PartialShape shape) {
+  TFHOST_RETURN_IF_ERROR(Bind(name, ir::TensorRef{-1, 0}, dtype, std::move(shape)));
+  values_.at(name).nhwc = nhwc;
+  return OkStatus();
 }
 
 StatusOr<std::string> GraphBuilder::TensorName(const std::string& name) {

@@ -29,6 +29,12 @@ struct ValueInfo {
   DType dtype = DType::kInvalid;    // kInvalid: not known at load
   ir::PartialShape shape;           // Unknown() when not even the rank is known
   std::optional<Tensor> constant;   // initializers, Constant nodes, values folded at load
+  // A rank-4 value held in TensorFlow's NHWC layout as well: convolutions,
+  // pooling and the element-wise ops between them work on this form, so a
+  // tf2onnx CNN runs on the NHWC kernels and fusions. `ref` (ONNX's NCHW)
+  // is made from it, a Transpose, only when something reads it that way
+  // (node -1 until then). `shape` is always the NCHW shape.
+  ir::TensorRef nhwc{-1, 0};
   int rank() const { return shape.unknown_rank ? -1 : static_cast<int>(shape.dims.size()); }
 };
 
@@ -48,6 +54,11 @@ class GraphBuilder {
   // The graph output holding value `name` (a constant gets its Const node on
   // first use).
   StatusOr<ir::TensorRef> Ref(const std::string& name);
+  // Value `name` (rank 4) in NHWC layout: its NHWC form, or a Transpose of
+  // its NCHW one, made once.
+  StatusOr<ir::TensorRef> RefNhwc(const std::string& name);
+  // Whether value `name` exists only in NHWC form so far.
+  bool OnlyNhwc(const std::string& name) const;
   // "node:0" for value `name` (materializing it like Ref).
   StatusOr<std::string> TensorName(const std::string& name);
 
@@ -66,6 +77,8 @@ class GraphBuilder {
   // what the mapper did not know. A value may be defined only once.
   Status Bind(const std::string& name, ir::TensorRef ref, DType dtype, ir::PartialShape shape,
               std::optional<Tensor> constant = std::nullopt);
+  // Records value `name` (NCHW shape `shape`) by its NHWC form `nhwc`.
+  Status BindNhwc(const std::string& name, ir::TensorRef nhwc, DType dtype, ir::PartialShape shape);
   // Records value `name` as a constant, added as a Const only if read.
   Status BindConstant(const std::string& name, Tensor value);
   // The node name reserved for value `name` (base for helper node names).

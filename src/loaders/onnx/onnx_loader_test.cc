@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "base/test_status.h"
+#include "ir/attrs.h"
 #include "base/test_temp_dir.h"
 #include "loaders/onnx/onnx_test_model.h"
 
@@ -64,6 +66,63 @@ TEST(OnnxLoaderTest, GlobalAveragePoolOfUnknownRankAveragesEveryAxisAfterTheSeco
   ASSERT_EQ(got.shape(), Shape({2, 2, 1}));
   const std::vector<float> want = {2, 5, 1, 3};
   for (int i = 0; i < 4; ++i) EXPECT_EQ(got.data<float>()[i], want[i]) << "element " << i;
+}
+
+// x [1, 2, 3, 3] (NCHW) -> Conv 1x1 (2 -> 2 channels, bias) -> Relu ->
+// depthwise Conv 1x1 (group 2) -> Add of the Relu output -> y.
+::onnx::ModelProto ConvChainModel() {
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {1, 2, 3, 3});
+  *g->add_output() = TensorInfo("y", ::onnx::TensorProto::FLOAT, {1, 2, 3, 3});
+  *g->add_initializer() = FloatTensor("w1", {2, 2, 1, 1}, {1, -1, 0.5f, 2});
+  *g->add_initializer() = FloatTensor("b1", {2}, {0.25f, -3});
+  *g->add_initializer() = FloatTensor("w2", {2, 1, 1, 1}, {3, -2});
+  *g->add_node() = Node("Conv", {"x", "w1", "b1"}, {"c1"});
+  *g->add_node() = Node("Relu", {"c1"}, {"r1"});
+  ::onnx::NodeProto dw = Node("Conv", {"r1", "w2"}, {"c2"});
+  auto* group = dw.add_attribute();
+  group->set_name("group");
+  group->set_type(::onnx::AttributeProto::INT);
+  group->set_i(2);
+  *g->add_node() = dw;
+  *g->add_node() = Node("Add", {"c2", "r1"}, {"y"});
+  return m;
+}
+
+TEST(OnnxLoaderTest, ConvolutionChainsRunNhwcWithOneTransposeAtEachEnd) {
+  tfhost::testing::TempDir dir("onnx_loader");
+  LoadOptions options;
+  options.optimize_graph = false;  // the graph as the loader wrote it
+  auto model = LoadOnnxModel(Write(dir, "m.onnx", ConvChainModel()), options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const ir::Graph& graph = (*model)->session().graph();
+  int transposes = 0;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const ir::Node& n = graph.node(i);
+    transposes += n.op == "Transpose";
+    if (n.op == "Conv2D" || n.op == "DepthwiseConv2dNative" || n.op == "BiasAdd") {
+      EXPECT_EQ(ir::GetAttrOr<std::string>(n, "data_format", "NHWC").value(), "NHWC") << n.name;
+    }
+  }
+  EXPECT_EQ(transposes, 2);
+  // x[c][i] = c * 9 + i. c1 = w1 x + b1, r1 = relu(c1), y = w2 * r1 + r1 per channel.
+  std::vector<float> x(18);
+  for (int i = 0; i < 18; ++i) x[i] = static_cast<float>(i) - 4;
+  auto out = (*model)->RunSignature("serving_default", {{"x", Tensor::FromVector<float>(x, {1, 2, 3, 3})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Tensor& y = out->at("y");
+  ASSERT_EQ(y.shape(), Shape({1, 2, 3, 3}));
+  for (int i = 0; i < 9; ++i) {
+    const float r0 = std::max(0.0f, x[i] - x[9 + i] + 0.25f);
+    const float r1 = std::max(0.0f, 0.5f * x[i] + 2 * x[9 + i] - 3);
+    EXPECT_FLOAT_EQ(y.data<float>()[i], 3 * r0 + r0) << "channel 0, pixel " << i;
+    EXPECT_FLOAT_EQ(y.data<float>()[9 + i], -2 * r1 + r1) << "channel 1, pixel " << i;
+  }
 }
 
 TEST(OnnxLoaderTest, ServingDefaultIsKeyedByOnnxNamesWithSymbolicDimsUnknown) {

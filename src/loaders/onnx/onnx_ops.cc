@@ -150,6 +150,21 @@ Status NodeContext::Emit(const std::string& op, std::vector<ir::TensorRef> input
   return b->Bind(node->output(0), ref, dtype, std::move(shape));
 }
 
+bool NodeContext::IsNhwc(int i) const { return Has(i) && b->OnlyNhwc(node->input(i)); }
+
+StatusOr<ir::TensorRef> NodeContext::InNhwc(int i) const {
+  if (!Has(i)) return Error("input " + std::to_string(i) + " is required but absent");
+  auto ref = b->RefNhwc(node->input(i));
+  if (!ref.ok()) return ref.status().WithContext(where + " input " + std::to_string(i));
+  return ref;
+}
+
+Status NodeContext::EmitNhwc(const std::string& op, std::vector<ir::TensorRef> inputs, ir::AttrMap attrs, DType dtype,
+                             ir::PartialShape shape) const {
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ref, Helper(op + "_nhwc", op, std::move(inputs), std::move(attrs)));
+  return b->BindNhwc(node->output(0), ref, dtype, std::move(shape));
+}
+
 Status NodeContext::BindOutput(int i, ir::TensorRef ref, DType dtype, ir::PartialShape shape) const {
   if (i >= node->output_size() || node->output(i).empty()) return OkStatus();
   // An Identity gives the ONNX value its own node name (a signature output
@@ -175,8 +190,12 @@ Tensor Int64Vector(const std::vector<int64_t>& v) { return Tensor::FromVector(v)
 Tensor Int32Vector(const std::vector<int32_t>& v) { return Tensor::FromVector(v); }
 
 Status EmitUnary(const NodeContext& ctx, const std::string& op, ir::AttrMap attrs) {
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* info, ctx.Info(0));
+  if (ctx.IsNhwc(0)) {  // element-wise: the layout does not matter
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.InNhwc(0));
+    return ctx.EmitNhwc(op, {x}, std::move(attrs), info->dtype, info->shape);
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   return ctx.Emit(op, {x}, std::move(attrs), info->dtype, info->shape);
 }
 

@@ -64,6 +64,13 @@ struct NodeContext {
   // The node that writes output 0, bound with what is known about it.
   Status Emit(const std::string& op, std::vector<ir::TensorRef> inputs, ir::AttrMap attrs, DType dtype,
               ir::PartialShape shape) const;
+  // The NHWC layout (onnx_graph_builder.h, ValueInfo::nhwc): whether input
+  // i exists only as NHWC so far, the input in NHWC (a Transpose when it has
+  // only its NCHW form), and output 0 bound by an NHWC node `op`.
+  bool IsNhwc(int i) const;
+  StatusOr<ir::TensorRef> InNhwc(int i) const;
+  Status EmitNhwc(const std::string& op, std::vector<ir::TensorRef> inputs, ir::AttrMap attrs, DType dtype,
+                  ir::PartialShape shape) const;
   // Output `i` is `ref` (an existing node's output, or an Identity of it
   // when that output is already another ONNX value, so names stay apart).
   Status BindOutput(int i, ir::TensorRef ref, DType dtype, ir::PartialShape shape) const;

@@ -132,6 +132,18 @@ Status MapTranspose(const NodeContext& ctx) {
       out.dims[i] = xi->shape.dim(static_cast<int>(perm[i]));
     }
   }
+  // The layout changes a tf2onnx CNN starts and ends with: NHWC -> NCHW of
+  // a tensor is that tensor's NHWC form, and NCHW -> NHWC of a value held
+  // as NHWC is that form itself (onnx_graph_builder.h), so neither moves
+  // any data.
+  if (perm == std::vector<int64_t>{0, 3, 1, 2} && !ctx.IsNhwc(0)) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+    return ctx.EmitNhwc("Identity", {x}, {}, xi->dtype, out);
+  }
+  if (perm == std::vector<int64_t>{0, 2, 3, 1} && ctx.IsNhwc(0)) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.InNhwc(0));
+    return ctx.BindOutput(0, x, xi->dtype, out);
+  }
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef p, ctx.Const("perm", Int64Vector(perm)));
   return ctx.Emit("Transpose", {x, p}, {}, xi->dtype, out);

@@ -1,7 +1,9 @@
-// Convolutions and pooling over NCHW tensors. They run as TensorFlow's
-// Conv2D / Conv2DBackpropInput / MaxPool / AvgPool with data_format NCHW
-// (the reference kernels and oneDNN take it as it is), so no transposes
-// surround them. 1-D variants get a unit height: [N, C, L] -> [N, C, 1, L].
+// Convolutions and pooling over NCHW tensors. A 2-D convolution with
+// constant weights runs NHWC on its input's NHWC form and keeps its output
+// NHWC (onnx_graph_builder.h), where TensorFlow's fast kernels and fusions
+// are; the others run as TensorFlow's Conv2D / Conv2DBackpropInput /
+// MaxPool / AvgPool with data_format NCHW. 1-D variants get a unit height:
+// [N, C, L] -> [N, C, 1, L].
 // Filters are permuted once at load from ONNX's [M, C/group, kH, kW] to
 // TensorFlow's [kH, kW, C/group, M]; a grouped or depthwise convolution is
 // a Conv2D whose input has `group` times the filter's input channels.
@@ -164,6 +166,56 @@ StatusOr<std::pair<int, std::vector<int64_t>>> ConvRank(const NodeContext& ctx) 
   return std::pair(rank - 2, kernel);
 }
 
+// The NHWC attrs of a 2-D window.
+ir::AttrMap NhwcWindowAttrs(const Window& w, bool with_dilations) {
+  ir::AttrMap attrs;
+  attrs["strides"] = IntListAttr({1, w.strides[0], w.strides[1], 1});
+  if (with_dilations) attrs["dilations"] = IntListAttr({1, w.dilations[0], w.dilations[1], 1});
+  attrs["padding"] = StringAttr(w.padding);
+  if (w.padding == "EXPLICIT") attrs["explicit_paddings"] = IntListAttr({0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3], 0, 0});
+  attrs["data_format"] = StringAttr("NHWC");
+  return attrs;
+}
+
+// A 2-D convolution with constant weights on the NHWC form of its input
+// (onnx_graph_builder.h), its output kept NHWC: Conv2D for one group,
+// DepthwiseConv2dNative for one group per input channel. False (nothing
+// emitted) for the other cases, which run NCHW.
+StatusOr<bool> MapConvNhwc(const NodeContext& ctx, const Window& w, int64_t group) {
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(std::optional<Tensor> weights, ctx.ConstIn(1));
+  if (!weights.has_value() || weights->rank() != 4 || xi->rank() != 4) return false;
+  // One input channel per group: the input has `group` channels.
+  const int64_t out_c = weights->dim(0);
+  const bool depthwise = group > 1 && weights->dim(1) == 1 && out_c % group == 0;
+  if (group != 1 && !depthwise) return false;
+  Tensor filter = TransposeConstant(*weights, {2, 3, 1, 0});  // [kH, kW, C/group, M]
+  if (depthwise) {
+    // [kH, kW, 1, C * k] -> [kH, kW, C, k]: output channel c * k + j comes from input channel c
+    // in both TensorFlow's depthwise convolution and ONNX's grouped one.
+    TFHOST_ASSIGN_OR_RETURN(filter, filter.Reshaped(Shape({filter.dim(0), filter.dim(1), group, out_c / group})));
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.InNhwc(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef f, ctx.Const("filter", std::move(filter)));
+  const std::vector<int64_t> in = Spatial2D(xi->shape, false);
+  const ir::PartialShape out4 =
+      ir::PartialShape::Known({xi->shape.dim(0), out_c, OutSize(w, 0, in[0]), OutSize(w, 1, in[1])});
+  const std::string op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
+  ir::AttrMap attrs = NhwcWindowAttrs(w, true);
+  attrs["T"] = TypeAttr(xi->dtype);
+  if (!ctx.Has(2)) {
+    TFHOST_RETURN_IF_ERROR(ctx.EmitNhwc(op, {x, f}, std::move(attrs), xi->dtype, out4));
+    return true;
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.Helper(op, op, {x, f}, std::move(attrs)));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef bias, ctx.In(2));
+  ir::AttrMap bias_attrs;
+  bias_attrs["data_format"] = StringAttr("NHWC");
+  bias_attrs["T"] = TypeAttr(xi->dtype);
+  TFHOST_RETURN_IF_ERROR(ctx.EmitNhwc("BiasAdd", {y, bias}, std::move(bias_attrs), xi->dtype, out4));
+  return true;
+}
+
 Status MapConv(const NodeContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(auto spatial_kernel, ConvRank(ctx));
   auto [spatial, kernel] = spatial_kernel;
@@ -174,6 +226,10 @@ Status MapConv(const NodeContext& ctx) {
   if (group < 1) return ctx.Error("group is " + std::to_string(group) + "; expected >= 1");
   const int64_t out_c = wi->rank() == spatial + 2 ? wi->shape.dim(0) : -1;
   if (out_c > 0 && out_c % group != 0) return ctx.Error("weights have " + std::to_string(out_c) + " output channels, not a multiple of group " + std::to_string(group));
+  if (!w.one_d) {
+    TFHOST_ASSIGN_OR_RETURN(bool done, MapConvNhwc(ctx, w, group));
+    if (done) return OkStatus();
+  }
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(x, Lift(ctx, x, w.one_d));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef f, Filter(ctx, 1, spatial));
@@ -384,6 +440,12 @@ Status MapGlobalPool(const NodeContext& ctx) {
     return ctx.Emit(kMax ? "Max" : "Mean", {x, axes}, std::move(reduce_attrs), xi->dtype, ir::PartialShape::Unknown());
   }
   if (rank < 3) return ctx.Error("input has rank " + std::to_string(rank) + "; expected [N, C, spatial...]");
+  if (rank == 4 && ctx.IsNhwc(0)) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef xn, ctx.InNhwc(0));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef hw, ctx.Const("axes", Int32Vector({1, 2})));
+    return ctx.EmitNhwc(kMax ? "Max" : "Mean", {xn, hw}, std::move(reduce_attrs), xi->dtype,
+                        ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1), 1, 1}));
+  }
   std::vector<int64_t> axes;
   ir::PartialShape out = ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1)});
   for (int i = 2; i < rank; ++i) {

@@ -15,15 +15,57 @@ ir::PartialShape Broadcast(const ValueInfo& a, const ValueInfo& b) {
 }
 
 // A binary op: `op` on inputs 0 and 1; `out_dtype` kInvalid keeps input 0's.
+// Whether operand `v` may meet an NHWC operand of the same NCHW shape
+// without changing the result: the same shape, or a single element.
+bool LayoutFree(const ValueInfo& v, const ValueInfo& other) {
+  if (v.shape.rank_known() && v.shape.NumElements() == 1) return true;
+  return v.shape.rank() == 4 && v.shape == other.shape && v.shape.IsFullyDefined();
+}
+
+// A constant that broadcasts over NCHW's channel dim only ([C, 1, 1],
+// [1, C, 1, 1]) as the [C] it is in NHWC, where channels are last.
+std::optional<Tensor> PerChannelInNhwc(const std::optional<Tensor>& v) {
+  if (!v.has_value() || v->rank() < 3 || v->rank() > 4) return std::nullopt;
+  const int shift = 4 - v->rank();
+  for (int d = 0; d < v->rank(); ++d) {
+    if (d + shift != 1 && v->dim(d) != 1) return std::nullopt;
+  }
+  auto flat = v->Reshaped(Shape({v->NumElements()}));
+  return flat.ok() ? std::optional<Tensor>(*flat) : std::nullopt;
+}
+
 Status EmitBinary(const NodeContext& ctx, const std::string& op, DType out_dtype = DType::kInvalid) {
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.In(1));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* a, ctx.Info(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* c, ctx.Info(1));
   if (a->dtype != DType::kInvalid && c->dtype != DType::kInvalid && a->dtype != c->dtype) {
     return ctx.Error("inputs have different types (" + DTypeName(a->dtype) + " and " + DTypeName(c->dtype) + ")");
   }
-  return ctx.Emit(op, {x, y}, {}, out_dtype == DType::kInvalid ? a->dtype : out_dtype, Broadcast(*a, *c));
+  const DType dtype = out_dtype == DType::kInvalid ? a->dtype : out_dtype;
+  // An operand held only as NHWC (a convolution's output) stays so when the
+  // other one is too, or is a single element: element-wise ops do not care
+  // about the layout, so a residual Add between convolutions adds no
+  // Transpose.
+  if ((ctx.IsNhwc(0) || ctx.IsNhwc(1)) && (ctx.IsNhwc(0) || LayoutFree(*a, *c)) &&
+      (ctx.IsNhwc(1) || LayoutFree(*c, *a))) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.IsNhwc(0) || a->shape.NumElements() != 1 ? ctx.InNhwc(0) : ctx.In(0));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.IsNhwc(1) || c->shape.NumElements() != 1 ? ctx.InNhwc(1) : ctx.In(1));
+    return ctx.EmitNhwc(op, {x, y}, {}, dtype, Broadcast(*a, *c));
+  }
+  // An NHWC operand and a per-channel constant (a batch norm tf2onnx did not
+  // fold into the convolution).
+  for (int k : {0, 1}) {
+    if (!ctx.IsNhwc(k) || (k == 0 ? a : c)->rank() != 4) continue;
+    TFHOST_ASSIGN_OR_RETURN(std::optional<Tensor> other, ctx.ConstIn(1 - k));
+    std::optional<Tensor> channel = PerChannelInNhwc(other);
+    if (!channel.has_value()) continue;
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef xn, ctx.InNhwc(k));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef cn, ctx.Const("per_channel", *std::move(channel)));
+    return ctx.EmitNhwc(op, k == 0 ? std::vector<ir::TensorRef>{xn, cn} : std::vector<ir::TensorRef>{cn, xn}, {},
+                        dtype, Broadcast(*a, *c));
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.In(1));
+  return ctx.Emit(op, {x, y}, {}, dtype, Broadcast(*a, *c));
 }
 
 template <const char* kOp>
@@ -125,7 +167,6 @@ enum class Reduce { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2 };
 template <Reduce kKind>
 Status MapReduce(const NodeContext& ctx) {
   const int64_t input_from = kKind == Reduce::kSum ? 13 : 18;
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* info, ctx.Info(0));
   TFHOST_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
   TFHOST_ASSIGN_OR_RETURN(int64_t noop, ctx.Int("noop_with_empty_axes", 0));
@@ -137,7 +178,10 @@ Status MapReduce(const NodeContext& ctx) {
   } else {
     TFHOST_ASSIGN_OR_RETURN(axes, ctx.Ints("axes"));
   }
-  if (axes.empty() && noop != 0) return ctx.BindOutput(0, x, info->dtype, info->shape);
+  if (axes.empty() && noop != 0) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+    return ctx.BindOutput(0, x, info->dtype, info->shape);
+  }
   ir::PartialShape out = ir::PartialShape::Unknown();
   ir::TensorRef axes_ref;
   const int rank = info->rank();
@@ -158,6 +202,21 @@ Status MapReduce(const NodeContext& ctx) {
       else if (keepdims) out.dims.push_back(1);
     }
   }
+  // A convolution's NHWC output is reduced as it is, over the same dims in
+  // NHWC positions, when the result is NHWC too (kept dims) or the dims left
+  // come in the same order in both layouts (C reduced, or H and W: a global
+  // pooling to [N, C]).
+  bool nhwc = false;
+  if (rank == 4 && ctx.IsNhwc(0)) {
+    static constexpr int64_t kNhwcPosition[4] = {0, 3, 1, 2};
+    std::vector<bool> reduced(4, false);
+    for (int64_t a : axes) reduced[a] = true;
+    nhwc = keepdims != 0 || reduced[1] || (reduced[2] && reduced[3]);
+    if (nhwc) {
+      for (int64_t& a : axes) a = kNhwcPosition[a];
+    }
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, nhwc ? ctx.InNhwc(0) : ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(axes_ref, ctx.Const("axes", Int64Vector(axes)));
   ir::AttrMap attrs;
   attrs["keep_dims"] = BoolAttr(keepdims != 0);
@@ -170,11 +229,15 @@ Status MapReduce(const NodeContext& ctx) {
   } else if (kKind == Reduce::kL1) {
     TFHOST_ASSIGN_OR_RETURN(x, ctx.Helper("abs", "Abs", {x}));
   }
+  auto emit = [&](const std::string& name, std::vector<ir::TensorRef> inputs, ir::AttrMap a) {
+    return nhwc && keepdims != 0 ? ctx.EmitNhwc(name, std::move(inputs), std::move(a), info->dtype, out)
+                                 : ctx.Emit(name, std::move(inputs), std::move(a), info->dtype, out);
+  };
   if (kKind == Reduce::kL2) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sum, ctx.Helper("sum", op, {x, axes_ref}, std::move(attrs)));
-    return ctx.Emit("Sqrt", {sum}, {}, info->dtype, out);
+    return emit("Sqrt", {sum}, {});
   }
-  return ctx.Emit(op, {x, axes_ref}, std::move(attrs), info->dtype, out);
+  return emit(op, {x, axes_ref}, std::move(attrs));
 }
 
 const std::map<std::string, MapFn>& Table() {

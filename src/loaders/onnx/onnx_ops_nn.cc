@@ -210,7 +210,6 @@ Status MapHard(const NodeContext& ctx) {
 // Clip with optional min and max inputs; [0, 6] on floats is Relu6, which
 // the passes fuse into a preceding convolution.
 Status MapClip(const NodeContext& ctx) {
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
   std::optional<double> lo, hi;
   for (int i : {1, 2}) {
@@ -220,8 +219,10 @@ Status MapClip(const NodeContext& ctx) {
       (i == 1 ? lo : hi) = v->ToDoubleVector()[0];
     }
   }
-  if (xi->dtype == DType::kFloat && lo == 0.0 && hi == 6.0) return ctx.Emit("Relu6", {x}, {}, xi->dtype, xi->shape);
-  if (xi->dtype == DType::kFloat && lo == 0.0 && !ctx.Has(2)) return ctx.Emit("Relu", {x}, {}, xi->dtype, xi->shape);
+  if (xi->dtype == DType::kFloat && lo == 0.0 && (hi == 6.0 || !ctx.Has(2))) {
+    return EmitUnary(ctx, hi == 6.0 ? "Relu6" : "Relu");
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   ir::TensorRef y = x;
   if (ctx.Has(1)) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef m, ctx.In(1));

@@ -119,10 +119,12 @@ Status MapSlice(const NodeContext& ctx) {
 // from opset 18); TensorFlow wants [[begin, end], ...] per dimension.
 Status MapPad(const NodeContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(std::string mode, ctx.String("mode", "constant"));
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
   if (mode != "constant" && mode != "reflect") return ctx.Unsupported("mode '" + mode + "' (constant and reflect are supported)");
   TFHOST_ASSIGN_OR_RETURN(std::optional<Tensor> pads_c, ctx.ConstIn(1));
+  // A convolution's NHWC output is padded as it is (the rows reordered).
+  const bool nhwc = ctx.IsNhwc(0) && xi->rank() == 4 && pads_c.has_value();
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, nhwc ? ctx.InNhwc(0) : ctx.In(0));
   ir::TensorRef paddings;
   if (pads_c.has_value()) {
     TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstInts(1, "pads"));
@@ -148,6 +150,7 @@ Status MapPad(const NodeContext& ctx) {
       flat[2 * a] = pads[i];
       flat[2 * a + 1] = pads[i + n];
     }
+    if (nhwc) flat = {flat[0], flat[1], flat[4], flat[5], flat[6], flat[7], flat[2], flat[3]};
     TFHOST_ASSIGN_OR_RETURN(paddings, ctx.Const("paddings", Tensor::FromVector(flat, Shape({rank, 2}))));
   } else {
     if (ctx.Has(3)) return ctx.Unsupported("pads computed at run time together with axes");
@@ -158,12 +161,16 @@ Status MapPad(const NodeContext& ctx) {
     TFHOST_ASSIGN_OR_RETURN(paddings, ctx.Helper("paddings", "Transpose", {rows, perm}));
   }
   const ir::PartialShape out = xi->rank() >= 0 ? ir::PartialShape::UnknownOfRank(xi->rank()) : ir::PartialShape::Unknown();
+  auto emit = [&](const std::string& op, std::vector<ir::TensorRef> inputs, ir::AttrMap attrs) {
+    return nhwc ? ctx.EmitNhwc(op, std::move(inputs), std::move(attrs), xi->dtype, out)
+                : ctx.Emit(op, std::move(inputs), std::move(attrs), xi->dtype, out);
+  };
   if (mode == "reflect") {
     ir::AttrMap attrs;
     attrs["mode"] = StringAttr("REFLECT");
-    return ctx.Emit("MirrorPad", {x, paddings}, std::move(attrs), xi->dtype, out);
+    return emit("MirrorPad", {x, paddings}, std::move(attrs));
   }
-  if (!ctx.Has(2)) return ctx.Emit("Pad", {x, paddings}, {}, xi->dtype, out);
+  if (!ctx.Has(2)) return emit("Pad", {x, paddings}, {});
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef value, ctx.In(2));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* vi, ctx.Info(2));
   if (vi->rank() > 0) {
@@ -171,7 +178,7 @@ Status MapPad(const NodeContext& ctx) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar, ctx.Const("scalar_shape", Int64Vector({})));
     TFHOST_ASSIGN_OR_RETURN(value, ctx.Helper("constant_value", "Reshape", {value, scalar}));
   }
-  return ctx.Emit("PadV2", {x, paddings, value}, {}, xi->dtype, out);
+  return emit("PadV2", {x, paddings, value}, {});
 }
 
 // Split into the sizes of input 1, or equal parts (num_outputs from
