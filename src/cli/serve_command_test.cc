@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "base/test_http_client.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 
@@ -116,51 +117,11 @@ int FreePort() {
   return ntohs(addr.sin_port);
 }
 
-class Connection {
- public:
-  explicit Connection(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  }
-  ~Connection() { ::close(fd_); }
-  bool ok() const { return ok_; }
-  void Send(const std::string& s) { ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL); }
-  // Everything until the server closes or a Content-Length framed response ends.
-  std::string ReadResponse() {
-    std::string data;
-    char buf[4096];
-    for (;;) {
-      size_t head = data.find("\r\n\r\n");
-      if (head != std::string::npos) {
-        size_t cl = data.find("Content-Length: ");
-        if (cl != std::string::npos && cl < head) {
-          size_t length = std::stoul(data.substr(cl + 16));
-          if (data.size() >= head + 4 + length) return data;
-        }
-      }
-      ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-      if (n <= 0) return data;
-      data.append(buf, n);
-    }
-  }
-
- private:
-  int fd_ = -1;
-  bool ok_ = false;
-};
+// A whole response as text (head, blank line, body); "" when none came.
+std::string Raw(const testing::HttpReply& r) { return r.head.empty() ? "" : r.head + "\r\n\r\n" + r.body; }
 
 std::string Request(int port, const std::string& method, const std::string& path, const std::string& body = "") {
-  Connection c(port);
-  if (!c.ok()) return "";
-  c.Send(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n\r\n" + body);
-  return c.ReadResponse();
+  return Raw(testing::HttpExchange(port, method, path, body));
 }
 
 // A `tfhost serve` child process whose output goes to a file.
@@ -274,15 +235,15 @@ TEST(ServeBinaryTest, ServesTheModelAndDrainsAnInFlightRequestOnSigterm) {
   // A request whose body is still arriving when SIGTERM comes must be
   // answered before the process exits.
   std::string body = R"({"instances": [[4.0]]})";
-  Connection inflight(port);
-  ASSERT_TRUE(inflight.ok());
+  testing::HttpConnection inflight(port);
+  ASSERT_TRUE(inflight.connected());
   inflight.Send("POST /v1/models/half_plus_two:predict HTTP/1.1\r\nHost: x\r\nContent-Length: " +
                 std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 5));
   std::this_thread::sleep_for(200ms);
   server.Signal(SIGTERM);
   std::this_thread::sleep_for(300ms);
   inflight.Send(body.substr(5));
-  std::string answer = inflight.ReadResponse();
+  std::string answer = Raw(inflight.Read());
   EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
   EXPECT_NE(answer.find(R"({"predictions": [[4.0]]})"), std::string::npos) << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;

@@ -5,16 +5,13 @@
 // slices carry (request -> queue wait -> batch -> run -> nodes, or request
 // -> run -> nodes); and GET /v1/trace answers a trace, or 400/409 with the
 // reason.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <map>
 #include <set>
 #include <thread>
 
+#include "base/test_http_client.h"
 #include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "base/trace/chrome_json.h"
@@ -34,31 +31,17 @@ using trace::testing::ParsedSlice;
 using trace::testing::ParsedTrace;
 
 // One HTTP/1.1 exchange on a fresh connection: {status, body}; 0 when no
-// answer came.
+// answer came. Returns once the server has closed the connection, which it
+// does after the request's span has ended.
 std::pair<int, std::string> Exchange(int port, const std::string& method, const std::string& target,
                                      const std::string& body = "") {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  timeval tv{30, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return {0, ""};
-  }
-  const std::string request = method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " +
-                              std::to_string(body.size()) + "\r\n\r\n" + body;
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string in;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) in.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  const size_t head = in.find("\r\n\r\n");
-  if (in.size() < 12 || head == std::string::npos) return {0, ""};
-  return {std::stoi(in.substr(9, 3)), in.substr(head + 4)};
+  testing::HttpConnection c(port, 30);
+  if (!c.connected()) return {0, ""};
+  c.Send(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body);
+  testing::HttpReply r = c.Read();
+  c.ClosedByServer();
+  return {r.status, r.body};
 }
 
 // The demo models, a core serving half_plus_two (batched or not) and the

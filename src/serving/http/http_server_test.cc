@@ -1,10 +1,6 @@
 #include "serving/http/http_server.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,86 +8,14 @@
 #include <mutex>
 #include <thread>
 
+#include "base/test_http_client.h"
+
 namespace tfhost::serving {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A blocking test client over one TCP connection; every read has a timeout.
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{5, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  }
-  ~Client() { ::close(fd_); }
-  bool connected() const { return connected_; }
-
-  void Send(const std::string& data) {
-    size_t off = 0;
-    while (off < data.size()) {
-      ssize_t n = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      off += n;
-    }
-  }
-
-  struct Response {
-    int status = 0;
-    std::string head;
-    std::string body;
-  };
-
-  // Reads one response (Content-Length framed); status 0 if the connection
-  // closed or timed out first.
-  Response Read() {
-    Response r;
-    size_t head_end;
-    while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
-      if (!Fill()) return r;
-    }
-    r.head = buffer_.substr(0, head_end);
-    size_t length = 0;
-    size_t cl = Lower(r.head).find("content-length:");
-    if (cl != std::string::npos) length = std::stoul(r.head.substr(cl + 15));
-    while (buffer_.size() < head_end + 4 + length) {
-      if (!Fill()) return r;
-    }
-    r.body = buffer_.substr(head_end + 4, length);
-    buffer_.erase(0, head_end + 4 + length);
-    r.status = std::stoi(r.head.substr(9, 3));
-    return r;
-  }
-
-  // True if the server closed the connection (read returns 0) within the timeout.
-  bool ClosedByServer() {
-    char c;
-    ssize_t n = ::recv(fd_, &c, 1, 0);
-    return n == 0;
-  }
-
- private:
-  static std::string Lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  }
-  bool Fill() {
-    char buf[4096];
-    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-    if (n <= 0) return false;
-    buffer_.append(buf, n);
-    return true;
-  }
-  int fd_ = -1;
-  bool connected_ = false;
-  std::string buffer_;
-};
+using Client = testing::HttpConnection;
 
 HttpResponse Echo(const HttpRequest& r) {
   HttpResponse res;
@@ -192,7 +116,7 @@ TEST(HttpServerTest, LargeBodyArrivesInFewReads) {
   const std::string body(224 * 224 * 3 * 4, 'x');
   uint64_t before = server->reads();
   c.Send(Post("/image", body));
-  Client::Response r = c.Read();
+  testing::HttpReply r = c.Read();
   EXPECT_EQ(r.status, 200);
   EXPECT_NE(r.body.find("\"length\": 602112"), std::string::npos) << r.body;
   // 602,112 bytes at up to 64 KiB a read is 10; the socket may hand over

@@ -1,16 +1,13 @@
 // The REST API over real sockets: HttpServer carrying RestApiHandler on the
 // half_plus_two fixture, one keep-alive connection for several TF Serving
 // cases, and the server-level errors (413, malformed request line) as JSON.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "base/test_tfserving_models.h"
 #include <condition_variable>
 #include <mutex>
 
+#include "base/test_http_client.h"
+#include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/http/http_server.h"
 #include "serving/rest/rest_api_handler.h"
@@ -19,49 +16,15 @@
 namespace tfhost::serving {
 namespace {
 
-class Socket {
+// The shared test connection, each response as {status, body}.
+class Socket : public testing::HttpConnection {
  public:
-  explicit Socket(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  }
-  ~Socket() { ::close(fd_); }
-  bool ok() const { return ok_; }
-  void Send(const std::string& s) { ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL); }
-  // One Content-Length framed response: {status, body}; status 0 on close.
+  explicit Socket(int port) : HttpConnection(port) {}
+  bool ok() const { return connected(); }
   std::pair<int, std::string> Read() {
-    size_t head;
-    while ((head = buffer_.find("\r\n\r\n")) == std::string::npos) {
-      if (!Fill()) return {0, ""};
-    }
-    size_t cl = buffer_.find("Content-Length: ");
-    size_t length = cl < head ? std::stoul(buffer_.substr(cl + 16)) : 0;
-    while (buffer_.size() < head + 4 + length) {
-      if (!Fill()) return {0, ""};
-    }
-    int status = std::stoi(buffer_.substr(9, 3));
-    std::string body = buffer_.substr(head + 4, length);
-    buffer_.erase(0, head + 4 + length);
-    return {status, body};
+    testing::HttpReply r = HttpConnection::Read();
+    return {r.status, r.body};
   }
-
- private:
-  bool Fill() {
-    char buf[4096];
-    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-    if (n <= 0) return false;
-    buffer_.append(buf, n);
-    return true;
-  }
-  int fd_ = -1;
-  bool ok_ = false;
-  std::string buffer_;
 };
 
 // Wired as `tfhost serve` wires it: the asynchronous handler.
