@@ -424,10 +424,16 @@ Status MapAveragePool(const NodeContext& ctx) {
 template <bool kMax>
 Status MapGlobalPool(const NodeContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   const int rank = xi->rank();
   ir::AttrMap reduce_attrs;
   reduce_attrs["keep_dims"] = BoolAttr(true);
+  if (rank == 4 && ctx.IsNhwc(0)) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef xn, ctx.InNhwc(0));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef hw, ctx.Const("axes", Int32Vector({1, 2})));
+    return ctx.EmitNhwc(kMax ? "Max" : "Mean", {xn, hw}, std::move(reduce_attrs), xi->dtype,
+                        ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1), 1, 1}));
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   if (rank < 0) {
     // tf2onnx writes a layer norm's mean over the last axis as a Transpose
     // then GlobalAveragePool, and the rank may be unknown at load: the
@@ -440,12 +446,6 @@ Status MapGlobalPool(const NodeContext& ctx) {
     return ctx.Emit(kMax ? "Max" : "Mean", {x, axes}, std::move(reduce_attrs), xi->dtype, ir::PartialShape::Unknown());
   }
   if (rank < 3) return ctx.Error("input has rank " + std::to_string(rank) + "; expected [N, C, spatial...]");
-  if (rank == 4 && ctx.IsNhwc(0)) {
-    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef xn, ctx.InNhwc(0));
-    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef hw, ctx.Const("axes", Int32Vector({1, 2})));
-    return ctx.EmitNhwc(kMax ? "Max" : "Mean", {xn, hw}, std::move(reduce_attrs), xi->dtype,
-                        ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1), 1, 1}));
-  }
   std::vector<int64_t> axes;
   ir::PartialShape out = ir::PartialShape::Known({xi->shape.dim(0), xi->shape.dim(1)});
   for (int i = 2; i < rank; ++i) {
