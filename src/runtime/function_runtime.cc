@@ -90,8 +90,7 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   auto runner = GraphRunner::Create(std::move(fg->graph), where, {"_ret"}, kernels_, backends_);
   if (!runner.ok()) return runner.status();
   instance->runner = std::move(*runner);
-  std::vector<std::string> feed_names = instance->feeds;
-  auto prepared = instance->runner->Prepare(feed_names, instance->fetches, instance->targets);
+  auto prepared = instance->runner->Prepare(instance->feeds, instance->fetches, instance->targets);
   if (!prepared.ok()) return prepared.status();
   instance->prepared = std::move(*prepared);
   Instance* raw = instance.get();

@@ -26,10 +26,6 @@ namespace {
 
 std::string g_dir;
 
-Status RunCase(const ZooModel& m, const SignatureCase& sig) {
-  return RunDerivedCase(g_dir, m, sig, "ONNX", "ONNX Runtime", "onnx");
-}
-
 // The fields of `message` (recursively) that tfhost's schema does not
 // declare, as "<message type>.<field number>".
 void UnknownFields(const google::protobuf::Message& message, std::set<std::string>* unknown) {
@@ -66,25 +62,25 @@ void CheckWire(const ZooModel& m) {
   EXPECT_TRUE(unknown.empty()) << m.path << " has fields the schema lacks:" << list;
 }
 
-std::map<std::string, KnownFailure> g_known_failures;
-
-void CheckCase(const ZooModel& m, const SignatureCase& sig) {
-  ExpectCaseResult(RunCase(m, sig), m, sig, g_known_failures, "ONNX Runtime", "tests/onnx/known_failures.txt");
-}
-
-// A generator that silently lost models would otherwise pass with fewer:
-// its own 13 plus the zoo's conversions.
-constexpr size_t kMinModels = 13;
-
 }  // namespace
 }  // namespace tfhost::zoo
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   using namespace tfhost::zoo;
-  const DerivedSuite& suite = SetUpDerivedSuite("onnx_zoo_test", "TFHOST_ONNX_DIR", "tests/onnx/with_onnx.sh", TFHOST_ONNX_KNOWN_FAILURES, "Onnx", kMinModels, CheckCase);
+  DerivedSuiteSpec spec;
+  spec.program = "onnx_zoo_test";
+  spec.env_var = "TFHOST_ONNX_DIR";
+  spec.wrapper = "tests/onnx/with_onnx.sh";
+  spec.known_failures = TFHOST_ONNX_KNOWN_FAILURES;
+  spec.known_failures_name = "tests/onnx/known_failures.txt";
+  spec.suite = "Onnx";
+  spec.min_models = 13;  // its own 13 plus the zoo's conversions
+  spec.format = "ONNX";
+  spec.reference = "ONNX Runtime";
+  spec.log_tag = "onnx";
+  const DerivedSuite& suite = SetUpDerivedSuite(spec);
   g_dir = suite.dir;
-  g_known_failures = suite.known_failures;
   for (const ZooModel& model : suite.manifest.models) {
     if (model.name.rfind("zoo_", 0) == 0 || model.name.find("tf2onnx") != std::string::npos) continue;
     ::testing::RegisterTest("OnnxWire", model.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,

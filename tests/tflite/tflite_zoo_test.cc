@@ -7,42 +7,23 @@
 // known_failures.txt must fail, with the error their line quotes.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <iostream>
-
-#include "loaders/model_loader.h"
 #include "zoo_cases.h"
 #include "zoo_manifest.h"
-
-namespace tfhost::zoo {
-namespace {
-
-std::string g_dir;
-
-Status RunCase(const ZooModel& m, const SignatureCase& sig) {
-  return RunDerivedCase(g_dir, m, sig, "TFLite", "LiteRT", "tflite");
-}
-
-std::map<std::string, KnownFailure> g_known_failures;
-
-void CheckCase(const ZooModel& m, const SignatureCase& sig) {
-  ExpectCaseResult(RunCase(m, sig), m, sig, g_known_failures, "LiteRT", "tests/tflite/known_failures.txt");
-}
-
-// A generator that silently lost models would otherwise pass with fewer:
-// its own 7 plus the zoo's float32 CNNs, transformers and Keras models.
-constexpr size_t kMinModels = 20;
-
-}  // namespace
-}  // namespace tfhost::zoo
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   using namespace tfhost::zoo;
-  const DerivedSuite& suite = SetUpDerivedSuite("tflite_zoo_test", "TFHOST_TFLITE_DIR", "tests/tflite/with_tflite.sh", TFHOST_TFLITE_KNOWN_FAILURES, "Tflite", kMinModels, CheckCase);
-  g_dir = suite.dir;
-  g_known_failures = suite.known_failures;
+  DerivedSuiteSpec spec;
+  spec.program = "tflite_zoo_test";
+  spec.env_var = "TFHOST_TFLITE_DIR";
+  spec.wrapper = "tests/tflite/with_tflite.sh";
+  spec.known_failures = TFHOST_TFLITE_KNOWN_FAILURES;
+  spec.known_failures_name = "tests/tflite/known_failures.txt";
+  spec.suite = "Tflite";
+  spec.min_models = 20;  // its own 7 plus the zoo's float32 CNNs, transformers and Keras models
+  spec.format = "TFLite";
+  spec.reference = "LiteRT";
+  spec.log_tag = "tflite";
+  SetUpDerivedSuite(spec);
   return RUN_ALL_TESTS();
 }

@@ -110,53 +110,62 @@ inline Status RunDerivedCase(const std::string& dir, const ZooModel& m, const Si
   return OkStatus();
 }
 
-// What a suite of models derived from the zoo (TFLite, ONNX conversions)
-// needs from main(): the folder its with_*.sh wrapper names in `env_var`,
-// that folder's manifest and the suite's known failures.
+// A suite of models derived from the zoo (TFLite, ONNX conversions): what
+// its main() says about it.
+struct DerivedSuiteSpec {
+  std::string program;          // "tflite_zoo_test", for messages
+  std::string env_var;          // the folder, set by `wrapper`
+  std::string wrapper;          // "tests/tflite/with_tflite.sh"
+  std::string known_failures;   // the known-failures file's path
+  std::string known_failures_name;  // ... as the repository names it, for messages
+  std::string suite;            // gtest suite prefix: "Tflite"
+  size_t min_models = 0;        // a generator that silently lost models would pass with fewer
+  std::string format;           // ModelInfo::format the models must load as: "TFLite"
+  std::string reference;        // the runtime whose outputs they match: "LiteRT"
+  std::string log_tag;          // "tflite"
+};
+
+// What the suite read: its folder, manifest and known failures.
 struct DerivedSuite {
   std::string dir;
   Manifest manifest;
   std::map<std::string, KnownFailure> known_failures;
 };
 
-// Reads them, or prints why not (naming `program` and `wrapper`) and exits 1.
-// Registers "<suite>Manifest.ListsEveryGeneratedModel", which needs at least
-// `min_models` (a generator that silently lost models would otherwise pass
-// with fewer), and `check` for every signature. The result lives until exit.
-inline const DerivedSuite& SetUpDerivedSuite(const std::string& program, const char* env_var,
-                                             const std::string& wrapper, const std::string& known_failures_path,
-                                             const std::string& suite, size_t min_models,
-                                             std::function<void(const ZooModel&, const SignatureCase&)> check) {
+// Reads them, or prints why not (naming the program and its wrapper) and
+// exits 1. Registers "<suite>Manifest.ListsEveryGeneratedModel" and, for
+// every signature, "<suite>.<model>/<signature>": RunDerivedCase under the
+// known-failure rule. The result lives until exit.
+inline const DerivedSuite& SetUpDerivedSuite(const DerivedSuiteSpec& spec) {
   static DerivedSuite derived;
-  const char* dir = std::getenv(env_var);
-  if (dir == nullptr || *dir == '\0') {
-    std::cerr << program << ": " << env_var << " is not set; run it through " << wrapper << "\n";
+  static DerivedSuiteSpec kept;
+  kept = spec;
+  auto fail = [&](const std::string& why) {
+    std::cerr << spec.program << ": " << why << "\n";
     std::exit(1);
-  }
+  };
+  const char* dir = std::getenv(spec.env_var.c_str());
+  if (dir == nullptr || *dir == '\0') fail(spec.env_var + " is not set; run it through " + spec.wrapper);
   derived.dir = dir;
   auto manifest = ReadManifest(derived.dir);
-  if (!manifest.ok()) {
-    std::cerr << program << ": " << manifest.status().ToString() << "\n";
-    std::exit(1);
-  }
-  auto known = ReadKnownFailures(known_failures_path);
-  if (!known.ok()) {
-    std::cerr << program << ": " << known.status().ToString() << "\n";
-    std::exit(1);
-  }
+  if (!manifest.ok()) fail(manifest.status().ToString());
+  auto known = ReadKnownFailures(spec.known_failures);
+  if (!known.ok()) fail(known.status().ToString());
   derived.manifest = std::move(*manifest);
   derived.known_failures = std::move(*known);
-  ::testing::RegisterTest((suite + "Manifest").c_str(), "ListsEveryGeneratedModel", nullptr, nullptr, __FILE__,
-                          __LINE__, [min_models]() -> ::testing::Test* {
+  ::testing::RegisterTest((spec.suite + "Manifest").c_str(), "ListsEveryGeneratedModel", nullptr, nullptr, __FILE__,
+                          __LINE__, []() -> ::testing::Test* {
                             struct T : ::testing::Test {
-                              size_t min = 0;
-                              void TestBody() override { EXPECT_GE(derived.manifest.models.size(), min) << derived.dir; }
+                              void TestBody() override {
+                                EXPECT_GE(derived.manifest.models.size(), kept.min_models) << derived.dir;
+                              }
                             };
-                            auto* t = new T;
-                            t->min = min_models;
-                            return t;
+                            return new T;
                           });
-  RegisterSignatureCases(suite.c_str(), derived.manifest, std::move(check));
+  RegisterSignatureCases(spec.suite.c_str(), derived.manifest, [](const ZooModel& m, const SignatureCase& sig) {
+    ExpectCaseResult(RunDerivedCase(derived.dir, m, sig, kept.format, kept.reference, kept.log_tag), m, sig,
+                     derived.known_failures, kept.reference, kept.known_failures_name);
+  });
   return derived;
 }
 
