@@ -200,14 +200,13 @@ Status CheckSignatureTensors(const ir::Graph& graph, runtime::Signature& sig,
 }
 
 // The captured variables of a TF2 model's calls, with their bundle keys
-// (object_graph_captures.h); none for TF1 models and unreadable bundles,
-// whose restore step reports the bundle itself.
+// (object_graph_captures.h); none for TF1 models and unreadable bundles
+// (null), whose restore step reports the bundle itself.
 StatusOr<std::vector<BoundVariable>> ObjectGraphCaptures(const ir::Graph& graph, const tensorflow::MetaGraphDef& mg,
+                                                         const checkpoint::TensorBundleReader* bundle,
                                                          const std::string& prefix) {
-  if (!mg.has_object_graph_def()) return std::vector<BoundVariable>();
-  auto bundle = checkpoint::TensorBundleReader::Open(prefix);
-  if (!bundle.ok()) return std::vector<BoundVariable>();
-  auto checkpoint_objects = ReadCheckpointObjectGraph(**bundle, prefix);
+  if (!mg.has_object_graph_def() || bundle == nullptr) return std::vector<BoundVariable>();
+  auto checkpoint_objects = ReadCheckpointObjectGraph(*bundle, prefix);
   if (!checkpoint_objects.ok()) {
     if (checkpoint_objects.status().code() == StatusCode::kNotFound) return std::vector<BoundVariable>();
     return checkpoint_objects.status();
@@ -244,11 +243,11 @@ StatusOr<std::string> RestoreUnreachedCaptures(ir::Graph& graph, const std::vect
 }
 
 // Variable count and bytes from the bundle's entries (the object graph of
-// TF2 checkpoints is bookkeeping, not a variable).
-void CountVariables(const std::string& prefix, runtime::ModelInfo& info) {
-  auto reader = checkpoint::TensorBundleReader::Open(prefix);
-  if (!reader.ok()) return;  // the restore step reports a bad bundle
-  for (const auto& [key, entry] : (*reader)->entries()) {
+// TF2 checkpoints is bookkeeping, not a variable); none for an unreadable
+// bundle (null), which the restore step reports.
+void CountVariables(const checkpoint::TensorBundleReader* bundle, runtime::ModelInfo& info) {
+  if (bundle == nullptr) return;
+  for (const auto& [key, entry] : bundle->entries()) {
     if (key == "_CHECKPOINTABLE_OBJECT_GRAPH") continue;
     ++info.variable_count;
     info.variable_bytes += static_cast<int64_t>(entry.size());
@@ -380,6 +379,13 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   const fs::path prefix = dir / "variables" / "variables";
   std::error_code ec;
   const bool has_variables = fs::is_regular_file(checkpoint::IndexFileName(prefix.string()), ec);
+  // The bundle's index, read once for what the loader needs from it (the
+  // object graph, the variable count); null when it does not open.
+  std::unique_ptr<checkpoint::TensorBundleReader> bundle;
+  if (has_variables) {
+    auto opened = checkpoint::TensorBundleReader::Open(prefix.string());
+    if (opened.ok()) bundle = std::move(*opened);
+  }
   const auto& saver = mg->saver_def();
   std::string restore_op;
   if (has_variables && !saver.restore_op_name().empty()) {
@@ -429,7 +435,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
   if (!pruned.ok()) return pruned.status().WithContext("model '" + model_name + "'");
   std::vector<BoundVariable> captured;
   if (!restore_op.empty()) {
-    auto found = ObjectGraphCaptures(graph, *mg, prefix.string());
+    auto found = ObjectGraphCaptures(graph, *mg, bundle.get(), prefix.string());
     if (!found.ok()) return found.status().WithContext("model '" + model_name + "'");
     captured = std::move(*found);
   }
@@ -485,7 +491,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
       return frozen.status().WithContext("model '" + model_name + "': restoring variables from " + prefix.string());
     }
     if (*frozen) {
-      CountVariables(prefix.string(), info);
+      CountVariables(bundle.get(), info);
       std::erase(roots, restore_op);
       std::erase(roots, saver.filename_tensor_name());
       restore_op.clear();
@@ -512,7 +518,7 @@ StatusOr<std::unique_ptr<runtime::Model>> LoadSavedModelImpl(const fs::path& dir
       return restored.status().WithContext("model '" + model_name + "': restoring variables from " +
                                            prefix.string());
     }
-    CountVariables(prefix.string(), info);
+    CountVariables(bundle.get(), info);
   }
   if (!init_op->empty()) {
     auto ran = session->Run(*asset_feeds, {}, {*init_op});
