@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <sstream>
 
@@ -128,8 +129,27 @@ static_assert(sizeof(TensorBuffer) <= TensorBuffer::kHeaderBytes, "the header mu
 
 Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
 
+namespace {
+
+// The element count of `shape`, or -1 when it does not fit in int64 (a
+// kernel may compute such a shape from hostile inputs, e.g. the product of
+// [2^40, 0] and [0, 2^40]).
+int64_t CheckedElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+  }
+  return n;
+}
+
+}  // namespace
+
 Tensor::Tensor(DType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_(std::move(shape)) {
-  buffer_ = TensorBuffer::Create(dtype, shape_.num_elements(), zero_fill);
+  const int64_t n = CheckedElements(shape_);
+  // Past what any memory holds: the same failure as a refused allocation,
+  // which the kernel contract reports as ResourceExhausted naming the node.
+  if (n < 0 || static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / 16) throw std::bad_alloc();
+  buffer_ = TensorBuffer::Create(dtype, n, zero_fill);
 }
 
 Tensor Tensor::Uninitialized(DType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
@@ -140,7 +160,11 @@ StatusOr<Tensor> Tensor::Allocate(DType dtype, Shape shape, Allocator* allocator
     return InvalidArgument("a " + DTypeName(dtype) + " tensor cannot live in " + allocator->space().ToString() +
                            " (" + allocator->name() + "): only fixed-size dtypes can");
   }
-  const size_t bytes = static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype);
+  const int64_t n = CheckedElements(shape);
+  if (n < 0 || static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / 16) {
+    return ResourceExhausted("a tensor of shape " + shape.ToString() + " has more elements than memory can hold");
+  }
+  const size_t bytes = static_cast<size_t>(n) * DTypeSize(dtype);
   StatusOr<void*> data = allocator->Allocate(bytes);
   if (!data.ok()) return data.status();
   Tensor t;

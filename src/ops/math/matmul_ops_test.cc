@@ -1,5 +1,7 @@
 #include "ops/math/math_test_util.h"
 
+#include "base/test_status.h"
+
 namespace tfhost::ops::math {
 namespace {
 
@@ -99,6 +101,16 @@ TEST(BatchMatMulTest, HalfOperandsGiveHalfResult) {
   Tensor z = RunOp("BatchMatMulV2", {x, y});
   ASSERT_EQ(z.dtype(), DType::kHalf);
   EXPECT_EQ(HalfToFloat(z.data<uint16_t>()[0]), 6.0f);
+}
+
+
+// Found by graph_kernel_fuzz: [2^40, 0] x [0, 2^40] is a [2^40, 2^40]
+// product, whose element count overflowed int64 before anything was
+// allocated.
+TEST(MatMulTest, AProductTooLargeToCountIsResourceExhaustedNamingTheNode) {
+  const int64_t big = int64_t{1} << 40;
+  TFHOST_EXPECT_ERROR(RunOpError("MatMul", {Tensor(DType::kFloat, Shape({big, 0})), Tensor(DType::kFloat, Shape({0, big}))}),
+                      StatusCode::kResourceExhausted, "(MatMul): out of memory");
 }
 
 }  // namespace

@@ -112,7 +112,9 @@ Status Run(KernelContext& ctx, QdqParams p, bool is_v3) {
   }
   if (p.axis < -1) return ctx.Error("axis must be -1 (per tensor) or a dimension, got " + Str(p.axis));
   if (p.axis >= in.rank()) {
-    return ctx.Error("axis " + Str(p.axis) + " needs input of rank at least " + Str(p.axis + 1) + ", got shape " +
+    // Not axis + 1: the attr may be INT64_MAX.
+    return ctx.Error("axis " + Str(p.axis) + " is not a dimension of the input; expected less than its rank " +
+                     Str(in.rank()) + ", got shape " +
                      in.shape().ToString());
   }
   const int64_t depth = p.axis == -1 ? 1 : in.dim(static_cast<int>(p.axis));

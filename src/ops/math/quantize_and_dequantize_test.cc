@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -144,7 +146,11 @@ TEST(QuantizeAndDequantizeTest, BadAttrsAndShapesAreErrors) {
   q.axis = -2;
   expect_error(q, zero, one, "axis must be -1");
   q.axis = 1;
-  expect_error(q, zero, one, "rank at least 2");
+  expect_error(q, zero, one, "axis 1 is not a dimension of the input; expected less than its rank 1");
+  // Found by graph_kernel_fuzz: the message computed axis + 1, which
+  // overflowed for the largest int64.
+  q.axis = std::numeric_limits<int64_t>::max();
+  expect_error(q, zero, one, "axis 9223372036854775807 is not a dimension of the input");
   q.axis = 0;
   expect_error(q, Tensor::FromVector<float>({0, 0}), Tensor::FromVector<float>({1, 1}), "vector of 9 values");
   Qdq half;

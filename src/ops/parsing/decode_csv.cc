@@ -161,7 +161,8 @@ Status DecodeCsv(KernelContext& ctx) {
                        std::to_string(fields.size()) + " in record " + std::to_string(r));
     }
     if (!select_cols.empty() && static_cast<int64_t>(fields.size()) <= select_cols.back()) {
-      return ctx.Error("Expect " + std::to_string(select_cols.back() + 1) + " fields but have " +
+      // Not back() + 1: the attr may hold the largest int64.
+      return ctx.Error("Expect more than " + std::to_string(select_cols.back()) + " fields but have " +
                        std::to_string(fields.size()) + " in record " + std::to_string(r));
     }
     for (int c = 0; c < num_cols; ++c) {

@@ -176,6 +176,11 @@ Status SortedSegment(KernelContext& ctx, Op op) {
     if (ids[k] < 0) return ctx.Error("segment id " + std::to_string(ids[k]) + " at index " + std::to_string(k) + " is negative");
     if (k > 0 && ids[k] < ids[k - 1]) return ctx.Error("segment ids are not increasing at index " + std::to_string(k));
   }
+  // The output has last id + 1 rows, which the largest int64 cannot count.
+  if (!ids.empty() && ids.back() == std::numeric_limits<int64_t>::max()) {
+    return ctx.Error("segment id " + std::to_string(ids.back()) + " at index " + std::to_string(ids.size() - 1) +
+                     " is the largest int64; the output would need one row more than int64 counts");
+  }
   const int64_t segments = ids.empty() ? 0 : ids.back() + 1;
   std::vector<int64_t> inner(data.shape().dims().begin() + 1, data.shape().dims().end());
   return Reduce(ctx, op, false, ids, segments, inner);

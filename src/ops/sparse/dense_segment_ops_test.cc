@@ -36,6 +36,16 @@ TEST(SegmentOpsTest, SortedSegmentsReduceRowsAndEmptySegmentsAreZero) {
                       "segment id -1 at index 0 is negative");
 }
 
+// Found by graph_kernel_fuzz: the row count, last id + 1, overflowed int64.
+TEST(SegmentOpsTest, ALastIdOfTheLargestInt64IsAnErrorNotAnOverflow) {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  TFHOST_EXPECT_ERROR(RunSingleOp("SegmentSum", {Tensor::FromVector<float>({1, 2}),
+                                                 Tensor::FromVector<int64_t>({0, max})},
+                                  Seg(DType::kFloat, DType::kInt64)),
+                      StatusCode::kInvalidArgument,
+                      "segment id 9223372036854775807 at index 1 is the largest int64");
+}
+
 TEST(UnsortedSegmentOpsTest, AnyOrderDropsNegativeIdsAndFillsEmptyWithLimits) {
   // tf.math.unsorted_segment_sum doc: c = [[1,2,3,4],[5,6,7,8],[4,3,2,1]],
   // ids [0, 1, 0], 2 segments -> [[5,5,5,5],[5,6,7,8]].
