@@ -22,6 +22,10 @@ void RegisterBincountOps(OpRegistry& registry);
 void RegisterQuantizeOps(OpRegistry& registry);  // QuantizeV2, Dequantize
 // QuantizeAndDequantizeV2, V3, V4 (quantize_and_dequantize.cc).
 void RegisterQuantizeAndDequantizeOps(OpRegistry& registry);
+// _TfhostAffineQuantize, _TfhostAffineDequantize (affine_quantize_ops.cc).
+void RegisterAffineQuantizeOps(OpRegistry& registry);
+// _TfhostRequantize (requantize_ops.cc).
+void RegisterRequantizeOp(OpRegistry& registry);
 
 // Complex64/complex128 element-wise ops (complex_ops.cc): the kernel a
 // registration wraps with WithComplexSupport handles every other dtype.

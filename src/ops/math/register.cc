@@ -19,6 +19,8 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterBincountOps(registry);
   math::RegisterQuantizeOps(registry);
   math::RegisterQuantizeAndDequantizeOps(registry);
+  math::RegisterAffineQuantizeOps(registry);
+  math::RegisterRequantizeOp(registry);
   math::RegisterFusedElementwiseOp(registry);
 }
 

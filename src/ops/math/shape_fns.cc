@@ -238,7 +238,7 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
     ctx.set_output(2, range);
     return OkStatus();
   });
-  registry.Register("Dequantize", UnchangedShape);
+  registry.Register({"Dequantize", "_TfhostAffineQuantize", "_TfhostAffineDequantize", "_TfhostRequantize"}, UnchangedShape);
   registry.Register({"QuantizeAndDequantizeV2", "QuantizeAndDequantizeV3", "QuantizeAndDequantizeV4"},
                     UnchangedShape);
 }

@@ -95,6 +95,65 @@ def _quant(b):
           {"num_bits": 4, "narrow_range": True})
 
 
+def _affine_round(v):
+    """Rounding half away from zero, from TensorFlow's half-to-even round:
+    exact halves move away from zero, everything else rounds as usual."""
+    t = tf.math.sign(v) * tf.math.floor(tf.math.abs(v))
+    return tf.where(tf.math.abs(v - t) == 0.5, t + tf.math.sign(v), tf.math.round(v))
+
+
+def _affine_layout(x, scales, zero_points, axis):
+    """Per-element scale and zero point tensors broadcast to x."""
+    shape = [1] * len(x.shape)
+    if axis >= 0:
+        shape[axis] = len(scales)
+    return tf.reshape(tf.constant(scales, tf.float32), shape), tf.reshape(tf.constant(zero_points, tf.float32), shape)
+
+
+def _affine_quantize(b):
+    """tfhost's affine (scale, zero point) quantization, as TFLite stores it,
+    against the same arithmetic in TensorFlow ops: q = clamp(round(x / s)
+    + zp), halves away from zero; x = s * (q - zp). NaN stores the zero point."""
+    b.seed("_TfhostAffineQuantize", "cases")
+    x = b.rand([3, 4], lo=-4, hi=4)
+    halves = b.const([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1000.0, -1000.0, 0.0, float("nan")])
+    cases = {
+        "int8_per_tensor": (x, "int8", [0.05], [-3], -1),
+        "int8_halves": (halves, "int8", [1.0], [0], -1),
+        "uint8_per_tensor": (x, "uint8", [0.04], [128], -1),
+        "uint8_halves": (halves, "uint8", [1.0], [100], -1),
+        "int16_per_tensor": (x, "int16", [0.001], [0], -1),
+        "int8_per_channel": (x, "int8", [0.02, 0.05, 0.1, 0.03], [0, -5, 3, 0], 1),
+    }
+    for name, (value, dtype, scales, zero_points, axis) in cases.items():
+        def quantize(value=value, dtype=dtype, scales=scales, zero_points=zero_points, axis=axis):
+            s, z = _affine_layout(value, scales, zero_points, axis)
+            info = np.iinfo(dtype)
+            q = tf.clip_by_value(_affine_round(value / s) + z, float(info.min), float(info.max))
+            q = tf.where(tf.math.is_nan(value), z * tf.ones_like(value), q)
+            return [tf.cast(q, dtype)]
+        attrs = {"out_type": {"type": dtype}, "scales": {"list_f": scales}, "zero_points": {"list_i": zero_points},
+                 "axis": {"i": axis}}
+        b.add("_TfhostAffineQuantize", name, [value], json_attrs=attrs, outputs_fn=quantize,
+              reference="TensorFlow: clip(round_half_away(x / scale) + zero_point), cast")
+    b.seed("_TfhostAffineDequantize", "cases")
+    cases = {
+        "int8_per_tensor": (b.rand([3, 4], "int8", lo=-128, hi=128), [0.05], [-3], -1),
+        "uint8_per_tensor": (b.rand([3, 4], "uint8", lo=0, hi=256), [0.04], [128], -1),
+        "int16_per_tensor": (b.rand([3, 4], "int16", lo=-32768, hi=32768), [0.001], [7], -1),
+        "int32_bias": (b.rand([4], "int32", lo=-100000, hi=100000), [0.0003], [0], -1),
+        "int8_per_channel": (b.rand([3, 4], "int8", lo=-128, hi=128), [0.02, 0.05, 0.1, 0.03], [0, -5, 3, 0], 1),
+    }
+    for name, (q, scales, zero_points, axis) in cases.items():
+        def dequantize(q=q, scales=scales, zero_points=zero_points, axis=axis):
+            s, z = _affine_layout(q, scales, zero_points, axis)
+            return [s * (tf.cast(q, tf.float32) - z)]
+        attrs = {"T": {"type": q.dtype.name}, "scales": {"list_f": scales}, "zero_points": {"list_i": zero_points},
+                 "axis": {"i": axis}}
+        b.add("_TfhostAffineDequantize", name, [q], json_attrs=attrs, outputs_fn=dequantize,
+              reference="TensorFlow: scale * (cast(q, float32) - zero_point)")
+
+
 def _quantize_dequantize(b):
     b.seed("QuantizeAndDequantize", "cases")
     x = b.const([-3.1, -1.0, -0.5, -0.26, 0.0, 0.25, 0.26, 0.5, 1.0, 2.49, 6.0])
@@ -153,6 +212,7 @@ def build():
     _cast(b)
     _bitcast(b)
     _quant(b)
+    _affine_quantize(b)
     _quantize_dequantize(b)
     _space(b)
     return b

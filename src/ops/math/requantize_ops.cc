@@ -1,0 +1,186 @@
+// _TfhostRequantize: an integer accumulator (a quantized convolution's or
+// matrix product's sum of (q_in - zero_point) x q_weight, plus its int32
+// bias) rescaled to a quantized output the way TensorFlow Lite's integer
+// kernels do it, so that every stored integer equals theirs:
+//
+//   out = clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift)
+//               + zero_point, clamp_min, clamp_max)
+//
+// with one (multiplier, shift) per output channel (the last dimension) or
+// one for the tensor. An int32 output is an intermediate of TFLite's
+// integer ADD, which rescales each operand before the sum. MultiplyByQuantizedMultiplier is gemmlowp's
+// fixed-point product: a saturating, rounding doubling high multiply by the
+// Q31 multiplier after a left shift, then a rounding right shift (halves
+// away from zero). The loader computes multiplier and shift from the real
+// scale input_scale x weight_scale / output_scale as TFLite's
+// QuantizeMultiplier does (requantize.h).
+//
+// The accumulator may come as int32 or as float32 holding integers (the sum
+// a float kernel computes exactly from integer-valued operands); a float is
+// rounded to the nearest integer first.
+#include "ops/math/requantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ops/math/math_ops.h"
+
+namespace tfhost::ops {
+
+QuantizedMultiplier QuantizeMultiplier(double real_multiplier) {
+  QuantizedMultiplier out;
+  if (!(real_multiplier > 0) || !std::isfinite(real_multiplier)) return out;
+  int shift = 0;
+  const double q = std::frexp(real_multiplier, &shift);
+  int64_t q_fixed = static_cast<int64_t>(std::round(q * (1LL << 31)));
+  if (q_fixed == (1LL << 31)) {
+    q_fixed /= 2;
+    ++shift;
+  }
+  if (shift < -31) return out;  // below the smallest representable multiplier: 0
+  if (shift > 30) {             // saturates, as TFLite clamps it
+    shift = 30;
+    q_fixed = (1LL << 31) - 1;
+  }
+  out.multiplier = static_cast<int32_t>(q_fixed);
+  out.shift = shift;
+  return out;
+}
+
+int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {
+  const int left_shift = shift > 0 ? shift : 0;
+  const int right_shift = shift > 0 ? 0 : -shift;
+  // TFLite shifts in int32; where that would overflow (never for the sums
+  // of its own kernels), tfhost saturates instead.
+  const int64_t shifted64 = static_cast<int64_t>(x) * (int64_t{1} << left_shift);
+  const int32_t a = static_cast<int32_t>(std::clamp<int64_t>(shifted64, std::numeric_limits<int32_t>::min(),
+                                                             std::numeric_limits<int32_t>::max()));
+  // SaturatingRoundingDoublingHighMul(a, multiplier).
+  int32_t high;
+  if (a == std::numeric_limits<int32_t>::min() && multiplier == std::numeric_limits<int32_t>::min()) {
+    high = std::numeric_limits<int32_t>::max();
+  } else {
+    const int64_t ab = static_cast<int64_t>(a) * multiplier;
+    const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
+    high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  }
+  // RoundingDivideByPOT(high, right_shift).
+  if (right_shift == 0) return high;
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << right_shift) - 1);
+  const int32_t remainder = high & mask;
+  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (high >> right_shift) + (remainder > threshold ? 1 : 0);
+}
+
+namespace math {
+namespace {
+
+template <typename Q>
+void Rescale(const Tensor& acc, const std::vector<int64_t>& multipliers,
+             const std::vector<int64_t>& shifts, int64_t zero_point, int64_t lo, int64_t hi, Q* out) {
+  const int64_t n = acc.NumElements();
+  const int64_t channels = static_cast<int64_t>(multipliers.size());
+  const bool is_float = acc.dtype() == DType::kFloat;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t a;
+    if (is_float) {
+      const float v = acc.data<float>()[i];
+      // NaN and values past int32 cannot come from integer operands; they
+      // saturate rather than being undefined.
+      a = std::isnan(v) ? 0
+          : v >= 2147483520.0f ? std::numeric_limits<int32_t>::max()
+          : v <= -2147483648.0f ? std::numeric_limits<int32_t>::min()
+                                : static_cast<int32_t>(std::nearbyint(v));
+    } else {
+      a = acc.data<int32_t>()[i];
+    }
+    const int64_t c = channels == 1 ? 0 : i % channels;
+    const int64_t v = static_cast<int64_t>(MultiplyByQuantizedMultiplier(
+                          a, static_cast<int32_t>(multipliers[c]), static_cast<int>(shifts[c]))) +
+                      zero_point;
+    out[i] = static_cast<Q>(std::clamp(v, lo, hi));
+  }
+}
+
+Status RequantizeKernel(KernelContext& ctx) {
+  const Tensor& acc = ctx.input(0);
+  TFHOST_ASSIGN_OR_RETURN(auto multipliers, ctx.Attr<std::vector<int64_t>>("multipliers"));
+  TFHOST_ASSIGN_OR_RETURN(auto shifts, ctx.Attr<std::vector<int64_t>>("shifts"));
+  TFHOST_ASSIGN_OR_RETURN(int64_t zero_point, ctx.Attr<int64_t>("zero_point"));
+  TFHOST_ASSIGN_OR_RETURN(int64_t clamp_min, ctx.Attr<int64_t>("clamp_min"));
+  TFHOST_ASSIGN_OR_RETURN(int64_t clamp_max, ctx.Attr<int64_t>("clamp_max"));
+  TFHOST_ASSIGN_OR_RETURN(DType out_type, ctx.Attr<DType>("out_type"));
+  if (multipliers.empty() || multipliers.size() != shifts.size()) {
+    return ctx.Error("attrs multipliers and shifts must have the same, non-zero length; got " +
+                     std::to_string(multipliers.size()) + " and " + std::to_string(shifts.size()));
+  }
+  for (size_t c = 0; c < multipliers.size(); ++c) {
+    if (multipliers[c] < 0 || multipliers[c] > std::numeric_limits<int32_t>::max() || shifts[c] < -31 ||
+        shifts[c] > 30) {
+      return ctx.Error("channel " + std::to_string(c) + " has multiplier " + std::to_string(multipliers[c]) +
+                       " and shift " + std::to_string(shifts[c]) + "; expected a Q31 multiplier in [0, 2^31) " +
+                       "and a shift in [-31, 30]");
+    }
+  }
+  const int64_t channels = static_cast<int64_t>(multipliers.size());
+  if (channels > 1 && (acc.rank() == 0 || acc.dim(acc.rank() - 1) != channels)) {
+    return ctx.Error("has " + std::to_string(channels) + " per-channel multipliers for an input of shape " +
+                     acc.shape().ToString() + "; expected that many channels in its last dimension");
+  }
+  int64_t lo = 0, hi = 0;
+  switch (out_type) {
+    case DType::kInt8: lo = -128, hi = 127; break;
+    case DType::kUInt8: lo = 0, hi = 255; break;
+    case DType::kInt16: lo = -32768, hi = 32767; break;
+    case DType::kInt32: lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max(); break;
+    default: return ctx.Error("out_type must be int8, uint8, int16 or int32, got " + DTypeShortName(out_type));
+  }
+  if (clamp_min < lo || clamp_max > hi || clamp_min > clamp_max) {
+    return ctx.Error("clamp [" + std::to_string(clamp_min) + ", " + std::to_string(clamp_max) + "] must lie in [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "] and not be empty");
+  }
+  if (zero_point < lo || zero_point > hi) {
+    return ctx.Error("attr zero_point " + std::to_string(zero_point) + " lies outside the range of " +
+                     DTypeShortName(out_type));
+  }
+  TFHOST_ASSIGN_OR_RETURN(Tensor out, ctx.AllocateOutput(out_type, acc.shape()));
+  switch (out_type) {
+    case DType::kInt8:
+      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int8_t>());
+      break;
+    case DType::kUInt8:
+      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<uint8_t>());
+      break;
+    case DType::kInt16:
+      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int16_t>());
+      break;
+    default:
+      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int32_t>());
+      break;
+  }
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterRequantizeOp(OpRegistry& registry) {
+  registry.Register(ir::OpDefBuilder("_TfhostRequantize")
+                        .Input("accumulator: T")
+                        .Output("output: out_type")
+                        .Attr("T: {float, int32}")
+                        .Attr("out_type: {int8, uint8, int16, int32}")
+                        .Attr("multipliers: list(int)")
+                        .Attr("shifts: list(int)")
+                        .Attr("zero_point: int")
+                        .Attr("clamp_min: int")
+                        .Attr("clamp_max: int"),
+                    RequantizeKernel);
+}
+
+}  // namespace math
+}  // namespace tfhost::ops
