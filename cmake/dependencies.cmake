@@ -36,6 +36,9 @@ find_program(FLATC flatc REQUIRED)
 find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED)
 add_library(tfhost_flatbuffers INTERFACE)
 target_include_directories(tfhost_flatbuffers INTERFACE ${FLATBUFFERS_INCLUDE_DIR})
+# FlexBuffers' number readers would otherwise use a locale object defined in
+# libflatbuffers; the C library's strtod is enough for custom options.
+target_compile_definitions(tfhost_flatbuffers INTERFACE FLATBUFFERS_LOCALE_INDEPENDENT=0)
 
 # StringToHashBucketFast: FarmHash Fingerprint64, bucket for bucket as TensorFlow.
 find_path(FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)

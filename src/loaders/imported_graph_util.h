@@ -21,6 +21,7 @@ tensorflow::AttrValue StringAttr(const std::string& v);
 tensorflow::AttrValue TypeAttr(DType v);
 // A list attr, also when `v` is empty.
 tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v);
+tensorflow::AttrValue TypeListAttr(const std::vector<DType>& v);
 
 // A constant's elements in the layout `perm` gives (output dim i is input
 // dim perm[i]), done once at load so that the kernels see TensorFlow's

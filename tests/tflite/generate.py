@@ -11,8 +11,10 @@ Runs in the `peers` environment (requirements/peers.in), the one that holds
 both TensorFlow's converter and LiteRT. With --zoo (a generated model zoo,
 tests/zoo/README.md), each zoo model whose serving_default takes float32
 inputs is converted too (builtin operators only) and fed the zoo's own
-inputs, as "zoo_<name>"; those the converter refuses are listed under
-"skipped" in the manifest with its reason.
+inputs, as "zoo_<name>", and quantized to int8 after training
+(representative inputs, int8 operators, inputs and outputs), as
+"zoo_<name>_int8"; those the converter refuses are listed under "skipped"
+in the manifest with its reason.
 
 Layout:
     DIR/manifest.json
@@ -22,7 +24,9 @@ Keys of a model without signature_defs are its tensor names, as TF Serving
 names them.
 """
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import sys
 
@@ -192,6 +196,51 @@ def array_ops(rng, workdir):
     return tf.lite.TFLiteConverter.from_saved_model(path).convert(), {"x": rng.normal(0, 1, (BATCH, 8, 8, 3))}
 
 
+def int8_keras(model, feed, workdir):
+    """A Keras model quantized to int8 as the zoo's are."""
+    path = os.path.join(workdir, "saved_model")
+    model.export(path, verbose=False)
+    return INT8_CONVERTER.convert(path, feed), feed
+
+
+def int8_convolutions(rng, workdir):
+    L = keras.layers
+    inputs = keras.Input((12, 12, 8), name="x")
+    x = L.Conv2D(16, 3, padding="same", activation="relu6")(inputs)
+    x = L.DepthwiseConv2D(3, strides=2, padding="same", activation="relu")(x)
+    x = L.Conv2D(8, 1, padding="valid")(x)
+    x = L.Flatten()(x)
+    outputs = L.Dense(10, name="logits")(x)
+    model = keras.Model(inputs, outputs)
+    liven(model, rng)
+    return int8_keras(model, {"x": rng.normal(0, 1, (BATCH, 12, 12, 8)).astype(np.float32)}, workdir)
+
+
+def int8_residual(rng, workdir):
+    L = keras.layers
+    inputs = keras.Input((8, 8, 8), name="x")
+    y = L.Conv2D(8, 3, padding="same")(inputs)
+    x = L.Add()([inputs, y])
+    x = L.MaxPooling2D(2)(x)
+    x = L.Concatenate()([x, L.AveragePooling2D(2, strides=1, padding="same")(x)])
+    outputs = L.Softmax(name="probs")(L.Dense(6)(L.Flatten()(x)))
+    model = keras.Model(inputs, outputs)
+    liven(model, rng)
+    return int8_keras(model, {"x": rng.normal(0, 1, (BATCH, 8, 8, 8)).astype(np.float32)}, workdir)
+
+
+def int8_activations(rng, workdir):
+    L = keras.layers
+    inputs = keras.Input((6, 6, 8), name="x")
+    x = L.Multiply()([inputs, L.Activation("sigmoid")(inputs)])
+    x = L.Activation("hard_swish")(x)
+    x = L.Activation("tanh")(L.Conv2D(8, 1)(x))
+    outputs = L.Reshape((6 * 6 * 8,), name="y")(x)
+    model = keras.Model(inputs, outputs)
+    liven(model, rng)
+    return int8_keras(model, {"x": rng.normal(0, 1, (BATCH, 6, 6, 8)).astype(np.float32)}, workdir)
+
+
 MODELS = [
     ("small_cnn", "Conv2D/pooling/dense CNN with softmax", small_cnn),
     ("mobilenet_block", "MobileNetV3-style block: depthwise, hard-swish, squeeze-excite", mobilenet_block),
@@ -200,6 +249,11 @@ MODELS = [
     ("cnn_fp16_weights", "float16 weights dequantized at load", cnn_fp16_weights),
     ("two_signatures", "two signature_defs on two subgraphs", two_signatures),
     ("array_ops", "resize, pad, transpose, strided slice, split, concat, gather, reductions", array_ops),
+    ("convolutions_int8", "int8: convolution with RELU6, depthwise with RELU, 1x1, fully connected",
+     int8_convolutions),
+    ("residual_int8", "int8: add of different scales, max and average pooling, concatenation, softmax",
+     int8_residual),
+    ("activations_int8", "int8: logistic and mul, hard-swish, tanh, reshape", int8_activations),
 ]
 
 
@@ -232,8 +286,68 @@ def zoo_models(zoo):
             converter = tf.lite.TFLiteConverter.from_saved_model(path, signature_keys=["serving_default"])
             return converter.convert(), feed
 
+        def build_int8(rng, workdir, path=path, feed=feed):
+            return INT8_CONVERTER.convert(path, feed), feed
+
         out.append(("zoo_" + m["name"], "the zoo's %s converted to TFLite" % m["name"], build))
+        out.append(("zoo_%s_int8" % m["name"], "the zoo's %s quantized to int8 after training" % m["name"],
+                    build_int8))
     return out
+
+
+CALIBRATION_SAMPLES = 8
+
+
+def convert_int8(path, feed):
+    """Full-integer post-training quantization of a SavedModel's
+    serving_default: int8 operators, inputs and outputs."""
+    rng = np.random.default_rng(SEED)
+    converter = tf.lite.TFLiteConverter.from_saved_model(path, signature_keys=["serving_default"])
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = lambda: representative(feed, rng)
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = tf.int8
+    converter.inference_output_type = tf.int8
+    return converter.convert()
+
+
+class Int8Converter:
+    """Runs convert_int8 in a worker process: the quantizer crashes on some
+    graphs (a segmentation fault on a scan), which must skip that model, not
+    end the generation."""
+
+    def __init__(self):
+        self.pool = None
+
+    def convert(self, path, feed):
+        if self.pool is None:
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            return self.pool.submit(convert_int8, path, feed).result()
+        except concurrent.futures.process.BrokenProcessPool:
+            self.pool = None
+            raise RuntimeError("TensorFlow's int8 quantizer crashed on this model (its worker process died)")
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+INT8_CONVERTER = Int8Converter()
+
+
+def representative(feed, rng):
+    """Calibration inputs: the zoo's own, then copies with noise of a tenth
+    of each input's spread, so the ranges the converter records cover the
+    test inputs without being fitted to them alone."""
+    yield {k: np.asarray(v, np.float32) for k, v in feed.items()}
+    for _ in range(CALIBRATION_SAMPLES - 1):
+        sample = {}
+        for k, v in feed.items():
+            v = np.asarray(v, np.float32)
+            sample[k] = (v + rng.normal(0, 0.1 * (float(np.std(v)) or 1.0), v.shape)).astype(np.float32)
+        yield sample
 
 
 # --- references ---------------------------------------------------------------
@@ -249,10 +363,54 @@ def tensor_file(path, value):
         f.write(tf.make_tensor_proto(value).SerializeToString())
 
 
-def run_reference(model_path, feeds):
+def quantize_feeds(model_path, feeds):
+    """Float feeds as the int8/uint8 integers a quantized model's inputs
+    take (TFLite's rounding: half away from zero), by signature key."""
+    interp = litert.Interpreter(model_path=model_path)
+    out = {}
+    for key in interp.get_signature_list():
+        runner = interp.get_signature_runner(key)
+        feed = feeds[key] if key in feeds else feeds
+        quantized = {}
+        for name, detail in runner.get_input_details().items():
+            value = feed[name]
+            scale, zero = detail["quantization"]
+            if detail["dtype"] in (np.int8, np.uint8) and scale > 0:
+                info = np.iinfo(detail["dtype"])
+                q = np.sign(value / scale) * np.floor(np.abs(value / scale) + 0.5) + zero
+                value = np.clip(q, info.min, info.max).astype(detail["dtype"])
+            quantized[name] = value
+        out[key] = quantized
+    return out if len(out) > 1 else next(iter(out.values()))
+
+
+def output_steps(model_path):
+    """For each signature output of integer type: its quantization scale
+    (the value of one step), else None."""
+    interp = litert.Interpreter(model_path=model_path)
+    steps = {}
+    for key in interp.get_signature_list():
+        runner = interp.get_signature_runner(key)
+        for name, detail in runner.get_output_details().items():
+            scale, _ = detail["quantization"]
+            if detail["dtype"] in (np.int8, np.uint8, np.int16) and scale > 0:
+                steps[(key, name)] = scale
+    return steps
+
+
+# LiteRT's kernel sets. Quantized models are held to TFLite's reference
+# kernels, the definition of its integer arithmetic: the optimized kernels
+# and XNNPACK (the default delegate) round differently, and on deep networks
+# their outputs drift many steps apart from each other and from the reference.
+KERNELS = {"default": litert.OpResolverType.AUTO,
+           "builtin": litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+           "reference": litert.OpResolverType.BUILTIN_REF}
+
+
+def run_reference(model_path, feeds, kernels="default"):
     """LiteRT's outputs: by signature when the model has signature_defs,
     else by tensor name through the plain input/output lists."""
-    interp = litert.Interpreter(model_path=model_path)
+    interp = litert.Interpreter(model_path=model_path, experimental_op_resolver_type=KERNELS[kernels])
     sigs = interp.get_signature_list()
     results = {}
     if sigs:
@@ -271,6 +429,28 @@ def run_reference(model_path, feeds):
     out = {d["name"]: interp.get_tensor(d["index"]) for d in interp.get_output_details()}
     results["serving_default"] = (feed, out)
     return results
+
+
+def loads(model_path, kernels):
+    """Whether LiteRT's kernel set `kernels` has every operator of the
+    model (the reference set lacks a few, HASHTABLE among them)."""
+    try:
+        litert.Interpreter(model_path=model_path, experimental_op_resolver_type=KERNELS[kernels])
+        return True
+    except ValueError:
+        return False
+
+
+def kernel_spread(model_path, feeds):
+    """How far apart LiteRT's kernel sets put each integer output, by
+    (signature, key): the context for holding tfhost to one of them."""
+    runs = [run_reference(model_path, feeds, k) for k in KERNELS if loads(model_path, k)]
+    spread = {}
+    for key, (_, outputs) in runs[0].items():
+        for k in outputs:
+            values = [np.asarray(run[key][1][k], np.int64) for run in runs]
+            spread[(key, k)] = int(max(np.abs(a - b).max() for a in values for b in values))
+    return spread
 
 
 def main():
@@ -309,8 +489,15 @@ def main():
             (detail,) = interp.get_input_details()
             feeds = {detail["name"]: feeds["features"]}
         feeds = as_float32(feeds)
+        if name.endswith("_int8"):
+            feeds = quantize_feeds(model_path, feeds)
+        steps = output_steps(model_path)
+        quantized = name.endswith("_int8")
+        kernels = "reference" if quantized and loads(model_path, "reference") else "default"
+        references = run_reference(model_path, feeds, kernels)
+        spread = kernel_spread(model_path, feeds) if quantized else {}
         sigs = []
-        for key, (feed, outputs) in run_reference(model_path, feeds).items():
+        for key, (feed, outputs) in references.items():
             io = os.path.join(name, "io", key)
             sig = {"key": key, "inputs": {}, "outputs": {}}
             for i, (k, v) in enumerate(sorted(feed.items())):
@@ -321,11 +508,20 @@ def main():
                 rel = os.path.join(io, "out_%d.pb" % i)
                 tensor_file(os.path.join(args.out, rel), np.asarray(v))
                 sig["outputs"][k] = {"file": rel, "tolerance": 1e-5}
+                if (key, k) in steps:
+                    # A quantized output is held to one quantization step.
+                    sig["outputs"][k].update({
+                        "max_steps": 1,
+                        "why": "int8 model: LiteRT's %s kernels are the reference; operators tfhost does "
+                               "not compute in TFLite's integer arithmetic may round a value to the neighbouring "
+                               "integer. LiteRT's own kernel sets differ by up to %d steps on this output"
+                               % (kernels, spread.get((key, k), 0))})
             sigs.append(sig)
         entries.append({"name": name, "family": "tflite", "what": what,
                         "path": os.path.join(name, "model.tflite"), "signatures": sigs})
         print("tflite: wrote %s (%d bytes, signatures %s)" % (name, len(model_bytes), [s["key"] for s in sigs]),
               file=sys.stderr)
+    INT8_CONVERTER.close()
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump({"format": 1, "tensorflow": tf.__version__, "models": entries, "skipped": skipped}, f, indent=2)
     return 0

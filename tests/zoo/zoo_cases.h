@@ -75,6 +75,15 @@ inline double RelativeError(const Tensor& expected, const Tensor& actual) {
   return scale > 0 ? worst / scale : worst;
 }
 
+// The largest difference between two integer tensors of one shape.
+inline double MaxSteps(const Tensor& expected, const Tensor& actual) {
+  if (expected.NumElements() != actual.NumElements()) return 0;
+  const std::vector<double> a = expected.ToDoubleVector(), b = actual.ToDoubleVector();
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
 // Loads model `m` from `dir` (it must load as `format`), runs signature
 // `sig` on its saved inputs and compares each output with the reference
 // runtime's (`reference`, "LiteRT"); logs each output's relative error
@@ -99,10 +108,15 @@ inline Status RunDerivedCase(const std::string& dir, const ZooModel& m, const Si
       mismatches += "\n  output '" + key + "': missing from tfhost's outputs";
       continue;
     }
-    Status st = CompareOutput(expected, it->second, expected_out.tolerance);
+    Status st = CompareOutput(expected, it->second, expected_out);
     if (!st.ok()) mismatches += "\n  output '" + key + "': " + st.message();
-    std::cout << tag << ": " << m.name << "/" << sig.key << " output '" << key << "': max |tfhost - " << reference
-              << "| / max|" << reference << "| = " << RelativeError(expected, it->second) << "\n";
+    std::cout << tag << ": " << m.name << "/" << sig.key << " output '" << key << "': ";
+    if (expected_out.max_steps > 0) {
+      std::cout << "max |tfhost - " << reference << "| = " << MaxSteps(expected, it->second) << " steps\n";
+    } else {
+      std::cout << "max |tfhost - " << reference << "| / max|" << reference
+                << "| = " << RelativeError(expected, it->second) << "\n";
+    }
   }
   if (!mismatches.empty()) {
     return InvalidArgument(m.name + " signature '" + sig.key + "' differs from " + reference + ":" + mismatches);

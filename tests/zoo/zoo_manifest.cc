@@ -48,11 +48,21 @@ StatusOr<SignatureCase> ParseSignature(const rapidjson::Value& v, const std::str
       if (!m.value["tolerance"].IsNumber()) return InvalidArgument(out_where + ": 'tolerance' must be a number");
       out.tolerance = m.value["tolerance"].GetDouble();
     }
+    if (m.value.HasMember("max_steps")) {
+      if (!m.value["max_steps"].IsInt64() || m.value["max_steps"].GetInt64() < 0) {
+        return InvalidArgument(out_where + ": 'max_steps' must be a non-negative integer");
+      }
+      out.max_steps = m.value["max_steps"].GetInt64();
+    }
     if (m.value.HasMember("why") && m.value["why"].IsString()) out.why = m.value["why"].GetString();
     // A looser bound is a claim about an op; the manifest must say which.
     if (out.tolerance > 1e-5 && out.why.empty()) {
       return InvalidArgument(out_where + ": tolerance " + std::to_string(out.tolerance) +
                              " is looser than 1e-5 but 'why' does not name the op that needs it");
+    }
+    if (out.max_steps > 0 && out.why.empty()) {
+      return InvalidArgument(out_where + ": max_steps " + std::to_string(out.max_steps) +
+                             " allows integers to differ but 'why' does not say which op needs it");
     }
     sig.outputs[m.name.GetString()] = std::move(out);
   }
@@ -145,7 +155,30 @@ Status CompareFloats(const Tensor& expected, const Tensor& actual, double tolera
 
 }  // namespace
 
-Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolerance) {
+// Integers within max_steps of each other (a quantized output's bound).
+Status CompareSteps(const Tensor& expected, const Tensor& actual, int64_t max_steps) {
+  const std::vector<double> want = expected.ToDoubleVector();
+  const std::vector<double> got = actual.ToDoubleVector();
+  int64_t bad = 0, first_bad = -1;
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double err = std::fabs(got[i] - want[i]);
+    worst = std::max(worst, err);
+    if (err > static_cast<double>(max_steps)) {
+      ++bad;
+      if (first_bad < 0) first_bad = static_cast<int64_t>(i);
+    }
+  }
+  if (bad == 0) return OkStatus();
+  std::ostringstream os;
+  os << bad << " of " << want.size() << " elements differ by more than " << max_steps << " steps; first at flat "
+     << "index " << first_bad << ": tf " << want[first_bad] << ", tfhost " << got[first_bad] << "; largest "
+     << worst << " steps";
+  return InvalidArgument(os.str());
+}
+
+Status CompareOutput(const Tensor& expected, const Tensor& actual, const ExpectedOutput& rule) {
+  const double tolerance = rule.tolerance;
   if (expected.dtype() != actual.dtype()) {
     return InvalidArgument(std::string("dtype: tf ") + DTypeName(expected.dtype()) + ", tfhost " +
                            DTypeName(actual.dtype()));
@@ -163,6 +196,7 @@ Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolera
     }
     return OkStatus();
   }
+  if (rule.max_steps > 0 && IsInteger(expected.dtype())) return CompareSteps(expected, actual, rule.max_steps);
   // Integers, bools and the rest: bit for bit.
   if (expected.ByteSize() != actual.ByteSize() ||
       std::memcmp(expected.raw_data(), actual.raw_data(), expected.ByteSize()) != 0) {

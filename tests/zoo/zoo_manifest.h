@@ -15,7 +15,8 @@ namespace tfhost::zoo {
 struct ExpectedOutput {
   std::string file;        // a serialized TensorProto, relative to the zoo folder
   double tolerance = 1e-5;  // relative to max|reference|; floats only
-  std::string why;          // why the tolerance is looser than 1e-5, naming the op
+  int64_t max_steps = 0;    // integers: how far apart they may be (a quantized output's steps)
+  std::string why;          // why the bound is looser than 1e-5 or exact, naming the op
 };
 
 struct SignatureCase {
@@ -46,9 +47,10 @@ StatusOr<Tensor> ReadTensorProtoFile(const std::string& path);
 
 // Whether `actual` matches `expected` as the manifest's rules say: same dtype
 // and shape; floats within tolerance * max|expected| (NaN matches NaN, an
-// infinity only the same infinity); everything else exactly. The error
-// describes the first mismatch (index, both values) and the largest error.
-Status CompareOutput(const Tensor& expected, const Tensor& actual, double tolerance);
+// infinity only the same infinity); integers within max_steps of each
+// other; everything else exactly. The error describes the first mismatch
+// (index, both values) and the largest error.
+Status CompareOutput(const Tensor& expected, const Tensor& actual, const ExpectedOutput& rule);
 
 // A case tfhost does not pass yet (a known_failures.txt line): it must still
 // fail, with an error containing `error_part`, so that a fix shows up as a

@@ -62,7 +62,7 @@ Status RunCase(const ZooModel& m, const SignatureCase& sig) {
       mismatches += "\n  output '" + key + "': missing from tfhost's outputs";
       continue;
     }
-    Status st = CompareOutput(expected, it->second, expected_out.tolerance);
+    Status st = CompareOutput(expected, it->second, expected_out);
     if (!st.ok()) {
       mismatches += "\n  output '" + key + "': " + st.message() +
                     (expected_out.why.empty() ? "" : " (tolerance: " + expected_out.why + ")");

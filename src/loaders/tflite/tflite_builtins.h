@@ -97,6 +97,7 @@ enum Builtin : int32_t {
   kGatherNd = 107,
   kCos = 108,
   kElu = 111,
+  kQuantize = 114,
   kRound = 116,
   kHardSwish = 117,
   kIf = 118,

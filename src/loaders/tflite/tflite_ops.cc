@@ -9,7 +9,7 @@ StatusOr<ir::TensorRef> OpContext::In(int i) const {
     return Error("has " + std::to_string(inputs.size()) + " inputs; expected at least " + std::to_string(i + 1));
   }
   if (inputs[i] < 0) return Error("input " + std::to_string(i) + " is absent but required");
-  return b->Ref(inputs[i]);
+  return b->Operand(inputs[i]);
 }
 
 Status OpContext::Error(const std::string& what) const { return InvalidArgument(where + ": " + what); }

@@ -3,8 +3,9 @@
 // TensorFlow keeps apart (a convolution's bias and activation) or lays
 // weights out differently (OHWI filters are transposed to HWIO at load).
 // A builtin without a mapping is not faked: IsMappedBuiltin says no and the
-// load fails naming it. Quantized tensors (int8/uint8 with scales) are
-// refused for now, except constants that DEQUANTIZE turns into float32.
+// load fails naming it. The mappers see quantized tensors as float32: the
+// builder dequantizes what they read and quantizes what they write
+// (tflite_graph_builder.h).
 //
 // Thread-safety: stateless; the builder passed in is not shared.
 #pragma once
@@ -26,7 +27,8 @@ struct OpContext {
   std::vector<int> inputs;   // tensor indices; -1 = optional input absent
   std::vector<int> outputs;
 
-  // Input i's graph output; errors when it is absent or out of range.
+  // Input i's graph output (GraphBuilder::Operand); errors when it is absent
+  // or out of range.
   StatusOr<ir::TensorRef> In(int i) const;
   bool HasInput(int i) const { return i < static_cast<int>(inputs.size()) && inputs[i] >= 0; }
   // Base name for helper nodes: the first output's node name.
@@ -52,6 +54,31 @@ Status MapArrayOperator(const OpContext& ctx);
 // IF, WHILE, CALL_ONCE and the resource operators (tflite_ops_control.cc).
 bool IsMappedControlBuiltin(int32_t code);
 Status MapControlOperator(const OpContext& ctx);
+
+// ParseExample and ParseExampleV2, the custom operators TF Serving's TFLite
+// sessions run (tflite_ops_custom.cc).
+bool IsMappedCustomOperator(const std::string& custom_code);
+Status MapCustomOperator(const OpContext& ctx, const std::string& custom_code);
+
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED on quantized tensors with
+// quantized constant weights (tflite_ops_quantized.cc): `op` with `attrs`
+// on the centered integers, then TFLite's fixed-point rescaling. False when
+// the operator is not in that form (the float mapping then applies).
+enum class IntegerProduct { kConv2D, kDepthwise, kFullyConnected };
+StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, const std::string& op,
+                                 ir::AttrMap attrs, fb::ActivationFunctionType activation);
+// AVERAGE_POOL_2D (`attrs` of AvgPool, `window` cells) on a quantized input
+// with the output's quantization, rounded as TFLite's integer kernel does.
+StatusOr<bool> MapIntegerAveragePool(const OpContext& ctx, ir::AttrMap attrs, fb::ActivationFunctionType activation,
+                                     int64_t window);
+// MEAN (`attrs` of Mean) of a quantized input over constant axes of known
+// size, rescaled as TFLite's integer kernel does.
+StatusOr<bool> MapIntegerMean(const OpContext& ctx, ir::AttrMap attrs);
+// MUL or BATCH_MATMUL (`op` with `attrs`), and ADD, of two quantized
+// operands (computed or constant, one scale each).
+StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& op, ir::AttrMap attrs,
+                                       fb::ActivationFunctionType activation);
+StatusOr<bool> MapIntegerAdd(const OpContext& ctx, fb::ActivationFunctionType activation);
 
 // Shared by the mappers.
 // Inputs 0..count-1, all required.

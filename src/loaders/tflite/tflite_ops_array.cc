@@ -115,60 +115,47 @@ Status MapUnpack(const OpContext& ctx) {
 }
 
 // Float16 weights (and int8/uint8 weights with scales) are stored narrow
-// and widened by a DEQUANTIZE; a constant one is widened here, once.
+// and widened by a DEQUANTIZE; a constant one is widened here, once (the
+// builder has dequantized a quantized constant already). A computed
+// quantized input already reads as float32.
 Status MapDequantize(const OpContext& ctx) {
   if (!ctx.HasInput(0)) return ctx.Error("has no input");
   const int in = ctx.inputs[0];
   const fb::Tensor& t = ctx.b->tensor(in);
   TFHOST_ASSIGN_OR_RETURN(auto value, ctx.b->ConstantValue(in));
   if (!value.has_value()) {
+    TFHOST_ASSIGN_OR_RETURN(auto quantized, ctx.b->ActivationQuantization(in));
+    if (quantized.has_value()) return MapSimple(ctx, "Identity", 1);
     if (t.type() != fb::TensorType::FLOAT16) {
-      return Unimplemented(ctx.where + " dequantizes the computed " + TensorTypeName(t.type()) +
-                           " tensor " + ctx.b->TensorWhere(in) + "; tfhost runs float32 TFLite models only, "
-                           "not quantized ones");
+      return ctx.Error("dequantizes " + ctx.b->TensorWhere(in) + ", a computed " + TensorTypeName(t.type()) +
+                       " tensor with no quantization scale; expected float16 or a quantized tensor");
     }
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
     ir::AttrMap attrs;
     attrs["DstT"] = TypeAttr(DType::kFloat);
     return ctx.b->AddOutputNode(ctx.outputs, "Cast", {x}, std::move(attrs)).status();
   }
+  if (value->dtype() == DType::kFloat) return ctx.b->AddOutputConst(ctx.outputs[0], std::move(*value));
+  if (value->dtype() != DType::kHalf) {
+    return ctx.Error(ctx.b->TensorWhere(in) + " is " + TensorTypeName(t.type()) +
+                     " with no quantization scale; DEQUANTIZE reads float16, int8 or uint8");
+  }
   const int64_t n = value->NumElements();
   Tensor out(DType::kFloat, value->shape());
   float* dst = out.data<float>();
-  if (value->dtype() == DType::kHalf) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = HalfToFloat(value->data<uint16_t>()[i]);
-  } else if (value->dtype() == DType::kInt8 || value->dtype() == DType::kUInt8) {
-    const fb::QuantizationParameters* q = t.quantization();
-    if (q == nullptr || q->scale() == nullptr || q->scale()->size() == 0) {
-      return ctx.Error(ctx.b->TensorWhere(in) + " has no quantization scale to dequantize with");
-    }
-    const int64_t channels = q->scale()->size();
-    const int axis = q->quantized_dimension();
-    int64_t inner = 1;
-    if (channels > 1) {
-      if (axis < 0 || axis >= value->rank() || value->dim(axis) != channels) {
-        return ctx.Error(ctx.b->TensorWhere(in) + " has " + std::to_string(channels) +
-                         " scales that do not match dimension " + std::to_string(axis) + " of shape " +
-                         value->shape().ToString());
-      }
-      for (int d = axis + 1; d < value->rank(); ++d) inner *= value->dim(d);
-    }
-    const auto* zp = q->zero_point();
-    if (zp != nullptr && zp->size() != 0 && static_cast<int64_t>(zp->size()) != channels) {
-      return ctx.Error(ctx.b->TensorWhere(in) + " has " + std::to_string(zp->size()) + " zero points for " +
-                       std::to_string(channels) + " scales");
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t c = channels > 1 ? (i / inner) % channels : 0;
-      const float q_value = value->dtype() == DType::kInt8 ? value->data<int8_t>()[i] : value->data<uint8_t>()[i];
-      const float zero = (zp != nullptr && zp->size() != 0) ? static_cast<float>(zp->Get(c)) : 0.0f;
-      dst[i] = q->scale()->Get(c) * (q_value - zero);
-    }
-  } else {
-    return ctx.Error(ctx.b->TensorWhere(in) + " is " + TensorTypeName(t.type()) +
-                     "; DEQUANTIZE reads float16, int8 or uint8");
-  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = HalfToFloat(value->data<uint16_t>()[i]);
   return ctx.b->AddOutputConst(ctx.outputs[0], std::move(out));
+}
+
+// QUANTIZE stores its float32 (or requantizes its quantized) input under
+// its output's scale; the builder adds the quantize node.
+Status MapQuantize(const OpContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(auto quantized, ctx.b->ActivationQuantization(ctx.outputs[0]));
+  if (!quantized.has_value()) {
+    return ctx.Error("writes " + ctx.b->TensorWhere(ctx.outputs[0]) +
+                     ", which has no quantization scale; expected an int8, uint8 or int16 tensor with one");
+  }
+  return MapSimple(ctx, "Identity", 1);
 }
 
 }  // namespace
@@ -178,7 +165,7 @@ bool IsMappedArrayBuiltin(int32_t code) {
     case kReshape: case kConcatenation: case kPad: case kPadV2: case kMirrorPad: case kSqueeze: case kTranspose:
     case kStridedSlice: case kGather: case kGatherNd: case kSlice: case kSplit: case kSplitV: case kPack:
     case kUnpack: case kExpandDims: case kTile: case kBroadcastTo: case kFill: case kReverseV2: case kShape:
-    case kSpaceToDepth: case kDepthToSpace: case kSpaceToBatchND: case kBatchToSpaceND: case kDequantize:
+    case kSpaceToDepth: case kDepthToSpace: case kSpaceToBatchND: case kBatchToSpaceND: case kDequantize: case kQuantize:
     case kTopKV2:
       return true;
     default:
@@ -226,6 +213,7 @@ Status MapArrayOperator(const OpContext& ctx) {
     case kSpaceToBatchND: return MapSimple(ctx, "SpaceToBatchND", 3);
     case kBatchToSpaceND: return MapSimple(ctx, "BatchToSpaceND", 3);
     case kDequantize: return MapDequantize(ctx);
+    case kQuantize: return MapQuantize(ctx);
     case kTopKV2: return MapTopK(ctx);
     default: return ctx.Error("is not a mapped array operator");
   }

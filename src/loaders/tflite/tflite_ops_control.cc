@@ -21,13 +21,6 @@ tensorflow::AttrValue FuncAttr(const std::string& name) {
   return a;
 }
 
-tensorflow::AttrValue TypeListAttr(const std::vector<DType>& types) {
-  tensorflow::AttrValue a;
-  auto* list = a.mutable_list();
-  for (DType t : types) list->add_type(static_cast<tensorflow::DataType>(t));
-  return a;
-}
-
 StatusOr<DType> TensorDType(const OpContext& ctx, int tensor) {
   const fb::TensorType type = ctx.b->tensor(tensor).type();
   const DType dtype = BoundaryDTypeOf(type);

@@ -21,6 +21,11 @@ Act FusedOf(const OpContext& ctx) {
 }
 
 Status MapFusedBinary(const OpContext& ctx, const std::string& op) {
+  if (op == "Mul" || op == "AddV2") {
+    TFHOST_ASSIGN_OR_RETURN(bool integer, op == "Mul" ? MapIntegerBinaryProduct(ctx, "Mul", {}, FusedOf(ctx))
+                                                      : MapIntegerAdd(ctx, FusedOf(ctx)));
+    if (integer) return OkStatus();
+  }
   TFHOST_ASSIGN_OR_RETURN(auto in, AllInputs(ctx, 2));
   return FinishWithActivation(ctx, FusedOf(ctx), op, std::move(in)).status();
 }
@@ -29,6 +34,10 @@ Status MapReduce(const OpContext& ctx, const std::string& op) {
   const auto* o = ctx.op->builtin_options_as_ReducerOptions();
   ir::AttrMap attrs;
   attrs["keep_dims"] = BoolAttr(o != nullptr && o->keep_dims());
+  if (op == "Mean") {
+    TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerMean(ctx, attrs));
+    if (integer) return OkStatus();
+  }
   return MapSimple(ctx, op, 2, std::move(attrs));
 }
 

@@ -54,13 +54,16 @@ Status MapConv2D(const OpContext& ctx) {
   const auto* o = ctx.op->builtin_options_as_Conv2DOptions();
   if (o == nullptr) return ctx.Error("has no Conv2DOptions");
   TFHOST_RETURN_IF_ERROR(CheckStrides(ctx, o->stride_h(), o->stride_w()));
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
-  // TFLite filters are [out, h, w, in]; TensorFlow's are [h, w, in, out].
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef w, PermutedWeight(ctx, 1, {1, 2, 3, 0}, 4));
   ir::AttrMap attrs;
   attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
   attrs["dilations"] = IntListAttr({1, o->dilation_h_factor(), o->dilation_w_factor(), 1});
   attrs["padding"] = StringAttr(PaddingName(o->padding()));
+  TFHOST_ASSIGN_OR_RETURN(bool integer,
+                          MapIntegerProduct(ctx, IntegerProduct::kConv2D, "Conv2D", attrs, o->fused_activation_function()));
+  if (integer) return OkStatus();
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  // TFLite filters are [out, h, w, in]; TensorFlow's are [h, w, in, out].
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef w, PermutedWeight(ctx, 1, {1, 2, 3, 0}, 4));
   return FinishWithBias(ctx, o->fused_activation_function(), "Conv2D", {x, w}, std::move(attrs));
 }
 
@@ -68,6 +71,13 @@ Status MapDepthwiseConv2D(const OpContext& ctx) {
   const auto* o = ctx.op->builtin_options_as_DepthwiseConv2DOptions();
   if (o == nullptr) return ctx.Error("has no DepthwiseConv2DOptions");
   TFHOST_RETURN_IF_ERROR(CheckStrides(ctx, o->stride_h(), o->stride_w()));
+  ir::AttrMap attrs;
+  attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
+  attrs["dilations"] = IntListAttr({1, o->dilation_h_factor(), o->dilation_w_factor(), 1});
+  attrs["padding"] = StringAttr(PaddingName(o->padding()));
+  TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerProduct(ctx, IntegerProduct::kDepthwise, "DepthwiseConv2dNative",
+                                                          attrs, o->fused_activation_function()));
+  if (integer) return OkStatus();
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   if (!ctx.HasInput(1)) return ctx.Error("input 1 (the filter) is absent");
   // TFLite's filter is [1, h, w, in * multiplier] with output channel
@@ -97,10 +107,6 @@ Status MapDepthwiseConv2D(const OpContext& ctx) {
                             ctx.b->AddConst(ctx.Base() + "/filter_shape", Tensor::FromVector(dims)));
     TFHOST_ASSIGN_OR_RETURN(w, ctx.b->AddNode(ctx.Base() + "/filter", "Reshape", {f, shape}));
   }
-  ir::AttrMap attrs;
-  attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
-  attrs["dilations"] = IntListAttr({1, o->dilation_h_factor(), o->dilation_w_factor(), 1});
-  attrs["padding"] = StringAttr(PaddingName(o->padding()));
   return FinishWithBias(ctx, o->fused_activation_function(), "DepthwiseConv2dNative", {x, w}, std::move(attrs));
 }
 
@@ -110,17 +116,23 @@ Status MapFullyConnected(const OpContext& ctx) {
   if (o != nullptr && o->weights_format() != fb::FullyConnectedOptionsWeightsFormat::DEFAULT) {
     return ctx.Error("uses shuffled int8 weights, which tfhost does not map");
   }
+  if (o == nullptr || !o->keep_num_dims()) {
+    TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerProduct(ctx, IntegerProduct::kFullyConnected, "MatMul", {}, act));
+    if (integer) return OkStatus();
+  }
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   if (!ctx.HasInput(1)) return ctx.Error("input 1 (the weights) is absent");
-  std::vector<int64_t> wdims = SignatureDims(ctx.b->tensor(ctx.inputs[1]));
-  if (wdims.size() != 2 || wdims[1] < 1) {
-    return ctx.Error("weights " + ctx.b->TensorWhere(ctx.inputs[1]) + " must have a known shape [out, in]");
-  }
   // TFLite flattens the input to [-1, in] and, with keep_num_dims, restores
-  // the leading dimensions afterwards.
+  // the leading dimensions afterwards. Only flattening needs the weights'
+  // shape (a computed weight, as a fake-quantized one, may not state it).
   std::vector<int64_t> xdims = SignatureDims(ctx.b->tensor(ctx.inputs[0]));
   const bool keep = o != nullptr && o->keep_num_dims() && xdims.size() > 2;
   if (xdims.size() != 2) {
+    std::vector<int64_t> wdims = SignatureDims(ctx.b->tensor(ctx.inputs[1]));
+    if (wdims.size() != 2 || wdims[1] < 1) {
+      return ctx.Error("weights " + ctx.b->TensorWhere(ctx.inputs[1]) + " must have a known shape [out, in] to "
+                       "flatten the rank-" + std::to_string(xdims.size()) + " input");
+    }
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shape,
                             ctx.b->AddConst(ctx.Base() + "/flat_shape", Tensor::FromVector(std::vector<int32_t>{
                                                                           -1, static_cast<int32_t>(wdims[1])})));
@@ -196,11 +208,16 @@ Status MapPool(const OpContext& ctx, const std::string& op) {
   if (o == nullptr) return ctx.Error("has no Pool2DOptions");
   TFHOST_RETURN_IF_ERROR(CheckStrides(ctx, o->stride_h(), o->stride_w()));
   if (o->filter_height() < 1 || o->filter_width() < 1) return ctx.Error("has an empty pooling window");
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   ir::AttrMap attrs;
   attrs["ksize"] = IntListAttr({1, o->filter_height(), o->filter_width(), 1});
   attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
   attrs["padding"] = StringAttr(PaddingName(o->padding()));
+  if (op == "AvgPool") {
+    const int64_t window = int64_t{o->filter_height()} * o->filter_width();
+    TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerAveragePool(ctx, attrs, o->fused_activation_function(), window));
+    if (integer) return OkStatus();
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   return FinishWithActivation(ctx, o->fused_activation_function(), op, {x}, std::move(attrs)).status();
 }
 
@@ -303,11 +320,13 @@ Status MapNnOperator(const OpContext& ctx) {
     case kLogSoftmax: return MapUnary(ctx, "LogSoftmax");
     case kBatchMatMul: {
       const auto* o = ctx.op->builtin_options_as_BatchMatMulOptions();
-      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef a, ctx.In(0));
-      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef b, ctx.In(1));
       ir::AttrMap attrs;
       attrs["adj_x"] = BoolAttr(o != nullptr && o->adj_x());
       attrs["adj_y"] = BoolAttr(o != nullptr && o->adj_y());
+      TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerBinaryProduct(ctx, "BatchMatMulV2", attrs, Act::NONE));
+      if (integer) return OkStatus();
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef a, ctx.In(0));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef b, ctx.In(1));
       return ctx.b->AddOutputNode(ctx.outputs, "BatchMatMulV2", {a, b}, std::move(attrs)).status();
     }
     case kResizeBilinear: return MapResize(ctx, "ResizeBilinear");

@@ -1,8 +1,8 @@
 // Small TFLite flatbuffers written with tfhost's own schema, for the
 // loader's unit tests: relu(x + bias) as one ADD with a fused activation,
 // optionally followed by a second operator of any code, so that each test
-// varies one thing (signatures, an unmapped builtin, a custom operator, a
-// quantized tensor); and TestModelWriter, which assembles models of several
+// varies one thing (signatures, an unmapped builtin, a custom operator);
+// and TestModelWriter, which assembles models of several
 // subgraphs operator by operator, for control flow and resources.
 // Test-only; not part of the library.
 #pragma once
@@ -21,7 +21,6 @@ struct TestModelOptions {
   bool signature_defs = true;   // "predict": in -> x, out -> y (or z)
   int32_t second_code = -1;     // >= 0: operator 1 of this code, y -> z
   const char* custom_code = nullptr;  // with second_code 32 (CUSTOM)
-  bool quantized_x = false;     // x becomes int8 with a scale
 };
 
 // Tensors: 0 "x" [1,3] (shape_signature [-1,3]), 1 "bias" [3] = {1,-2,3},
@@ -36,15 +35,8 @@ inline std::string BuildTestModel(const TestModelOptions& o = {}) {
   buffers.push_back(fb::CreateBuffer(b, bias_data));
 
   const std::vector<int32_t> row = {1, 3}, any_row = {-1, 3}, three = {3};
-  flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
-  if (o.quantized_x) {
-    const std::vector<float> scale = {0.5f};
-    const std::vector<int64_t> zero = {0};
-    quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &scale, &zero);
-  }
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors = {
-      fb::CreateTensorDirect(b, &row, o.quantized_x ? fb::TensorType::INT8 : fb::TensorType::FLOAT32, 0, "x",
-                             quant, false, 0, &any_row),
+      fb::CreateTensorDirect(b, &row, fb::TensorType::FLOAT32, 0, "x", 0, false, 0, &any_row),
       fb::CreateTensorDirect(b, &three, fb::TensorType::FLOAT32, 1, "bias"),
       fb::CreateTensorDirect(b, &row, fb::TensorType::FLOAT32, 0, "y", 0, false, 0, &any_row),
   };
@@ -108,6 +100,11 @@ struct TestTensor {
   fb::TensorType type;
   std::vector<int32_t> shape;
   std::string data;  // empty: not a constant
+  // Quantized when scale is non-empty: one entry per tensor, or one per
+  // slice along quantized_dimension.
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int32_t quantized_dimension = 0;
 };
 
 struct TestOp {
@@ -119,6 +116,8 @@ struct TestOp {
   std::vector<int32_t> inputs, outputs;
   fb::BuiltinOptions options_type;
   flatbuffers::Offset<void> options;  // made with TestModelWriter::b()
+  std::string custom_code;            // with code 32 (CUSTOM)
+  std::vector<uint8_t> custom_options;
 };
 
 struct TestSubgraph {
@@ -145,16 +144,23 @@ class TestModelWriter {
         buffer = static_cast<uint32_t>(buffers_.size());
         buffers_.push_back(fb::CreateBuffer(b_, data));
       }
-      tensors.push_back(fb::CreateTensorDirect(b_, &t.shape, t.type, buffer, t.name.c_str()));
+      flatbuffers::Offset<fb::QuantizationParameters> quant = 0;
+      if (!t.scale.empty()) {
+        quant = fb::CreateQuantizationParametersDirect(b_, nullptr, nullptr, &t.scale, &t.zero_point,
+                                                       t.quantized_dimension);
+      }
+      tensors.push_back(fb::CreateTensorDirect(b_, &t.shape, t.type, buffer, t.name.c_str(), quant));
     }
     std::vector<flatbuffers::Offset<fb::Operator>> ops;
     for (const TestOp& op : sg.ops) {
-      auto [it, added] = opcodes_.emplace(op.code, static_cast<uint32_t>(codes_.size()));
+      auto [it, added] = opcodes_.emplace(std::make_pair(op.code, op.custom_code), static_cast<uint32_t>(codes_.size()));
       if (added) {
         const int8_t narrow = static_cast<int8_t>(op.code < 127 ? op.code : 127);
-        codes_.push_back(fb::CreateOperatorCode(b_, narrow, 0, 1, op.code));
+        codes_.push_back(fb::CreateOperatorCodeDirect(b_, narrow, op.custom_code.empty() ? nullptr : op.custom_code.c_str(),
+                                                      1, op.code));
       }
-      ops.push_back(fb::CreateOperatorDirect(b_, it->second, &op.inputs, &op.outputs, op.options_type, op.options));
+      ops.push_back(fb::CreateOperatorDirect(b_, it->second, &op.inputs, &op.outputs, op.options_type, op.options,
+                                             op.custom_options.empty() ? nullptr : &op.custom_options));
     }
     subgraphs_.push_back(fb::CreateSubGraphDirect(b_, &tensors, &sg.inputs, &sg.outputs, &ops));
     return static_cast<int>(subgraphs_.size()) - 1;
@@ -176,7 +182,7 @@ class TestModelWriter {
   flatbuffers::FlatBufferBuilder b_;
   std::vector<flatbuffers::Offset<fb::Buffer>> buffers_;
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes_;
-  std::map<int32_t, uint32_t> opcodes_;
+  std::map<std::pair<int32_t, std::string>, uint32_t> opcodes_;
   std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs_;
 };
 

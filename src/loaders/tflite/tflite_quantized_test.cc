@@ -1,0 +1,124 @@
+// Quantized TFLite models: every stored integer is the one TFLite's
+// arithmetic gives (real = scale * (q - zero_point), rounding half away from
+// zero), worked out by hand for small models written with the test writer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/test_status.h"
+#include "base/test_temp_dir.h"
+#include "loaders/tflite/tflite_loader.h"
+#include "loaders/tflite/tflite_test_model.h"
+
+namespace tfhost::loaders {
+namespace {
+
+namespace fs = std::filesystem;
+using tflite::TestBytes;
+using tflite::TestModelWriter;
+using tflite::TestTensor;
+using TT = tflite::fb::TensorType;
+using Options = tflite::fb::BuiltinOptions;
+
+constexpr int32_t kDequantize = 6, kFullyConnected = 9, kCast = 53, kQuantize = 114, kIf = 118;
+
+TestTensor Quantized(TestTensor t, std::vector<float> scale, std::vector<int64_t> zero_point, int32_t dim = 0) {
+  t.scale = std::move(scale);
+  t.zero_point = std::move(zero_point);
+  t.quantized_dimension = dim;
+  return t;
+}
+
+std::string WriteModel(const testing::TempDir& dir, const std::string& bytes) {
+  const std::string path = dir.Sub("model.tflite");
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// input (float) -QUANTIZE-> x (int8, 0.5, -1) -FULLY_CONNECTED+RELU-> y
+// (int8, 0.25, 3) -DEQUANTIZE-> out. The weights are int8 per output row
+// (scales 0.1, 0.2), the bias int32 with scales input x weight.
+std::string FullyConnectedModel(TT x_type = TT::INT8, std::vector<float> x_scale = {0.5f}) {
+  TestModelWriter w;
+  auto relu = tflite::fb::CreateFullyConnectedOptions(w.b(), tflite::fb::ActivationFunctionType::RELU).Union();
+  w.AddSubgraph({{{"input", TT::FLOAT32, {2, 4}},
+                  Quantized({"x", x_type, {2, 4}}, x_scale, std::vector<int64_t>(x_scale.size(), -1)),
+                  // real rows {1, -1, 0.5, 0} and {1, 1, 1, -1}
+                  Quantized({"w", TT::INT8, {2, 4}, TestBytes<int8_t>({10, -10, 5, 0, 5, 5, 5, -5})}, {0.1f, 0.2f},
+                            {0, 0}, 0),
+                  // real {2, -1}
+                  Quantized({"b", TT::INT32, {2}, TestBytes<int32_t>({40, -10})}, {0.05f, 0.1f}, {0, 0}, 0),
+                  Quantized({"y", TT::INT8, {2, 2}}, {0.25f}, {3}),
+                  {"out", TT::FLOAT32, {2, 2}}},
+                 {0},
+                 {4, 5},
+                 {{kQuantize, {0}, {1}},
+                  {kFullyConnected, {1, 2, 3}, {4}, Options::FullyConnectedOptions, relu},
+                  {kDequantize, {4}, {5}}}});
+  return w.Finish({{"input", 0}}, {{"y", 4}, {"out", 5}});
+}
+
+TEST(TfliteQuantizedTest, FullyConnectedStoresTheIntegersTfliteArithmeticGives) {
+  testing::TempDir dir("tflite_quantized");
+  auto model = LoadTfliteModel(WriteModel(dir, FullyConnectedModel()), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  // Row 0 quantizes to x = {1, 3, -1, 5} (real {1, 2, 0, 3}); row 1's 1.25
+  // is 2.5 steps and rounds away from zero, so x = {2, 2, 2, 2} (real 1.5).
+  auto out = (*model)->RunSignature(
+      "predict", {{"input", Tensor::FromVector<float>({1, 2, 0, 3, 1.5f, 1.5f, 1.5f, 1.25f}, {2, 4})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // Row 0: {1 - 2 + 0 + 0 + 2, relu(1 + 2 + 0 - 3 - 1)} = {1, 0}; row 1:
+  // {1.5 * 0.5 + 2, 1.5 * 2 - 1} = {2.75, 2}. Stored: real / 0.25 + 3.
+  const Tensor& y = out->at("y");
+  ASSERT_EQ(y.dtype(), DType::kInt8);
+  EXPECT_EQ(std::vector<int8_t>(y.data<int8_t>(), y.data<int8_t>() + 4), (std::vector<int8_t>{7, 3, 14, 11}));
+  const Tensor& real = out->at("out");
+  ASSERT_EQ(real.dtype(), DType::kFloat);
+  EXPECT_EQ(real.ToDoubleVector(), (std::vector<double>{1.0, 0.0, 2.75, 2.0}));
+}
+
+TEST(TfliteQuantizedTest, CastConvertsTheStoredIntegersNotTheRealValues) {
+  TestModelWriter w;
+  w.AddSubgraph({{Quantized({"x", TT::INT8, {3}}, {0.5f}, {-1}), {"i", TT::INT32, {3}}}, {0}, {1},
+                 {{kCast, {0}, {1}}}});
+  testing::TempDir dir("tflite_quantized");
+  auto model = LoadTfliteModel(WriteModel(dir, w.Finish({{"x", 0}}, {{"i", 1}})), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature("predict", {{"x", Tensor::FromVector<int8_t>({-128, 0, 7})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("i").ToDoubleVector(), (std::vector<double>{-128, 0, 7}));
+}
+
+TEST(TfliteQuantizedTest, ScalesThatDoNotFitTheQuantizedDimensionAreRefusedNamingTheTensor) {
+  testing::TempDir dir("tflite_quantized");
+  const std::string path = WriteModel(dir, FullyConnectedModel(TT::INT8, {0.5f, 0.25f, 1.0f}));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kInvalidArgument,
+                      path + ": subgraph 0 tensor 1 'x' has 3 quantization scales that do not match dimension 0 "
+                      "of its shape [2,4]");
+}
+
+TEST(TfliteQuantizedTest, QuantizeIntoATensorWithoutAScaleIsRefusedNamingIt) {
+  TestModelWriter w;
+  w.AddSubgraph({{{"input", TT::FLOAT32, {2}}, {"x", TT::INT8, {2}}}, {0}, {1}, {{kQuantize, {0}, {1}}}});
+  testing::TempDir dir("tflite_quantized");
+  const std::string path = WriteModel(dir, w.Finish({{"input", 0}}, {{"x", 1}}));
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(path, LoadOptions()), StatusCode::kInvalidArgument,
+                      "operator 0 (QUANTIZE): writes " + path +
+                          ": subgraph 0 tensor 1 'x', which has no quantization scale");
+}
+
+TEST(TfliteQuantizedTest, AQuantizedTensorPassedToACalledSubgraphIsRefusedNamingIt) {
+  TestModelWriter w;
+  auto options = tflite::fb::CreateIfOptions(w.b(), 1, 1).Union();
+  w.AddSubgraph({{{"c", TT::BOOL, {}}, Quantized({"x", TT::INT8, {1}}, {0.5f}, {0}), {"y", TT::INT8, {1}}},
+                 {0, 1}, {2}, {{kIf, {0, 1}, {2}, Options::IfOptions, options}}});
+  w.AddSubgraph({{{"x", TT::INT8, {1}}}, {0}, {0}, {}});
+  testing::TempDir dir("tflite_quantized");
+  TFHOST_EXPECT_ERROR(LoadTfliteModel(WriteModel(dir, w.Finish({{"c", 0}, {"x", 1}}, {{"y", 2}})), LoadOptions()),
+                      StatusCode::kUnimplemented,
+                      "tensor 1 'x' to or from a called subgraph, which tfhost does not map");
+}
+
+}  // namespace
+}  // namespace tfhost::loaders
