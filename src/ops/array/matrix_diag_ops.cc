@@ -48,8 +48,10 @@ Status ReadAlign(const KernelContext& ctx, Band* band) {
 }
 
 // Calls fn(row, col, diag_row, n) for every in-matrix element of the band.
+// An empty matrix or band has none, however many diagonals k names.
 template <typename Fn>
 void ForEachBandElement(const Band& b, Fn fn) {
+  if (b.rows <= 0 || b.cols <= 0 || b.max_len <= 0) return;
   for (int64_t d = b.lower; d <= b.upper; ++d) {
     const int64_t offset = b.Offset(d);
     for (int64_t n = 0; n < b.max_len; ++n) {
@@ -158,7 +160,8 @@ Status MatrixDiagPart(KernelContext& ctx) {
   Tensor out(in.dtype(), shape);
   FillWithScalar(out, padding);
   const int64_t per_diag = b.NumDiags() * b.max_len, per_matrix = b.rows * b.cols;
-  for (int64_t i = 0; i < batch; ++i) {
+  // No diagonals to fill (a huge batch of empty matrices): nothing to visit.
+  for (int64_t i = 0; i < batch && out.NumElements() > 0; ++i) {
     ForEachBandElement(b, [&](int64_t r, int64_t c, int64_t l, int64_t n) {
       CopyElements(in, i * per_matrix + r * b.cols + c, out, i * per_diag + l * b.max_len + n, 1);
     });
@@ -194,7 +197,7 @@ Status MatrixSetDiag(KernelContext& ctx) {
   CopyElements(in, 0, out, 0, in.NumElements());
   const int64_t batch = DimProduct(in.shape(), 0, in.rank() - 2);
   const int64_t per_diag = b.NumDiags() * b.max_len, per_matrix = b.rows * b.cols;
-  for (int64_t i = 0; i < batch; ++i) {
+  for (int64_t i = 0; i < batch && diag.NumElements() > 0; ++i) {
     ForEachBandElement(b, [&](int64_t r, int64_t c, int64_t l, int64_t n) {
       CopyElements(diag, i * per_diag + l * b.max_len + n, out, i * per_matrix + r * b.cols + c, 1);
     });

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ops/run_single_op.h"
 
 namespace tfhost::ops {
@@ -37,6 +39,23 @@ TEST(MatrixDiagTest, NoMatricesOfAHugeSizeAreAnEmptyOutput) {
   auto out = RunSingleOp("MatrixDiag", {Tensor(DType::kFloat, Shape({0, huge}))}, {{"T", MakeAttr(DType::kFloat)}});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ((*out)[0].shape(), Shape({0, huge, huge}));
+}
+
+// Found by graph_kernel_fuzz: with empty matrices, every one of the 2^32
+// diagonals k can name was still visited, once per matrix: here 2^40 steps,
+// a hang the test's timeout would catch.
+TEST(MatrixDiagTest, AnEmptyMatrixAnswersAtOnceHoweverManyDiagonalsKNames) {
+  const Tensor k = Tensor::FromVector<int32_t>({std::numeric_limits<int32_t>::min(),
+                                                std::numeric_limits<int32_t>::max()});
+  const int64_t diagonals = int64_t{1} << 32;
+  const int64_t batch = 256;
+  const Tensor empty(DType::kFloat, Shape({batch, 0, 0}));
+  auto part = RunSingleOp("MatrixDiagPartV2", {empty, k, Tensor::Scalar<float>(0)}, {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  EXPECT_EQ((*part)[0].shape(), Shape({batch, diagonals, 0}));
+  auto set = RunSingleOp("MatrixSetDiagV2", {empty, (*part)[0], k}, {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ((*set)[0].shape(), Shape({batch, 0, 0}));
 }
 
 }  // namespace
