@@ -79,30 +79,40 @@ int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) 
 namespace math {
 namespace {
 
-template <typename Q>
-void Rescale(const Tensor& acc, const std::vector<int64_t>& multipliers,
-             const std::vector<int64_t>& shifts, int64_t zero_point, int64_t lo, int64_t hi, Q* out) {
-  const int64_t n = acc.NumElements();
+// NaN and values past int32 cannot come from integer operands; they
+// saturate rather than being undefined.
+inline int32_t ToInt32(float v) {
+  return std::isnan(v) ? 0
+         : v >= 2147483520.0f ? std::numeric_limits<int32_t>::max()
+         : v <= -2147483648.0f ? std::numeric_limits<int32_t>::min()
+                               : static_cast<int32_t>(std::nearbyint(v));
+}
+inline int32_t ToInt32(int32_t v) { return v; }
+
+// Row by row, channel by channel: the channel is the position in the row,
+// so no element needs a division to find its multiplier.
+template <typename A, typename Q>
+void Rescale(const A* acc, int64_t n, const std::vector<int64_t>& multipliers, const std::vector<int64_t>& shifts,
+             int64_t zero_point, int64_t lo, int64_t hi, Q* out) {
   const int64_t channels = static_cast<int64_t>(multipliers.size());
-  const bool is_float = acc.dtype() == DType::kFloat;
-  for (int64_t i = 0; i < n; ++i) {
-    int32_t a;
-    if (is_float) {
-      const float v = acc.data<float>()[i];
-      // NaN and values past int32 cannot come from integer operands; they
-      // saturate rather than being undefined.
-      a = std::isnan(v) ? 0
-          : v >= 2147483520.0f ? std::numeric_limits<int32_t>::max()
-          : v <= -2147483648.0f ? std::numeric_limits<int32_t>::min()
-                                : static_cast<int32_t>(std::nearbyint(v));
-    } else {
-      a = acc.data<int32_t>()[i];
+  for (int64_t row = 0; row < n; row += channels) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t i = row + c;
+      const int64_t v = static_cast<int64_t>(MultiplyByQuantizedMultiplier(
+                            ToInt32(acc[i]), static_cast<int32_t>(multipliers[c]), static_cast<int>(shifts[c]))) +
+                        zero_point;
+      out[i] = static_cast<Q>(std::clamp(v, lo, hi));
     }
-    const int64_t c = channels == 1 ? 0 : i % channels;
-    const int64_t v = static_cast<int64_t>(MultiplyByQuantizedMultiplier(
-                          a, static_cast<int32_t>(multipliers[c]), static_cast<int>(shifts[c]))) +
-                      zero_point;
-    out[i] = static_cast<Q>(std::clamp(v, lo, hi));
+  }
+}
+
+template <typename Q>
+void Rescale(const Tensor& acc, const std::vector<int64_t>& multipliers, const std::vector<int64_t>& shifts,
+             int64_t zero_point, int64_t lo, int64_t hi, Q* out) {
+  if (acc.dtype() == DType::kFloat) {
+    Rescale(acc.data<float>(), acc.NumElements(), multipliers, shifts, zero_point, lo, hi, out);
+  } else {
+    Rescale(acc.data<int32_t>(), acc.NumElements(), multipliers, shifts, zero_point, lo, hi, out);
   }
 }
 
