@@ -68,6 +68,41 @@ TEST(OnnxLoaderTest, GlobalAveragePoolOfUnknownRankAveragesEveryAxisAfterTheSeco
   for (int i = 0; i < 4; ++i) EXPECT_EQ(got.data<float>()[i], want[i]) << "element " << i;
 }
 
+// A tf2onnx LSTM conversion concatenates values whose rank is unknown at
+// load; the loader built a shape of rank -1 from them (a length_error
+// escaped as an exception).
+TEST(OnnxLoaderTest, ConcatOfValuesOfUnknownRankLoadsAndConcatenatesWhenItRuns) {
+  tfhost::testing::TempDir dir("onnx_loader");
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  for (const char* name : {"a", "b"}) {
+    ::onnx::ValueInfoProto v;  // no shape
+    v.set_name(name);
+    v.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    *g->add_input() = v;
+  }
+  ::onnx::ValueInfoProto y = g->input(0);
+  y.set_name("y");
+  *g->add_output() = y;
+  ::onnx::NodeProto concat = Node("Concat", {"a", "b"}, {"y"});
+  auto* axis = concat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  axis->set_i(-1);
+  *g->add_node() = concat;
+  auto model = LoadOnnxModel(Write(dir, "m.onnx", m), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature("serving_default", {{"a", Tensor::FromVector<float>({1, 2}, {2, 1})},
+                                                        {"b", Tensor::FromVector<float>({3, 4}, {2, 1})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("y").shape(), Shape({2, 2}));
+  EXPECT_EQ(out->at("y").ToDoubleVector(), (std::vector<double>{1, 3, 2, 4}));
+}
+
 // x [1, 2, 3, 3] (NCHW) -> Conv 1x1 (2 -> 2 channels, bias) -> Relu ->
 // depthwise Conv 1x1 (group 2) -> Add of the Relu output -> y.
 ::onnx::ModelProto ConvChainModel() {

@@ -155,6 +155,7 @@ Status MapConcat(const NodeContext& ctx) {
   std::vector<ir::TensorRef> inputs;
   ir::PartialShape out = ir::PartialShape::Unknown();
   DType dtype = DType::kInvalid;
+  bool normalized = false;  // the axis, against the first input of known rank
   for (int i = 0; i < ctx.node->input_size(); ++i) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef r, ctx.In(i));
     TFHOST_ASSIGN_OR_RETURN(const ValueInfo* vi, ctx.Info(i));
@@ -162,15 +163,18 @@ Status MapConcat(const NodeContext& ctx) {
     if (i == 0) {
       out = vi->shape;
       dtype = vi->dtype;
-      if (out.rank() >= 0) {
-        TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, out.rank(), "axis"));
-        axis = a;
-      }
-    } else if (out.rank() >= 0 && vi->rank() == out.rank() && axis >= 0) {
+    } else if (out.rank() < 0) {
+      // Stays unknown; a later input of known rank still fixes the axis.
+    } else if (vi->rank() == out.rank() && axis >= 0) {
       const int64_t a = out.dim(static_cast<int>(axis)), b = vi->shape.dim(static_cast<int>(axis));
       out.dims[axis] = a >= 0 && b >= 0 ? a + b : -1;
     } else {
       out = ir::PartialShape::UnknownOfRank(out.rank());
+    }
+    if (!normalized && vi->rank() >= 0) {
+      TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, vi->rank(), "axis"));
+      axis = a;
+      normalized = true;
     }
   }
   if (inputs.empty()) return ctx.Error("needs at least one input");
