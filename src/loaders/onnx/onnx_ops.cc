@@ -176,6 +176,8 @@ Status NodeContext::BindOutput(int i, ir::TensorRef ref, DType dtype, ir::Partia
 MapFn FindMapper(const std::string& op_type) {
   if (MapFn f = FindNnMapper(op_type)) return f;
   if (MapFn f = FindMathMapper(op_type)) return f;
+  if (MapFn f = FindIndexMapper(op_type)) return f;
+  if (MapFn f = FindQuantizeMapper(op_type)) return f;
   return FindArrayMapper(op_type);
 }
 

@@ -87,6 +87,8 @@ MapFn FindConvMapper(const std::string& op_type);
 MapFn FindMathMapper(const std::string& op_type);
 MapFn FindArrayMapper(const std::string& op_type);
 MapFn FindSliceMapper(const std::string& op_type);
+MapFn FindIndexMapper(const std::string& op_type);     // onnx_ops_index.cc
+MapFn FindQuantizeMapper(const std::string& op_type);  // onnx_ops_quantize.cc
 
 // Normalizes axis `axis` of a rank-`rank` tensor into [0, rank); errors name
 // the attribute or input.

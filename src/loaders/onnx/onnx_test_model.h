@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "onnx/onnx.pb.h"
@@ -73,6 +74,44 @@ inline ::onnx::ModelProto BaseModel(int64_t opset = 17) {
   *g->add_node() = Node("Add", {"xw", "b"}, {"xwb"}, "bias");
   *g->add_node() = Node("Relu", {"xwb"}, {"y"}, "relu");
   return m;
+}
+
+inline void SetInt(::onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// x [2, 3] float -> `node` -> `outputs` (name, elem type), with `extra`
+// initializers.
+inline ::onnx::ModelProto OneNode(::onnx::NodeProto node, const std::vector<std::pair<std::string, int32_t>>& outputs,
+                           const std::vector<::onnx::TensorProto>& extra = {}) {
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {2, 3});
+  for (const auto& [name, type] : outputs) {
+    ::onnx::ValueInfoProto v;
+    v.set_name(name);
+    v.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    *g->add_output() = v;
+  }
+  for (const auto& t : extra) *g->add_initializer() = t;
+  *g->add_node() = std::move(node);
+  return m;
+}
+
+inline ::onnx::TensorProto Int64Tensor(const std::string& name, std::vector<int64_t> values) {
+  ::onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(::onnx::TensorProto::INT64);
+  t.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t.add_int64_data(v);
+  return t;
 }
 
 inline std::string Serialize(const ::onnx::ModelProto& m) {

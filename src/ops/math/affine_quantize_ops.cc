@@ -8,7 +8,8 @@
 // The TFLite loader brackets every quantized tensor with the pair, so each
 // int8 tensor holds exactly the values LiteRT's would. The arithmetic is
 // TFLite's reference kernels': quantize divides by the scale in float and
-// rounds half away from zero (TfLiteRound), then saturates; dequantize
+// rounds half away from zero (TfLiteRound), then saturates; round_mode
+// HALF_TO_EVEN is ONNX QuantizeLinear's rounding instead; dequantize
 // multiplies (q - zero_point) by the scale, exact before its one rounding.
 // NaN, which TFLite leaves undefined, quantizes to the zero point.
 #include <algorithm>
@@ -90,15 +91,17 @@ void ForEachRun(const Affine& a, int64_t n, Fn fn) {
 }
 
 template <typename Q>
-void QuantizeValues(const float* x, Q* y, int64_t n, const Affine& a) {
+void QuantizeValues(const float* x, Q* y, int64_t n, const Affine& a, bool half_to_even) {
   constexpr float kLow = std::numeric_limits<Q>::lowest();
   constexpr float kHigh = std::numeric_limits<Q>::max();
   ForEachRun(a, n, [&](int64_t begin, int64_t end, float scale, int64_t zero_point) {
     const float zero = static_cast<float>(zero_point);
     for (int64_t i = begin; i < end; ++i) {
-      // round() of a float and the integer zero point: exact in float for
-      // every value that does not saturate (|q| < 2^24).
-      float q = std::round(x[i] / scale) + zero;
+      // Rounding a float, then adding the integer zero point: exact in
+      // float for every value that does not saturate (|q| < 2^24).
+      // nearbyint rounds halves to even in the default rounding mode.
+      const float v = x[i] / scale;
+      float q = (half_to_even ? std::nearbyint(v) : std::round(v)) + zero;
       if (std::isnan(q)) q = zero;
       q = q < kLow ? kLow : (q > kHigh ? kHigh : q);
       y[i] = static_cast<Q>(q);
@@ -129,11 +132,13 @@ Status AffineQuantizeKernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   TFHOST_ASSIGN_OR_RETURN(Affine a, ReadAffine(ctx, x.shape()));
   TFHOST_ASSIGN_OR_RETURN(DType out_type, ctx.Attr<DType>("out_type"));
+  TFHOST_ASSIGN_OR_RETURN(std::string round_mode, ctx.AttrOr<std::string>("round_mode", "HALF_AWAY_FROM_ZERO"));
+  const bool half_to_even = round_mode == "HALF_TO_EVEN";
   return SwitchStorage(ctx, out_type, [&](auto zero) -> Status {
     using Q = decltype(zero);
     TFHOST_RETURN_IF_ERROR(CheckZeroPoints<Q>(ctx, a));
     TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(out_type, x.shape()));
-    QuantizeValues<Q>(x.data<float>(), static_cast<Q*>(y.raw_data()), x.NumElements(), a);
+    QuantizeValues<Q>(x.data<float>(), static_cast<Q*>(y.raw_data()), x.NumElements(), a, half_to_even);
     ctx.set_output(0, std::move(y));
     return OkStatus();
   });
@@ -161,7 +166,8 @@ void RegisterAffineQuantizeOps(OpRegistry& registry) {
                         .Attr("out_type: {int8, uint8, int16}")
                         .Attr("scales: list(float)")
                         .Attr("zero_points: list(int)")
-                        .Attr("axis: int = -1"),
+                        .Attr("axis: int = -1")
+                        .Attr("round_mode: {'HALF_AWAY_FROM_ZERO', 'HALF_TO_EVEN'} = 'HALF_AWAY_FROM_ZERO'"),
                     AffineQuantizeKernel);
   registry.Register(ir::OpDefBuilder("_TfhostAffineDequantize")
                         .Input("input: T")

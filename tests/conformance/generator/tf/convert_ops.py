@@ -125,17 +125,23 @@ def _affine_quantize(b):
         "int16_per_tensor": (x, "int16", [0.001], [0], -1),
         "int8_per_channel": (x, "int8", [0.02, 0.05, 0.1, 0.03], [0, -5, 3, 0], 1),
     }
+    # ONNX QuantizeLinear rounds halves to even: TensorFlow's own round.
+    cases.update({"int8_halves_to_even": (halves, "int8", [1.0], [0], -1),
+                  "uint8_halves_to_even": (halves, "uint8", [1.0], [100], -1)})
     for name, (value, dtype, scales, zero_points, axis) in cases.items():
-        def quantize(value=value, dtype=dtype, scales=scales, zero_points=zero_points, axis=axis):
+        to_even = name.endswith("_to_even")
+
+        def quantize(value=value, dtype=dtype, scales=scales, zero_points=zero_points, axis=axis, to_even=to_even):
             s, z = _affine_layout(value, scales, zero_points, axis)
             info = np.iinfo(dtype)
-            q = tf.clip_by_value(_affine_round(value / s) + z, float(info.min), float(info.max))
+            rounded = tf.math.round(value / s) if to_even else _affine_round(value / s)
+            q = tf.clip_by_value(rounded + z, float(info.min), float(info.max))
             q = tf.where(tf.math.is_nan(value), z * tf.ones_like(value), q)
             return [tf.cast(q, dtype)]
         attrs = {"out_type": {"type": dtype}, "scales": {"list_f": scales}, "zero_points": {"list_i": zero_points},
-                 "axis": {"i": axis}}
+                 "axis": {"i": axis}, "round_mode": {"s": "HALF_TO_EVEN" if to_even else "HALF_AWAY_FROM_ZERO"}}
         b.add("_TfhostAffineQuantize", name, [value], json_attrs=attrs, outputs_fn=quantize,
-              reference="TensorFlow: clip(round_half_away(x / scale) + zero_point), cast")
+              reference="TensorFlow: clip(round(x / scale) + zero_point), cast, rounding as round_mode says")
     b.seed("_TfhostAffineDequantize", "cases")
     cases = {
         "int8_per_tensor": (b.rand([3, 4], "int8", lo=-128, hi=128), [0.05], [-3], -1),

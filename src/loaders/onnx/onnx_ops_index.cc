@@ -1,0 +1,88 @@
+// ArgMax, ArgMin and TopK: the ONNX ops that answer with positions.
+//
+// ArgMax/ArgMin reduce one axis (keepdims keeps it as size 1) and return
+// int64 positions; TensorFlow's ArgMax/ArgMin do the same without keepdims,
+// and both pick the first of equal values, which is ONNX's default
+// (select_last_index = 0). TopK (opset 11+) takes K as a one-element int64
+// input; TensorFlow's TopKV2 takes the largest values along the last axis,
+// sorted, and returns values and int64 indices; other axes, smallest values
+// and unsorted results are refused by name.
+#include "loaders/onnx/onnx_ops.h"
+
+namespace tfhost::loaders::onnx {
+
+namespace {
+
+template <bool kMax>
+Status MapArgExtreme(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
+  TFHOST_ASSIGN_OR_RETURN(int64_t keepdims, ctx.Int("keepdims", 1));
+  TFHOST_ASSIGN_OR_RETURN(int64_t last, ctx.Int("select_last_index", 0));
+  if (last != 0) return ctx.Unsupported("select_last_index = 1 (the last of equal values)");
+  TFHOST_ASSIGN_OR_RETURN(int rank, ctx.Rank(0, kMax ? "ArgMax" : "ArgMin"));
+  TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, rank, "axis"));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef dim, ctx.Const("axis", Tensor::Scalar<int32_t>(a)));
+  ir::AttrMap attrs;
+  attrs["output_type"] = TypeAttr(DType::kInt64);
+  const char* op = kMax ? "ArgMax" : "ArgMin";
+  ir::PartialShape out = ir::PartialShape::Known({});
+  for (int i = 0; i < rank; ++i) {
+    if (i != a) out.dims.push_back(xi->shape.dim(i));
+  }
+  if (keepdims == 0) return ctx.Emit(op, {x, dim}, std::move(attrs), DType::kInt64, out);
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef reduced, ctx.Helper(op, op, {x, dim}, std::move(attrs)));
+  out.dims.insert(out.dims.begin() + a, 1);
+  return ctx.Emit("ExpandDims", {reduced, dim}, {}, DType::kInt64, out);
+}
+
+Status MapTopK(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", -1));
+  TFHOST_ASSIGN_OR_RETURN(int64_t largest, ctx.Int("largest", 1));
+  TFHOST_ASSIGN_OR_RETURN(int64_t sorted, ctx.Int("sorted", 1));
+  TFHOST_ASSIGN_OR_RETURN(int rank, ctx.Rank(0, "TopK"));
+  TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, rank, "axis"));
+  if (a != rank - 1) return ctx.Unsupported("TopK along axis " + std::to_string(a) + " (the last axis is supported)");
+  if (largest != 1) return ctx.Unsupported("largest = 0 (the smallest values)");
+  if (sorted != 1) return ctx.Unsupported("sorted = 0");
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  // K: a one-element int64 tensor; TopKV2 wants a scalar.
+  ir::TensorRef k;
+  int64_t k_value = -1;
+  TFHOST_ASSIGN_OR_RETURN(std::optional<Tensor> k_const, ctx.ConstIn(1));
+  if (k_const.has_value()) {
+    TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> kv, ctx.ConstInts(1, "K"));
+    if (kv.size() != 1 || kv[0] < 0) return ctx.Error("K must hold one non-negative value");
+    k_value = kv[0];
+    TFHOST_ASSIGN_OR_RETURN(k, ctx.Const("k", Tensor::Scalar<int64_t>(k_value)));
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef k_in, ctx.In(1));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar, ctx.Const("scalar_shape", Int64Vector({})));
+    TFHOST_ASSIGN_OR_RETURN(k, ctx.Helper("k", "Reshape", {k_in, scalar}));
+  }
+  ir::AttrMap attrs;
+  attrs["sorted"] = BoolAttr(true);
+  attrs["Tk"] = TypeAttr(DType::kInt64);
+  attrs["index_type"] = TypeAttr(DType::kInt64);
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef top, ctx.Helper("TopKV2", "TopKV2", {x, k}, std::move(attrs)));
+  ir::PartialShape out = xi->shape;
+  if (out.rank() > 0) out.dims.back() = k_value;
+  TFHOST_RETURN_IF_ERROR(ctx.BindOutput(0, top, xi->dtype, out));
+  if (ctx.node->output_size() > 1 && !ctx.node->output(1).empty()) {
+    TFHOST_RETURN_IF_ERROR(ctx.BindOutput(1, ir::TensorRef{top.node, 1}, DType::kInt64, out));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+MapFn FindIndexMapper(const std::string& op_type) {
+  if (op_type == "ArgMax") return MapArgExtreme<true>;
+  if (op_type == "ArgMin") return MapArgExtreme<false>;
+  if (op_type == "TopK") return MapTopK;
+  return nullptr;
+}
+
+}  // namespace tfhost::loaders::onnx
