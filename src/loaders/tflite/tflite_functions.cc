@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "ir/op_def_util.h"
+#include "loaders/graph_function.h"
 #include "loaders/tflite/tflite_graph_builder.h"
-#include "ops/op_registry.h"
 
 namespace tfhost::loaders::tflite {
 
@@ -110,23 +109,16 @@ Status SubgraphLibrary::BuildFunction(int index, const std::string& name, bool c
   const fb::SubGraph& sg = b.subgraph();
   const std::string where = file_.path + ": subgraph " + std::to_string(index);
 
-  tensorflow::FunctionDef fdef;
-  tensorflow::OpDef* sig = fdef.mutable_signature();
-  sig->set_name(name);
-  // Input placeholders become the function's arguments.
-  std::map<int, std::string> arg_of_node;
+  FunctionBoundary boundary;
+  boundary.arg_types = types.inputs;
+  boundary.ret_types = types.outputs;
   for (size_t k = 0; k < types.inputs.size(); ++k) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ref, b.Ref(sg.inputs()->Get(k)));
-    const std::string arg = "arg" + std::to_string(k);
-    arg_of_node.emplace(ref.node, arg);
-    auto* in = sig->add_input_arg();
-    in->set_name(arg);
-    in->set_type(static_cast<tensorflow::DataType>(types.inputs[k]));
+    boundary.arg_nodes.push_back(ref.node);
   }
-  std::vector<ir::TensorRef> rets;
   for (size_t k = 0; k < types.outputs.size(); ++k) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ref, b.Ref(sg.outputs()->Get(k)));
-    rets.push_back(ref);
+    boundary.rets.push_back(ref);
   }
   if (condition) {
     const fb::Tensor& cond = b.tensor(sg.outputs()->Get(0));
@@ -141,59 +133,12 @@ Status SubgraphLibrary::BuildFunction(int index, const std::string& name, bool c
       TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar_shape,
                               b.AddConst(b.NodeName(sg.outputs()->Get(0)) + "/scalar_shape",
                                          Tensor(DType::kInt32, Shape({0}))));
-      TFHOST_ASSIGN_OR_RETURN(rets[0], b.AddNode(b.NodeName(sg.outputs()->Get(0)) + "/scalar", "Reshape",
-                                                 {rets[0], scalar_shape}));
+      TFHOST_ASSIGN_OR_RETURN(boundary.rets[0], b.AddNode(b.NodeName(sg.outputs()->Get(0)) + "/scalar", "Reshape",
+                                                          {boundary.rets[0], scalar_shape}));
     }
   }
-  // Output arg names ("node:output:0") come from the schemas, once every
-  // attr that sizes them is known.
-  const ir::OpDefLookup lookup = ops::OpRegistry::Global().Lookup();
-  Status typed = ir::InferTypes(body, lookup);
-  if (!typed.ok()) return typed.WithContext(where);
-  auto ref_name = [&](ir::TensorRef r) -> StatusOr<std::string> {
-    if (auto it = arg_of_node.find(r.node); it != arg_of_node.end()) return it->second;
-    const ir::Node& src = body.node(r.node);
-    const tensorflow::OpDef* def = lookup(src.op);
-    if (def == nullptr) return Internal(where + ": node '" + src.name + "' has op " + src.op + " without a schema");
-    for (const auto& out : def->output_arg()) {
-      TFHOST_ASSIGN_OR_RETURN(auto range, ir::OutputArgRange(*def, src, out.name()));
-      if (r.index >= range.first && r.index < range.first + range.second) {
-        return src.name + ":" + out.name() + ":" + std::to_string(r.index - range.first);
-      }
-    }
-    return Internal(where + ": node '" + src.name + "' has no output " + std::to_string(r.index));
-  };
-
-  const tensorflow::GraphDef gd = body.ToGraphDef();
-  for (int i = 0; i < body.num_nodes(); ++i) {
-    if (arg_of_node.count(i)) continue;
-    tensorflow::NodeDef* nd = fdef.add_node_def();
-    *nd = gd.node(i);
-    nd->clear_input();
-    nd->clear_device();
-    for (const ir::TensorRef& in : body.node(i).inputs) {
-      TFHOST_ASSIGN_OR_RETURN(std::string ref, ref_name(in));
-      nd->add_input(std::move(ref));
-    }
-    for (int c : body.node(i).control_inputs) {
-      if (!arg_of_node.count(c)) nd->add_input("^" + body.node(c).name);
-    }
-  }
-  for (size_t k = 0; k < rets.size(); ++k) {
-    const ir::Node& src = body.node(rets[k].node);
-    if (rets[k].index < static_cast<int>(src.output_dtypes.size()) &&
-        src.output_dtypes[rets[k].index] != types.outputs[k]) {
-      return InvalidArgument(where + " output " + std::to_string(k) + " is declared " +
-                             DTypeShortName(types.outputs[k]) + " but its operators compute " +
-                             DTypeShortName(src.output_dtypes[rets[k].index]));
-    }
-    const std::string out = "out" + std::to_string(k);
-    auto* arg = sig->add_output_arg();
-    arg->set_name(out);
-    arg->set_type(static_cast<tensorflow::DataType>(types.outputs[k]));
-    TFHOST_ASSIGN_OR_RETURN(std::string ref, ref_name(rets[k]));
-    (*fdef.mutable_ret())[out] = std::move(ref);
-  }
+  TFHOST_ASSIGN_OR_RETURN(tensorflow::FunctionDef fdef, GraphToFunctionDef(body, name, boundary, where));
+  tensorflow::OpDef* sig = fdef.mutable_signature();
   // The stateful operators are chained in operator order (GraphBuilder), so
   // waiting for the last one waits for them all, as TFLite runs every
   // operator of a subgraph whether or not its outputs are read.
