@@ -111,6 +111,46 @@ Status GraphBuilder::Bind(const std::string& name, ir::TensorRef ref, DType dtyp
   return OkStatus();
 }
 
+StatusOr<int> GraphBuilder::AddCapture(const std::string& name, DType dtype, const ir::PartialShape& shape) {
+  ir::Node node;
+  node.name = FreshName(NodeNameFromValueName(name));
+  reserved_.insert(node.name);
+  names_[name] = node.name;
+  node.op = "Placeholder";
+  node.attrs["dtype"].set_type(static_cast<tensorflow::DataType>(dtype));
+  *node.attrs["shape"].mutable_shape() = shape.ToProto();
+  TFHOST_ASSIGN_OR_RETURN(int id, graph_->AddNode(std::move(node)));
+  TFHOST_RETURN_IF_ERROR(Bind(name, ir::TensorRef{id, 0}, dtype, shape));
+  return id;
+}
+
+std::vector<std::string> FreeValueNames(const ::onnx::GraphProto& graph) {
+  std::set<std::string> defined;
+  for (const auto& v : graph.input()) defined.insert(v.name());
+  for (const auto& t : graph.initializer()) defined.insert(t.name());
+  for (const auto& n : graph.node()) {
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  std::vector<std::string> free;
+  std::set<std::string> seen;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) free.push_back(name);
+  };
+  for (const auto& n : graph.node()) {
+    for (const auto& in : n.input()) use(in);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) {
+        for (const auto& name : FreeValueNames(a.g())) use(name);
+      }
+      for (const auto& g : a.graphs()) {
+        for (const auto& name : FreeValueNames(g)) use(name);
+      }
+    }
+  }
+  for (const auto& o : graph.output()) use(o.name());
+  return free;
+}
+
 Status GraphBuilder::BindConstant(const std::string& name, Tensor value) {
   const DType dtype = value.dtype();
   ir::PartialShape shape = ir::PartialShape::FromShape(value.shape());

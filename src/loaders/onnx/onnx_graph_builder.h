@@ -84,6 +84,15 @@ class GraphBuilder {
   // The node name reserved for value `name` (base for helper node names).
   std::string NodeName(const std::string& name) const;
 
+  // For a subgraph (an If branch) built into its own scratch graph: `root`
+  // is the model's graph, whose library receives the functions nested
+  // control flow makes (default: the graph this builder writes).
+  void set_root(ir::Graph* root) { root_ = root; }
+  ir::Graph* root() const { return root_ != nullptr ? root_ : graph_; }
+  // Before Build: value `name`, which the subgraph reads from its enclosing
+  // graph, becomes a Placeholder of that dtype and shape; returns its node.
+  StatusOr<int> AddCapture(const std::string& name, DType dtype, const ir::PartialShape& shape);
+
   const std::string& path() const { return path_; }
   const std::string& model_dir() const { return model_dir_; }
   int64_t opset() const { return opset_; }
@@ -102,6 +111,7 @@ class GraphBuilder {
   std::string model_dir_;
   int64_t opset_;
   ir::Graph* graph_;
+  ir::Graph* root_ = nullptr;
   std::map<std::string, ValueInfo> values_;
   std::map<std::string, std::string> names_;  // ONNX value -> reserved node name
   std::set<std::string> reserved_;
@@ -112,6 +122,11 @@ class GraphBuilder {
 // [A-Za-z0-9_./-] become '_', and a name starting with '_', '/', '-' or '.'
 // gets a "v" in front.
 std::string NodeNameFromValueName(const std::string& name);
+
+// The values a subgraph reads but does not define (nor its inputs and
+// initializers): those of its enclosing graphs, in first-use order,
+// including those its own nested subgraphs read.
+std::vector<std::string> FreeValueNames(const ::onnx::GraphProto& graph);
 
 // The DType and PartialShape a ValueInfoProto declares (dim_param and absent
 // dims are unknown; an absent shape is an unknown rank). Errors for
