@@ -173,16 +173,28 @@ Status BatchMatMulImpl(KernelContext& ctx, Tensor x, Tensor y, bool broadcast) {
                      y.shape().ToString());
   }
   const int64_t batches = bc->num_elements();
+  std::vector<int64_t> out_dims = bc->output_shape().dims();
+  out_dims.push_back(plan.m);
+  out_dims.push_back(plan.n);
+  TFHOST_ASSIGN_OR_RETURN(Shape out_shape, MakeShape(out_dims, ir::NodeContext(ctx.node()) + " output"));
+  // Nothing to compute: no per-batch offsets either (there may be 2^40 of
+  // empty matrices).
+  if (out_shape.num_elements() == 0) {
+    ctx.set_output(0, Tensor(x.dtype(), out_shape));
+    return OkStatus();
+  }
+  // The plan keeps two offsets per batch; past 2^31 batches (32 GiB of
+  // offsets) no real product runs, and the allocation would fail anyway.
+  if (batches > (int64_t{1} << 31)) {
+    return ResourceExhausted(ir::NodeContext(ctx.node()) + ": " + std::to_string(batches) +
+                             " batches of matrices; the limit is 2^31");
+  }
   plan.x_batch.resize(batches);
   plan.y_batch.resize(batches);
   bc->ForEach(0, batches, [&](int64_t i, const int64_t* off) {
     plan.x_batch[i] = off[0];
     plan.y_batch[i] = off[1];
   });
-  std::vector<int64_t> out_dims = bc->output_shape().dims();
-  out_dims.push_back(plan.m);
-  out_dims.push_back(plan.n);
-  TFHOST_ASSIGN_OR_RETURN(Shape out_shape, MakeShape(out_dims, ir::NodeContext(ctx.node()) + " output"));
   return RunGemm(ctx, plan, std::move(x), std::move(y), out_shape);
 }
 

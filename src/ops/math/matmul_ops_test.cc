@@ -113,5 +113,18 @@ TEST(MatMulTest, AProductTooLargeToCountIsResourceExhaustedNamingTheNode) {
                       StatusCode::kResourceExhausted, "(MatMul): out of memory");
 }
 
+
+// Found by graph_kernel_fuzz: 2^40 batches of empty matrices made the plan
+// reserve two offsets per batch (16 TiB) before anything checked the output.
+TEST(BatchMatMulTest, ABatchOfEmptyMatricesIsAnEmptyOutputWithoutAPlan) {
+  const int64_t big = int64_t{1} << 40;
+  Tensor x(DType::kFloat, Shape({big, 0, 3})), y(DType::kFloat, Shape({1, 3, 2}));
+  Tensor z = RunOp("BatchMatMulV2", {x, y});
+  EXPECT_EQ(z.shape(), Shape({big, 0, 2}));
+  TFHOST_EXPECT_ERROR(RunOpError("BatchMatMulV2", {Tensor(DType::kFloat, Shape({int64_t{1} << 32, 1, 0})),
+                                                   Tensor(DType::kFloat, Shape({1, 0, 1}))}),
+                      StatusCode::kResourceExhausted, "4294967296 batches of matrices; the limit is 2^31");
+}
+
 }  // namespace
 }  // namespace tfhost::ops::math
