@@ -1,5 +1,6 @@
-// If: branches that read the enclosing graph's values (computed and
-// constant), and the errors a malformed If gets.
+// If and Loop: bodies that read the enclosing graph's values (computed and
+// constant), Loop's carried values and scan outputs, and the errors a
+// malformed node gets.
 #include <gtest/gtest.h>
 
 #include "base/test_status.h"
@@ -67,6 +68,51 @@ TEST(OnnxIfTest, BranchesReadTheEnclosingGraphsValuesAndTheConditionPicksOne) {
 TEST(OnnxIfTest, AnIfWithoutBothBranchesIsRefusedNamingTheNode) {
   TFHOST_EXPECT_ERROR(RunOnX(IfModel(false), {1, 2, 3, 4, 5, 6}).status(), StatusCode::kInvalidArgument,
                       "op If, opset 17): needs graph attributes 'then_branch' and 'else_branch'");
+}
+
+// acc = 0; for i in 0..M-1: acc = acc + x (x from the enclosing graph); the
+// scan output collects each iteration's acc and i.
+::onnx::ModelProto LoopModel() {
+  ::onnx::GraphProto body;
+  body.set_name("loop_body");
+  *body.add_input() = TensorInfo("i", ::onnx::TensorProto::INT64, {});
+  *body.add_input() = TensorInfo("keep", ::onnx::TensorProto::BOOL, {});
+  *body.add_input() = TensorInfo("acc_in", ::onnx::TensorProto::FLOAT, {2, 3});
+  *body.add_node() = Node("Identity", {"keep"}, {"keep_out"});
+  *body.add_node() = Node("Add", {"acc_in", "x"}, {"acc_out"});
+  *body.add_node() = Node("Identity", {"i"}, {"i_out"});
+  for (const auto& [name, type] : std::vector<std::pair<std::string, int32_t>>{
+           {"keep_out", ::onnx::TensorProto::BOOL}, {"acc_out", ::onnx::TensorProto::FLOAT},
+           {"acc_out_scan", ::onnx::TensorProto::FLOAT}, {"i_out", ::onnx::TensorProto::INT64}}) {
+    ::onnx::ValueInfoProto v;
+    v.set_name(name);
+    v.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    *body.add_output() = v;
+  }
+  *body.add_node() = Node("Identity", {"acc_out"}, {"acc_out_scan"});
+  ::onnx::NodeProto loop = Node("Loop", {"m", "", "acc0"}, {"acc", "history", "iterations"});
+  SetGraph(&loop, "body", body);
+  ::onnx::ModelProto m = OneNode(loop, {{"acc", ::onnx::TensorProto::FLOAT}, {"history", ::onnx::TensorProto::FLOAT},
+                                        {"iterations", ::onnx::TensorProto::INT64}},
+                                 {Int64Tensor("m", {3}), FloatTensor("acc0", {2, 3}, {0, 0, 0, 0, 0, 1})});
+  return m;
+}
+
+TEST(OnnxLoopTest, CarriedValuesAndScanOutputsFollowTheTripCount) {
+  auto out = RunOnX(LoopModel(), {1, 2, 3, 4, 5, 6});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("acc").ToDoubleVector(), (std::vector<double>{3, 6, 9, 12, 15, 19}));
+  ASSERT_EQ(out->at("history").shape(), Shape({3, 2, 3}));
+  EXPECT_EQ(out->at("history").ToDoubleVector()[6], 2);   // iteration 1, element 0: 2 x 1
+  EXPECT_EQ(out->at("history").ToDoubleVector()[17], 19);  // iteration 2, element 5: 1 + 3 x 6
+  EXPECT_EQ(out->at("iterations").ToDoubleVector(), (std::vector<double>{0, 1, 2}));
+}
+
+TEST(OnnxLoopTest, ABodyWhoseInputsDoNotMatchTheCarriedValuesIsRefused) {
+  ::onnx::ModelProto m = LoopModel();
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_input()->RemoveLast();
+  TFHOST_EXPECT_ERROR(RunOnX(m, {1, 2, 3, 4, 5, 6}).status(), StatusCode::kInvalidArgument,
+                      "op Loop, opset 17): has 1 carried values but its body takes 2 inputs; expected 3");
 }
 
 }  // namespace
