@@ -89,7 +89,8 @@ MapFn FindArrayMapper(const std::string& op_type);
 MapFn FindSliceMapper(const std::string& op_type);
 MapFn FindIndexMapper(const std::string& op_type);     // onnx_ops_index.cc
 MapFn FindQuantizeMapper(const std::string& op_type);  // onnx_ops_quantize.cc
-MapFn FindControlMapper(const std::string& op_type);   // onnx_ops_control.cc (If)
+MapFn FindControlMapper(const std::string& op_type);   // onnx_ops_control.cc (If, Loop)
+MapFn FindResizeMapper(const std::string& op_type);    // onnx_ops_resize.cc
 
 // Normalizes axis `axis` of a rank-`rank` tensor into [0, rank); errors name
 // the attribute or input.

@@ -189,7 +189,18 @@ StatusOr<std::string> BuildLoopCondition(const NodeContext& ctx, const std::vect
     TFHOST_ASSIGN_OR_RETURN(int both_id, body.AddNode(std::move(both)));
     result = ir::TensorRef{both_id, 0};
   }
-  boundary.rets = {result};
+  // A tf2onnx body declares its iteration number [1]; the While tests a
+  // scalar (a [1] condition would read as "has elements").
+  ir::Node node;
+  node.name = "scalar_shape";
+  ir::SetConstValue(&node, Tensor(DType::kInt32, Shape({0})));
+  TFHOST_ASSIGN_OR_RETURN(int shape_id, body.AddNode(std::move(node)));
+  ir::Node scalar;
+  scalar.name = "keep_going_scalar";
+  scalar.op = "Reshape";
+  scalar.inputs = {result, ir::TensorRef{shape_id, 0}};
+  TFHOST_ASSIGN_OR_RETURN(int scalar_id, body.AddNode(std::move(scalar)));
+  boundary.rets = {ir::TensorRef{scalar_id, 0}};
   boundary.ret_types = {DType::kBool};
   TFHOST_RETURN_IF_ERROR(InferTypeAttrs(body));
   TFHOST_ASSIGN_OR_RETURN(tensorflow::FunctionDef fdef,
@@ -313,7 +324,13 @@ Status MapLoop(const NodeContext& ctx) {
   // The loop's initial values.
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar, ctx.Const("scalar_shape", Int64Vector({})));
   std::vector<ir::TensorRef> inputs;
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef zero, ctx.Const("first_iteration", Tensor::Scalar<int64_t>(0)));
+  // The iteration number has the shape the body declares for it: a scalar
+  // as ONNX defines it, or [1] as tf2onnx writes it.
+  auto declared_iteration = DeclaredType(body_proto->input(0), where);
+  const bool iteration_is_vector = declared_iteration.ok() && declared_iteration->second.rank() == 1;
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef zero, ctx.Const("first_iteration", iteration_is_vector
+                                                                            ? Tensor::FromVector<int64_t>({0})
+                                                                            : Tensor::Scalar<int64_t>(0)));
   inputs.push_back(zero);
   if (ctx.Has(1)) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef cond, ctx.In(1));

@@ -1,0 +1,83 @@
+// Resize in the forms TensorFlow's image ops compute, on values worked out
+// by hand from the ONNX coordinate transformations.
+#include <gtest/gtest.h>
+
+#include "base/test_status.h"
+#include "base/test_temp_dir.h"
+#include "loaders/onnx/onnx_loader.h"
+#include "loaders/onnx/onnx_test_model.h"
+
+namespace tfhost::loaders {
+namespace {
+
+using namespace onnx::testing;  // NOLINT: test model builders
+
+void SetString(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+// x [1, 1, 2, 2] -> Resize(x, "", scales or "", sizes or "") -> y.
+StatusOr<Tensor> Resize(std::vector<float> x, const std::string& mode, const std::string& coords,
+                        const std::string& nearest_mode, std::vector<float> scales, std::vector<int64_t> sizes) {
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+  ::onnx::ValueInfoProto y;
+  y.set_name("y");
+  y.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  *g->add_output() = y;
+  ::onnx::NodeProto n = Node("Resize", {"x", "", scales.empty() ? "" : "scales", sizes.empty() ? "" : "sizes"}, {"y"});
+  SetString(&n, "mode", mode);
+  SetString(&n, "coordinate_transformation_mode", coords);
+  if (!nearest_mode.empty()) SetString(&n, "nearest_mode", nearest_mode);
+  *g->add_node() = n;
+  if (!scales.empty()) *g->add_initializer() = FloatTensor("scales", {4}, scales);
+  if (!sizes.empty()) *g->add_initializer() = Int64Tensor("sizes", sizes);
+  tfhost::testing::TempDir dir("onnx_resize");
+  const std::string path = dir.Sub("m.onnx");
+  WriteBytes(path, Serialize(m));
+  TFHOST_ASSIGN_OR_RETURN(auto model, LoadOnnxModel(path, LoadOptions()));
+  TFHOST_ASSIGN_OR_RETURN(auto out, model->RunSignature("serving_default",
+                                                        {{"x", Tensor::FromVector<float>(x, {1, 1, 2, 2})}}));
+  return out.at("y");
+}
+
+TEST(OnnxResizeTest, NearestAsymmetricFloorRepeatsEachPixel) {
+  auto y = Resize({1, 2, 3, 4}, "nearest", "asymmetric", "floor", {1, 1, 2, 2}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->shape(), Shape({1, 1, 4, 4}));
+  EXPECT_EQ(y->ToDoubleVector(), (std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+}
+
+// align_corners: the corners stay, the middle is their mean.
+TEST(OnnxResizeTest, LinearAlignCornersKeepsTheCornersAndInterpolatesBetween) {
+  auto y = Resize({0, 2, 4, 6}, "linear", "align_corners", "", {}, {1, 1, 3, 3});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->ToDoubleVector(), (std::vector<double>{0, 1, 2, 2, 3, 4, 4, 5, 6}));
+}
+
+// half_pixel, 2 -> 4: output 0 maps to -0.25 (clamped to the first pixel),
+// 1 to 0.25, 2 to 0.75, 3 to 1.25 (the last).
+TEST(OnnxResizeTest, LinearHalfPixelInterpolatesAtPixelCenters) {
+  auto y = Resize({0, 4, 0, 4}, "linear", "half_pixel", "", {1, 1, 1, 2}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->ToDoubleVector(), (std::vector<double>{0, 1, 3, 4, 0, 1, 3, 4}));
+}
+
+TEST(OnnxResizeTest, ModesTensorFlowLacksAreRefusedByName) {
+  TFHOST_EXPECT_ERROR(Resize({1, 2, 3, 4}, "cubic", "half_pixel", "", {1, 1, 2, 2}, {}).status(),
+                      StatusCode::kUnimplemented, "op Resize, opset 17): mode 'cubic' (linear and nearest are)");
+  TFHOST_EXPECT_ERROR(Resize({1, 2, 3, 4}, "nearest", "half_pixel", "round_prefer_floor", {1, 1, 2, 2}, {}).status(),
+                      StatusCode::kUnimplemented,
+                      "coordinate_transformation_mode 'half_pixel' and nearest_mode 'round_prefer_floor'");
+}
+
+}  // namespace
+}  // namespace tfhost::loaders
