@@ -180,6 +180,7 @@ MapFn FindMapper(const std::string& op_type) {
   if (MapFn f = FindQuantizeMapper(op_type)) return f;
   if (MapFn f = FindControlMapper(op_type)) return f;
   if (MapFn f = FindResizeMapper(op_type)) return f;
+  if (MapFn f = FindRnnMapper(op_type)) return f;
   return FindArrayMapper(op_type);
 }
 

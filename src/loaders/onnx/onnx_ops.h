@@ -91,6 +91,7 @@ MapFn FindIndexMapper(const std::string& op_type);     // onnx_ops_index.cc
 MapFn FindQuantizeMapper(const std::string& op_type);  // onnx_ops_quantize.cc
 MapFn FindControlMapper(const std::string& op_type);   // onnx_ops_control.cc (If, Loop)
 MapFn FindResizeMapper(const std::string& op_type);    // onnx_ops_resize.cc
+MapFn FindRnnMapper(const std::string& op_type);       // onnx_ops_rnn.cc (LSTM)
 
 // Normalizes axis `axis` of a rank-`rank` tensor into [0, rank); errors name
 // the attribute or input.

@@ -1,4 +1,7 @@
-// ArgMax, ArgMin and TopK: the ONNX ops that answer with positions.
+// ArgMax, ArgMin and TopK: the ONNX ops that answer with positions; and
+// ReverseSequence, which reverses each batch entry's first seq_lens steps
+// along time_axis (TensorFlow's ReverseSequence with seq_dim = time_axis,
+// batch_dim = batch_axis).
 //
 // ArgMax/ArgMin reduce one axis (keepdims keeps it as size 1) and return
 // int64 positions; TensorFlow's ArgMax/ArgMin do the same without keepdims,
@@ -76,9 +79,27 @@ Status MapTopK(const NodeContext& ctx) {
   return OkStatus();
 }
 
+Status MapReverseSequence(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t batch_axis, ctx.Int("batch_axis", 1));
+  TFHOST_ASSIGN_OR_RETURN(int64_t time_axis, ctx.Int("time_axis", 0));
+  if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0))) {
+    return ctx.Error("batch_axis and time_axis must be 0 and 1, in either order; got " + std::to_string(batch_axis) +
+                     " and " + std::to_string(time_axis));
+  }
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef lens, ctx.In(1));
+  ir::AttrMap attrs;
+  attrs["seq_dim"] = IntAttr(time_axis);
+  attrs["batch_dim"] = IntAttr(batch_axis);
+  attrs["Tlen"] = TypeAttr(DType::kInt64);
+  return ctx.Emit("ReverseSequence", {x, lens}, std::move(attrs), xi->dtype, xi->shape);
+}
+
 }  // namespace
 
 MapFn FindIndexMapper(const std::string& op_type) {
+  if (op_type == "ReverseSequence") return MapReverseSequence;
   if (op_type == "ArgMax") return MapArgExtreme<true>;
   if (op_type == "ArgMin") return MapArgExtreme<false>;
   if (op_type == "TopK") return MapTopK;
