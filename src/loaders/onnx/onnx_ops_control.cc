@@ -17,6 +17,12 @@
 // body plus the iteration's increment and one TensorListPushBack per scan
 // value, and the node's scan outputs are the lists stacked after the loop
 // (each iteration's value along a new first axis, as ONNX defines them).
+//
+// Scan (opset 9+) is a Loop whose trip count is the scan inputs' first
+// dimension: the loader writes it as one, with a body that first Gathers
+// each scan input's slice for the iteration under the name the Scan body
+// gives it, then runs the Scan body. Axes and directions other than 0 and
+// forward are refused by name.
 #include <set>
 
 #include "ir/op_def_util.h"
@@ -383,11 +389,89 @@ Status MapLoop(const NodeContext& ctx) {
   return OkStatus();
 }
 
+Status MapScan(const NodeContext& ctx) {
+  const ::onnx::GraphProto* body = Branch(ctx, "body");
+  if (body == nullptr) return ctx.Error("needs the graph attribute 'body'");
+  TFHOST_ASSIGN_OR_RETURN(int64_t num_scan_inputs, ctx.Int("num_scan_inputs", -1));
+  for (const char* attr : {"scan_input_axes", "scan_output_axes", "scan_input_directions", "scan_output_directions"}) {
+    TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.Ints(attr));
+    for (int64_t x : v) {
+      if (x != 0) return ctx.Unsupported(std::string(attr) + " other than 0 (the first axis, forward)");
+    }
+  }
+  const int inputs = ctx.node->input_size();
+  const int states = inputs - static_cast<int>(num_scan_inputs);
+  if (num_scan_inputs < 1 || states < 0) {
+    return ctx.Error("num_scan_inputs " + std::to_string(num_scan_inputs) + " does not fit its " +
+                     std::to_string(inputs) + " inputs");
+  }
+  if (body->input_size() != inputs) {
+    return ctx.Error("its body takes " + std::to_string(body->input_size()) + " inputs; expected " +
+                     std::to_string(inputs));
+  }
+  const std::string base = NodeNameFromValueName(ctx.node->output_size() > 0 ? ctx.node->output(0) : "scan");
+  // M: the first scan input's length.
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef first_scan, ctx.In(states));
+  ir::AttrMap shape_attrs;
+  shape_attrs["out_type"] = TypeAttr(DType::kInt64);
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shape, ctx.Helper("scan_shape", "Shape", {first_scan}, std::move(shape_attrs)));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef axis0, ctx.Const("axis0", Tensor::Scalar<int32_t>(0)));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef zero, ctx.Const("dim0", Tensor::Scalar<int32_t>(0)));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef length, ctx.Helper("scan_length", "GatherV2", {shape, zero, axis0}));
+  const std::string length_name = base + "/tfhost_scan_length";
+  TFHOST_RETURN_IF_ERROR(ctx.b->Bind(length_name, length, DType::kInt64, ir::PartialShape::Scalar()));
+
+  ::onnx::NodeProto loop;
+  loop.set_op_type("Loop");
+  loop.add_input(length_name);
+  loop.add_input("");
+  for (int k = 0; k < states; ++k) loop.add_input(ctx.node->input(k));
+  for (const auto& out : ctx.node->output()) loop.add_output(out);
+  auto* attr = loop.add_attribute();
+  attr->set_name("body");
+  attr->set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto* g = attr->mutable_g();
+  g->set_name(body->name() + "_as_loop");
+  const std::string iter = base + "/tfhost_iteration", cond = base + "/tfhost_condition";
+  auto* iv = g->add_input();
+  iv->set_name(iter);
+  iv->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::INT64);
+  iv->mutable_type()->mutable_tensor_type()->mutable_shape();
+  auto* cv = g->add_input();
+  cv->set_name(cond);
+  cv->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::BOOL);
+  cv->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int k = 0; k < states; ++k) *g->add_input() = body->input(k);
+  // This iteration's slice of each scan input, named as the Scan body names it.
+  for (int k = states; k < inputs; ++k) {
+    ::onnx::NodeProto* gather = g->add_node();
+    gather->set_op_type("Gather");
+    gather->add_input(ctx.node->input(k));
+    gather->add_input(iter);
+    gather->add_output(body->input(k).name());
+  }
+  for (const auto& n : body->node()) *g->add_node() = n;
+  for (const auto& t : body->initializer()) *g->add_initializer() = t;
+  for (const auto& v : body->value_info()) *g->add_value_info() = v;
+  ::onnx::NodeProto* keep = g->add_node();
+  keep->set_op_type("Identity");
+  keep->add_input(cond);
+  keep->add_output(cond + "_next");
+  auto* co = g->add_output();
+  co->set_name(cond + "_next");
+  co->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::BOOL);
+  for (const auto& o : body->output()) *g->add_output() = o;
+  NodeContext sub = ctx;
+  sub.node = &loop;
+  return MapLoop(sub);
+}
+
 }  // namespace
 
 MapFn FindControlMapper(const std::string& op_type) {
   if (op_type == "If") return MapIf;
   if (op_type == "Loop") return MapLoop;
+  if (op_type == "Scan") return MapScan;
   return nullptr;
 }
 

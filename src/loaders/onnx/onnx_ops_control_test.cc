@@ -1,4 +1,4 @@
-// If and Loop: bodies that read the enclosing graph's values (computed and
+// If, Loop and Scan: bodies that read the enclosing graph's values (computed and
 // constant), Loop's carried values and scan outputs, and the errors a
 // malformed node gets.
 #include <gtest/gtest.h>
@@ -113,6 +113,33 @@ TEST(OnnxLoopTest, ABodyWhoseInputsDoNotMatchTheCarriedValuesIsRefused) {
   m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_input()->RemoveLast();
   TFHOST_EXPECT_ERROR(RunOnX(m, {1, 2, 3, 4, 5, 6}).status(), StatusCode::kInvalidArgument,
                       "op Loop, opset 17): has 1 carried values but its body takes 2 inputs; expected 3");
+}
+
+// Scan as a running sum over x's rows: the state is the sum so far, the
+// scan output each step's sum.
+TEST(OnnxScanTest, StatesCarryAndScanOutputsStackAlongTheFirstAxis) {
+  ::onnx::GraphProto body;
+  body.set_name("scan_body");
+  *body.add_input() = TensorInfo("sum_in", ::onnx::TensorProto::FLOAT, {3});
+  *body.add_input() = TensorInfo("row", ::onnx::TensorProto::FLOAT, {3});
+  *body.add_node() = Node("Add", {"sum_in", "row"}, {"sum_out"});
+  *body.add_node() = Node("Identity", {"sum_out"}, {"sum_scan"});
+  for (const char* name : {"sum_out", "sum_scan"}) {
+    ::onnx::ValueInfoProto v;
+    v.set_name(name);
+    v.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    *body.add_output() = v;
+  }
+  ::onnx::NodeProto scan = Node("Scan", {"start", "x"}, {"total", "partial"});
+  SetInt(&scan, "num_scan_inputs", 1);
+  SetGraph(&scan, "body", body);
+  ::onnx::ModelProto m = OneNode(scan, {{"total", ::onnx::TensorProto::FLOAT}, {"partial", ::onnx::TensorProto::FLOAT}},
+                                 {FloatTensor("start", {3}, {10, 20, 30})});
+  auto out = RunOnX(m, {1, 2, 3, 4, 5, 6});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("total").ToDoubleVector(), (std::vector<double>{15, 27, 39}));
+  ASSERT_EQ(out->at("partial").shape(), Shape({2, 3}));
+  EXPECT_EQ(out->at("partial").ToDoubleVector(), (std::vector<double>{11, 22, 33, 15, 27, 39}));
 }
 
 }  // namespace
