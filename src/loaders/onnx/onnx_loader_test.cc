@@ -103,6 +103,39 @@ TEST(OnnxLoaderTest, ConcatOfValuesOfUnknownRankLoadsAndConcatenatesWhenItRuns) 
   EXPECT_EQ(out->at("y").ToDoubleVector(), (std::vector<double>{1, 3, 2, 4}));
 }
 
+// tf2onnx's masked LSTM splits its gates on a value whose rank the load
+// does not know: an even split then runs as TensorFlow's Split.
+TEST(OnnxLoaderTest, EvenSplitOfAValueOfUnknownRankSplitsWhenItRuns) {
+  tfhost::testing::TempDir dir("onnx_loader");
+  ::onnx::ModelProto m = BaseModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  ::onnx::ValueInfoProto x;  // no shape
+  x.set_name("x");
+  x.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  *g->add_input() = x;
+  for (const char* name : {"a", "b"}) {
+    ::onnx::ValueInfoProto v = x;
+    v.set_name(name);
+    *g->add_output() = v;
+  }
+  ::onnx::NodeProto split = Node("Split", {"x"}, {"a", "b"});
+  auto* axis = split.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  axis->set_i(-1);
+  *g->add_node() = split;
+  auto model = LoadOnnxModel(Write(dir, "m.onnx", m), LoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature("serving_default", {{"x", Tensor::FromVector<float>({1, 2, 3, 4}, {2, 2})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("a").ToDoubleVector(), (std::vector<double>{1, 3}));
+  EXPECT_EQ(out->at("b").ToDoubleVector(), (std::vector<double>{2, 4}));
+}
+
 // x [1, 2, 3, 3] (NCHW) -> Conv 1x1 (2 -> 2 channels, bias) -> Relu ->
 // depthwise Conv 1x1 (group 2) -> Add of the Relu output -> y.
 ::onnx::ModelProto ConvChainModel() {

@@ -187,15 +187,34 @@ Status MapSplit(const NodeContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
   TFHOST_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", 0));
-  TFHOST_ASSIGN_OR_RETURN(int rank, ctx.Rank(0, "Split"));
-  TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, rank, "axis"));
   const int parts = ctx.node->output_size();
   std::vector<int64_t> sizes;
+  // With explicit sizes the rank may stay unknown: TensorFlow's SplitV
+  // takes a negative axis as it is.
+  int a = static_cast<int>(axis);
+  if (xi->rank() >= 0) {
+    TFHOST_ASSIGN_OR_RETURN(a, NormalizeAxis(ctx, axis, xi->rank(), "axis"));
+  } else if (axis < -64 || axis >= 64) {
+    return ctx.Error("axis " + std::to_string(axis) + " is out of range for any tensor");
+  }
   if (ctx.Has(1)) {
     TFHOST_ASSIGN_OR_RETURN(sizes, ctx.ConstInts(1, "split"));
+  } else if (xi->rank() < 0 || xi->shape.dim(a) < 0) {
+    // An even split of a size known only at run time: TensorFlow's Split,
+    // which needs the size to divide evenly (ONNX would make the last part
+    // shorter; such a split fails at run time, naming the node).
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef ax, ctx.Const("axis", Tensor::Scalar<int32_t>(a)));
+    ir::AttrMap attrs;
+    attrs["num_split"] = IntAttr(parts);
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.Helper("split", "Split", {ax, x}, std::move(attrs)));
+    for (int i = 0; i < parts; ++i) {
+      TFHOST_RETURN_IF_ERROR(ctx.BindOutput(i, ir::TensorRef{y.node, i}, xi->dtype,
+                                            xi->rank() >= 0 ? ir::PartialShape::UnknownOfRank(xi->rank())
+                                                            : ir::PartialShape::Unknown()));
+    }
+    return OkStatus();
   } else {
     const int64_t dim = xi->shape.dim(a);
-    if (dim < 0) return ctx.Unsupported("an even Split of a dimension whose size is not known at load");
     const int64_t each = (dim + parts - 1) / parts;
     for (int i = 0; i < parts; ++i) sizes.push_back(std::max<int64_t>(0, std::min(each, dim - each * i)));
   }
@@ -207,7 +226,7 @@ Status MapSplit(const NodeContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y, ctx.Helper("split", "SplitV", {x, sz, ax}, std::move(attrs)));
   for (int i = 0; i < parts; ++i) {
     ir::PartialShape s = xi->shape;
-    s.dims[a] = sizes[i];
+    if (xi->rank() >= 0) s.dims[a] = sizes[i];
     TFHOST_RETURN_IF_ERROR(ctx.BindOutput(i, ir::TensorRef{y.node, i}, xi->dtype, s));
   }
   return OkStatus();
