@@ -1,5 +1,6 @@
 // The simd backend: vectorized (AVX2/AVX-512, chosen at run time)
 // element-wise, reduction, softmax, transpose and copy (concat, pad) kernels,
+// TFLite's fixed-point requantization of int8 models,
 // and the depthwise and 1x1 convolutions for the shapes where they beat
 // oneDNN (docs/perf.md, "Kernel benchmarks"). Its priority is above oneDNN's,
 // so those convolutions hand the shapes they decline to oneDNN's kernel.
@@ -20,6 +21,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterTransposeKernels(table);
   simd::RegisterConcatKernels(table);
   simd::RegisterPadKernels(table);
+  simd::RegisterRequantizeKernels(table);
   return std::make_unique<HostKernelBackend>(simd::kBackendName, kSimdPriority, BackendCapabilities{},
                                              std::move(table));
 }

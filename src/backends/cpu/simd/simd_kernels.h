@@ -15,6 +15,7 @@ void RegisterSoftmaxKernels(KernelTable& table);    // simd_softmax.cc
 void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
 void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
+void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
 
 // The simd backend's priority is above oneDNN's (register.cc), whose
 // convolutions take the calls these do not handle.
