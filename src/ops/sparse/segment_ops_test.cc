@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -46,6 +47,19 @@ TEST(SparseSegmentTest, IntegerSumAndEmptyIndices) {
                            Attrs());
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ((*empty)[0].shape(), Shape({0, 2}));
+}
+
+// Found by graph_kernel_fuzz: sums past int64 (kept in double) were cast
+// back to int64 out of range (undefined). They saturate now.
+TEST(SparseSegmentTest, AnInt64SumPastTheTypeSaturates) {
+  const int64_t max = std::numeric_limits<int64_t>::max(), min = std::numeric_limits<int64_t>::min();
+  auto out = RunSingleOp("SparseSegmentSum",
+                         {Tensor::FromVector<int64_t>({max, min}), Tensor::FromVector<int32_t>({0, 0, 1, 1}),
+                          Tensor::FromVector<int32_t>({0, 0, 1, 1})},
+                         {{"T", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].data<int64_t>()[0], max);
+  EXPECT_EQ((*out)[0].data<int64_t>()[1], min);
 }
 
 TEST(SparseSegmentTest, BadIndicesAndUnsortedIdsAreErrors) {
