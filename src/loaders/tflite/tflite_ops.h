@@ -80,6 +80,10 @@ StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& 
                                        fb::ActivationFunctionType activation);
 StatusOr<bool> MapIntegerAdd(const OpContext& ctx, fb::ActivationFunctionType activation);
 
+// HARD_SWISH on a quantized tensor, as a 256-entry table of what TFLite's
+// integer kernel gives for each stored value (tflite_ops_lookup.cc).
+StatusOr<bool> MapIntegerLookup(const OpContext& ctx);
+
 // Shared by the mappers.
 // Inputs 0..count-1, all required.
 StatusOr<std::vector<ir::TensorRef>> AllInputs(const OpContext& ctx, int count);

@@ -251,6 +251,8 @@ Status MapResize(const OpContext& ctx, const std::string& op) {
 
 // x * relu6(x + 3) / 6, in the order TFLite's float kernel computes it.
 Status MapHardSwish(const OpContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerLookup(ctx));
+  if (integer) return OkStatus();
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef three, ctx.b->AddConst(ctx.Base() + "/three", Tensor::Scalar(3.0f)));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef six, ctx.b->AddConst(ctx.Base() + "/six", Tensor::Scalar(6.0f)));

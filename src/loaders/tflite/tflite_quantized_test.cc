@@ -120,5 +120,31 @@ TEST(TfliteQuantizedTest, AQuantizedTensorPassedToACalledSubgraphIsRefusedNaming
                       "tensor 1 'x' to or from a called subgraph, which tfhost does not map");
 }
 
+// x (int8, scale 0.05, zp 0) -> HARD_SWISH -> y (int8, scale 0.05, zp -10).
+// hard_swish(0) = 0 and hard_swish(x) = x for x >= 3; TFLite's int16 fixed
+// point lands on those to within a step (tests/tflite holds the whole table
+// to LiteRT's reference kernel).
+TEST(TfliteQuantizedTest, HardSwishUsesTfliteIntegerArithmeticThroughATable) {
+  constexpr int32_t kHardSwish = 117;
+  TestModelWriter w;
+  w.AddSubgraph({{Quantized({"x", TT::INT8, {4}}, {0.05f}, {0}), Quantized({"y", TT::INT8, {4}}, {0.05f}, {-10})},
+                 {0}, {1}, {{kHardSwish, {0}, {1}}}});
+  testing::TempDir dir("tflite_quantized");
+  LoadOptions options;
+  auto model = LoadTfliteModel(WriteModel(dir, w.Finish({{"x", 0}}, {{"y", 1}})), options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto out = (*model)->RunSignature("predict", {{"x", Tensor::FromVector<int8_t>({0, 100, 127, -128})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const std::vector<double> y = out->at("y").ToDoubleVector();
+  EXPECT_EQ(y[0], -10);             // 0 -> the zero point
+  EXPECT_NEAR(y[1], 100 - 10, 1);   // 5.0 -> 5.0
+  EXPECT_NEAR(y[2], 127 - 10, 1);   // 6.35 -> 6.35
+  EXPECT_EQ(y[3], -10);             // -6.4 -> 0
+  const ir::Graph& graph = (*model)->session().graph();
+  bool table = false;
+  for (int i = 0; i < graph.num_nodes(); ++i) table |= graph.node(i).op == "GatherV2";
+  EXPECT_TRUE(table) << "HARD_SWISH was not mapped to its table";
+}
+
 }  // namespace
 }  // namespace tfhost::loaders
