@@ -42,12 +42,8 @@ TEST(OnnxLoaderTest, RunsMatMulBiasReluOnAnyBatch) {
 
 TEST(OnnxLoaderTest, GlobalAveragePoolOfUnknownRankAveragesEveryAxisAfterTheSecondWhenItRuns) {
   tfhost::testing::TempDir dir("onnx_loader");
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   ::onnx::ValueInfoProto x;  // no shape: the rank is unknown at load
   x.set_name("x");
   x.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
@@ -73,12 +69,8 @@ TEST(OnnxLoaderTest, GlobalAveragePoolOfUnknownRankAveragesEveryAxisAfterTheSeco
 // escaped as an exception).
 TEST(OnnxLoaderTest, ConcatOfValuesOfUnknownRankLoadsAndConcatenatesWhenItRuns) {
   tfhost::testing::TempDir dir("onnx_loader");
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   for (const char* name : {"a", "b"}) {
     ::onnx::ValueInfoProto v;  // no shape
     v.set_name(name);
@@ -107,12 +99,8 @@ TEST(OnnxLoaderTest, ConcatOfValuesOfUnknownRankLoadsAndConcatenatesWhenItRuns) 
 // does not know: an even split then runs as TensorFlow's Split.
 TEST(OnnxLoaderTest, EvenSplitOfAValueOfUnknownRankSplitsWhenItRuns) {
   tfhost::testing::TempDir dir("onnx_loader");
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   ::onnx::ValueInfoProto x;  // no shape
   x.set_name("x");
   x.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
@@ -139,12 +127,8 @@ TEST(OnnxLoaderTest, EvenSplitOfAValueOfUnknownRankSplitsWhenItRuns) {
 // x [1, 2, 3, 3] (NCHW) -> Conv 1x1 (2 -> 2 channels, bias) -> Relu ->
 // depthwise Conv 1x1 (group 2) -> Add of the Relu output -> y.
 ::onnx::ModelProto ConvChainModel() {
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {1, 2, 3, 3});
   *g->add_output() = TensorInfo("y", ::onnx::TensorProto::FLOAT, {1, 2, 3, 3});
   *g->add_initializer() = FloatTensor("w1", {2, 2, 1, 1}, {1, -1, 0.5f, 2});

@@ -22,12 +22,8 @@ void SetString(::onnx::NodeProto* n, const std::string& name, const std::string&
 // x [1, 1, 2, 2] -> Resize(x, "", scales or "", sizes or "") -> y.
 StatusOr<Tensor> Resize(std::vector<float> x, const std::string& mode, const std::string& coords,
                         const std::string& nearest_mode, std::vector<float> scales, std::vector<int64_t> sizes) {
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2});
   ::onnx::ValueInfoProto y;
   y.set_name("y");

@@ -19,12 +19,8 @@ using namespace onnx::testing;  // NOLINT: test model builders
 
 ::onnx::ModelProto LstmModel(const std::string& direction) {
   const int dirs = direction == "bidirectional" ? 2 : 1;
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {3, 1, 1});  // [seq, batch, input]
   std::vector<float> w, r, b;
   for (int d = 0; d < dirs; ++d) {

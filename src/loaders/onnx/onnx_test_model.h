@@ -76,6 +76,17 @@ inline ::onnx::ModelProto BaseModel(int64_t opset = 17) {
   return m;
 }
 
+// BaseModel's header (IR version, opset, producer) with an empty graph.
+inline ::onnx::ModelProto EmptyModel(int64_t opset = 17) {
+  ::onnx::ModelProto m = BaseModel(opset);
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  g->clear_initializer();
+  g->clear_input();
+  g->clear_output();
+  return m;
+}
+
 inline void SetInt(::onnx::NodeProto* n, const std::string& name, int64_t v) {
   auto* a = n->add_attribute();
   a->set_name(name);
@@ -87,12 +98,8 @@ inline void SetInt(::onnx::NodeProto* n, const std::string& name, int64_t v) {
 // initializers.
 inline ::onnx::ModelProto OneNode(::onnx::NodeProto node, const std::vector<std::pair<std::string, int32_t>>& outputs,
                            const std::vector<::onnx::TensorProto>& extra = {}) {
-  ::onnx::ModelProto m = BaseModel();
+  ::onnx::ModelProto m = EmptyModel();
   auto* g = m.mutable_graph();
-  g->clear_node();
-  g->clear_initializer();
-  g->clear_input();
-  g->clear_output();
   *g->add_input() = TensorInfo("x", ::onnx::TensorProto::FLOAT, {2, 3});
   for (const auto& [name, type] : outputs) {
     ::onnx::ValueInfoProto v;

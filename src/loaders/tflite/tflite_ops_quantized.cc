@@ -278,26 +278,46 @@ StatusOr<bool> BinaryOperandsQualify(const OpContext& ctx, const GraphBuilder::Q
   return true;
 }
 
+// What a binary integer operator needs: the output's quantization and
+// activation range, and both operands centered with their scales; nullopt
+// when the operator is not in that form.
+struct BinaryOperands {
+  GraphBuilder::Quantization out;
+  std::pair<int64_t, int64_t> range;
+  std::pair<ir::TensorRef, float> a, b;
+};
+
+StatusOr<std::optional<BinaryOperands>> ReadBinaryOperands(const OpContext& ctx, Act act) {
+  using Result = std::optional<BinaryOperands>;
+  if (ctx.outputs.size() != 1) return Result();
+  TFHOST_ASSIGN_OR_RETURN(auto out_q, ctx.b->ActivationQuantization(ctx.outputs[0]));
+  if (!out_q || out_q->axis != -1 || !IsActivationType(out_q->type)) return Result();
+  const auto range = ActivationRange(act, *out_q);
+  if (!range) return Result();
+  TFHOST_ASSIGN_OR_RETURN(bool qualify, BinaryOperandsQualify(ctx, *out_q));
+  if (!qualify) return Result();
+  TFHOST_ASSIGN_OR_RETURN(auto a, CenteredInput(ctx, 0));
+  TFHOST_ASSIGN_OR_RETURN(auto b, CenteredInput(ctx, 1));
+  if (!a || !b) return ctx.Error("has a quantized operand tfhost could not read as integers");
+  return Result(BinaryOperands{*out_q, *range, *a, *b});
+}
+
 // TFLite's integer MUL and BATCH_MATMUL: `op` on (q1 - zp1) and (q2 - zp2)
 // (a product below 2^16, or sums of them below 2^24, exact in float),
 // rescaled by scale1 x scale2 / output scale.
 StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& op, ir::AttrMap attrs, Act act) {
-  if (ctx.outputs.size() != 1) return false;
-  TFHOST_ASSIGN_OR_RETURN(auto out_q, ctx.b->ActivationQuantization(ctx.outputs[0]));
-  if (!out_q || out_q->axis != -1 || !IsActivationType(out_q->type)) return false;
-  const auto range = ActivationRange(act, *out_q);
-  if (!range) return false;
-  TFHOST_ASSIGN_OR_RETURN(bool qualify, BinaryOperandsQualify(ctx, *out_q));
-  if (!qualify) return false;
-  TFHOST_ASSIGN_OR_RETURN(auto a, CenteredInput(ctx, 0));
-  TFHOST_ASSIGN_OR_RETURN(auto b, CenteredInput(ctx, 1));
-  if (!a || !b) return ctx.Error("has a quantized operand tfhost could not read as integers");
+  TFHOST_ASSIGN_OR_RETURN(auto operands, ReadBinaryOperands(ctx, act));
+  if (!operands) return false;
+  const GraphBuilder::Quantization& out_q = operands->out;
+  const auto& range = operands->range;
+  const auto& a = operands->a;
+  const auto& b = operands->b;
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef product,
-                          ctx.b->AddNode(ctx.Base() + "/" + op, op, {a->first, b->first}, std::move(attrs)));
-  const double real = static_cast<double>(a->second) * static_cast<double>(b->second) /
-                      static_cast<double>(out_q->scales[0]);
+                          ctx.b->AddNode(ctx.Base() + "/" + op, op, {a.first, b.first}, std::move(attrs)));
+  const double real = static_cast<double>(a.second) * static_cast<double>(b.second) /
+                      static_cast<double>(out_q.scales[0]);
   TFHOST_RETURN_IF_ERROR(ctx.b->AddStoredOutputNode(ctx.outputs, "_TfhostRequantize", {product},
-                                                    RequantizeAttrs(*out_q, real, *range))
+                                                    RequantizeAttrs(out_q, real, range))
                              .status());
   return true;
 }
@@ -307,26 +327,22 @@ StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& 
 // rescaled to the output. Every step rounds as TFLite's does, each through
 // _TfhostRequantize (2^20 x an int8 is exact in float).
 StatusOr<bool> MapIntegerAdd(const OpContext& ctx, Act act) {
-  if (ctx.outputs.size() != 1) return false;
-  TFHOST_ASSIGN_OR_RETURN(auto out_q, ctx.b->ActivationQuantization(ctx.outputs[0]));
-  if (!out_q || out_q->axis != -1 || !IsActivationType(out_q->type)) return false;
-  const auto range = ActivationRange(act, *out_q);
-  if (!range) return false;
-  TFHOST_ASSIGN_OR_RETURN(bool qualify, BinaryOperandsQualify(ctx, *out_q));
-  if (!qualify) return false;
-  TFHOST_ASSIGN_OR_RETURN(auto a, CenteredInput(ctx, 0));
-  TFHOST_ASSIGN_OR_RETURN(auto b, CenteredInput(ctx, 1));
-  if (!a || !b) return ctx.Error("has a quantized operand tfhost could not read as integers");
+  TFHOST_ASSIGN_OR_RETURN(auto operands, ReadBinaryOperands(ctx, act));
+  if (!operands) return false;
+  const GraphBuilder::Quantization& out_q = operands->out;
+  const auto& range = operands->range;
+  const auto& a = operands->a;
+  const auto& b = operands->b;
   constexpr int kLeftShift = 20;
   // TFLite doubles the larger scale in float, then divides in double.
-  const double twice_max = static_cast<double>(2.0f * std::max(a->second, b->second));
+  const double twice_max = static_cast<double>(2.0f * std::max(a.second, b.second));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shift, ctx.b->AddConst(ctx.Base() + "/left_shift",
                                                                Tensor::Scalar(static_cast<float>(1 << kLeftShift))));
   const GraphBuilder::Quantization wide{DType::kInt32, {1.0f}, {0}, -1};
   const std::pair<int64_t, int64_t> int32_range{std::numeric_limits<int32_t>::min(),
                                                 std::numeric_limits<int32_t>::max()};
   std::vector<ir::TensorRef> scaled;
-  for (const auto& [operand, scale] : {*a, *b}) {
+  for (const auto& [operand, scale] : {a, b}) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shifted, ctx.b->AddNode(ctx.Base() + "/shifted", "Mul", {operand, shift}));
     TFHOST_ASSIGN_OR_RETURN(
         ir::TensorRef r, ctx.b->AddNode(ctx.Base() + "/rescaled", "_TfhostRequantize", {shifted},
@@ -335,7 +351,7 @@ StatusOr<bool> MapIntegerAdd(const OpContext& ctx, Act act) {
   }
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sum, ctx.b->AddNode(ctx.Base() + "/sum", "AddV2", scaled));
   ir::AttrMap rq = RequantizeAttrs(
-      *out_q, twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(out_q->scales[0])), *range);
+      out_q, twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(out_q.scales[0])), range);
   rq["T"] = TypeAttr(DType::kInt32);
   TFHOST_RETURN_IF_ERROR(ctx.b->AddStoredOutputNode(ctx.outputs, "_TfhostRequantize", {sum}, std::move(rq)).status());
   return true;
