@@ -6,6 +6,8 @@
 // One step, gates in ONNX's order i, o, f, c (layout 0: X is [seq, batch,
 // input]; W [dirs, 4h, input], R [dirs, 4h, h], B [dirs, 8h] = Wb ++ Rb):
 //   g = x_t W^T + h R^T + Wb + Rb;  i, o, f = sigmoid;  c~ = tanh
+// where x_t W^T + Wb + Rb comes from one product over the whole sequence,
+// made before the loop.
 //   c' = f * c + i * c~;  h' = o * tanh(c')
 // The reverse direction walks t from the end, and its Y rows are put back
 // in time order. Supported: the default activations, no clip, no peepholes,
@@ -91,7 +93,6 @@ Status MapLstm(const NodeContext& ctx) {
   }
   TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
   if (xi->rank() != 3) return ctx.Unsupported("an input X whose rank is not known to be 3");
-  const std::string x_name = ctx.node->input(0);
   const std::string base = NodeNameFromValueName(ctx.node->output_size() > 0 ? ctx.node->output(0) : "lstm");
   auto name = [&](const std::string& what, int d) { return base + "/tfhost_" + what + "_" + std::to_string(d); };
 
@@ -128,9 +129,30 @@ Status MapLstm(const NodeContext& ctx) {
       if (bd.NumElements() != 8 * hidden) return ctx.Error("B must be [dirs, 8 x hidden_size]");
       for (int64_t k = 0; k < 4 * hidden; ++k) bias.data<float>()[k] = bd.data<float>()[k] + bd.data<float>()[4 * hidden + k];
     }
-    TFHOST_RETURN_IF_ERROR(ctx.b->BindConstant(name("wt", d), TransposeConstant(wd, {1, 0})));
     TFHOST_RETURN_IF_ERROR(ctx.b->BindConstant(name("rt", d), TransposeConstant(rd, {1, 0})));
-    TFHOST_RETURN_IF_ERROR(ctx.b->BindConstant(name("bias", d), bias));
+    // The input's share of the gates does not depend on the state: one
+    // product for the whole sequence before the loop, [seq, batch, 4h]
+    // (x Wᵀ + Wb + Rb), of which each step reads its row.
+    {
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef wt, ctx.Const(name("wt", d), TransposeConstant(wd, {1, 0})));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef flat_shape,
+                              ctx.Const(name("flat_shape", d), Int64Vector({-1, wd.dim(1)})));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef flat, ctx.Helper(name("x_flat", d), "Reshape", {x, flat_shape}));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef xw, ctx.Helper(name("xw", d), "MatMul", {flat, wt}));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef bias_ref, ctx.Const(name("bias", d), bias));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef biased, ctx.Helper(name("xw_bias", d), "BiasAdd", {xw, bias_ref}));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef gates_width, ctx.Const(name("gates_width", d), Int64Vector({4 * hidden})));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef seq_batch_begin, ctx.Const(name("seq_batch_begin", d), Int64Vector({0})));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef seq_batch_size, ctx.Const(name("seq_batch_size", d), Int64Vector({2})));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef seq_batch, ctx.Helper(name("seq_batch", d), "Slice",
+                                                                  {x_shape, seq_batch_begin, seq_batch_size}));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef gates_shape, ctx.Helper(name("gates_shape", d), "ConcatV2",
+                                                                    {seq_batch, gates_width, axis0}));
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef input_gates, ctx.Helper(name("input_gates", d), "Reshape",
+                                                                    {biased, gates_shape}));
+      TFHOST_RETURN_IF_ERROR(ctx.b->Bind(name("input_gates", d), input_gates, DType::kFloat,
+                                         ir::PartialShape::UnknownOfRank(3)));
+    }
     // Initial state [batch, h]: direction d of initial_h / initial_c, else 0.
     std::vector<std::string> initial;
     for (int k : {5, 6}) {
@@ -170,11 +192,9 @@ Status MapLstm(const NodeContext& ctx) {
     w_.Input("t_h", ::onnx::TensorProto::FLOAT, 2);
     w_.Input("t_c", ::onnx::TensorProto::FLOAT, 2);
     const std::string t = reverse ? w_.Add("Sub", {last_name, "t_iter"}, "t_step") : "t_iter";
-    w_.Add("Gather", {x_name, t}, "t_x");
-    w_.Add("MatMul", {"t_x", name("wt", d)}, "t_xw");
+    w_.Add("Gather", {name("input_gates", d), t}, "t_xw");
     w_.Add("MatMul", {"t_h", name("rt", d)}, "t_hr");
-    w_.Add("Add", {"t_xw", "t_hr"}, "t_sum");
-    w_.Add("Add", {"t_sum", name("bias", d)}, "t_gates");
+    w_.Add("Add", {"t_xw", "t_hr"}, "t_gates");
     ::onnx::TensorProto* sizes = g->add_initializer();
     sizes->set_name("t_split");
     sizes->set_data_type(::onnx::TensorProto::INT64);
