@@ -111,9 +111,10 @@ void QuantizeValues(const float* x, Q* y, int64_t n, const Affine& a, bool half_
 
 template <typename Q>
 void DequantizeValues(const Q* q, float* y, int64_t n, const Affine& a) {
+  // The difference in 64 bits: an int32 value minus its zero point can pass
+  // int32 (the difference is exact either way for int8, uint8 and int16).
   ForEachRun(a, n, [&](int64_t begin, int64_t end, float scale, int64_t zero_point) {
-    const int32_t zero = static_cast<int32_t>(zero_point);
-    for (int64_t i = begin; i < end; ++i) y[i] = scale * static_cast<float>(static_cast<int32_t>(q[i]) - zero);
+    for (int64_t i = begin; i < end; ++i) y[i] = scale * static_cast<float>(static_cast<int64_t>(q[i]) - zero_point);
   });
 }
 

@@ -69,6 +69,14 @@ TEST(AffineQuantizeTest, DequantizeSubtractsTheZeroPointThenScales) {
   EXPECT_EQ(bias->ToDoubleVector(), (std::vector<double>{524288.0, -3.5}));
 }
 
+// Found by graph_kernel_fuzz: an int32 value minus its zero point
+// overflowed int32.
+TEST(AffineQuantizeTest, AnInt32AtTheEdgeMinusItsZeroPointDoesNotOverflow) {
+  auto x = Dequantize<int32_t>({std::numeric_limits<int32_t>::min()}, 1.0f, 2);
+  ASSERT_TRUE(x.status().ok()) << x.status().ToString();
+  EXPECT_EQ(x->ToDoubleVector()[0], -2147483650.0f);
+}
+
 TEST(AffineQuantizeTest, EveryInt8ValueSurvivesDequantizeThenQuantize) {
   std::vector<int8_t> all;
   for (int v = -128; v <= 127; ++v) all.push_back(static_cast<int8_t>(v));
