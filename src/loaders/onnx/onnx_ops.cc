@@ -173,6 +173,12 @@ Status NodeContext::BindOutput(int i, ir::TensorRef ref, DType dtype, ir::Partia
   return b->Bind(node->output(i), named, dtype, std::move(shape));
 }
 
+StatusOr<ir::TensorRef> ShapeOf(const NodeContext& ctx, ir::TensorRef x, const std::string& suffix) {
+  ir::AttrMap attrs;
+  attrs["out_type"] = TypeAttr(DType::kInt64);
+  return ctx.Helper(suffix, "Shape", {x}, std::move(attrs));
+}
+
 MapFn FindMapper(const std::string& op_type) {
   if (MapFn f = FindNnMapper(op_type)) return f;
   if (MapFn f = FindMathMapper(op_type)) return f;
@@ -181,6 +187,7 @@ MapFn FindMapper(const std::string& op_type) {
   if (MapFn f = FindControlMapper(op_type)) return f;
   if (MapFn f = FindResizeMapper(op_type)) return f;
   if (MapFn f = FindRnnMapper(op_type)) return f;
+  if (MapFn f = FindGatherMapper(op_type)) return f;
   return FindArrayMapper(op_type);
 }
 

@@ -92,6 +92,7 @@ MapFn FindQuantizeMapper(const std::string& op_type);  // onnx_ops_quantize.cc
 MapFn FindControlMapper(const std::string& op_type);   // onnx_ops_control.cc (If, Loop)
 MapFn FindResizeMapper(const std::string& op_type);    // onnx_ops_resize.cc
 MapFn FindRnnMapper(const std::string& op_type);       // onnx_ops_rnn.cc (LSTM)
+MapFn FindGatherMapper(const std::string& op_type);    // onnx_ops_gather.cc (GatherND, ScatterND, EyeLike...)
 
 // Normalizes axis `axis` of a rank-`rank` tensor into [0, rank); errors name
 // the attribute or input.
@@ -100,6 +101,9 @@ StatusOr<int> NormalizeAxis(const NodeContext& ctx, int64_t axis, int rank, cons
 // int64 constant helpers.
 Tensor Int64Vector(const std::vector<int64_t>& v);
 Tensor Int32Vector(const std::vector<int32_t>& v);
+
+// Shape(x) as int64, a helper node named Base()/suffix.
+StatusOr<ir::TensorRef> ShapeOf(const NodeContext& ctx, ir::TensorRef x, const std::string& suffix);
 
 // Where the shape of a unary op's output is its input's.
 Status EmitUnary(const NodeContext& ctx, const std::string& op, ir::AttrMap attrs = {});

@@ -11,13 +11,6 @@ namespace tfhost::loaders::onnx {
 
 namespace {
 
-// Shape(x) as int64, a helper node.
-StatusOr<ir::TensorRef> ShapeOf(const NodeContext& ctx, ir::TensorRef x, const std::string& suffix) {
-  ir::AttrMap attrs;
-  attrs["out_type"] = TypeAttr(DType::kInt64);
-  return ctx.Helper(suffix, "Shape", {x}, std::move(attrs));
-}
-
 // The output shape a constant Reshape target gives, resolving -1 when the
 // input's element count is known.
 ir::PartialShape ReshapedShape(const ir::PartialShape& in, std::vector<int64_t> dims) {
@@ -407,7 +400,17 @@ Status MapConstantOfShape(const NodeContext& ctx) {
   const DType dtype = value.dtype();
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef s, ctx.In(0));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef v, ctx.Const("value", std::move(value)));
-  return ctx.Emit("Fill", {s, v}, {}, dtype, ir::PartialShape::Unknown());
+  // The output's rank is the shape vector's length, which is often known
+  // when its values are not (a Concat of Shape slices).
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* si, ctx.Info(0));
+  ir::PartialShape out = ir::PartialShape::Unknown();
+  if (si->constant.has_value()) {
+    TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> dims, si->constant->ToInt64Vector());
+    out = ir::PartialShape::Known(dims);
+  } else if (si->rank() == 1 && si->shape.dim(0) >= 0) {
+    out = ir::PartialShape::Known(std::vector<int64_t>(si->shape.dim(0), -1));
+  }
+  return ctx.Emit("Fill", {s, v}, {}, dtype, out);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// ArgMax, ArgMin and TopK: the ONNX ops that answer with positions; and
+// ArgMax, ArgMin, TopK and NonMaxSuppression: the ONNX ops that answer with
+// positions; and
 // ReverseSequence, which reverses each batch entry's first seq_lens steps
 // along time_axis (TensorFlow's ReverseSequence with seq_dim = time_axis,
 // batch_dim = batch_axis).
@@ -9,7 +10,10 @@
 // (select_last_index = 0). TopK (opset 11+) takes K as a one-element int64
 // input; TensorFlow's TopKV2 takes the largest values along the last axis,
 // sorted, and returns values and int64 indices; other axes, smallest values
-// and unsorted results are refused by name.
+// and unsorted results are refused by name. NonMaxSuppression runs as
+// _TfhostBatchedNonMaxSuppression (ops/image/nms_ops.cc), with ONNX's
+// defaults for absent inputs: no boxes kept, IoU threshold 0, no score
+// threshold.
 #include "loaders/onnx/onnx_ops.h"
 
 namespace tfhost::loaders::onnx {
@@ -96,6 +100,42 @@ Status MapReverseSequence(const NodeContext& ctx) {
   return ctx.Emit("ReverseSequence", {x, lens}, std::move(attrs), xi->dtype, xi->shape);
 }
 
+// A one-value input as a scalar of `dtype`: the constant `fallback` when the
+// input is absent.
+template <typename T>
+StatusOr<ir::TensorRef> ScalarInput(const NodeContext& ctx, int i, T fallback, const std::string& what) {
+  if (!ctx.Has(i)) return ctx.Const(what, Tensor::Scalar<T>(fallback));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef in, ctx.In(i));
+  if (ctx.InType(i) != DType::kInvalid && ctx.InType(i) != DTypeOf<T>::value) {
+    return ctx.Error(what + " must be " + DTypeName(DTypeOf<T>::value) + ", got " + DTypeName(ctx.InType(i)));
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar, ctx.Const(what + "_shape", Int64Vector({})));
+  return ctx.Helper(what, "Reshape", {in, scalar});
+}
+
+Status MapNonMaxSuppression(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t center_point_box, ctx.Int("center_point_box", 0));
+  if (center_point_box != 0 && center_point_box != 1) {
+    return ctx.Error("center_point_box must be 0 or 1, got " + std::to_string(center_point_box));
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef boxes, ctx.In(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scores, ctx.In(1));
+  for (int i : {0, 1}) {
+    if (ctx.InType(i) != DType::kFloat) {
+      return ctx.Unsupported("input " + std::to_string(i) + " of type " + DTypeName(ctx.InType(i)) +
+                             " (float32 boxes and scores are supported)");
+    }
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef max_out, ScalarInput<int64_t>(ctx, 2, 0, "max_output_boxes_per_class"));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef iou, ScalarInput<float>(ctx, 3, 0.0f, "iou_threshold"));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef score, ScalarInput<float>(ctx, 4, 0.0f, "score_threshold"));
+  ir::AttrMap attrs;
+  attrs["center_point_box"] = IntAttr(center_point_box);
+  attrs["has_score_threshold"] = BoolAttr(ctx.Has(4));
+  return ctx.Emit("_TfhostBatchedNonMaxSuppression", {boxes, scores, max_out, iou, score}, std::move(attrs),
+                  DType::kInt64, ir::PartialShape::Known({-1, 3}));
+}
+
 }  // namespace
 
 MapFn FindIndexMapper(const std::string& op_type) {
@@ -103,6 +143,7 @@ MapFn FindIndexMapper(const std::string& op_type) {
   if (op_type == "ArgMax") return MapArgExtreme<true>;
   if (op_type == "ArgMin") return MapArgExtreme<false>;
   if (op_type == "TopK") return MapTopK;
+  if (op_type == "NonMaxSuppression") return MapNonMaxSuppression;
   return nullptr;
 }
 

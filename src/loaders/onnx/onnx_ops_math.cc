@@ -1,5 +1,5 @@
 // Element-wise arithmetic (NumPy broadcasting, as TensorFlow's binary ops
-// do), comparisons and logic, Cast, and the Reduce* family.
+// do), comparisons and logic, Cast, CumSum, and the Reduce* family.
 #include <map>
 
 #include "loaders/onnx/onnx_ops.h"
@@ -240,6 +240,35 @@ Status MapReduce(const NodeContext& ctx) {
   return emit(op, {x, axes_ref}, std::move(attrs));
 }
 
+// CumSum is TensorFlow's Cumsum with the same exclusive/reverse flags; the
+// axis input, 0-D in the spec, is taken as a scalar either way.
+Status MapCumSum(const NodeContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(int64_t exclusive, ctx.Int("exclusive", 0));
+  TFHOST_ASSIGN_OR_RETURN(int64_t reverse, ctx.Int("reverse", 0));
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  ir::TensorRef axis;
+  TFHOST_ASSIGN_OR_RETURN(std::optional<Tensor> axis_const, ctx.ConstIn(1));
+  if (axis_const.has_value()) {
+    TFHOST_ASSIGN_OR_RETURN(std::vector<int64_t> a, ctx.ConstInts(1, "axis"));
+    if (a.size() != 1) return ctx.Error("axis must hold one value, got " + std::to_string(a.size()));
+    int64_t normalized = a[0];
+    if (xi->rank() >= 0) {
+      TFHOST_ASSIGN_OR_RETURN(int n, NormalizeAxis(ctx, a[0], xi->rank(), "axis"));
+      normalized = n;
+    }
+    TFHOST_ASSIGN_OR_RETURN(axis, ctx.Const("axis", Tensor::Scalar<int64_t>(normalized)));
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef a, ctx.In(1));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scalar, ctx.Const("scalar_shape", Int64Vector({})));
+    TFHOST_ASSIGN_OR_RETURN(axis, ctx.Helper("axis", "Reshape", {a, scalar}));
+  }
+  ir::AttrMap attrs;
+  attrs["exclusive"] = BoolAttr(exclusive != 0);
+  attrs["reverse"] = BoolAttr(reverse != 0);
+  return ctx.Emit("Cumsum", {x, axis}, std::move(attrs), xi->dtype, xi->shape);
+}
+
 const std::map<std::string, MapFn>& Table() {
   static const auto* table = new std::map<std::string, MapFn>{
       {"Add", MapBinary<kAddV2>},
@@ -277,6 +306,7 @@ const std::map<std::string, MapFn>& Table() {
       {"Where", MapWhere},
       {"Cast", MapCast},
       {"CastLike", MapCastLike},
+      {"CumSum", MapCumSum},
       {"ReduceSum", MapReduce<Reduce::kSum>},
       {"ReduceMean", MapReduce<Reduce::kMean>},
       {"ReduceMax", MapReduce<Reduce::kMax>},

@@ -5,10 +5,15 @@
 #pragma once
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
+#include "base/tensor.h"
+#include "base/test_temp_dir.h"
+#include "loaders/onnx/onnx_loader.h"
 #include "onnx/onnx.pb.h"
 
 namespace tfhost::loaders::onnx::testing {
@@ -129,6 +134,43 @@ inline std::string Serialize(const ::onnx::ModelProto& m) {
 
 inline void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+struct Feed {
+  std::string name;
+  Tensor value;
+};
+
+inline int32_t OnnxType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat: return ::onnx::TensorProto::FLOAT;
+    case DType::kInt32: return ::onnx::TensorProto::INT32;
+    default: return ::onnx::TensorProto::INT64;
+  }
+}
+
+// Loads a model of one node whose inputs are all graph inputs, runs it on
+// `feeds` and answers its output `y`.
+inline StatusOr<Tensor> RunNode(const ::onnx::NodeProto& node, const std::vector<Feed>& feeds,
+                                int32_t out_type = ::onnx::TensorProto::FLOAT) {
+  ::onnx::ModelProto m = EmptyModel();
+  auto* g = m.mutable_graph();
+  std::map<std::string, Tensor> inputs;
+  for (const Feed& f : feeds) {
+    *g->add_input() = TensorInfo(f.name, OnnxType(f.value.dtype()), f.value.shape().dims());
+    inputs.emplace(f.name, f.value);
+  }
+  ::onnx::ValueInfoProto y;
+  y.set_name("y");
+  y.mutable_type()->mutable_tensor_type()->set_elem_type(out_type);
+  *g->add_output() = y;
+  *g->add_node() = node;
+  ::tfhost::testing::TempDir dir("onnx_node");
+  const std::string path = dir.Sub("m.onnx");
+  WriteBytes(path, Serialize(m));
+  TFHOST_ASSIGN_OR_RETURN(auto model, ::tfhost::loaders::LoadOnnxModel(path, ::tfhost::loaders::LoadOptions()));
+  TFHOST_ASSIGN_OR_RETURN(auto out, model->RunSignature("serving_default", inputs));
+  return out.at("y");
 }
 
 }  // namespace tfhost::loaders::onnx::testing

@@ -16,7 +16,8 @@
 
 namespace tfhost::ops::image {
 
-// NonMaxSuppression (V1), V2/V3/V4/V5, CombinedNonMaxSuppression (nms_ops.cc).
+// NonMaxSuppression (V1), V2/V3/V4/V5, CombinedNonMaxSuppression and
+// _TfhostBatchedNonMaxSuppression, ONNX's form (nms_ops.cc).
 void RegisterNmsOps(OpRegistry& registry);
 // CropAndResize (crop_and_resize.cc).
 void RegisterCropAndResizeOps(OpRegistry& registry);

@@ -11,6 +11,11 @@
 //     both modes; TensorFlow's kernel, which this follows, does not.)
 // CombinedNonMaxSuppression runs hard NMS per batch and class, then keeps the
 // best max_total_size detections of each batch by score, zero-padded.
+// _TfhostBatchedNonMaxSuppression is ONNX's NonMaxSuppression (the ONNX
+// loader maps it there): hard NMS per batch and class, listing the selected
+// [batch, class, box] triples. ONNX Runtime follows the same rules (strict
+// IoU and score comparisons, zero-area boxes never suppress); where ONNX
+// leaves the order of equal scores open, the lower box index goes first.
 #include <algorithm>
 #include <cmath>
 #include <queue>
@@ -244,9 +249,88 @@ Status CombinedNonMaxSuppression(KernelContext& ctx) {
   return OkStatus();
 }
 
+// ONNX's NonMaxSuppression: hard NMS of every (batch, class) pair on its own,
+// the selections listed as [batch, class, box] rows, batch by batch, class by
+// class, each class's in selection order. Boxes are [batch, boxes, 4]:
+// corners (y1, x1, y2, x2) in either order, or with center_point_box
+// (x_center, y_center, width, height), turned into corners as ONNX Runtime
+// does. A negative max_output_boxes_per_class selects nothing, as 0 does.
+// Without a score threshold every box is a candidate except those scoring
+// NaN or -inf (ONNX Runtime's heap takes those too, in no defined place).
+Status BatchedNonMaxSuppression(KernelContext& ctx) {
+  const Tensor& boxes_t = ctx.input(0);
+  const Tensor& scores_t = ctx.input(1);
+  if (boxes_t.rank() != 3 || boxes_t.dim(2) != 4) {
+    return ctx.Error("boxes must be 3-D [batches, boxes, 4], got " + boxes_t.shape().ToString());
+  }
+  if (scores_t.rank() != 3 || scores_t.dim(0) != boxes_t.dim(0) || scores_t.dim(2) != boxes_t.dim(1)) {
+    return ctx.Error("scores must be [batches, classes, boxes] = [" + Str(boxes_t.dim(0)) + ", classes, " +
+                     Str(boxes_t.dim(1)) + "] for boxes " + boxes_t.shape().ToString() + ", got " +
+                     scores_t.shape().ToString());
+  }
+  const int64_t batches = boxes_t.dim(0), num_boxes = boxes_t.dim(1), classes = scores_t.dim(1);
+  if (num_boxes > std::numeric_limits<int32_t>::max()) return ctx.Error("too many boxes: " + Str(num_boxes));
+  const Tensor& max_t = ctx.input(2);
+  if (max_t.NumElements() != 1 || max_t.rank() > 1) {
+    return ctx.Error("max_output_boxes_per_class must hold one value, got shape " + max_t.shape().ToString());
+  }
+  const int64_t max_out = std::clamp<int64_t>(max_t.data<int64_t>()[0], 0, num_boxes);
+  TFHOST_ASSIGN_OR_RETURN(float iou_threshold, ScalarFloat(ctx, 3, "iou_threshold"));
+  if (!(iou_threshold >= 0 && iou_threshold <= 1)) {
+    return ctx.Error("iou_threshold must be in [0, 1], got " + std::to_string(iou_threshold));
+  }
+  TFHOST_ASSIGN_OR_RETURN(bool has_score_threshold, ctx.AttrOr<bool>("has_score_threshold", true));
+  float score_threshold = -std::numeric_limits<float>::infinity();
+  if (has_score_threshold) {
+    TFHOST_ASSIGN_OR_RETURN(score_threshold, ScalarFloat(ctx, 4, "score_threshold"));
+  }
+  TFHOST_ASSIGN_OR_RETURN(int64_t center_point_box, ctx.AttrOr<int64_t>("center_point_box", 0));
+  if (center_point_box != 0 && center_point_box != 1) {
+    return ctx.Error("center_point_box must be 0 or 1, got " + Str(center_point_box));
+  }
+  std::vector<float> boxes = FloatValues(boxes_t);
+  if (center_point_box == 1) {
+    for (size_t i = 0; i + 3 < boxes.size(); i += 4) {
+      const float xc = boxes[i], yc = boxes[i + 1], half_w = boxes[i + 2] / 2, half_h = boxes[i + 3] / 2;
+      boxes[i] = yc - half_h;
+      boxes[i + 1] = xc - half_w;
+      boxes[i + 2] = yc + half_h;
+      boxes[i + 3] = xc + half_w;
+    }
+  }
+  const std::vector<float> scores = FloatValues(scores_t);
+  std::vector<int64_t> rows;
+  std::vector<float> class_scores(num_boxes);
+  for (int64_t b = 0; b < batches && max_out > 0; ++b) {
+    for (int64_t c = 0; c < classes; ++c) {
+      std::copy_n(scores.begin() + (b * classes + c) * num_boxes, num_boxes, class_scores.begin());
+      std::vector<int> selected;
+      std::vector<float> selected_scores;
+      Suppress(boxes.data() + b * num_boxes * 4, 4, class_scores, static_cast<int>(max_out), iou_threshold,
+               score_threshold, 0.0f, &selected, &selected_scores);
+      for (int box : selected) rows.insert(rows.end(), {b, c, box});
+    }
+  }
+  const int64_t n = static_cast<int64_t>(rows.size()) / 3;
+  Tensor out(DType::kInt64, Shape({n, 3}));
+  std::copy(rows.begin(), rows.end(), out.data<int64_t>());
+  ctx.set_output(0, std::move(out));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterNmsOps(OpRegistry& registry) {
+  registry.Register(ir::OpDefBuilder("_TfhostBatchedNonMaxSuppression")
+                        .Input("boxes: float")
+                        .Input("scores: float")
+                        .Input("max_output_boxes_per_class: int64")
+                        .Input("iou_threshold: float")
+                        .Input("score_threshold: float")
+                        .Output("selected_indices: int64")
+                        .Attr("center_point_box: int = 0")
+                        .Attr("has_score_threshold: bool = true"),
+                    BatchedNonMaxSuppression);
   registry.Register(ir::OpDefBuilder("NonMaxSuppression")
                         .Input("boxes: float")
                         .Input("scores: float")

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
 #include "ops/run_single_op.h"
 
 namespace tfhost::ops {
@@ -89,12 +90,13 @@ TEST(NonMaxSuppressionTest, V5SoftNmsDecaysOverlappingScores) {
 }
 
 TEST(NonMaxSuppressionTest, BadShapesAndThresholdAreErrors) {
-  EXPECT_FALSE(RunSingleOp("NonMaxSuppressionV3", {Tensor(DType::kFloat, Shape({6, 3})), ClusterScores(),
-                                                   Tensor::Scalar<int32_t>(3), Tensor::Scalar(0.5f), Tensor::Scalar(0.f)})
-                   .ok());
-  EXPECT_FALSE(RunSingleOp("NonMaxSuppressionV3", {ClusterBoxes(), ClusterScores(), Tensor::Scalar<int32_t>(3),
-                                                   Tensor::Scalar(1.5f), Tensor::Scalar(0.f)})
-                   .ok());
+  TFHOST_EXPECT_ERROR(RunSingleOp("NonMaxSuppressionV3", {Tensor(DType::kFloat, Shape({6, 3})), ClusterScores(),
+                                                          Tensor::Scalar<int32_t>(3), Tensor::Scalar(0.5f),
+                                                          Tensor::Scalar(0.f)}),
+                      StatusCode::kInvalidArgument, "boxes must be 2-D [num_boxes, 4], got [6,3]");
+  TFHOST_EXPECT_ERROR(RunSingleOp("NonMaxSuppressionV3", {ClusterBoxes(), ClusterScores(), Tensor::Scalar<int32_t>(3),
+                                                          Tensor::Scalar(1.5f), Tensor::Scalar(0.f)}),
+                      StatusCode::kInvalidArgument, "iou_threshold must be in [0, 1]");
 }
 
 TEST(CombinedNonMaxSuppressionTest, PerClassNmsThenTopByScoreClippedAndPadded) {
@@ -112,6 +114,38 @@ TEST(CombinedNonMaxSuppressionTest, PerClassNmsThenTopByScoreClippedAndPadded) {
   EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<float>({0, 0, 1, 1, 0, 0.05f, 1, 1, 0.5f, 0.5f, 1, 1, 0, 0, 0, 0},
                                                                   Shape({1, 4, 4}))));
   EXPECT_TRUE(TensorsEqual((*out)[3], Tensor::FromVector<int32_t>({3})));
+}
+
+TEST(BatchedNonMaxSuppressionTest, ListsBatchClassBoxRowsAndTreatsANegativeMaximumAsZero) {
+  Tensor boxes = *ClusterBoxes().Reshaped(Shape({1, 6, 4}));
+  Tensor scores = *ClusterScores().Reshaped(Shape({1, 1, 6}));
+  auto out = RunSingleOp("_TfhostBatchedNonMaxSuppression", {boxes, scores, Tensor::Scalar<int64_t>(3),
+                                                              Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int64_t>({0, 0, 3, 0, 0, 0, 0, 0, 5}, Shape({3, 3}))));
+  auto none = RunSingleOp("_TfhostBatchedNonMaxSuppression", {boxes, scores, Tensor::Scalar<int64_t>(-1),
+                                                               Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)});
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ((*none)[0].shape(), Shape({0, 3}));
+}
+
+TEST(BatchedNonMaxSuppressionTest, MismatchedScoresAndBadAttrsAreErrorsNamingTheInput) {
+  Tensor boxes = *ClusterBoxes().Reshaped(Shape({1, 6, 4}));
+  Tensor scores = *ClusterScores().Reshaped(Shape({1, 6, 1}));
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostBatchedNonMaxSuppression", {boxes, scores, Tensor::Scalar<int64_t>(3),
+                                                                      Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)}),
+                      StatusCode::kInvalidArgument,
+                      "scores must be [batches, classes, boxes] = [1, classes, 6] for boxes [1,6,4], got [1,6,1]");
+  Tensor good_scores = *ClusterScores().Reshaped(Shape({1, 1, 6}));
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostBatchedNonMaxSuppression",
+                                  {boxes, good_scores, Tensor::Scalar<int64_t>(3), Tensor::Scalar(0.5f),
+                                   Tensor::Scalar(0.0f)},
+                                  {{"center_point_box", MakeAttr(int64_t{2})}}),
+                      StatusCode::kInvalidArgument, "center_point_box must be 0 or 1, got 2");
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostBatchedNonMaxSuppression",
+                                  {Tensor::FromVector<float>({0, 0, 1}, Shape({1, 1, 3})), good_scores,
+                                   Tensor::Scalar<int64_t>(3), Tensor::Scalar(0.5f), Tensor::Scalar(0.0f)}),
+                      StatusCode::kInvalidArgument, "boxes must be 3-D [batches, boxes, 4], got [1,1,3]");
 }
 
 }  // namespace

@@ -117,6 +117,10 @@ void RegisterImageShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5"},
                     NmsShape);
   registry.Register("CombinedNonMaxSuppression", CombinedNmsShape);
+  registry.Register("_TfhostBatchedNonMaxSuppression", [](ShapeContext& ctx) {
+    ctx.set_output(0, PartialShape::Known({-1, 3}));
+    return OkStatus();
+  });
   registry.Register("CropAndResize", CropAndResizeShape);
   registry.Register({"ResizeBicubic", "ResizeArea", "ScaleAndTranslate"}, ResizeShape);
   registry.Register({"RGBToHSV", "HSVToRGB", "AdjustContrastv2"}, UnchangedShape);
