@@ -67,6 +67,42 @@ TEST(OnnxResizeTest, LinearHalfPixelInterpolatesAtPixelCenters) {
   EXPECT_EQ(y->ToDoubleVector(), (std::vector<double>{0, 1, 3, 4, 0, 1, 3, 4}));
 }
 
+// tf_crop_and_resize, nearest: the source column of output i is
+// start * (L - 1) + i * (end - start) * (L - 1) / (R - 1); here L = 4,
+// R = 3, so the whole row puts output 1 on column 1.5, which
+// round_prefer_floor takes from column 1 and round_prefer_ceil from 2.
+StatusOr<Tensor> NearestCrop(const std::string& nearest_mode, std::vector<float> roi, float extrapolation) {
+  ::onnx::NodeProto n = Node("Resize", {"x", "roi", "", "sizes"}, {"y"});
+  SetString(&n, "mode", "nearest");
+  SetString(&n, "coordinate_transformation_mode", "tf_crop_and_resize");
+  SetString(&n, "nearest_mode", nearest_mode);
+  auto* e = n.add_attribute();
+  e->set_name("extrapolation_value");
+  e->set_type(::onnx::AttributeProto::FLOAT);
+  e->set_f(extrapolation);
+  return RunNode(n, {{"x", Tensor::FromVector<float>({10, 20, 30, 40}, Shape({1, 1, 1, 4}))},
+                     {"roi", Tensor::FromVector<float>(roi, Shape({8}))},
+                     {"sizes", Tensor::FromVector<int64_t>({1, 1, 1, 3}, Shape({4}))}});
+}
+
+TEST(OnnxResizeTest, NearestCropRoundsHalvesAsItsNearestModeSays) {
+  const std::vector<float> whole = {0, 0, 0, 0, 1, 1, 1, 1};
+  auto floor = NearestCrop("round_prefer_floor", whole, 0);
+  ASSERT_TRUE(floor.ok()) << floor.status().ToString();
+  EXPECT_EQ(floor->shape(), Shape({1, 1, 1, 3}));
+  EXPECT_EQ(floor->ToDoubleVector(), (std::vector<double>{10, 20, 40}));
+  auto ceil = NearestCrop("round_prefer_ceil", whole, 0);
+  ASSERT_TRUE(ceil.ok()) << ceil.status().ToString();
+  EXPECT_EQ(ceil->ToDoubleVector(), (std::vector<double>{10, 30, 40}));
+}
+
+TEST(OnnxResizeTest, NearestCropOutsideTheImageTakesTheExtrapolationValue) {
+  // Columns -1.5, 0.75 and 3: the first lies outside [0, 3].
+  auto y = NearestCrop("round_prefer_floor", {0, 0, 0, -0.5f, 1, 1, 1, 1}, 7);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->ToDoubleVector(), (std::vector<double>{7, 20, 40}));
+}
+
 TEST(OnnxResizeTest, ModesTensorFlowLacksAreRefusedByName) {
   TFHOST_EXPECT_ERROR(Resize({1, 2, 3, 4}, "cubic", "half_pixel", "", {1, 1, 2, 2}, {}).status(),
                       StatusCode::kUnimplemented, "op Resize, opset 17): mode 'cubic' (linear and nearest are)");
