@@ -12,6 +12,7 @@ tensorflow::AttrValue BoolAttr(bool v) { return ops::MakeAttr(v); }
 tensorflow::AttrValue StringAttr(const std::string& v) { return ops::MakeAttr(v); }
 tensorflow::AttrValue TypeAttr(DType v) { return ops::MakeAttr(v); }
 tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v) { return ops::MakeAttr(v); }
+tensorflow::AttrValue FloatListAttr(const std::vector<float>& v) { return ops::MakeAttr(v); }
 tensorflow::AttrValue TypeListAttr(const std::vector<DType>& v) { return ops::MakeAttr(v); }
 
 Tensor TransposeConstant(const Tensor& in, const std::vector<int>& perm) {

@@ -19,8 +19,9 @@ tensorflow::AttrValue FloatAttr(float v);
 tensorflow::AttrValue BoolAttr(bool v);
 tensorflow::AttrValue StringAttr(const std::string& v);
 tensorflow::AttrValue TypeAttr(DType v);
-// A list attr, also when `v` is empty.
+// List attrs, also when `v` is empty.
 tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& v);
+tensorflow::AttrValue FloatListAttr(const std::vector<float>& v);
 tensorflow::AttrValue TypeListAttr(const std::vector<DType>& v);
 
 // A constant's elements in the layout `perm` gives (output dim i is input

@@ -50,13 +50,8 @@ StatusOr<AffineParams> ReadAffine(const NodeContext& ctx, int rank) {
 
 ir::AttrMap AffineAttrs(const AffineParams& p) {
   ir::AttrMap attrs;
-  tensorflow::AttrValue scales, zero_points;
-  scales.mutable_list();
-  zero_points.mutable_list();
-  for (float v : p.scales) scales.mutable_list()->add_f(v);
-  for (int64_t v : p.zero_points) zero_points.mutable_list()->add_i(v);
-  attrs["scales"] = std::move(scales);
-  attrs["zero_points"] = std::move(zero_points);
+  attrs["scales"] = FloatListAttr(p.scales);
+  attrs["zero_points"] = IntListAttr(p.zero_points);
   attrs["axis"] = IntAttr(p.axis);
   return attrs;
 }

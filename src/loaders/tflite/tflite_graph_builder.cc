@@ -79,11 +79,8 @@ Tensor DequantizeConstant(const Tensor& value, const GraphBuilder::Quantization&
 }  // namespace
 
 void GraphBuilder::SetAffineAttrs(const Quantization& q, ir::AttrMap* attrs) {
-  tensorflow::AttrValue scales, zero_points;
-  for (float v : q.scales) scales.mutable_list()->add_f(v);
-  for (int64_t v : q.zero_points) zero_points.mutable_list()->add_i(v);
-  (*attrs)["scales"] = std::move(scales);
-  (*attrs)["zero_points"] = std::move(zero_points);
+  (*attrs)["scales"] = FloatListAttr(q.scales);
+  (*attrs)["zero_points"] = IntListAttr(q.zero_points);
   (*attrs)["axis"] = IntAttr(q.axis);
 }
 

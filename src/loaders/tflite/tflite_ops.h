@@ -60,11 +60,11 @@ Status MapControlOperator(const OpContext& ctx);
 bool IsMappedCustomOperator(const std::string& custom_code);
 Status MapCustomOperator(const OpContext& ctx, const std::string& custom_code);
 
-// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED on quantized tensors with
+// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and FULLY_CONNECTED on quantized tensors with
 // quantized constant weights (tflite_ops_quantized.cc): `op` with `attrs`
 // on the centered integers, then TFLite's fixed-point rescaling. False when
 // the operator is not in that form (the float mapping then applies).
-enum class IntegerProduct { kConv2D, kDepthwise, kFullyConnected };
+enum class IntegerProduct { kConv2D, kDepthwise, kTransposeConv, kFullyConnected };
 StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, const std::string& op,
                                  ir::AttrMap attrs, fb::ActivationFunctionType activation);
 // AVERAGE_POOL_2D (`attrs` of AvgPool, `window` cells) on a quantized input
@@ -78,10 +78,14 @@ StatusOr<bool> MapIntegerMean(const OpContext& ctx, ir::AttrMap attrs);
 // operands (computed or constant, one scale each).
 StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& op, ir::AttrMap attrs,
                                        fb::ActivationFunctionType activation);
-StatusOr<bool> MapIntegerAdd(const OpContext& ctx, fb::ActivationFunctionType activation);
+// ADD, or SUB when `subtract`.
+StatusOr<bool> MapIntegerAdd(const OpContext& ctx, fb::ActivationFunctionType activation, bool subtract);
+// SQUARED_DIFFERENCE of two quantized operands.
+StatusOr<bool> MapIntegerSquaredDifference(const OpContext& ctx);
 
-// HARD_SWISH on a quantized tensor, as a 256-entry table of what TFLite's
-// integer kernel gives for each stored value (tflite_ops_lookup.cc).
+// HARD_SWISH, RSQRT and GELU on a quantized tensor, as a 256-entry table
+// of what TFLite's integer kernel gives for each stored value
+// (tflite_ops_lookup.cc). False for other operators and forms.
 StatusOr<bool> MapIntegerLookup(const OpContext& ctx);
 
 // Shared by the mappers.

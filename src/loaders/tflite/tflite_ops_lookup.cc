@@ -1,10 +1,17 @@
 // Quantized unary operators as 256-entry tables: an int8 or uint8 input
 // has 256 values, so the output TFLite's integer kernel gives for each is
 // computed once at load, with that kernel's own arithmetic, and the
-// operator becomes a Gather from the table. HARD_SWISH is the one mapped
-// this way: TFLite computes it in int16 fixed point (reference_ops::
-// HardSwish), which float arithmetic between quantize steps does not
-// reproduce.
+// operator becomes a Gather from the table. Float arithmetic between
+// quantize steps does not reproduce these kernels:
+//  * HARD_SWISH computes in int16 fixed point (reference_ops::HardSwish);
+//  * RSQRT (int8) takes gemmlowp's fixed-point inverse square root of
+//    q - zero_point (five Newton-Raphson steps in Q3.28), then two
+//    fixed-point rescalings; 0 maps to 127. TFLite refuses a run whose
+//    input is below the zero point; the table answers those entries as it
+//    answers q - zero_point = 1;
+//  * GELU fills TFLite's own table (LUTPopulate): each stored value
+//    dequantized in float, 0.5 x erfc(-x / sqrt 2) (or the tanh form), and
+//    rounded half away from zero onto the output's scale.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -89,17 +96,128 @@ StatusOr<Tensor> HardSwishTable(const OpContext& ctx, const GraphBuilder::Quanti
   return table;
 }
 
+// gemmlowp's fixed-point primitives on int32 raw values, as TFLite's
+// GetInvSqrtQuantizedMultiplierExp uses them.
+int32_t SaturatingShiftLeft(int32_t x, int exponent) {
+  const int32_t threshold = (int32_t{1} << (31 - exponent)) - 1;
+  if (x > threshold) return std::numeric_limits<int32_t>::max();
+  if (x < -threshold) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
+}
+int32_t WrappingSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+
+// TFLite's GetInvSqrtQuantizedMultiplierExp(input, kReverseShift): 1 /
+// sqrt(input) as a Q31 multiplier and a left shift.
+ops::QuantizedMultiplier InverseSqrtMultiplier(int32_t input) {
+  if (input <= 1) return {std::numeric_limits<int32_t>::max(), 0};
+  int shift = 11;
+  while (input >= (1 << 29)) {
+    input /= 4;
+    ++shift;
+  }
+  const unsigned max_left_shift_bits = static_cast<unsigned>(__builtin_clz(static_cast<uint32_t>(input))) - 1;
+  const unsigned left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+  shift -= static_cast<int>(left_shift_bit_pairs);
+  input <<= 2 * left_shift_bit_pairs;
+  // Q3.28 (three integer bits): products of two are Q6, of three Q9.
+  const int32_t half_input = ops::RoundingDivideByPot(input >> 1, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27);
+  int32_t x = 1 << 28;  // 1.0
+  for (int i = 0; i < 5; ++i) {
+    const int32_t x2 = ops::SaturatingRoundingDoublingHighMul(x, x);
+    const int32_t x3 = SaturatingShiftLeft(ops::SaturatingRoundingDoublingHighMul(x2, x), 6);
+    x = SaturatingShiftLeft(WrappingSub(ops::SaturatingRoundingDoublingHighMul(half_three, x),
+                                        ops::SaturatingRoundingDoublingHighMul(half_input, x3)),
+                            3);
+  }
+  constexpr int32_t kHalfSqrt2 = 1518500250;  // sqrt(2) / 2 in Q0.31
+  int32_t multiplier = ops::SaturatingRoundingDoublingHighMul(x, kHalfSqrt2);
+  if (shift < 0) {
+    multiplier = static_cast<int32_t>(static_cast<uint32_t>(multiplier) << -shift);
+    shift = 0;
+  }
+  return {multiplier, -shift};
+}
+
+// The table of TFLite's int8 RSQRT (RsqrtEvalQuantized).
+Tensor RsqrtTable(const GraphBuilder::Quantization& in, const GraphBuilder::Quantization& out) {
+  // SetRsqrtOutputMultiplier: sqrt and product in float, reciprocal in double.
+  const ops::QuantizedMultiplier output_m =
+      ops::QuantizeMultiplier(1.0 / static_cast<double>(std::sqrt(in.scales[0]) * out.scales[0]));
+  constexpr int kShift = 20;
+  Tensor table(DType::kInt8, Shape({256}));
+  for (int32_t q = -128; q <= 127; ++q) {
+    const int32_t value = q - static_cast<int32_t>(in.zero_points[0]);
+    int32_t result = 127;
+    if (value != 0) {
+      const ops::QuantizedMultiplier inv = InverseSqrtMultiplier(value);
+      const int32_t data = ops::MultiplyByQuantizedMultiplier(1, inv.multiplier, inv.shift + kShift);
+      result = ops::MultiplyByQuantizedMultiplier(data, output_m.multiplier, output_m.shift - kShift) +
+               static_cast<int32_t>(out.zero_points[0]);
+    }
+    table.data<int8_t>()[q + 128] = static_cast<int8_t>(std::clamp(result, -128, 127));
+  }
+  return table;
+}
+
+float Gelu(float x, bool approximate) {
+  if (approximate) {
+    constexpr float kSqrt2OverPi = static_cast<float>(1.12837916709551257390 * 0.70710678118654752440);
+    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  }
+  return 0.5f * x * std::erfc(x * static_cast<float>(-0.70710678118654752440));
+}
+
+// TFLite's LUTPopulate for GELU, int8 or uint8.
+Tensor GeluTable(const GraphBuilder::Quantization& in, const GraphBuilder::Quantization& out, bool approximate) {
+  const bool is_uint8 = in.type == DType::kUInt8;
+  const int32_t lowest = is_uint8 ? 0 : -128, highest = is_uint8 ? 255 : 127;
+  const float inverse_scale = 1.0f / out.scales[0];
+  Tensor table(out.type, Shape({256}));
+  for (int32_t q = lowest; q <= highest; ++q) {
+    const float dequantized = in.scales[0] * static_cast<float>(q - static_cast<int32_t>(in.zero_points[0]));
+    const float transformed = Gelu(dequantized, approximate);
+    int32_t result = lowest;
+    if (std::isfinite(transformed)) {
+      const float rescaled = std::round(transformed * inverse_scale);
+      result = static_cast<int32_t>(rescaled + static_cast<float>(out.zero_points[0]));
+    }
+    result = std::clamp(result, lowest, highest);
+    if (is_uint8) {
+      table.data<uint8_t>()[q - lowest] = static_cast<uint8_t>(result);
+    } else {
+      table.data<int8_t>()[q - lowest] = static_cast<int8_t>(result);
+    }
+  }
+  return table;
+}
+
 }  // namespace
 
 StatusOr<bool> MapIntegerLookup(const OpContext& ctx) {
-  if (ctx.code != kHardSwish || ctx.inputs.size() != 1 || ctx.outputs.size() != 1 || !ctx.HasInput(0)) return false;
+  if ((ctx.code != kHardSwish && ctx.code != kRsqrt && ctx.code != kGelu) || ctx.inputs.size() != 1 ||
+      ctx.outputs.size() != 1 || !ctx.HasInput(0)) {
+    return false;
+  }
   TFHOST_ASSIGN_OR_RETURN(auto in_q, ctx.b->ActivationQuantization(ctx.inputs[0]));
   TFHOST_ASSIGN_OR_RETURN(auto out_q, ctx.b->ActivationQuantization(ctx.outputs[0]));
   if (!in_q || !out_q || in_q->axis != -1 || out_q->axis != -1 || in_q->type != out_q->type ||
       (in_q->type != DType::kInt8 && in_q->type != DType::kUInt8)) {
     return false;
   }
-  TFHOST_ASSIGN_OR_RETURN(Tensor table, HardSwishTable(ctx, *in_q, *out_q));
+  // TFLite's quantized RSQRT takes int8 only.
+  if (ctx.code == kRsqrt && in_q->type != DType::kInt8) return false;
+  Tensor table;
+  if (ctx.code == kHardSwish) {
+    TFHOST_ASSIGN_OR_RETURN(table, HardSwishTable(ctx, *in_q, *out_q));
+  } else if (ctx.code == kRsqrt) {
+    table = RsqrtTable(*in_q, *out_q);
+  } else {
+    const auto* o = ctx.op->builtin_options_as_GeluOptions();
+    table = GeluTable(*in_q, *out_q, o != nullptr && o->approximate());
+  }
   // index = stored value - lowest, as int32.
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef stored, ctx.b->Ref(ctx.inputs[0]));
   ir::AttrMap cast;

@@ -21,9 +21,9 @@ Act FusedOf(const OpContext& ctx) {
 }
 
 Status MapFusedBinary(const OpContext& ctx, const std::string& op) {
-  if (op == "Mul" || op == "AddV2") {
+  if (op == "Mul" || op == "AddV2" || op == "Sub") {
     TFHOST_ASSIGN_OR_RETURN(bool integer, op == "Mul" ? MapIntegerBinaryProduct(ctx, "Mul", {}, FusedOf(ctx))
-                                                      : MapIntegerAdd(ctx, FusedOf(ctx)));
+                                                      : MapIntegerAdd(ctx, FusedOf(ctx), op == "Sub"));
     if (integer) return OkStatus();
   }
   TFHOST_ASSIGN_OR_RETURN(auto in, AllInputs(ctx, 2));
@@ -131,6 +131,14 @@ bool IsMappedMathBuiltin(int32_t code) {
 
 Status MapMathOperator(const OpContext& ctx) {
   int arity = 0;
+  if (ctx.code == kSquaredDifference) {
+    TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerSquaredDifference(ctx));
+    if (integer) return OkStatus();
+  }
+  if (ctx.code == kRsqrt) {
+    TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerLookup(ctx));
+    if (integer) return OkStatus();
+  }
   if (const char* op = PlainOp(ctx.code, &arity)) return MapSimple(ctx, op, arity);
   if (const char* op = ReduceOp(ctx.code)) return MapReduce(ctx, op);
   switch (ctx.code) {

@@ -173,13 +173,16 @@ Status MapTransposeConv(const OpContext& ctx) {
   const auto* o = ctx.op->builtin_options_as_TransposeConvOptions();
   if (o == nullptr) return ctx.Error("has no TransposeConvOptions");
   TFHOST_RETURN_IF_ERROR(CheckStrides(ctx, o->stride_h(), o->stride_w()));
+  ir::AttrMap attrs;
+  attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
+  attrs["padding"] = StringAttr(PaddingName(o->padding()));
+  TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerProduct(ctx, IntegerProduct::kTransposeConv, "Conv2DBackpropInput",
+                                                          attrs, o->fused_activation_function()));
+  if (integer) return OkStatus();
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sizes, ctx.In(0));
   // TFLite's weights are [out, h, w, in].
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef w, PermutedWeight(ctx, 1, {1, 2, 0, 3}, 4));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(2));
-  ir::AttrMap attrs;
-  attrs["strides"] = IntListAttr({1, o->stride_h(), o->stride_w(), 1});
-  attrs["padding"] = StringAttr(PaddingName(o->padding()));
   if (!ctx.HasInput(3)) {
     return FinishWithActivation(ctx, o->fused_activation_function(), "Conv2DBackpropInput", {sizes, w, x},
                                 std::move(attrs))
@@ -264,6 +267,8 @@ Status MapHardSwish(const OpContext& ctx) {
 
 // 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
 Status MapGelu(const OpContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(bool integer, MapIntegerLookup(ctx));
+  if (integer) return OkStatus();
   const auto* o = ctx.op->builtin_options_as_GeluOptions();
   const bool approximate = o != nullptr && o->approximate();
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));

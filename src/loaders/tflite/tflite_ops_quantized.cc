@@ -1,5 +1,6 @@
-// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, AVERAGE_POOL_2D, MEAN, MUL,
-// BATCH_MATMUL and ADD on quantized tensors, as TFLite's integer kernels compute them. For the
+// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED, AVERAGE_POOL_2D, MEAN, MUL,
+// BATCH_MATMUL, ADD, SUB and SQUARED_DIFFERENCE on quantized tensors, as
+// TFLite's integer kernels compute them. For the
 // products: the accumulator is the exact sum
 // of (q_in - zero_point) x q_weight plus the int32 bias, and the output is
 // that accumulator rescaled with TFLite's fixed-point multiplier per output
@@ -97,8 +98,15 @@ ir::AttrMap RequantizeAttrs(const GraphBuilder::Quantization& out, double real, 
 
 StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, const std::string& op, ir::AttrMap attrs,
                                  Act act) {
-  if (ctx.inputs.size() < 2 || ctx.outputs.size() != 1 || !ctx.HasInput(0) || !ctx.HasInput(1)) return false;
-  TFHOST_ASSIGN_OR_RETURN(auto in_q, ctx.b->ActivationQuantization(ctx.inputs[0]));
+  // TRANSPOSE_CONV's inputs are (output shape, weights, x, bias); the
+  // others' (x, weights, bias).
+  const bool transposed = kind == IntegerProduct::kTransposeConv;
+  const int x_at = transposed ? 2 : 0, bias_at = transposed ? 3 : 2;
+  if (static_cast<int>(ctx.inputs.size()) <= x_at || ctx.outputs.size() != 1 || !ctx.HasInput(x_at) ||
+      !ctx.HasInput(1)) {
+    return false;
+  }
+  TFHOST_ASSIGN_OR_RETURN(auto in_q, ctx.b->ActivationQuantization(ctx.inputs[x_at]));
   TFHOST_ASSIGN_OR_RETURN(auto out_q, ctx.b->ActivationQuantization(ctx.outputs[0]));
   if (!in_q || !out_q || in_q->axis != -1 || out_q->axis != -1 || !IsActivationType(in_q->type) ||
       out_q->type != in_q->type) {
@@ -107,8 +115,8 @@ StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, cons
   TFHOST_ASSIGN_OR_RETURN(auto weights, ctx.b->StoredConstantValue(ctx.inputs[1]));
   if (!weights || !IsActivationType(weights->stored.dtype())) return false;
   std::optional<GraphBuilder::StoredConstant> bias;
-  if (ctx.HasInput(2)) {
-    TFHOST_ASSIGN_OR_RETURN(bias, ctx.b->StoredConstantValue(ctx.inputs[2]));
+  if (ctx.HasInput(bias_at)) {
+    TFHOST_ASSIGN_OR_RETURN(bias, ctx.b->StoredConstantValue(ctx.inputs[bias_at]));
     if (!bias || bias->stored.dtype() != DType::kInt32) return false;
   }
   const auto range = ActivationRange(act, *out_q);
@@ -133,6 +141,10 @@ StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, cons
                                             Shape({w.dim(1), w.dim(2), in_dims[3], w.dim(3) / in_dims[3]})));
       break;
     }
+    case IntegerProduct::kTransposeConv:  // [out, h, w, in] -> [h, w, out, in]
+      if (w.rank() != 4) return false;
+      laid_out = TransposeConstant(Centered(*weights), {1, 2, 0, 3});
+      break;
     case IntegerProduct::kFullyConnected:  // [out, in] -> [in, out]
       if (w.rank() != 2 || SignatureDims(ctx.b->tensor(ctx.inputs[0])).size() != 2) return false;
       laid_out = TransposeConstant(Centered(*weights), {1, 0});
@@ -154,21 +166,34 @@ StatusOr<bool> MapIntegerProduct(const OpContext& ctx, IntegerProduct kind, cons
   }
   if (multipliers.size() != 1 && static_cast<int64_t>(multipliers.size()) != out_channels) return false;
 
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.b->CenteredOperand(ctx.inputs[0]));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.b->CenteredOperand(ctx.inputs[x_at]));
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef wref,
                           ctx.b->AddConst(ctx.b->NodeName(ctx.inputs[1]) + "/tf_layout_centered", laid_out));
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef acc, ctx.b->AddNode(ctx.Base() + "/" + op, op, {x, wref}, std::move(attrs)));
+  std::vector<ir::TensorRef> operands = {x, wref};
+  if (transposed) {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sizes, ctx.In(0));
+    operands = {sizes, wref, x};
+  }
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef acc, ctx.b->AddNode(ctx.Base() + "/" + op, op, operands, std::move(attrs)));
   if (bias) {
     Tensor b(DType::kFloat, bias->stored.shape());
     for (int64_t i = 0; i < b.NumElements(); ++i) b.data<float>()[i] = static_cast<float>(bias->stored.data<int32_t>()[i]);
-    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef bref, ctx.b->AddConst(ctx.b->NodeName(ctx.inputs[2]) + "/as_float", b));
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef bref, ctx.b->AddConst(ctx.b->NodeName(ctx.inputs[bias_at]) + "/as_float", b));
     TFHOST_ASSIGN_OR_RETURN(acc, ctx.b->AddNode(ctx.Base() + "/BiasAdd", "BiasAdd", {acc, bref}));
   }
   ir::AttrMap rq;
   rq["T"] = TypeAttr(DType::kFloat);
   rq["out_type"] = TypeAttr(out_q->type);
-  rq["multipliers"] = IntListAttr(multipliers);
-  rq["shifts"] = IntListAttr(shifts);
+  if (kind == IntegerProduct::kFullyConnected) {
+    // TFLite's reference FULLY_CONNECTED rescales in double, not with the
+    // fixed-point multiplier its convolutions use.
+    rq["weight_scales"] = FloatListAttr(wq.scales);
+    rq["input_scale"] = FloatAttr(in_q->scales[0]);
+    rq["output_scale"] = FloatAttr(out_q->scales[0]);
+  } else {
+    rq["multipliers"] = IntListAttr(multipliers);
+    rq["shifts"] = IntListAttr(shifts);
+  }
   rq["zero_point"] = IntAttr(out_q->zero_points[0]);
   rq["clamp_min"] = IntAttr(range->first);
   rq["clamp_max"] = IntAttr(range->second);
@@ -314,46 +339,80 @@ StatusOr<bool> MapIntegerBinaryProduct(const OpContext& ctx, const std::string& 
   const auto& b = operands->b;
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef product,
                           ctx.b->AddNode(ctx.Base() + "/" + op, op, {a.first, b.first}, std::move(attrs)));
-  const double real = static_cast<double>(a.second) * static_cast<double>(b.second) /
-                      static_cast<double>(out_q.scales[0]);
+  // The real multiplier in TFLite's own precision: MUL divides the float
+  // product of the scales in float, BATCH_MATMUL in double.
+  const float scale_product = a.second * b.second;
+  const double real = op == "Mul" ? static_cast<double>(scale_product / out_q.scales[0])
+                                  : static_cast<double>(scale_product) / static_cast<double>(out_q.scales[0]);
   TFHOST_RETURN_IF_ERROR(ctx.b->AddStoredOutputNode(ctx.outputs, "_TfhostRequantize", {product},
                                                     RequantizeAttrs(out_q, real, range))
                              .status());
   return true;
 }
 
-// TFLite's integer ADD: each operand's q - zero_point, shifted left by 20
-// bits, is rescaled to half the larger input scale; the int32 sum is then
-// rescaled to the output. Every step rounds as TFLite's does, each through
-// _TfhostRequantize (2^20 x an int8 is exact in float).
-StatusOr<bool> MapIntegerAdd(const OpContext& ctx, Act act) {
-  TFHOST_ASSIGN_OR_RETURN(auto operands, ReadBinaryOperands(ctx, act));
-  if (!operands) return false;
-  const GraphBuilder::Quantization& out_q = operands->out;
-  const auto& range = operands->range;
-  const auto& a = operands->a;
-  const auto& b = operands->b;
-  constexpr int kLeftShift = 20;
-  // TFLite doubles the larger scale in float, then divides in double.
-  const double twice_max = static_cast<double>(2.0f * std::max(a.second, b.second));
+// Each operand's q - zero_point, shifted left by `left_shift` bits and
+// rescaled to half the larger input scale (TFLite's ADD, SUB and
+// SQUARED_DIFFERENCE start alike), as int32.
+StatusOr<std::vector<ir::TensorRef>> RescaledOperands(const OpContext& ctx, const BinaryOperands& operands,
+                                                      int left_shift, double twice_max) {
   TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shift, ctx.b->AddConst(ctx.Base() + "/left_shift",
-                                                               Tensor::Scalar(static_cast<float>(1 << kLeftShift))));
+                                                               Tensor::Scalar(static_cast<float>(1 << left_shift))));
   const GraphBuilder::Quantization wide{DType::kInt32, {1.0f}, {0}, -1};
   const std::pair<int64_t, int64_t> int32_range{std::numeric_limits<int32_t>::min(),
                                                 std::numeric_limits<int32_t>::max()};
   std::vector<ir::TensorRef> scaled;
-  for (const auto& [operand, scale] : {a, b}) {
+  for (const auto& [operand, scale] : {operands.a, operands.b}) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shifted, ctx.b->AddNode(ctx.Base() + "/shifted", "Mul", {operand, shift}));
     TFHOST_ASSIGN_OR_RETURN(
         ir::TensorRef r, ctx.b->AddNode(ctx.Base() + "/rescaled", "_TfhostRequantize", {shifted},
                                         RequantizeAttrs(wide, static_cast<double>(scale) / twice_max, int32_range)));
     scaled.push_back(r);
   }
-  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sum, ctx.b->AddNode(ctx.Base() + "/sum", "AddV2", scaled));
+  return scaled;
+}
+
+// TFLite doubles the larger input scale in float, then divides in double.
+double TwiceMaxScale(const BinaryOperands& operands) {
+  return static_cast<double>(2.0f * std::max(operands.a.second, operands.b.second));
+}
+
+// TFLite's integer ADD and SUB: both operands rescaled (shifted left by 20
+// bits), their int32 sum or difference rescaled to the output. Every step
+// rounds as TFLite's does, each through _TfhostRequantize (2^20 x an int8
+// is exact in float).
+StatusOr<bool> MapIntegerAdd(const OpContext& ctx, Act act, bool subtract) {
+  TFHOST_ASSIGN_OR_RETURN(auto operands, ReadBinaryOperands(ctx, act));
+  if (!operands) return false;
+  constexpr int kLeftShift = 20;
+  const double twice_max = TwiceMaxScale(*operands);
+  TFHOST_ASSIGN_OR_RETURN(auto scaled, RescaledOperands(ctx, *operands, kLeftShift, twice_max));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef sum, ctx.b->AddNode(ctx.Base() + (subtract ? "/difference" : "/sum"),
+                                                            subtract ? "Sub" : "AddV2", scaled));
   ir::AttrMap rq = RequantizeAttrs(
-      out_q, twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(out_q.scales[0])), range);
+      operands->out, twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(operands->out.scales[0])),
+      operands->range);
   rq["T"] = TypeAttr(DType::kInt32);
   TFHOST_RETURN_IF_ERROR(ctx.b->AddStoredOutputNode(ctx.outputs, "_TfhostRequantize", {sum}, std::move(rq)).status());
+  return true;
+}
+
+// TFLite's integer SQUARED_DIFFERENCE: both operands rescaled as for ADD but
+// shifted by 7 bits, the int32 difference squared (below 255^2 x 2^14, so
+// exact), then rescaled by (2 x max scale)^2 / (2^14 x output scale).
+StatusOr<bool> MapIntegerSquaredDifference(const OpContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(auto operands, ReadBinaryOperands(ctx, Act::NONE));
+  if (!operands) return false;
+  constexpr int kLeftShift = 7;
+  const double twice_max = TwiceMaxScale(*operands);
+  TFHOST_ASSIGN_OR_RETURN(auto scaled, RescaledOperands(ctx, *operands, kLeftShift, twice_max));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef difference, ctx.b->AddNode(ctx.Base() + "/difference", "Sub", scaled));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef square,
+                          ctx.b->AddNode(ctx.Base() + "/square", "Mul", {difference, difference}));
+  // (1 << 14) x the output scale is a float product in TFLite, exact.
+  const double denominator = static_cast<double>(static_cast<float>(1 << (2 * kLeftShift)) * operands->out.scales[0]);
+  ir::AttrMap rq = RequantizeAttrs(operands->out, twice_max * twice_max / denominator, operands->range);
+  rq["T"] = TypeAttr(DType::kInt32);
+  TFHOST_RETURN_IF_ERROR(ctx.b->AddStoredOutputNode(ctx.outputs, "_TfhostRequantize", {square}, std::move(rq)).status());
   return true;
 }
 

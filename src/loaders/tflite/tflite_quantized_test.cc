@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "base/test_status.h"
@@ -144,6 +145,90 @@ TEST(TfliteQuantizedTest, HardSwishUsesTfliteIntegerArithmeticThroughATable) {
   bool table = false;
   for (int i = 0; i < graph.num_nodes(); ++i) table |= graph.node(i).op == "GatherV2";
   EXPECT_TRUE(table) << "HARD_SWISH was not mapped to its table";
+}
+
+// One operator on int8 tensors `in` -> y, run on `values` for input 0 (the
+// other inputs constants of the list), answering y's stored integers; and
+// whether the graph holds `op`, the node the integer mapping makes.
+struct OneOpResult {
+  std::vector<int8_t> y;
+  bool uses_op = false;
+};
+
+StatusOr<OneOpResult> RunOneInt8Op(std::vector<TestTensor> tensors, std::vector<int32_t> inputs, int32_t code,
+                                   std::vector<int8_t> values, const std::string& op,
+                                   Options options_type = Options::NONE,
+                                   std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)> options = {}) {
+  TestModelWriter w;
+  const int32_t y = static_cast<int32_t>(tensors.size()) - 1;
+  const std::vector<int64_t> dims(tensors[0].shape.begin(), tensors[0].shape.end());
+  flatbuffers::Offset<void> made = options ? options(w.b()) : flatbuffers::Offset<void>();
+  w.AddSubgraph({std::move(tensors), {0}, {y}, {{code, std::move(inputs), {y}, options_type, made}}});
+  testing::TempDir dir("tflite_quantized");
+  TFHOST_ASSIGN_OR_RETURN(auto model, LoadTfliteModel(WriteModel(dir, w.Finish({{"x", 0}}, {{"y", y}})), LoadOptions()));
+  TFHOST_ASSIGN_OR_RETURN(auto out, model->RunSignature("predict", {{"x", Tensor::FromVector<int8_t>(values, Shape(dims))}}));
+  OneOpResult r;
+  const Tensor& t = out.at("y");
+  r.y.assign(t.data<int8_t>(), t.data<int8_t>() + t.NumElements());
+  const ir::Graph& graph = model->session().graph();
+  for (int i = 0; i < graph.num_nodes(); ++i) r.uses_op |= graph.node(i).op == op;
+  return r;
+}
+
+TEST(TfliteQuantizedTest, SubAndSquaredDifferenceRescaleInTfliteIntegerSteps) {
+  constexpr int32_t kSub = 41, kSquaredDifference = 99;
+  // x (0.5, 0) minus or squared-distance to the constant 1.0 (2 at 0.5).
+  auto tensors = [] {
+    return std::vector<TestTensor>{Quantized({"x", TT::INT8, {3}}, {0.5f}, {0}),
+                                   Quantized({"c", TT::INT8, {3}, TestBytes<int8_t>({2, 2, 2})}, {0.5f}, {0}),
+                                   Quantized({"y", TT::INT8, {3}}, {0.25f}, {0})};
+  };
+  auto sub = RunOneInt8Op(tensors(), {0, 1}, kSub, {6, 2, -4}, "Sub");
+  ASSERT_TRUE(sub.ok()) << sub.status().ToString();
+  EXPECT_EQ(sub->y, (std::vector<int8_t>{8, 0, -12}));  // 2.0, 0, -3.0 at 0.25
+  EXPECT_TRUE(sub->uses_op);
+  auto square = RunOneInt8Op(tensors(), {0, 1}, kSquaredDifference, {6, 5, -4}, "Sub");
+  ASSERT_TRUE(square.ok()) << square.status().ToString();
+  EXPECT_EQ(square->y, (std::vector<int8_t>{16, 9, 36}));  // 4.0, 2.25, 9.0 at 0.25
+  EXPECT_TRUE(square->uses_op) << "SQUARED_DIFFERENCE did not take the integer path";
+}
+
+TEST(TfliteQuantizedTest, RsqrtAndGeluBecomeTablesOfTfliteIntegerResults) {
+  constexpr int32_t kRsqrt = 76, kGelu = 150;
+  // rsqrt of 4.0 (64 at 1/16) and 0.25 (4) at 1/128: 0.5 and 2.0; 0 maps
+  // to the largest value, as TFLite's kernel answers.
+  auto rsqrt = RunOneInt8Op({Quantized({"x", TT::INT8, {3}}, {0.0625f}, {0}),
+                             Quantized({"y", TT::INT8, {3}}, {1.0f / 128}, {-128})},
+                            {0}, kRsqrt, {64, 4, 0}, "GatherV2");
+  ASSERT_TRUE(rsqrt.ok()) << rsqrt.status().ToString();
+  EXPECT_NEAR(rsqrt->y[0], 64 - 128, 1);
+  EXPECT_NEAR(rsqrt->y[1], 127, 1);  // 2.0 is 256 steps: saturates
+  EXPECT_EQ(rsqrt->y[2], 127);
+  EXPECT_TRUE(rsqrt->uses_op);
+  // GELU of 0, 1.0 and -1.0 (at 0.05): 0, 0.8413 and -0.1587 at 0.01.
+  auto gelu = RunOneInt8Op({Quantized({"x", TT::INT8, {3}}, {0.05f}, {0}),
+                            Quantized({"y", TT::INT8, {3}}, {0.01f}, {0})},
+                           {0}, kGelu, {0, 20, -20}, "GatherV2");
+  ASSERT_TRUE(gelu.ok()) << gelu.status().ToString();
+  EXPECT_EQ(gelu->y, (std::vector<int8_t>{0, 84, -16}));
+  EXPECT_TRUE(gelu->uses_op);
+}
+
+TEST(TfliteQuantizedTest, TransposeConvAccumulatesIntegersAndRescalesPerChannel) {
+  constexpr int32_t kTransposeConv = 67;
+  // One input pixel of 1.0 spread by a 2x2 stride-2 kernel {0.5, 1, 1.5, 2}.
+  auto r = RunOneInt8Op(
+      {Quantized({"x", TT::INT8, {1, 1, 1, 1}}, {0.5f}, {0}),
+       {"shape", TT::INT32, {4}, TestBytes<int32_t>({1, 2, 2, 1})},
+       Quantized({"w", TT::INT8, {1, 2, 2, 1}, TestBytes<int8_t>({1, 2, 3, 4})}, {0.5f}, {0}, 0),
+       Quantized({"y", TT::INT8, {1, 2, 2, 1}}, {0.25f}, {0})},
+      {1, 2, 0}, kTransposeConv, {2}, "_TfhostRequantize", Options::TransposeConvOptions,
+      [](flatbuffers::FlatBufferBuilder& b) {
+        return tflite::fb::CreateTransposeConvOptions(b, tflite::fb::Padding::VALID, 2, 2).Union();
+      });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->y, (std::vector<int8_t>{2, 4, 6, 8}));
+  EXPECT_TRUE(r->uses_op) << "TRANSPOSE_CONV did not take the integer path";
 }
 
 }  // namespace

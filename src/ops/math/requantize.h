@@ -18,6 +18,13 @@ struct QuantizedMultiplier {
 // negative or non-finite multiplier, and one below 2^-32 give {0, 0}.
 QuantizedMultiplier QuantizeMultiplier(double real_multiplier);
 
+// gemmlowp's SaturatingRoundingDoublingHighMul: (a x b x 2) / 2^32 rounded
+// to nearest, halves away from zero; INT32_MIN x INT32_MIN saturates.
+int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b);
+// gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded to nearest,
+// halves away from zero (exponent 0..31).
+int32_t RoundingDivideByPot(int32_t x, int exponent);
+
 // x * multiplier * 2^shift / 2^31 with TFLite's double rounding: a
 // saturating rounding doubling high multiply, then a rounding right shift.
 int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift);

@@ -15,6 +15,17 @@
 // scale input_scale x weight_scale / output_scale as TFLite's
 // QuantizeMultiplier does (requantize.h).
 //
+// TFLite's reference FULLY_CONNECTED rescales in double instead:
+//
+//   out = clamp(round(acc * (input_scale * weight_scale / output_scale))
+//               + zero_point, clamp_min, clamp_max)
+//
+// with the scale product and quotient in double from the float32 scales
+// and round() halving away from zero. Given weight_scales (one, or one per
+// channel) with input_scale and output_scale, the op computes that; the
+// two forms round differently near halves (the fixed-point one rounds
+// twice), so each model follows the arithmetic of the kernel it came from.
+//
 // The accumulator may come as int32 or as float32 holding integers (the sum
 // a float kernel computes exactly from integer-valued operands); a float is
 // rounded to the nearest integer first.
@@ -51,6 +62,23 @@ QuantizedMultiplier QuantizeMultiplier(double real_multiplier) {
   return out;
 }
 
+int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == std::numeric_limits<int32_t>::min() && b == std::numeric_limits<int32_t>::min()) {
+    return std::numeric_limits<int32_t>::max();
+  }
+  const int64_t ab = static_cast<int64_t>(a) * b;
+  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+}
+
+int32_t RoundingDivideByPot(int32_t x, int exponent) {
+  if (exponent <= 0) return x;
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
 int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
@@ -59,21 +87,7 @@ int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) 
   const int64_t shifted64 = static_cast<int64_t>(x) * (int64_t{1} << left_shift);
   const int32_t a = static_cast<int32_t>(std::clamp<int64_t>(shifted64, std::numeric_limits<int32_t>::min(),
                                                              std::numeric_limits<int32_t>::max()));
-  // SaturatingRoundingDoublingHighMul(a, multiplier).
-  int32_t high;
-  if (a == std::numeric_limits<int32_t>::min() && multiplier == std::numeric_limits<int32_t>::min()) {
-    high = std::numeric_limits<int32_t>::max();
-  } else {
-    const int64_t ab = static_cast<int64_t>(a) * multiplier;
-    const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
-    high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
-  }
-  // RoundingDivideByPOT(high, right_shift).
-  if (right_shift == 0) return high;
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << right_shift) - 1);
-  const int32_t remainder = high & mask;
-  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-  return (high >> right_shift) + (remainder > threshold ? 1 : 0);
+  return RoundingDivideByPot(SaturatingRoundingDoublingHighMul(a, multiplier), right_shift);
 }
 
 namespace math {
@@ -116,6 +130,43 @@ void Rescale(const Tensor& acc, const std::vector<int64_t>& multipliers, const s
   }
 }
 
+// The double form: one real multiplier per channel.
+template <typename A, typename Q>
+void RescaleInDouble(const A* acc, int64_t n, const std::vector<double>& reals, int64_t zero_point, int64_t lo,
+                     int64_t hi, Q* out) {
+  const int64_t channels = static_cast<int64_t>(reals.size());
+  for (int64_t row = 0; row < n; row += channels) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t i = row + c;
+      const double scaled = std::round(static_cast<double>(ToInt32(acc[i])) * reals[c]);
+      // Past int32 TFLite's cast is undefined; the clamp decides the same.
+      const int64_t v = static_cast<int64_t>(std::clamp(scaled, -2147483648.0, 2147483647.0)) + zero_point;
+      out[i] = static_cast<Q>(std::clamp(v, lo, hi));
+    }
+  }
+}
+
+template <typename Q>
+void RescaleInDouble(const Tensor& acc, const std::vector<double>& reals, int64_t zero_point, int64_t lo, int64_t hi,
+                     Q* out) {
+  if (acc.dtype() == DType::kFloat) {
+    RescaleInDouble(acc.data<float>(), acc.NumElements(), reals, zero_point, lo, hi, out);
+  } else {
+    RescaleInDouble(acc.data<int32_t>(), acc.NumElements(), reals, zero_point, lo, hi, out);
+  }
+}
+
+// Either form into `out` (the output's element type Q).
+template <typename Q>
+void RescaleAny(const Tensor& acc, const std::vector<int64_t>& multipliers, const std::vector<int64_t>& shifts,
+                const std::vector<double>& reals, int64_t zero_point, int64_t lo, int64_t hi, Q* out) {
+  if (!reals.empty()) {
+    RescaleInDouble(acc, reals, zero_point, lo, hi, out);
+  } else {
+    Rescale(acc, multipliers, shifts, zero_point, lo, hi, out);
+  }
+}
+
 Status RequantizeKernel(KernelContext& ctx) {
   const Tensor& acc = ctx.input(0);
   TFHOST_ASSIGN_OR_RETURN(auto multipliers, ctx.Attr<std::vector<int64_t>>("multipliers"));
@@ -124,7 +175,22 @@ Status RequantizeKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(int64_t clamp_min, ctx.Attr<int64_t>("clamp_min"));
   TFHOST_ASSIGN_OR_RETURN(int64_t clamp_max, ctx.Attr<int64_t>("clamp_max"));
   TFHOST_ASSIGN_OR_RETURN(DType out_type, ctx.Attr<DType>("out_type"));
-  if (multipliers.empty() || multipliers.size() != shifts.size()) {
+  TFHOST_ASSIGN_OR_RETURN(auto weight_scales, ctx.Attr<std::vector<float>>("weight_scales"));
+  TFHOST_ASSIGN_OR_RETURN(float input_scale, ctx.Attr<float>("input_scale"));
+  TFHOST_ASSIGN_OR_RETURN(float output_scale, ctx.Attr<float>("output_scale"));
+  std::vector<double> reals;
+  if (!weight_scales.empty()) {
+    if (!multipliers.empty() || !shifts.empty()) {
+      return ctx.Error("has both weight_scales and multipliers/shifts; expected one form of rescaling");
+    }
+    if (!(input_scale > 0) || !(output_scale > 0) || !std::isfinite(input_scale) || !std::isfinite(output_scale)) {
+      return ctx.Error("input_scale " + std::to_string(input_scale) + " and output_scale " +
+                       std::to_string(output_scale) + " must be positive and finite with weight_scales");
+    }
+    for (float w : weight_scales) {
+      reals.push_back(static_cast<double>(input_scale) * static_cast<double>(w) / static_cast<double>(output_scale));
+    }
+  } else if (multipliers.empty() || multipliers.size() != shifts.size()) {
     return ctx.Error("attrs multipliers and shifts must have the same, non-zero length; got " +
                      std::to_string(multipliers.size()) + " and " + std::to_string(shifts.size()));
   }
@@ -136,7 +202,7 @@ Status RequantizeKernel(KernelContext& ctx) {
                        "and a shift in [-31, 30]");
     }
   }
-  const int64_t channels = static_cast<int64_t>(multipliers.size());
+  const int64_t channels = static_cast<int64_t>(reals.empty() ? multipliers.size() : reals.size());
   if (channels > 1 && (acc.rank() == 0 || acc.dim(acc.rank() - 1) != channels)) {
     return ctx.Error("has " + std::to_string(channels) + " per-channel multipliers for an input of shape " +
                      acc.shape().ToString() + "; expected that many channels in its last dimension");
@@ -160,16 +226,16 @@ Status RequantizeKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(Tensor out, ctx.AllocateOutput(out_type, acc.shape()));
   switch (out_type) {
     case DType::kInt8:
-      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int8_t>());
+      RescaleAny(acc, multipliers, shifts, reals, zero_point, clamp_min, clamp_max, out.data<int8_t>());
       break;
     case DType::kUInt8:
-      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<uint8_t>());
+      RescaleAny(acc, multipliers, shifts, reals, zero_point, clamp_min, clamp_max, out.data<uint8_t>());
       break;
     case DType::kInt16:
-      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int16_t>());
+      RescaleAny(acc, multipliers, shifts, reals, zero_point, clamp_min, clamp_max, out.data<int16_t>());
       break;
     default:
-      Rescale(acc, multipliers, shifts, zero_point, clamp_min, clamp_max, out.data<int32_t>());
+      RescaleAny(acc, multipliers, shifts, reals, zero_point, clamp_min, clamp_max, out.data<int32_t>());
       break;
   }
   ctx.set_output(0, std::move(out));
@@ -184,8 +250,11 @@ void RegisterRequantizeOp(OpRegistry& registry) {
                         .Output("output: out_type")
                         .Attr("T: {float, int32}")
                         .Attr("out_type: {int8, uint8, int16, int32}")
-                        .Attr("multipliers: list(int)")
-                        .Attr("shifts: list(int)")
+                        .Attr("multipliers: list(int) = []")
+                        .Attr("shifts: list(int) = []")
+                        .Attr("weight_scales: list(float) = []")
+                        .Attr("input_scale: float = 0")
+                        .Attr("output_scale: float = 0")
                         .Attr("zero_point: int")
                         .Attr("clamp_min: int")
                         .Attr("clamp_max: int"),

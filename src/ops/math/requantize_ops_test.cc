@@ -89,5 +89,39 @@ TEST(RequantizeTest, BadAttrsAreRefusedNamingWhatIsWrong) {
                       StatusCode::kInvalidArgument, "clamp [5, 4] must lie in [-128, 127] and not be empty");
 }
 
+// The double form (TFLite's reference FULLY_CONNECTED): one rounding of
+// acc x input_scale x weight_scale / output_scale, in double. From a
+// convnext layer: -3574 x 0.038352653 x 0.0030438385 / 0.049096275 =
+// -8.4981 rounds to -8, where the fixed-point form rounds twice
+// (-2175.6 -> -2176 before the 2^-8 shift, then -8.5 -> -9).
+TEST(RequantizeTest, WeightScalesRescaleInDoubleWithOneRounding) {
+  ir::AttrMap attrs = Attrs({}, {}, -2);
+  attrs["weight_scales"] = MakeAttr(std::vector<float>{0.0030438385f});
+  attrs["input_scale"] = MakeAttr(0.038352653f);
+  attrs["output_scale"] = MakeAttr(0.049096275f);
+  auto out = RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({-3574, 1000})}, attrs);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // 1000 -> 2.3778 -> 2, + the zero point.
+  EXPECT_EQ(Ints((*out)[0]), (std::vector<int64_t>{-10, 0}));
+  const double real = 0.038352653 * 0.0030438385 / 0.049096275;
+  const QuantizedMultiplier m = QuantizeMultiplier(real);
+  EXPECT_EQ(MultiplyByQuantizedMultiplier(-3574, m.multiplier, m.shift) - 2, -11);
+}
+
+TEST(RequantizeTest, BothFormsOfRescalingAtOnceAreRefused) {
+  ir::AttrMap attrs = Attrs({1 << 30}, {0}, 0);
+  attrs["weight_scales"] = MakeAttr(std::vector<float>{0.5f});
+  attrs["input_scale"] = MakeAttr(1.0f);
+  attrs["output_scale"] = MakeAttr(1.0f);
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({1})}, attrs).status(),
+                      StatusCode::kInvalidArgument,
+                      "has both weight_scales and multipliers/shifts; expected one form of rescaling");
+  ir::AttrMap no_scale = Attrs({}, {}, 0);
+  no_scale["weight_scales"] = MakeAttr(std::vector<float>{0.5f});
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({1})}, no_scale).status(),
+                      StatusCode::kInvalidArgument,
+                      "input_scale 0.000000 and output_scale 0.000000 must be positive and finite with weight_scales");
+}
+
 }  // namespace
 }  // namespace tfhost::ops
