@@ -4,6 +4,7 @@
 
 #include "backends/reference_backend.h"
 #include "backends/testing/fake_device_backend.h"
+#include "base/test_status.h"
 #include "ir/op_def_util.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
@@ -115,8 +116,8 @@ TEST(PlacementTest, RegistryWithoutReferenceBackendIsRefusedByName) {
   ASSERT_TRUE(registry.Add(std::make_unique<testing::FakeDeviceBackend>()).ok());
   ir::Graph g = MixedGraph();
   auto summary = PlaceGraph(&g, registry, KernelChoice::kFast);
-  ASSERT_FALSE(summary.ok());
-  EXPECT_EQ(summary.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(summary, StatusCode::kFailedPrecondition,
+                      "placement: the backend registry has no reference backend");
   EXPECT_NE(summary.status().message().find("no reference backend"), std::string::npos);
 }
 
@@ -127,14 +128,15 @@ TEST(PlacementTest, CopyKernelNeedsADeviceSideAndNamesTheNode) {
   copy.attrs["from"] = ops::MakeAttr("host");
   copy.attrs["to"] = ops::MakeAttr("device:3");
   auto k = MakeCopyKernel(host_only, copy);
-  ASSERT_FALSE(k.ok());
-  EXPECT_EQ(k.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(k, StatusCode::kFailedPrecondition,
+                      "node 'cp' (_TfhostCopy): no device backend copies between host and device:3");
   EXPECT_NE(k.status().message().find("node 'cp' (_TfhostCopy): no device backend copies between host and device:3"),
             std::string::npos);
   copy.attrs["to"] = ops::MakeAttr("gpu");
   k = MakeCopyKernel(host_only, copy);
-  ASSERT_FALSE(k.ok());
-  EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(k, StatusCode::kInvalidArgument,
+                      "node 'cp' (_TfhostCopy), attr 'to': memory space 'gpu' is not one of: host, pinned_host, "
+                      "device:N (N = 0..9999)");
   EXPECT_NE(k.status().message().find("memory space 'gpu' is not one of"), std::string::npos);
 }
 

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/test_status.h"
+
 namespace tfhost {
 namespace {
 
@@ -59,8 +61,7 @@ TEST(FileUtilTest, ARegularFileInTheWayIsFailedPreconditionNamingIt) {
   std::ofstream(dir.File("plain")) << "not a directory";
   std::string out = dir.File("plain/sub/taxi-00000-of-00001");
   Status s = CreateParentDirectories(out);
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(s, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_EQ(s.message(), "cannot create directory '" + dir.File("plain/sub") + "' for '" + out + "': '" +
                              dir.File("plain") + "' exists and is not a directory");
 }
@@ -69,8 +70,7 @@ TEST(FileUtilTest, CreateDirectoriesOverAFileNamesThatFile) {
   TempDir dir;
   std::ofstream(dir.File("f")) << "x";
   Status s = CreateDirectories(dir.File("f"));
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(s, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_EQ(s.message(), "cannot create directory '" + dir.File("f") + "': '" + dir.File("f") +
                              "' exists and is not a directory");
 }
@@ -80,7 +80,7 @@ TEST(FileUtilTest, AnOsRefusalCarriesTheDirectoryAndStrerror) {
   // ignores permission bits, so a chmod-based test would pass vacuously).
   if (!fs::is_directory("/proc/self")) GTEST_SKIP() << "no /proc";
   Status s = CreateParentDirectories("/proc/self/tfhost_no_such_dir/out");
-  ASSERT_FALSE(s.ok());
+  TFHOST_ASSERT_ERROR(s, StatusCode::kUnavailable, "failed: No such file or directory");
   EXPECT_NE(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
   EXPECT_EQ(s.message().rfind("cannot create directory '/proc/self/tfhost_no_such_dir' for "
                               "'/proc/self/tfhost_no_such_dir/out': mkdir '/proc/self/tfhost_no_such_dir' failed: ",

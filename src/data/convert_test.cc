@@ -103,8 +103,7 @@ TEST(ConvertTest, AnOutputParentThatIsARegularFileIsAnErrorNamingIt) {
   WriteText(csv, "a\n1\n");
   WriteText(dir.File("conv"), "I am a file");
   auto out = ConvertToTFRecords({csv}, dir.File("conv/taxi"), {});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_EQ(out.status().message(), "cannot create directory '" + dir.File("conv") + "' for '" +
                                         dir.File("conv/taxi-00000-of-00001") + "': '" + dir.File("conv") +
                                         "' exists and is not a directory");
@@ -112,8 +111,7 @@ TEST(ConvertTest, AnOutputParentThatIsARegularFileIsAnErrorNamingIt) {
 
   ASSERT_TRUE(WriteTFRecordFile(dir.File("r.tfrecord"), {EncodeExample(Example())}).ok());
   auto text = ConvertFromTFRecords({dir.File("r.tfrecord")}, dir.File("conv/sub/out.jsonl"), TextFormat::kJsonl, {});
-  ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(text, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_NE(text.status().message().find("'" + dir.File("conv") + "' exists and is not a directory"),
             std::string::npos)
       << text.status().ToString();

@@ -189,8 +189,7 @@ TEST_F(ImageFolderTest, NamesFromRecordsThatWouldLeaveTheFolderAreRefused) {
     std::string path = root_ + "/evil.tfrecord";
     ASSERT_TRUE(WriteTFRecordFile(path, {EncodeExample(ex)}).ok());
     auto n = TFRecordsToImageFolder({path}, root_ + "/out-evil");
-    ASSERT_FALSE(n.ok()) << cls << " / " << file;
-    EXPECT_EQ(n.status().code(), StatusCode::kInvalidArgument);
+    TFHOST_ASSERT_ERROR(n, StatusCode::kInvalidArgument, "is not a plain f") << cls << " / " << file;
     EXPECT_NE(n.status().message().find("evil.tfrecord record 0"), std::string::npos) << n.status().ToString();
   }
   struct stat st;
@@ -232,8 +231,7 @@ TEST_F(ImageFolderTest, AnOutputFolderThatIsAFileIsFailedPreconditionNamingIt) {
   ex.features["image/class/text"] = Feature::Bytes({"cats"});
   ASSERT_TRUE(WriteTFRecordFile(root_ + "/one.tfrecord", {EncodeExample(ex)}).ok());
   auto n = TFRecordsToImageFolder({root_ + "/one.tfrecord"}, root_ + "/taken");
-  ASSERT_FALSE(n.ok());
-  EXPECT_EQ(n.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(n, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_NE(n.status().message().find("'" + root_ + "/taken' exists and is not a directory"), std::string::npos)
       << n.status().ToString();
 }

@@ -212,8 +212,8 @@ TEST(TFRecordRoundTripTest, EmptyFileHasNoRecords) {
 
 TEST(TFRecordReaderTest, MissingFileIsNotFoundNamingThePath) {
   auto reader = TFRecordReader::Open("/nonexistent/dir/x.tfrecord");
-  ASSERT_FALSE(reader.ok());
-  EXPECT_EQ(reader.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(reader, StatusCode::kNotFound,
+                      "cannot open '/nonexistent/dir/x.tfrecord': No such file or directory");
   EXPECT_NE(reader.status().message().find("/nonexistent/dir/x.tfrecord"), std::string::npos);
 }
 

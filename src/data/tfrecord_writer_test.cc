@@ -92,8 +92,7 @@ TEST(TFRecordWriterTest, AParentThatIsAFileIsAnErrorNamingItAndThePath) {
   TempDir dir;
   std::ofstream(dir.File("a")) << "file";
   auto writer = TFRecordWriter::Create(dir.File("a/out.tfrecord"));
-  ASSERT_FALSE(writer.ok());
-  EXPECT_EQ(writer.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(writer, StatusCode::kFailedPrecondition, "exists and is not a directory");
   EXPECT_EQ(writer.status().message(), "cannot create directory '" + dir.File("a") + "' for '" +
                                            dir.File("a/out.tfrecord") + "': '" + dir.File("a") +
                                            "' exists and is not a directory");

@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "base/test_status.h"
 #include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/grpc/grpc_server.h"

@@ -10,19 +10,20 @@
 
 #include <algorithm>
 #include <atomic>
-#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
-#include "base/test_temp_dir.h"
 #include "base/test_fixtures.h"
+#include "base/test_status.h"
+#include "base/test_temp_dir.h"
 #include "base/test_tfserving_models.h"
 #include "serving/servable/warmup.h"
-#include "tensorflow_serving/apis/prediction_log.pb.h"
 #include "serving/serving_test_util.h"
+#include "tensorflow_serving/apis/prediction_log.pb.h"
 
 namespace tfhost::serving {
 namespace {
@@ -288,7 +289,9 @@ TEST(ServerCoreTest, MalformedTensorsAndOddShapesAreErrorsNotCrashes) {
       "input":{"example_list":{"examples":[{"features":{"feature":{"x":{"bytes_list":{"value":["AAAA"]}}}}}]}}})");
   ts::ClassificationResponse cresp;
   Status s = core->Classify(req, &cresp);
-  EXPECT_FALSE(s.ok());
+  TFHOST_EXPECT_ERROR(s, StatusCode::kInvalidArgument,
+                      "node 'ParseExample/ParseExample' (ParseExample): Name: <unknown>, Key: x, Index: 0.  Data types "
+                      "don't match. Data type: string but expected");
   EXPECT_NE(s.message().find("classify_x_to_y"), std::string::npos) << s.message();
 }
 
@@ -311,7 +314,8 @@ TEST(ServerCoreTest, ServingLetsTheGraphDecideShapesButRunKeepsStrictChecks) {
   auto servable = core->GetServable(Spec("default"));
   ASSERT_TRUE(servable.ok());
   auto strict = (*servable)->model->RunSignature("serving_default", {{"x", Tensor::FromVector<float>({1, 2, 3})}});
-  EXPECT_FALSE(strict.ok());
+  TFHOST_EXPECT_ERROR(strict, StatusCode::kInvalidArgument,
+                      "signature 'serving_default': input 'x' must have shape [?,1], got [3]");
   EXPECT_NE(strict.status().message().find("must have shape"), std::string::npos);
 }
 
@@ -561,7 +565,9 @@ TEST(ServerCoreTest, FailingWarmupFailsTheLoadWithTheRecordNamed) {
                                 {WarmupRecord(""), WarmupRecord("nope")})
                   .ok());
   auto core = ServerCore::Create(Options(SingleModelConfig("warm", base.path())));
-  ASSERT_FALSE(core.ok());
+  TFHOST_ASSERT_ERROR(core, StatusCode::kUnavailable,
+                      "(predict_log): Serving signature key \"nope\" not found. (model \"warm\" version 1 has: "
+                      "classify_x_to_y, regress_x2_to_y3, regress_x_to_y,");
   EXPECT_NE(core.status().message().find("failed at record 1"), std::string::npos) << core.status().message();
   EXPECT_NE(core.status().message().find("nope"), std::string::npos);
   // With warm-up off the same version loads.
@@ -692,14 +698,18 @@ TEST(ServerCoreTest, ReloadConfigAddsAndRemovesModels) {
   EXPECT_EQ(core->Predict(FloatPredict("two", {2.0f}, {1}), &out).code(), StatusCode::kNotFound);
   // Adding a model that cannot load reports its error; the others keep serving.
   *list->add_config() = SingleModelConfig("broken", Model("bad_half_plus_two")).model_config_list().config(0);
-  EXPECT_FALSE(core->HandleReloadConfigRequest(req, &resp).ok());
+  TFHOST_EXPECT_ERROR(core->HandleReloadConfigRequest(req, &resp), StatusCode::kFailedPrecondition,
+                      "holds a legacy TensorFlow export (export.meta + V1 checkpoint, the SessionBundle format of TF "
+                      "0.x/1.x), not a SavedModel. tfhost, like");
   EXPECT_NE(resp.status().error_message().find("\"broken\""), std::string::npos) << resp.status().error_message();
   EXPECT_TRUE(core->Predict(FloatPredict("three", {2.0f}, {1}), &out).ok());
   // Reloading the same config again: "broken" is not new, so the reload itself succeeds.
   EXPECT_TRUE(core->HandleReloadConfigRequest(req, &resp).ok());
   ts::ReloadConfigRequest bad;
   bad.mutable_config()->mutable_custom_model_config();
-  EXPECT_FALSE(core->HandleReloadConfigRequest(bad, &resp).ok());
+  TFHOST_EXPECT_ERROR(
+      core->HandleReloadConfigRequest(bad, &resp), StatusCode::kInvalidArgument,
+      "ServerModelConfig type not supported by HandleReloadConfigRequest. Only ModelConfigList is currently supported");
   EXPECT_EQ(resp.status().error_code(), tensorflow::error::INVALID_ARGUMENT);
   EXPECT_NE(resp.status().error_message().find("Only ModelConfigList"), std::string::npos);
 }
@@ -723,7 +733,9 @@ TEST(ServerCoreTest, GetModelStatusReportsFailedVersionsWithTheirError) {
   EXPECT_FALSE((*core)->AllModelsAvailable());
   // Strict startup refuses to serve it, naming the model.
   auto strict = ServerCore::Create(Options(SingleModelConfig("bad", bad)));
-  ASSERT_FALSE(strict.ok());
+  TFHOST_ASSERT_ERROR(strict, StatusCode::kUnavailable,
+                      "holds a legacy TensorFlow export (export.meta + V1 checkpoint, the SessionBundle format of TF "
+                      "0.x/1.x), not a SavedModel. tfhost, like");
   EXPECT_NE(strict.status().message().find("\"bad\""), std::string::npos) << strict.status().message();
 }
 
@@ -743,7 +755,8 @@ TEST(ServerCoreTest, BasePathWithoutVersionFoldersStartsAndServesTheVersionWhenI
             std::string::npos)
       << models[0].scan_error;
   ts::PredictResponse resp;
-  EXPECT_FALSE((*core)->Predict(FloatPredict("m", {1}, {1}), &resp, {Entrypoint::kGrpc}).ok());
+  TFHOST_EXPECT_ERROR((*core)->Predict(FloatPredict("m", {1}, {1}), &resp, {Entrypoint::kGrpc}), StatusCode::kNotFound,
+                      "Servable not found for request: Latest(m)");
   fs::copy(model, base.Sub("1"), fs::copy_options::recursive);
   (*core)->manager().PollFileSystem();
   ASSERT_TRUE((*core)->manager().WaitUntilSettled(std::chrono::seconds(60)));
@@ -753,7 +766,7 @@ TEST(ServerCoreTest, BasePathWithoutVersionFoldersStartsAndServesTheVersionWhenI
 TEST(ServerCoreTest, StartupErrorSaysWhyNothingCanBeServed) {
   TempDir empty;
   auto core = ServerCore::Create(Options(SingleModelConfig("m", empty.Sub("missing"))));
-  ASSERT_FALSE(core.ok());
+  TFHOST_ASSERT_ERROR(core, StatusCode::kUnavailable, "no servable version available: model \"m\" (");
   EXPECT_NE(core.status().message().find("does not exist"), std::string::npos) << core.status().message();
 }
 
@@ -764,7 +777,10 @@ TEST(ServerCoreTest, RequestMetricsUseTfServingNamesAndLabels) {
   ASSERT_NE(core, nullptr);
   ts::PredictResponse resp;
   ASSERT_TRUE(core->Predict(FloatPredict("default", {1}, {1}), &resp, {Entrypoint::kGrpc}).ok());
-  ASSERT_FALSE(core->Predict(FloatPredict("default", {1}, {1}, "z"), &resp, {Entrypoint::kRest}).ok());
+  TFHOST_ASSERT_ERROR(core->Predict(FloatPredict("default", {1}, {1}, "z"), &resp, {Entrypoint::kRest}),
+                      StatusCode::kInvalidArgument,
+                      "input tensor alias not found in signature: z. Inputs expected to be in the set {x}. (model "
+                      "\"default\" version 123 signature");
   std::string text = core->MetricsText();
   EXPECT_NE(text.find(":tensorflow:serving:request_count{model_name=\"default\",status=\"OK\"} 1"),
             std::string::npos)
@@ -993,8 +1009,9 @@ TEST(ServerCoreLabelTest, LabelOnVersionNotAvailableIsRefusedByDefault) {
   // Only 124 is served (latest), so 123 is not AVAILABLE: startup fails as TF Serving's does.
   ModelServerConfig bad = TwoVersions({}, {{"stable", 123}});
   auto refused = ServerCore::Create(Options(bad));
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(refused, StatusCode::kFailedPrecondition,
+                      "Request to assign label to version 123 of model hp2, which is not currently available for "
+                      "inference (label \"stable\";");
   EXPECT_NE(refused.status().message().find(
                 "Request to assign label to version 123 of model hp2, which is not currently available for inference"),
             std::string::npos)

@@ -460,8 +460,8 @@ TEST(SavedModelFixturesTest, UnknownOpIsReportedWithNodeAndModel) {
   std::string dir;
   Status st = LoadEditedGraph([](tensorflow::GraphDef& gd) { FindNodeDef(gd, "Add")->set_op("TfhostNoSuchOp"); },
                               &dir);
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.code(), StatusCode::kUnimplemented) << st.ToString();
+  TFHOST_ASSERT_ERROR(st, StatusCode::kUnimplemented,
+                      "node 'Add' uses op 'TfhostNoSuchOp', which tfhost does not support");
   EXPECT_NE(st.message().find("node 'Add' uses op 'TfhostNoSuchOp', which tfhost does not support"),
             std::string::npos)
       << st.message();

@@ -207,8 +207,8 @@ TEST_F(DamagedTfjsModelTest, TruncatedShardIsAnErrorNamingTheShard) {
 TEST_F(DamagedTfjsModelTest, MissingShardIsAnErrorNamingTheShard) {
   fs::remove(dir_ / "emotion.bin");
   Status st = Load();
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(st, StatusCode::kNotFound,
+                      "weight shard 'emotion.bin' listed in the weightsManifest is missing (");
   EXPECT_NE(st.message().find("weight shard 'emotion.bin'"), std::string::npos) << st.message();
 }
 

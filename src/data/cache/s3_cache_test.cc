@@ -187,8 +187,9 @@ TEST_F(S3CacheTest, UnsignedWrongSecretAndWrongRegionRequestsAreRefused) {
   auto cache = DiskCache::Open(o);
   ASSERT_TRUE(cache.ok());
   auto got = (*cache)->Get("s3://bkt/train/a");
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kFailedPrecondition) << got.status().ToString();
+  TFHOST_ASSERT_ERROR(
+      got, StatusCode::kFailedPrecondition,
+      "HEAD s3://bkt/train/a: HTTP 403; check the credentials and region (nothing cached for s3://bkt/train/a)");
   o = Options(server);
   o.s3.secret_key = "not-the-secret";  // signed, but the signature does not verify
   cache = DiskCache::Open(o);
@@ -231,8 +232,8 @@ TEST_F(S3CacheTest, ServerDyingMidDownloadLeavesNoEntryAndTheRetryResumesWithARa
   int port = server->port();
   auto cache = DiskCache::Open(Options(*server));
   auto got = (*cache)->Get("s3://bkt/train/big.tfrecord");
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status().ToString();
+  TFHOST_ASSERT_ERROR(got, StatusCode::kUnavailable,
+                      "300000 bytes kept to resume from (nothing cached for s3://bkt/train/big.tfrecord)");
   EXPECT_NE(got.status().message().find("nothing cached"), std::string::npos);
   EXPECT_NE(got.status().message().find("300000 bytes kept to resume from"), std::string::npos)
       << got.status().ToString();
@@ -298,8 +299,8 @@ TEST_F(S3CacheTest, CorruptedPartialDownloadIsCaughtByVerificationAndNeverUsed) 
   }
   server = std::make_unique<S3Server>(root_, std::vector<std::string>{}, port);
   auto got = (*cache)->Get("s3://bkt/train/d.tfrecord");
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kDataLoss) << got.status().ToString();
+  TFHOST_ASSERT_ERROR(got, StatusCode::kDataLoss,
+                      "corrupt TFRecord at byte offset 96384 (record index 24): bad data CRC (stored");
   EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
   EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
   auto again = (*cache)->Get("s3://bkt/train/d.tfrecord");  // a fresh download
@@ -335,8 +336,8 @@ TEST_F(S3CacheTest, ShardWithBadRecordCrcOnTheServerIsNotCached) {
   Put("train/bad.tfrecord", shard);
   auto cache = DiskCache::Open(Options(server));
   auto got = (*cache)->Get("s3://bkt/train/bad.tfrecord");
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kDataLoss) << got.status().ToString();
+  TFHOST_ASSERT_ERROR(got, StatusCode::kDataLoss,
+                      "corrupt TFRecord at byte offset 0 (record index 0): bad data CRC (stored");
   EXPECT_NE(got.status().message().find("bad data CRC"), std::string::npos) << got.status().ToString();
   EXPECT_TRUE(ListDir(root_ + "/cache/data").empty());
   EXPECT_TRUE(ListDir(root_ + "/cache/tmp").empty());
@@ -532,8 +533,9 @@ TEST_F(S3CacheTest, PipelineOverAShardThatCannotBeFetchedReportsItsUri) {
   auto records = pipeline::CachedTFRecordDataset(
       cache, pipeline::Pipeline<std::string>::FromVector({"s3://bkt/train/missing.tfrecord"}));
   auto r = records.MakeIterator()->Next();
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(r, StatusCode::kNotFound,
+                      "reading s3://bkt/train/missing.tfrecord through the cache: HEAD "
+                      "s3://bkt/train/missing.tfrecord: HTTP 404 (nothing cached for");
   EXPECT_NE(r.status().message().find("s3://bkt/train/missing.tfrecord"), std::string::npos) << r.status().ToString();
 }
 

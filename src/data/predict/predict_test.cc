@@ -259,8 +259,9 @@ TEST(RunPredictTest, AGzipOutputUnderTheOldNameWithoutGzStopsTheRunSayingHowToKe
   for (bool overwrite : {false, true}) {
     o.overwrite = overwrite;
     auto stats = RunPredict(HalfPlusTwo(), HalfPlusTwoRun, o);
-    ASSERT_FALSE(stats.ok()) << "overwrite " << overwrite;
-    EXPECT_EQ(stats.status().code(), StatusCode::kFailedPrecondition);
+    TFHOST_ASSERT_ERROR(stats, StatusCode::kFailedPrecondition,
+                        "is a GZIP output named without the '.gz' that GZIP outputs now end in; rename it to '")
+        << "overwrite " << overwrite;
     EXPECT_EQ(stats.status().message(),
               "output '" + (dir / "p-00000-of-00001") +
                   "' is a GZIP output named without the '.gz' that GZIP outputs now end in; rename it to '" +

@@ -3,7 +3,6 @@
 #include "host/advise/advise.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -11,9 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <set>
+#include <sstream>
 
+#include "base/test_status.h"
 #include "host/monitor/monitor.h"
 
 namespace tfhost::host {
@@ -186,9 +186,10 @@ TEST(AdviseTest, RecordingRoundTripsThroughJsonLines) {
 
 TEST(AdviseTest, BadRecordingLinesAreNamed) {
   StatusOr<std::vector<MonitorSample>> r = ParseRecording("{\"time\": 1}\nnot json\n");
-  ASSERT_FALSE(r.ok());
+  TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument, "recording line 2: not a JSON object");
   EXPECT_NE(r.status().message().find("recording line 2"), std::string::npos) << r.status().message();
-  EXPECT_FALSE(ParseRecording("{\"gpus\": [1]}").ok());
+  TFHOST_EXPECT_ERROR(ParseRecording("{\"gpus\": [1]}"), StatusCode::kInvalidArgument,
+                      "recording line 1: gpus[] entries must be objects");
   EXPECT_TRUE(ParseRecording("").ok());
 }
 

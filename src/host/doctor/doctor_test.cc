@@ -11,6 +11,7 @@
 #include <functional>
 #include <set>
 
+#include "base/test_status.h"
 #include "host/doctor/tf_config.h"
 #include "host/probe/probe.h"
 
@@ -610,8 +611,9 @@ TEST(TfConfigTest, AddressesParse) {
   EXPECT_EQ(AddressPort("host:0"), -1);
   EXPECT_EQ(AddressPort("host:99999"), -1);
   EXPECT_EQ(AddressPort("host"), -1);
-  EXPECT_FALSE(ParseTfConfig("[]").ok());
-  EXPECT_FALSE(ParseTfConfig(R"({"task": {"type": "worker", "index": "0"}})").ok());
+  TFHOST_EXPECT_ERROR(ParseTfConfig("[]"), StatusCode::kInvalidArgument, "TF_CONFIG must be a JSON object");
+  TFHOST_EXPECT_ERROR(ParseTfConfig(R"({"task": {"type": "worker", "index": "0"}})"), StatusCode::kInvalidArgument,
+                      "TF_CONFIG.task.index must be an integer");
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/test_status.h"
+
 namespace tfhost::host {
 namespace {
 
@@ -35,9 +37,12 @@ TEST(TfBuildMatrixTest, PublishedRowsAreFoundByMinorVersion) {
 }
 
 TEST(TfBuildMatrixTest, MalformedTablesAreErrors) {
-  EXPECT_FALSE(ParseTfBuildMatrix("").ok());
-  EXPECT_FALSE(ParseTfBuildMatrix("{}").ok());
-  EXPECT_FALSE(ParseTfBuildMatrix(R"({"builds": [{"tensorflow": "2.1", "cuda": 10}]})").ok());
+  TFHOST_EXPECT_ERROR(ParseTfBuildMatrix(""), StatusCode::kInvalidArgument,
+                      "TensorFlow build matrix: JSON parse error at offset 0");
+  TFHOST_EXPECT_ERROR(ParseTfBuildMatrix("{}"), StatusCode::kInvalidArgument,
+                      "TensorFlow build matrix: expected an object with a \"builds\" array");
+  TFHOST_EXPECT_ERROR(ParseTfBuildMatrix(R"({"builds": [{"tensorflow": "2.1", "cuda": 10}]})"),
+                      StatusCode::kInvalidArgument, "TensorFlow build matrix: builds[0].cuda must be a string");
   StatusOr<std::vector<TfBuild>> ok = ParseTfBuildMatrix(R"({"builds": [{"tensorflow": "9.9", "cuda": "99.0", "cudnn": "1.0"}]})");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->size(), 1u);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <thread>
 
+#include "base/test_status.h"
 #include "host/launch/gloo_collective.h"
 #include "host/launch/launch_plan.h"
 #include "host/launch/mpi_collective.h"
@@ -91,7 +92,7 @@ TEST_P(CollectiveBackendTest, RankWhosePeersNeverStartFailsWithinItsTimeout) {
   std::vector<std::string> addrs = {"127.0.0.1:" + std::to_string((*ports)[0]), "127.0.0.1:" + std::to_string((*ports)[1])};
   auto start = std::chrono::steady_clock::now();
   auto comm = ConnectorFor(GetParam())(addrs, 1, 0.5);  // rank 0 never comes
-  EXPECT_FALSE(comm.ok());
+  TFHOST_EXPECT_ERROR(comm, StatusCode::kUnavailable, "cannot connect to ");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
@@ -120,9 +121,12 @@ TEST(AllreduceTest, RingMembershipFromTfConfig) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->addresses, std::vector<std::string>({"c:3", "a:1", "b:2"}));
   EXPECT_EQ(m->rank, 2);
-  EXPECT_FALSE(RingFromTfConfig("{").ok());
-  EXPECT_FALSE(RingFromTfConfig(R"({"cluster":{"worker":["a:1"]},"task":{"type":"worker","index":4}})").ok());
-  EXPECT_FALSE(RingFromTfConfig(R"({"cluster":{"worker":[1]},"task":{"type":"worker","index":0}})").ok());
+  TFHOST_EXPECT_ERROR(RingFromTfConfig("{"), StatusCode::kInvalidArgument,
+                      "TF_CONFIG is not {\"cluster\": {...}, \"task\": {...}} JSON");
+  TFHOST_EXPECT_ERROR(RingFromTfConfig(R"({"cluster":{"worker":["a:1"]},"task":{"type":"worker","index":4}})"),
+                      StatusCode::kInvalidArgument, "TF_CONFIG task worker:4 is not in its cluster");
+  TFHOST_EXPECT_ERROR(RingFromTfConfig(R"({"cluster":{"worker":[1]},"task":{"type":"worker","index":0}})"),
+                      StatusCode::kInvalidArgument, "TF_CONFIG cluster.worker holds a non-string");
 }
 
 TEST(AllreduceTest, SizeRanges) {
@@ -133,9 +137,12 @@ TEST(AllreduceTest, SizeRanges) {
   ASSERT_TRUE(ParseSizeRange("64K", &lo, &hi).ok());
   EXPECT_EQ(lo, 65536u);
   EXPECT_EQ(hi, 65536u);
-  EXPECT_FALSE(ParseSizeRange("1M:8", &lo, &hi).ok());
-  EXPECT_FALSE(ParseSizeRange("x:8", &lo, &hi).ok());
-  EXPECT_FALSE(ParseSizeRange("8:64G", &lo, &hi).ok());
+  TFHOST_EXPECT_ERROR(ParseSizeRange("1M:8", &lo, &hi), StatusCode::kInvalidArgument,
+                      "--sizes expects MIN:MAX bytes with K/M/G suffixes, 4 <= MIN <= MAX <= 4G, got '1M:8'");
+  TFHOST_EXPECT_ERROR(ParseSizeRange("x:8", &lo, &hi), StatusCode::kInvalidArgument,
+                      "--sizes expects MIN:MAX bytes with K/M/G suffixes, 4 <= MIN <= MAX <= 4G, got 'x:8'");
+  TFHOST_EXPECT_ERROR(ParseSizeRange("8:64G", &lo, &hi), StatusCode::kInvalidArgument,
+                      "--sizes expects MIN:MAX bytes with K/M/G suffixes, 4 <= MIN <= MAX <= 4G, got '8:64G'");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "base/test_status.h"
+
 namespace tfhost::host::launch {
 namespace {
 
@@ -80,22 +82,33 @@ TEST(ClusterSpecTest, MirroredHasNoTfConfig) {
 
 TEST(ClusterSpecTest, ShapesThatTensorFlowRejectsAreErrors) {
   EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 2, 1, false}).ok());  // ps with MWMS
-  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 0, 0, false}).ok());
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMultiWorker, 0, 0, false}), StatusCode::kInvalidArgument,
+                      "multiworker strategy needs --workers >= 1");
   EXPECT_FALSE(ValidateShape({Strategy::kParameterServer, 2, 0, false}).ok());  // no ps
-  EXPECT_FALSE(ValidateShape({Strategy::kMirrored, 2, 0, false}).ok());
-  EXPECT_FALSE(ValidateShape({Strategy::kMirrored, 1, 0, true}).ok());
-  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 1 << 30, 0, false}).ok());
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMirrored, 2, 0, false}), StatusCode::kInvalidArgument,
+                      "mirrored strategy runs one process on one host (it uses every local GPU itself): --workers must "
+                      "be 1, no --ps, no --evaluator; use");
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMirrored, 1, 0, true}), StatusCode::kInvalidArgument,
+                      "mirrored strategy runs one process on one host (it uses every local GPU itself): --workers must "
+                      "be 1, no --ps, no --evaluator; use");
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMultiWorker, 1 << 30, 0, false}), StatusCode::kInvalidArgument,
+                      "at most 4096 tasks per job");
   EXPECT_TRUE(ValidateShape({Strategy::kMultiWorker, 4, 0, true}).ok());
 }
 
 TEST(ClusterSpecTest, DuplicateAddressesAndBadPortsAreRejected) {
   ClusterShape shape{Strategy::kMultiWorker, 2, 0, false};
-  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "a"}, {1000, 1000}).ok());
+  TFHOST_EXPECT_ERROR(BuildClusterSpec(shape, {"a", "a"}, {1000, 1000}), StatusCode::kInvalidArgument,
+                      "task worker:1 would share a:1000 with another task");
   EXPECT_TRUE(BuildClusterSpec(shape, {"a", "b"}, {1000, 1000}).ok());
-  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "b"}, {0, 1000}).ok());
-  EXPECT_FALSE(BuildClusterSpec(shape, {"a", "b"}, {1000, 70000}).ok());
-  EXPECT_FALSE(BuildClusterSpec(shape, {"a"}, {1000}).ok());
-  EXPECT_FALSE(BuildClusterSpec(shape, {"a", ""}, {1000, 1001}).ok());
+  TFHOST_EXPECT_ERROR(BuildClusterSpec(shape, {"a", "b"}, {0, 1000}), StatusCode::kInvalidArgument,
+                      "task worker:0 has port 0, expected 1..65535");
+  TFHOST_EXPECT_ERROR(BuildClusterSpec(shape, {"a", "b"}, {1000, 70000}), StatusCode::kInvalidArgument,
+                      "task worker:1 has port 70000, expected 1..65535");
+  TFHOST_EXPECT_ERROR(BuildClusterSpec(shape, {"a"}, {1000}), StatusCode::kInvalidArgument,
+                      "cluster of 2 tasks got 1 hosts and 1 ports");
+  TFHOST_EXPECT_ERROR(BuildClusterSpec(shape, {"a", ""}, {1000, 1001}), StatusCode::kInvalidArgument,
+                      "task worker:1 has no host");
 }
 
 TEST(ClusterSpecTest, Ipv6HostsAreBracketed) {
@@ -107,7 +120,8 @@ TEST(ClusterSpecTest, StrategyNamesParse) {
   EXPECT_EQ(*ParseStrategy("mwms"), Strategy::kMultiWorker);
   EXPECT_EQ(*ParseStrategy("ps"), Strategy::kParameterServer);
   EXPECT_EQ(*ParseStrategy("mirrored"), Strategy::kMirrored);
-  EXPECT_FALSE(ParseStrategy("horovod").ok());
+  TFHOST_EXPECT_ERROR(ParseStrategy("horovod"), StatusCode::kInvalidArgument,
+                      "unknown strategy 'horovod': expected multiworker, ps or mirrored");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
+
 namespace tfhost::host::launch {
 namespace {
 
@@ -43,10 +45,13 @@ TEST(EmitTest, IndexedJobsShareAHeadlessServiceAndBuildTfConfigFromTheIndex) {
 TEST(EmitTest, BadNamesAndMissingImageAreRejected) {
   K8sOptions o = Options(Strategy::kMultiWorker, 2, 0);
   o.name = "Bad_Name";
-  EXPECT_FALSE(EmitTfJob(o).ok());
+  TFHOST_EXPECT_ERROR(EmitTfJob(o), StatusCode::kInvalidArgument,
+                      "--name 'Bad_Name' must be a DNS label for Kubernetes: lower-case letters, digits and '-', "
+                      "starting with a letter, at most 40 characters");
   o.name = "ok";
   o.image.clear();
-  EXPECT_FALSE(EmitIndexedJobs(o).ok());
+  TFHOST_EXPECT_ERROR(EmitIndexedJobs(o), StatusCode::kInvalidArgument,
+                      "--emit k8s needs --image (the container image with TensorFlow and your script)");
 }
 
 TEST(EmitTest, YamlQuoteEscapesEverythingThatCouldBreakTheDocument) {
@@ -72,7 +77,8 @@ TEST(EmitTest, SbatchHasDirectivesAndQuotedSrunLine) {
             std::string::npos)
       << *s;
   o.job_name = "two words";
-  EXPECT_FALSE(EmitSbatch(o).ok());
+  TFHOST_EXPECT_ERROR(EmitSbatch(o), StatusCode::kInvalidArgument,
+                      "--name, --time and --partition cannot contain spaces or newlines");
 }
 
 ClusterShape Workers(int n) {
@@ -83,7 +89,9 @@ ClusterShape Workers(int n) {
 
 TEST(SbatchTasksPerNodeTest, DerivedLayoutThatDoesNotDivideSaysWhatWasDerivedAndTheNearestFits) {
   auto r = SbatchTasksPerNode(Workers(3), /*workers_given=*/true, 2, 0);
-  ASSERT_FALSE(r.ok());
+  TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument,
+                      "--workers 3 over --nodes 2: --tasks-per-node was not given, so 2 was derived as ceil(3 tasks / "
+                      "2 nodes), and 3 TensorFlow tasks cannot be");
   EXPECT_EQ(r.status().message(),
             "--workers 3 over --nodes 2: --tasks-per-node was not given, so 2 was derived as ceil(3 tasks / 2 nodes), "
             "and 3 TensorFlow tasks cannot be split evenly over 2 x 2 = 4 srun tasks (each srun task runs an equal "
@@ -92,7 +100,9 @@ TEST(SbatchTasksPerNodeTest, DerivedLayoutThatDoesNotDivideSaysWhatWasDerivedAnd
 
 TEST(SbatchTasksPerNodeTest, GivenTasksPerNodeIsNamedAsGivenAndGetsItsOwnSuggestion) {
   auto r = SbatchTasksPerNode(Workers(6), true, 2, 2);
-  ASSERT_FALSE(r.ok());
+  TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument,
+                      "--workers 6 over --nodes 2 x --tasks-per-node 2: 6 TensorFlow tasks cannot be split evenly over "
+                      "2 x 2 = 4 srun tasks (each srun task runs");
   EXPECT_EQ(r.status().message(),
             "--workers 6 over --nodes 2 x --tasks-per-node 2: 6 TensorFlow tasks cannot be split evenly over "
             "2 x 2 = 4 srun tasks (each srun task runs an equal share). Nearest layouts that fit: --workers 4 or 8, "
@@ -105,7 +115,9 @@ TEST(SbatchTasksPerNodeTest, ChiefPsAndDefaultWorkersAreCountedAndSaid) {
   s.workers = 2;
   s.ps = 1;
   auto r = SbatchTasksPerNode(s, /*workers_given=*/false, 3, 0);  // 4 tasks over 3 nodes
-  ASSERT_FALSE(r.ok());
+  TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument,
+                      "4 tasks (--workers 2 (the default), 1 chief, --ps 1) over --nodes 3: --tasks-per-node was not "
+                      "given, so 2 was derived as ceil(4 tasks / 3");
   EXPECT_EQ(r.status().message(),
             "4 tasks (--workers 2 (the default), 1 chief, --ps 1) over --nodes 3: --tasks-per-node was not given, so "
             "2 was derived as ceil(4 tasks / 3 nodes), and 4 TensorFlow tasks cannot be split evenly over 3 x 2 = 6 "

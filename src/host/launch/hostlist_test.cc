@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
+
 namespace tfhost::host::launch {
 namespace {
 
@@ -62,8 +64,7 @@ TEST(HostlistTest, MalformedInputGivesClearErrors) {
            {"bad name", "whitespace"},
        }) {
     auto r = ExpandHostlist(c.expr);
-    ASSERT_FALSE(r.ok()) << c.expr;
-    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument, "hostlist") << c.expr;
     EXPECT_NE(r.status().message().find(c.message), std::string::npos) << c.expr << ": " << r.status().message();
   }
 }
@@ -76,10 +77,13 @@ TEST(HostlistTest, TasksPerNodeRepeats) {
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(*one, std::vector<int>({4}));
   EXPECT_FALSE(ExpandTasksPerNode("2(x").ok());
-  EXPECT_FALSE(ExpandTasksPerNode("x").ok());
-  EXPECT_FALSE(ExpandTasksPerNode("2(x0)").ok());
-  EXPECT_FALSE(ExpandTasksPerNode("").ok());
-  EXPECT_FALSE(ExpandTasksPerNode("1(x9999999)").ok());
+  TFHOST_EXPECT_ERROR(ExpandTasksPerNode("x"), StatusCode::kInvalidArgument,
+                      "tasks-per-node item 'x' in 'x': expected N or N(xM)");
+  TFHOST_EXPECT_ERROR(ExpandTasksPerNode("2(x0)"), StatusCode::kInvalidArgument,
+                      "tasks-per-node item '2(x0)' repeats 0 times");
+  TFHOST_EXPECT_ERROR(ExpandTasksPerNode(""), StatusCode::kInvalidArgument, "tasks-per-node list is empty");
+  TFHOST_EXPECT_ERROR(ExpandTasksPerNode("1(x9999999)"), StatusCode::kInvalidArgument,
+                      "tasks-per-node item '1(x9999999)' in '1(x9999999)': expected N or N(xM)");
 }
 
 }  // namespace

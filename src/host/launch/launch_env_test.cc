@@ -1,7 +1,5 @@
 #include "host/launch/launch_env.h"
 
-#include "host/probe/nvml.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "base/test_status.h"
+#include "host/probe/nvml.h"
 
 namespace tfhost::host::launch {
 namespace {
@@ -151,10 +152,14 @@ TEST(ParseEnvAssignmentTest, NameValue) {
   EXPECT_EQ(v->name, "A_1");
   EXPECT_EQ(v->value, "x=y");
   EXPECT_TRUE(ParseEnvAssignment("EMPTY=").ok());
-  EXPECT_FALSE(ParseEnvAssignment("NOEQUALS").ok());
-  EXPECT_FALSE(ParseEnvAssignment("=x").ok());
-  EXPECT_FALSE(ParseEnvAssignment("1A=x").ok());
-  EXPECT_FALSE(ParseEnvAssignment("A B=x").ok());
+  TFHOST_EXPECT_ERROR(ParseEnvAssignment("NOEQUALS"), StatusCode::kInvalidArgument,
+                      "--env expects NAME=VALUE with NAME made of letters, digits and _, got 'NOEQUALS'");
+  TFHOST_EXPECT_ERROR(ParseEnvAssignment("=x"), StatusCode::kInvalidArgument,
+                      "--env expects NAME=VALUE with NAME made of letters, digits and _, got '=x'");
+  TFHOST_EXPECT_ERROR(ParseEnvAssignment("1A=x"), StatusCode::kInvalidArgument,
+                      "--env expects NAME=VALUE with NAME made of letters, digits and _, got '1A=x'");
+  TFHOST_EXPECT_ERROR(ParseEnvAssignment("A B=x"), StatusCode::kInvalidArgument,
+                      "--env expects NAME=VALUE with NAME made of letters, digits and _, got 'A B=x'");
 }
 
 // The probe's recordings of real machines (src/host/testdata/README.md).

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "base/test_status.h"
 #include "host/launch/rendezvous.h"
 
 namespace tfhost::host::launch {
@@ -131,7 +132,9 @@ TEST(LaunchPlanTest, SlurmSeveralTasksPerInstanceAndPortFlag) {
   EXPECT_EQ(plan->tasks[0].port, 30002);
   EXPECT_EQ(plan->tasks[1].port, 30003);
   o.workers = 6;  // 6 tasks over 4 instances
-  EXPECT_FALSE(PlanLaunch(o, SlurmEnv(3, 1), FakeHooks()).ok());
+  TFHOST_EXPECT_ERROR(
+      PlanLaunch(o, SlurmEnv(3, 1), FakeHooks()), StatusCode::kInvalidArgument,
+      "a cluster of 6 tasks cannot be split evenly over 4 launcher instances; choose --workers so that it can");
 }
 
 TEST(LaunchPlanTest, SlurmNodeAddrComesFromScontrol) {
@@ -157,23 +160,31 @@ TEST(LaunchPlanTest, SlurmNodeAddrComesFromScontrol) {
 TEST(LaunchPlanTest, SlurmErrorsSayWhatIsMissingOrInconsistent) {
   LaunchOptions o = Options(Engine::kSlurm);
   auto none = PlanLaunch(o, {}, FakeHooks());
-  ASSERT_FALSE(none.ok());
+  TFHOST_ASSERT_ERROR(
+      none, StatusCode::kFailedPrecondition,
+      "the number of srun tasks is unknown: none of SLURM_STEP_NUM_TASKS, SLURM_NTASKS, SLURM_NPROCS is set");
   EXPECT_NE(none.status().message().find("srun"), std::string::npos);
   auto batch = SlurmEnv(0, 0);  // the batch script: SLURM_PROCID=0 but no step
   batch.erase("SLURM_STEP_ID");
   auto in_batch = PlanLaunch(o, batch, FakeHooks());
-  ASSERT_FALSE(in_batch.ok());
+  TFHOST_ASSERT_ERROR(in_batch, StatusCode::kFailedPrecondition,
+                      "not inside an srun job step (SLURM_STEP_ID is unset; this looks like the batch script itself): "
+                      "start one launcher per task with `srun");
   EXPECT_NE(in_batch.status().message().find("srun tfhost launch"), std::string::npos) << in_batch.status().message();
   auto env = SlurmEnv(2, 0);  // cyclic distribution would put rank 2 on node 0
   auto cyc = PlanLaunch(o, env, FakeHooks());
-  ASSERT_FALSE(cyc.ok());
+  TFHOST_ASSERT_ERROR(cyc, StatusCode::kFailedPrecondition,
+                      "SLURM_PROCID 2 runs on node 0, but block distribution puts it on node 1; launch needs srun's "
+                      "default block distribution");
   EXPECT_NE(cyc.status().message().find("block"), std::string::npos);
   env = SlurmEnv(0, 0);
   env["SLURM_JOB_NODELIST"] = "gpu[07-";
-  EXPECT_FALSE(PlanLaunch(o, env, FakeHooks()).ok());
+  TFHOST_EXPECT_ERROR(PlanLaunch(o, env, FakeHooks()), StatusCode::kInvalidArgument,
+                      "expanding hostlist 'gpu[07-': hostlist entry 'gpu[07-': '[' is never closed");
   env = SlurmEnv(0, 0);
   env["SLURM_PROCID"] = "x";
-  EXPECT_FALSE(PlanLaunch(o, env, FakeHooks()).ok());
+  TFHOST_EXPECT_ERROR(PlanLaunch(o, env, FakeHooks()), StatusCode::kInvalidArgument,
+                      "SLURM_PROCID='x' is not a number");
 }
 
 TEST(LaunchPlanTest, MpiRanksMeetInTheRendezvousDirectory) {
@@ -426,8 +437,9 @@ TEST(LaunchPlanTest, MpiRendezvousTimesOutNamingMissingRanks) {
   o.rendezvous_dir = dir;
   o.rendezvous_timeout = 0.3;
   auto plan = PlanLaunch(o, {{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}, FakeHooks());
-  ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.status().code(), StatusCode::kDeadlineExceeded);
+  TFHOST_ASSERT_ERROR(plan, StatusCode::kDeadlineExceeded,
+                      "instances 1 did not appear within 0 s (is the directory shared by every node? use --rendezvous "
+                      "DIR on a shared filesystem)");
   EXPECT_NE(plan.status().message().find("instances 1"), std::string::npos) << plan.status().message();
   std::filesystem::remove_all(dir);
 }

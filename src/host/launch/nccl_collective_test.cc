@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/test_status.h"
 #include "host/launch/launch_plan.h"
 
 namespace tfhost::host::launch {
@@ -187,8 +188,7 @@ TEST(NcclLibraryTest, MissingCudaRuntimeIsNotFoundNamingEachFileTried) {
   names.cudart = {"libtfhost-absent-cudart.so.12", "/nonexistent/libcudart.so.11.0"};
   names.nccl = {"libtfhost-absent-nccl.so.2"};
   auto api = LoadNcclApi(names);
-  ASSERT_FALSE(api.ok());
-  EXPECT_EQ(api.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(api, StatusCode::kNotFound, "the CUDA runtime (libcudart) could not be loaded; tried:");
   EXPECT_NE(api.status().message().find("CUDA runtime"), std::string::npos) << api.status().message();
   EXPECT_NE(api.status().message().find("libtfhost-absent-cudart.so.12"), std::string::npos);
   EXPECT_NE(api.status().message().find("/nonexistent/libcudart.so.11.0"), std::string::npos);
@@ -201,9 +201,8 @@ TEST(NcclLibraryTest, MissingNcclIsNotFoundWhenTheRuntimeLoads) {
   names.cudart = {"libc.so.6"};
   names.nccl = {"libtfhost-absent-nccl.so.2"};
   auto api = LoadNcclApi(names);
-  ASSERT_FALSE(api.ok());
+  TFHOST_ASSERT_ERROR(api, StatusCode::kNotFound, "NCCL (libnccl.so.2) could not be loaded; tried:");
   // Symbols are resolved only once both libraries load, so NCCL is named.
-  EXPECT_EQ(api.status().code(), StatusCode::kNotFound);
   EXPECT_NE(api.status().message().find("libtfhost-absent-nccl.so.2"), std::string::npos) << api.status().message();
 }
 
@@ -212,7 +211,9 @@ TEST(NcclLibraryTest, LibraryWithoutTheSymbolsIsNotFoundNamingTheSymbol) {
   names.cudart = {"libc.so.6"};
   names.nccl = {"libm.so.6"};
   auto api = LoadNcclApi(names);
-  ASSERT_FALSE(api.ok());
+  TFHOST_ASSERT_ERROR(api, StatusCode::kNotFound,
+                      "libc.so.6 has no symbol cudaGetDeviceCount: it is too old or not the real library (need NCCL "
+                      "2.x and CUDA runtime 11, 12 or 13)");
   EXPECT_NE(api.status().message().find("has no symbol cudaGetDeviceCount"), std::string::npos) << api.status().message();
 }
 
@@ -232,17 +233,20 @@ TEST(NcclPlacementTest, LocalRankCountsEarlierRanksOnTheSameHost) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->local_rank, 1);
   EXPECT_EQ(p->local_ranks, 2);
-  EXPECT_FALSE(LocalPlacementOf(a, 5).ok());
+  TFHOST_EXPECT_ERROR(LocalPlacementOf(a, 5), StatusCode::kInvalidArgument, "rank 5 is not among 5 addresses");
 }
 
 TEST(NcclPlacementTest, GpuIsTheLocalRankOrTheOnlyVisibleOne) {
   EXPECT_EQ(*ChooseGpu({2, 4}, 4), 2);
   EXPECT_EQ(*ChooseGpu({3, 4}, 1), 0);  // CUDA_VISIBLE_DEVICES gave this task its own GPU
   auto too_many = ChooseGpu({2, 3}, 2);
-  ASSERT_FALSE(too_many.ok());
+  TFHOST_ASSERT_ERROR(too_many, StatusCode::kFailedPrecondition,
+                      "local rank 2 of 3 on this host has no GPU: only 2 are visible; start at most one rank per GPU");
   EXPECT_NE(too_many.status().message().find("only 2 are visible"), std::string::npos);
   auto none = ChooseGpu({0, 1}, 0);
-  ASSERT_FALSE(none.ok());
+  TFHOST_ASSERT_ERROR(none, StatusCode::kFailedPrecondition,
+                      "no CUDA GPU is visible to this process (cudaGetDeviceCount reports 0; check nvidia-smi and "
+                      "CUDA_VISIBLE_DEVICES); the nccl backend needs");
   EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
 }
 
@@ -250,8 +254,9 @@ TEST_F(NcclFakeTest, NoDeviceIsFailedPreconditionSayingNoGpu) {
   fake_->device_count = 0;
   fake_->device_count_error = kCudaErrorNoDevice;
   auto c = ConnectNccl(kOneRank, 0, Options());
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(c, StatusCode::kFailedPrecondition,
+                      "cudaGetDeviceCount: no CUDA-capable device is detected (cudaError 100): no CUDA GPU is visible "
+                      "to this process (check nvidia-smi and");
   EXPECT_NE(c.status().message().find("cudaGetDeviceCount"), std::string::npos) << c.status().message();
   EXPECT_NE(c.status().message().find("no CUDA GPU is visible"), std::string::npos);
 }
@@ -259,8 +264,9 @@ TEST_F(NcclFakeTest, NoDeviceIsFailedPreconditionSayingNoGpu) {
 TEST_F(NcclFakeTest, InitFailureCarriesNcclErrorStringAndLastError) {
   fake_->init_result = kNcclSystemError;
   auto c = ConnectNccl(kOneRank, 0, Options());
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kUnavailable);
+  TFHOST_ASSERT_ERROR(c, StatusCode::kUnavailable,
+                      "ncclCommInitRank (rank 0 of 1, GPU 0): unhandled system error (ncclResult 2): socket connect to "
+                      "10.0.0.2 failed (set NCCL_DEBUG=INFO for");
   const std::string& m = c.status().message();
   EXPECT_NE(m.find("ncclCommInitRank"), std::string::npos) << m;
   EXPECT_NE(m.find("unhandled system error (ncclResult 2)"), std::string::npos) << m;
@@ -378,8 +384,9 @@ TEST(NcclHostTest, WithoutLibrariesOrGpuConnectSaysWhatIsMissing) {
   NcclOptions o;
   o.api = *api;
   auto c = ConnectNccl(kOneRank, 0, o);
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition) << c.status().ToString();
+  TFHOST_ASSERT_ERROR(c, StatusCode::kFailedPrecondition,
+                      "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version (cudaError "
+                      "35): no NVIDIA driver is installed");
   EXPECT_NE(c.status().message().find("GPU"), std::string::npos) << c.status().message();
 }
 

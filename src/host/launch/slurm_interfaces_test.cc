@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "base/test_status.h"
 #include "host/launch/tcp_kv_store.h"
 
 namespace tfhost::host::launch {
@@ -32,8 +33,9 @@ TEST(SlurmInterfacesTest, ListsForTheWrongNumberOfNodesAreDataLoss) {
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Set("if/all", "eth0:10000\n").ok());  // one node's list; the step has three
   auto lists = ExchangeSlurmInterfaces(SecondLauncherOf((*server)->port(), 3));
-  ASSERT_FALSE(lists.ok());
-  EXPECT_EQ(lists.status().code(), StatusCode::kDataLoss);
+  TFHOST_ASSERT_ERROR(lists, StatusCode::kDataLoss,
+                      "slurm interface exchange: launcher 0 published 1 node lists, expected 3 (do all launchers run "
+                      "the same command?)");
   EXPECT_NE(lists.status().message().find("1 node lists, expected 3"), std::string::npos) << lists.status().message();
 }
 
@@ -44,8 +46,8 @@ TEST(SlurmInterfacesTest, LauncherZerosFailureReachesTheOthersAtOnce) {
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->Set("if/all", "!node 2 never reported its interfaces").ok());
   auto lists = ExchangeSlurmInterfaces(SecondLauncherOf((*server)->port(), 3));
-  ASSERT_FALSE(lists.ok());
-  EXPECT_EQ(lists.status().code(), StatusCode::kUnavailable);
+  TFHOST_ASSERT_ERROR(lists, StatusCode::kUnavailable,
+                      "slurm interface exchange: launcher 0 gave up: node 2 never reported its interfaces");
   EXPECT_NE(lists.status().message().find("node 2 never reported"), std::string::npos);
   // It published its own node's candidates before waiting.
   auto mine = (*client)->Get("if/node/1", std::chrono::seconds(1));

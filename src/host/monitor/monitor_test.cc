@@ -16,6 +16,7 @@
 #include <regex>
 #include <set>
 
+#include "base/test_status.h"
 #include "host/monitor/metrics_server.h"
 
 namespace tfhost::host {
@@ -318,7 +319,8 @@ TEST(MetricsServerTest, ServesTheLatestTextAtMetricsAnd404Elsewhere) {
   (*server)->Update("# TYPE up gauge\nup 2\n");
   EXPECT_NE(HttpGet(port, "/metrics").find("up 2\n"), std::string::npos);
   EXPECT_EQ(HttpGet(port, "/").rfind("HTTP/1.1 404", 0), 0u);
-  EXPECT_FALSE(MetricsServer::Start("no-port").ok());
+  TFHOST_EXPECT_ERROR(MetricsServer::Start("no-port"), StatusCode::kInvalidArgument,
+                      "--prometheus address must be HOST:PORT or :PORT, got no-port");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include "base/test_status.h"
+
 namespace tfhost::host::plan {
 namespace {
 
@@ -84,15 +86,17 @@ TEST(InstanceCatalogTest, ValidEntryParsesWithUnitsConverted) {
 
 TEST(InstanceCatalogTest, MalformedFieldFailsNamingFileEntryFieldAndExpectation) {
   auto c = ParseInstanceCatalog(Catalog(Entry("\"fast\"")), "mine.json");
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(c, StatusCode::kInvalidArgument,
+                      "mine.json: entry 1 (gpu-box): field 'accelerator.memory_bandwidth_gbps': expected a number > 0");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 1 (gpu-box): field 'accelerator.memory_bandwidth_gbps': expected a number > 0");
 }
 
 TEST(InstanceCatalogTest, UnknownPrecisionIsRejectedListingTheKnownOnes) {
   auto c = ParseInstanceCatalog(Catalog(Entry("3350", R"({"fp4": 9000})")), "mine.json");
-  ASSERT_FALSE(c.ok());
+  TFHOST_ASSERT_ERROR(c, StatusCode::kInvalidArgument,
+                      "mine.json: entry 1 (gpu-box): field 'accelerator.peak_tflops.fp4': unknown precision; expected "
+                      "one of fp32, tf32, fp16, bf16, fp8, int8");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 1 (gpu-box): field 'accelerator.peak_tflops.fp4': unknown precision; expected one of "
             "fp32, tf32, fp16, bf16, fp8, int8");
@@ -100,7 +104,9 @@ TEST(InstanceCatalogTest, UnknownPrecisionIsRejectedListingTheKnownOnes) {
 
 TEST(InstanceCatalogTest, MissingPriceNeedsANoteSayingWhy) {
   auto c = ParseInstanceCatalog(Catalog(Entry("3350", R"({"fp32": 67})", R"("region": "us-east-1")")), "mine.json");
-  ASSERT_FALSE(c.ok());
+  TFHOST_ASSERT_ERROR(
+      c, StatusCode::kInvalidArgument,
+      "mine.json: entry 1 (gpu-box): field 'price': missing; give 'price' or a 'price_note' saying why there is none");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 1 (gpu-box): field 'price': missing; give 'price' or a 'price_note' saying why there is none");
   auto noted = ParseInstanceCatalog(
@@ -115,14 +121,16 @@ TEST(InstanceCatalogTest, PriceDateMustBeIsoDate) {
       Catalog(Entry("3350", R"({"fp32": 67})",
                     R"("price": {"on_demand_usd_per_hour": 1, "source": "x", "date": "June 2026"})")),
       "mine.json");
-  ASSERT_FALSE(c.ok());
+  TFHOST_ASSERT_ERROR(c, StatusCode::kInvalidArgument,
+                      "mine.json: entry 1 (gpu-box): field 'price.date': expected a date YYYY-MM-DD, got 'June 2026'");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 1 (gpu-box): field 'price.date': expected a date YYYY-MM-DD, got 'June 2026'");
 }
 
 TEST(InstanceCatalogTest, DuplicateNamesAreRejected) {
   auto c = ParseInstanceCatalog(R"({"instances": [)" + Entry() + "," + Entry() + "]}", "mine.json");
-  ASSERT_FALSE(c.ok());
+  TFHOST_ASSERT_ERROR(c, StatusCode::kInvalidArgument,
+                      "mine.json: entry 2 (gpu-box): field 'name': duplicate; expected names unique in the catalog");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 2 (gpu-box): field 'name': duplicate; expected names unique in the catalog");
 }
@@ -132,22 +140,22 @@ TEST(InstanceCatalogTest, EntryWithBothOrNeitherComputeKindIsRejected) {
       R"({"instances": [{"name": "x", "provider": "p", "instance_type": "t", "vcpus": 2, "ram_gib": 4,
           "price_note": "n", "spot_note": "n"}]})",
       "mine.json");
-  ASSERT_FALSE(c.ok());
+  TFHOST_ASSERT_ERROR(
+      c, StatusCode::kInvalidArgument,
+      "mine.json: entry 1 (x): field 'accelerator/cpu': expected exactly one of 'accelerator' and 'cpu'");
   EXPECT_EQ(c.status().message(),
             "mine.json: entry 1 (x): field 'accelerator/cpu': expected exactly one of 'accelerator' and 'cpu'");
 }
 
 TEST(InstanceCatalogTest, NotJsonFailsNamingTheFile) {
   auto c = ParseInstanceCatalog("{\"instances\": [", "mine.json");
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(c, StatusCode::kInvalidArgument, "mine.json: not valid JSON at offset 15: Invalid value.");
   EXPECT_EQ(c.status().message().rfind("mine.json: not valid JSON at offset", 0), 0u) << c.status().message();
 }
 
 TEST(InstanceCatalogTest, UnreadableFileIsNotFound) {
   auto c = LoadInstanceCatalog("/nonexistent/catalog.json");
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(c, StatusCode::kNotFound, "cannot read the instance catalog /nonexistent/catalog.json");
   EXPECT_EQ(c.status().message(), "cannot read the instance catalog /nonexistent/catalog.json");
 }
 
@@ -164,8 +172,9 @@ TEST(InstanceCatalogTest, FindDefaultCatalogFallsBackToTheSourceTreeAndListsWher
   ASSERT_TRUE(found.ok()) << found.status().message();
   EXPECT_TRUE(std::filesystem::exists(*found));
   auto missing = FindDefaultCatalog("/nonexistent/bin", "/nonexistent/src");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(missing, StatusCode::kNotFound,
+                      "no instance catalog found (looked in /nonexistent/share/tfhost/instance_catalog.json, "
+                      "/nonexistent/bin/share/tfhost/instance_catalog.json,");
   EXPECT_NE(missing.status().message().find("/nonexistent/share/tfhost/instance_catalog.json"), std::string::npos);
   EXPECT_NE(missing.status().message().find("--catalog FILE"), std::string::npos);
 }

@@ -4,12 +4,13 @@
 #include "host/probe/probe.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 
+#include "base/test_status.h"
 #include "host/probe/mini_xml.h"
 
 namespace tfhost::host {
@@ -181,7 +182,9 @@ TEST(ProbePcieBoxTest, PathsResolveToTheirMountAndNetworkFlag) {
   ASSERT_TRUE(local.ok());
   EXPECT_EQ(local->fs_type, "xfs");
   EXPECT_FALSE(local->network);
-  EXPECT_FALSE(MountForPath(*fs, "/no/such/dir").ok());
+  TFHOST_EXPECT_ERROR(MountForPath(*fs, "/no/such/dir"), StatusCode::kNotFound,
+                      "path /no/such/dir does not exist (cannot resolve "
+                      "/work/main/src/host/testdata/pcie_4gpu/no/such/dir: No such file or directory)");
 }
 
 TEST(ProbeCpuOnlyTest, RecordedCpuOnlyHostSaysSoAndGoesOn) {
@@ -228,14 +231,19 @@ TEST(PcieRelationTest, ClassifiesLikeNvidiaSmiTopo) {
 }
 
 TEST(RecordingTest, MalformedRecordingsAreErrorsNotCrashes) {
-  EXPECT_FALSE(NvmlFromRecording("", "", "x").ok());
-  EXPECT_FALSE(NvmlFromRecording("<nvidia_smi_log><gpu>", "", "x").ok());
-  EXPECT_FALSE(NvmlFromRecording("<other/>", "", "x").ok());
-  EXPECT_FALSE(ParseXml("<a><b></a>").ok());
-  EXPECT_FALSE(ParseXml(std::string(100, '<')).ok());
+  TFHOST_EXPECT_ERROR(NvmlFromRecording("", "", "x"), StatusCode::kInvalidArgument, "XML: no root element at byte 0");
+  TFHOST_EXPECT_ERROR(NvmlFromRecording("<nvidia_smi_log><gpu>", "", "x"), StatusCode::kInvalidArgument,
+                      "XML: missing </gpu> at byte 21");
+  TFHOST_EXPECT_ERROR(NvmlFromRecording("<other/>", "", "x"), StatusCode::kInvalidArgument,
+                      "x: root element is <other>, expected <nvidia_smi_log>");
+  TFHOST_EXPECT_ERROR(ParseXml("<a><b></a>"), StatusCode::kInvalidArgument, "XML: </a> closes <b> at byte 9");
+  TFHOST_EXPECT_ERROR(
+      ParseXml(std::string(100, '<')), StatusCode::kInvalidArgument,
+      "XML: unterminated start tag "
+      "<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<> at byte");
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += "<a>";
-  EXPECT_FALSE(ParseXml(deep).ok());
+  TFHOST_EXPECT_ERROR(ParseXml(deep), StatusCode::kInvalidArgument, "XML: elements nested deeper than 64 at byte 195");
   EXPECT_FALSE(ParseTopoMatrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV1\t0-1\n").ok());  // a row missing
   StatusOr<std::unique_ptr<Nvml>> ok =
       NvmlFromRecording("<nvidia_smi_log><driver_version>1 &amp; 2</driver_version></nvidia_smi_log>", "", "x");
@@ -263,7 +271,8 @@ TEST(HwlocTest, XmlExportGivesNumaNodesCpusAndMemory) {
   EXPECT_EQ((*nodes)[1].id, 1);
   EXPECT_EQ((*nodes)[1].cpus.size(), 32u);
   EXPECT_EQ((*nodes)[0].memory_bytes, 137438953472ull);
-  EXPECT_FALSE(NumaFromHwloc(TestData("no_such.xml")).ok());
+  TFHOST_EXPECT_ERROR(NumaFromHwloc(TestData("no_such.xml")), StatusCode::kInvalidArgument,
+                      "hwloc cannot read XML topology /work/main/src/host/testdata/no_such.xml");
 }
 
 }  // namespace
@@ -308,7 +317,8 @@ TEST(PcieTreeTest, HwlocExportGivesSwitchPortsDevicesLinksAndNumaNodes) {
 
 TEST(PcieTreeTest, UnreadableExportIsAnErrorNamingTheFile) {
   auto tree = PcieTreeFromHwloc(TestData("no_such_export.xml"));
-  ASSERT_FALSE(tree.ok());
+  TFHOST_ASSERT_ERROR(tree, StatusCode::kInvalidArgument,
+                      "hwloc cannot read XML topology /work/main/src/host/testdata/no_such_export.xml");
   EXPECT_NE(tree.status().message().find("no_such_export.xml"), std::string::npos);
 }
 

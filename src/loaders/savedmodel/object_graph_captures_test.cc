@@ -3,6 +3,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "checkpoint/tensor_bundle_writer.h"
 #include "loaders/graph_to_session.h"
@@ -82,8 +83,9 @@ TEST(ObjectGraphCapturesTest, MoreBoundInputsThanTheCallPassesIsAnErrorNamingBot
   auto& bound_inputs = *(*objects.mutable_concrete_functions())["serving_fn"].mutable_bound_inputs();
   for (int k = 0; k < 3; ++k) bound_inputs.Add(2);
   auto bound = CapturedVariables(g, objects, Parse<tensorflow::TrackableObjectGraph>(kCheckpointObjects));
-  ASSERT_FALSE(bound.ok());
-  EXPECT_EQ(bound.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(
+      bound, StatusCode::kInvalidArgument,
+      "object graph: function 'serving_fn' has 6 bound inputs, but call node 'call' passes it only 4 inputs");
   EXPECT_EQ(bound.status().message(),
             "object graph: function 'serving_fn' has 6 bound inputs, but call node 'call' passes it only 4 inputs");
 }
@@ -93,8 +95,8 @@ TEST(ObjectGraphCapturesTest, BoundInputOutsideTheObjectGraphIsAnErrorNamingTheI
   auto objects = Parse<tensorflow::SavedObjectGraph>(kObjects);
   (*objects.mutable_concrete_functions())["serving_fn"].set_bound_inputs(1, 99);
   auto bound = CapturedVariables(g, objects, Parse<tensorflow::TrackableObjectGraph>(kCheckpointObjects));
-  ASSERT_FALSE(bound.ok());
-  EXPECT_EQ(bound.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(bound, StatusCode::kInvalidArgument,
+                      "object graph: function 'serving_fn' bound input 1 is object 99, but the graph has 5 objects");
   EXPECT_EQ(bound.status().message(),
             "object graph: function 'serving_fn' bound input 1 is object 99, but the graph has 5 objects");
 }

@@ -222,8 +222,9 @@ TEST_F(TfjsLoaderTest, ShortShardIsAnErrorNamingWeightAndShard) {
              R"({"name": "a", "shape": [4], "dtype": "float32"})");
   Write("w.bin", std::string(10, '\0'));
   auto model = LoadModel(ModelPath());
-  ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.status().code(), StatusCode::kDataLoss);
+  TFHOST_ASSERT_ERROR(model, StatusCode::kDataLoss,
+                      "weight 'a' needs 16 bytes but only 10 remain in the weight shards (it starts at byte 0 of the "
+                      "concatenated shards, in shard 'w.bin'; the");
   EXPECT_NE(model.status().message().find("weight 'a'"), std::string::npos) << model.status().message();
   EXPECT_NE(model.status().message().find("'w.bin'"), std::string::npos) << model.status().message();
 }
@@ -258,8 +259,9 @@ TEST_F(TfjsLoaderTest, LayersModelIsRefusedAsKeras) {
   Write("model.json", R"({"format": "layers-model", "modelTopology": {"class_name": "Sequential"},
                           "weightsManifest": []})");
   auto model = LoadModel(ModelPath());
-  ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+  TFHOST_ASSERT_ERROR(model, StatusCode::kUnimplemented,
+                      "is a TensorFlow.js layers model (a Keras model), which tfhost does not support; convert the "
+                      "original model as a graph model");
   EXPECT_NE(model.status().message().find("layers model (a Keras model)"), std::string::npos)
       << model.status().message();
 }

@@ -96,8 +96,8 @@ TEST(InitializeTableFromTextFileV2Test, MissingColumnIsAnErrorNamingFileAndLine)
   std::string path = WriteFile(dir, "vocab.tsv", "a\t1\nb\n");
   ResourceManager rm;
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt64, path, Indices(0, 1));
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(st, StatusCode::kInvalidArgument,
+                      "line 2 has 1 column(s) separated by '\\t', but key_index 0 and value_index 1 need 2: \"b\"");
   EXPECT_TRUE(Contains(st, path + " line 2 has 1 column(s) separated by '\\t'")) << st.message();
   EXPECT_TRUE(Contains(st, "need 2")) << st.message();
 }
@@ -158,8 +158,9 @@ TEST(InitializeTableFromTextFileV2Test, MissingFileIsNotFoundNamingIt) {
   ResourceManager rm;
   std::string path = dir.Join("nope.txt");
   Status st = InitFromFile(rm, "t", DType::kString, DType::kInt64, path, Indices(-2, -1));
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(
+      st, StatusCode::kNotFound,
+      "node 'test_InitializeTableFromTextFileV2' (InitializeTableFromTextFileV2): cannot open vocabulary file");
   EXPECT_TRUE(Contains(st, "cannot open vocabulary file " + path)) << st.message();
 }
 

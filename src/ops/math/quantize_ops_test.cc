@@ -194,8 +194,9 @@ TEST(QuantizeOpsTest, BadInputsGiveClearErrors) {
                       "MIN_FIRST mode is not implemented for Quantize with axis != -1.");
   auto wrong_t = RunSingleOp("Dequantize", {Quantized<int8_t>(DType::kQInt8, {1}, Shape({1})), F(0), F(1)},
                              {{"T", MakeAttr(DType::kQUInt8)}});
-  ASSERT_FALSE(wrong_t.ok());
-  EXPECT_EQ(wrong_t.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(
+      wrong_t, StatusCode::kInvalidArgument,
+      "node 'test_Dequantize' (Dequantize): input 0 'input' (dtype from attr T) is qint8, expected quint8");
   EXPECT_NE(wrong_t.status().message().find("'test_Dequantize'"), std::string::npos) << wrong_t.status().message();
   EXPECT_NE(wrong_t.status().message().find("is qint8, expected quint8"), std::string::npos)
       << wrong_t.status().message();

@@ -254,15 +254,18 @@ TEST(FusedConv2DTest, RejectsResidualOfWrongShapeDtypeOrMissingArg) {
   // Broadcastable to the output, but the fused Add does not broadcast.
   for (Shape s : {Shape({1, 1, 1, 3}), Shape({3}), Shape({1, 3, 3, 4}), Shape({2, 3, 3, 3})}) {
     auto out = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, Residual(s)}, attrs);
-    ASSERT_FALSE(out.ok()) << s.ToString();
-    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+    TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument,
+                        "node 'test__FusedConv2D' (_FusedConv2D): fused_ops Add: the residual must have the output's "
+                        "shape [1,3,3,3] (no broadcasting), got [")
+        << s.ToString();
     EXPECT_NE(out.status().message().find("residual must have the output's shape [1,3,3,3]"), std::string::npos)
         << out.status().message();
   }
   Tensor wrong_dtype(DType::kDouble, Shape({1, 3, 3, 3}));
   auto dtype = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, wrong_dtype}, attrs);
-  ASSERT_FALSE(dtype.ok());
-  EXPECT_EQ(dtype.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(
+      dtype, StatusCode::kInvalidArgument,
+      "node 'test__FusedConv2D' (_FusedConv2D): input 3 'args' (dtype from attr T) is float64, expected float32");
   EXPECT_NE(dtype.status().message().find("input 3 'args' (dtype from attr T) is float64, expected float32"),
             std::string::npos)
       << dtype.status().message();
@@ -273,8 +276,9 @@ TEST(FusedConv2DTest, RejectsResidualOfWrongShapeDtypeOrMissingArg) {
 
   auto twice = RunSingleOp("_FusedConv2D", {Input(), Filter(), bias, Residual(), Residual()},
                            FusedAttrs({"BiasAdd", "Add", "Add"}, 3));
-  ASSERT_FALSE(twice.ok());
-  EXPECT_EQ(twice.status().code(), StatusCode::kUnimplemented) << twice.status().ToString();
+  TFHOST_ASSERT_ERROR(twice, StatusCode::kUnimplemented,
+                      "node 'test__FusedConv2D' (_FusedConv2D): fused_ops entry 2: fused activation 'Add' is not "
+                      "supported (expected Relu, Relu6, Elu, LeakyRelu,");
 }
 
 TEST(FusedConv2DShapeTest, ResidualRefinesTheOutputAndAConflictFails) {

@@ -21,8 +21,9 @@ ir::AttrMap VariableAttrs(const std::string& shared_name) {
 TEST(VariableV2Test, UninitializedVariableIsAnErrorNamingIt) {
   ResourceManager rm;
   auto out = RunSingleOp("VariableV2", {}, VariableAttrs("dense/bias"), &rm);
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kFailedPrecondition,
+                      "node 'test_VariableV2' (VariableV2): variable dense/bias is uninitialized (attempting to use an "
+                      "uninitialized value)");
   EXPECT_NE(out.status().message().find("variable dense/bias is uninitialized"), std::string::npos)
       << out.status().message();
 }

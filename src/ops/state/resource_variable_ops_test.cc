@@ -39,8 +39,8 @@ TEST(VarHandleOpTest, SameNameWithOtherDTypeIsAnError) {
 TEST(ReadVariableOpTest, UninitializedVariableIsAnErrorNamingIt) {
   ResourceManager rm;
   auto out = RunSingleOp("ReadVariableOp", {Handle("w")}, DTypeAttr(DType::kFloat), &rm);
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kFailedPrecondition,
+                      "node 'test_ReadVariableOp' (ReadVariableOp): variable w is uninitialized (it does not exist)");
   EXPECT_NE(out.status().message().find("variable w is uninitialized"), std::string::npos);
 
   ASSERT_TRUE(RunSingleOp("VarHandleOp", {}, {{"dtype", MakeAttr(DType::kFloat)}, {"shared_name", MakeAttr("w")}}, &rm).ok());

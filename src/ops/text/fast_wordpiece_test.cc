@@ -174,8 +174,9 @@ TEST(FastWordpieceTest, DetokenizeErrors) {
     return RunSingleOp(kDetokenize, {Tensor::FromVector(ids), Tensor::FromVector(splits), Bytes(model)});
   };
   auto bad_id = run({1, 99}, {0, 2}, SmallModel());
-  ASSERT_FALSE(bad_id.ok());
-  EXPECT_EQ(bad_id.status().code(), StatusCode::kOutOfRange);
+  TFHOST_ASSERT_ERROR(
+      bad_id, StatusCode::kOutOfRange,
+      "node 'test_TFText>FastWordpieceDetokenize' (TFText>FastWordpieceDetokenize): Token ID out of bounds: 99");
   EXPECT_EQ(bad_id.status().message(),
             std::string("node 'test_") + kDetokenize + "' (" + kDetokenize + "): Token ID out of bounds: 99");
   auto bad_splits = run({1, 2}, {0, 3}, SmallModel());
@@ -225,8 +226,9 @@ TEST(FastWordpieceTest, MalformedModels) {
   EXPECT_NE(error(Write(no_failures)).find("has no failure_struct_array entry (0 entries)"), std::string::npos);
 
   auto not_bytes = RunSingleOp(kTokenize, {Tensor::FromVector<std::string>({"a"}), Tensor::FromVector<int32_t>({1})});
-  ASSERT_FALSE(not_bytes.ok());
-  EXPECT_EQ(not_bytes.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(not_bytes, StatusCode::kInvalidArgument,
+                      "node 'test_FastWordpieceTokenizeWithOffsets' (FastWordpieceTokenizeWithOffsets): input 1 "
+                      "'wp_model' (dtype from the schema) is int32,");
   EXPECT_NE(not_bytes.status().message().find("'wp_model' (dtype from the schema) is int32, expected uint8"),
             std::string::npos)
       << not_bytes.status().message();

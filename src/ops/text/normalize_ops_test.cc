@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/test_status.h"
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
 #include "ops/text/text_test_util.h"
@@ -72,14 +73,16 @@ TEST(NormalizeUtf8Test, FormNameIsCaseInsensitiveAndShapeIsKept) {
 
 TEST(NormalizeUtf8Test, UnknownFormAndNonStringInputAreErrors) {
   auto bad_form = Normalize(Strings({"a"}), "NFX");
-  ASSERT_FALSE(bad_form.ok());
-  EXPECT_EQ(bad_form.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(bad_form, StatusCode::kInvalidArgument,
+                      "node 'test_NormalizeUTF8' (NormalizeUTF8): Unknown normalization form requested: 'NFX' "
+                      "(expected NFC, NFKC, NFD or NFKD)");
   EXPECT_EQ(bad_form.status().message(),
             "node 'test_NormalizeUTF8' (NormalizeUTF8): Unknown normalization form requested: 'NFX' "
             "(expected NFC, NFKC, NFD or NFKD)");
   auto not_strings = RunSingleOp("CaseFoldUTF8", {Tensor::FromVector<int32_t>({1, 2})});
-  ASSERT_FALSE(not_strings.ok());
-  EXPECT_EQ(not_strings.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(
+      not_strings, StatusCode::kInvalidArgument,
+      "node 'test_CaseFoldUTF8' (CaseFoldUTF8): input 0 'input' (dtype from the schema) is int32, expected string");
   EXPECT_NE(not_strings.status().message().find("'test_CaseFoldUTF8'"), std::string::npos)
       << not_strings.status().message();
   EXPECT_NE(not_strings.status().message().find("is int32, expected string"), std::string::npos)

@@ -68,8 +68,9 @@ TEST(RegexSplitWithOffsetsTest, EmptyBatch) {
 
 TEST(RegexSplitWithOffsetsTest, BadPatternsAreErrors) {
   auto invalid = Split({"a"}, "(unclosed", "");
-  ASSERT_FALSE(invalid.ok());
-  EXPECT_EQ(invalid.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(invalid, StatusCode::kInvalidArgument,
+                      "node 'test_RegexSplitWithOffsets' (RegexSplitWithOffsets): Invalid pattern: (unclosed, error: "
+                      "missing ): (unclosed");
   EXPECT_EQ(invalid.status().message(),
             "node 'test_RegexSplitWithOffsets' (RegexSplitWithOffsets): Invalid pattern: (unclosed, error: "
             "missing ): (unclosed");

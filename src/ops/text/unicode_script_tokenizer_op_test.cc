@@ -72,8 +72,9 @@ TEST(UnicodeScriptTokenizeTest, EmptyBatch) {
 
 TEST(UnicodeScriptTokenizeTest, BadSplitsAreErrors) {
   auto empty = Tokenize({'a'}, {});
-  ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(empty, StatusCode::kInvalidArgument,
+                      "node 'test_UnicodeScriptTokenizeWithOffsets' (UnicodeScriptTokenizeWithOffsets): input_splits "
+                      "must hold at least one split (0)");
   EXPECT_EQ(empty.status().message(), std::string("node 'test_") + kOp + "' (" + kOp +
                                           "): input_splits must hold at least one split (0)");
   auto decreasing = Tokenize({'a', 'b'}, {0, 2, 1});

@@ -66,8 +66,9 @@ TEST(WhitespaceTokenizeV2Test, EmptyBatch) {
 TEST(WhitespaceTokenizeV2Test, RankAndConfigAreChecked) {
   Tensor matrix(DType::kString, Shape({1, 1}));
   auto rank = RunSingleOp(kOp, {matrix, UnicodeWhitespace()});
-  ASSERT_FALSE(rank.ok());
-  EXPECT_EQ(rank.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(rank, StatusCode::kInvalidArgument,
+                      "node 'test_TFText>WhitespaceTokenizeWithOffsetsV2' (TFText>WhitespaceTokenizeWithOffsetsV2): "
+                      "input_values must be a vector (rank 1), got");
   EXPECT_EQ(rank.status().message(), std::string("node 'test_") + kOp + "' (" + kOp +
                                          "): input_values must be a vector (rank 1), got shape [1,1]");
   auto config = RunSingleOp(kOp, {Strings({"a"}), Strings({"x", "y"})});

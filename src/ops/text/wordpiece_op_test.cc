@@ -107,8 +107,9 @@ TEST_F(WordpieceTest, MissingOrMistypedTableIsAnError) {
                          {{"suffix_indicator", MakeAttr("##")}, {"max_bytes_per_word", MakeAttr(int64_t{100})},
                           {"use_unknown_token", MakeAttr(true)}, {"unknown_token", MakeAttr("[UNK]")}},
                          &rm_);
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kFailedPrecondition);
+  TFHOST_ASSERT_ERROR(out, StatusCode::kFailedPrecondition,
+                      "node 'test_WordpieceTokenizeWithOffsets' (WordpieceTokenizeWithOffsets): vocab_lookup_table "
+                      "'no_such_table' does not exist (the op that");
   EXPECT_EQ(out.status().message(),
             "node 'test_WordpieceTokenizeWithOffsets' (WordpieceTokenizeWithOffsets): vocab_lookup_table "
             "'no_such_table' does not exist (the op that creates it has not run)");

@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "base/test_status.h"
+
 namespace tfhost::serving::batching {
 namespace {
 
@@ -384,8 +386,9 @@ TEST(BatchSchedulerTest, OutputWithoutBatchDimensionFailsTheBatchClearly) {
   ASSERT_TRUE(results.WaitFor(2));
   for (int id : {0, 1}) {
     auto r = results.Get(id);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    TFHOST_ASSERT_ERROR(r, StatusCode::kInvalidArgument,
+                        "batching queue 'model 'm'': output 'loss' of the batched run has shape [], but batching needs "
+                        "dim 0 to equal the batch size 2 so that each");
     EXPECT_NE(r.status().message().find("output 'loss'"), std::string::npos) << r.status().message();
     EXPECT_NE(r.status().message().find("model 'm'"), std::string::npos);
   }
@@ -493,10 +496,13 @@ TEST(BatchSchedulerTest, RejectsInvalidQueueConfig) {
   BatchingConfig c = Config(4, 0);
   c.allowed_batch_sizes = {2, 3};
   auto queue = scheduler->AddQueue("m", c, FakeModel().Fn());
-  EXPECT_FALSE(queue.ok());
+  TFHOST_EXPECT_ERROR(
+      queue, StatusCode::kInvalidArgument,
+      "batching queue 'm': BatchingParameters.allowed_batch_sizes must end with max_batch_size (4); got [2, 3]");
   BatchScheduler::Options options;
   options.num_threads = 0;
-  EXPECT_FALSE(BatchScheduler::Create(options).ok());
+  TFHOST_EXPECT_ERROR(BatchScheduler::Create(options), StatusCode::kInvalidArgument,
+                      "num_batch_threads must be between 1 and 4096, got 0");
 }
 
 }  // namespace

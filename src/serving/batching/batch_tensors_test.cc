@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
+
 namespace tfhost::serving::batching {
 namespace {
 
@@ -13,12 +15,15 @@ TEST(BatchTensorsTest, TaskRowsIsSharedDimZero) {
   TensorMap ok = {{"a", Tensor(DType::kFloat, Shape({3, 2}))}, {"b", Tensor(DType::kInt32, Shape({3}))}};
   EXPECT_EQ(TaskRows(ok).value(), 3);
   TensorMap disagree = {{"a", Tensor(DType::kFloat, Shape({3, 2}))}, {"b", Tensor(DType::kInt32, Shape({2}))}};
-  EXPECT_FALSE(TaskRows(disagree).ok());
+  TFHOST_EXPECT_ERROR(TaskRows(disagree), StatusCode::kInvalidArgument,
+                      "inputs 'a' and 'b' disagree on dim 0 (3 vs 2); batching needs one batch size per request");
   TensorMap scalar = {{"a", Tensor::Scalar<float>(1)}};
   auto r = TaskRows(scalar);
-  ASSERT_FALSE(r.ok());
+  TFHOST_ASSERT_ERROR(
+      r, StatusCode::kInvalidArgument,
+      "input 'a' is a scalar; batching joins requests along dim 0, so every input needs at least one dimension");
   EXPECT_NE(r.status().message().find("scalar"), std::string::npos);
-  EXPECT_FALSE(TaskRows({}).ok());
+  TFHOST_EXPECT_ERROR(TaskRows({}), StatusCode::kInvalidArgument, "a batched request needs at least one input tensor");
 }
 
 TEST(BatchTensorsTest, CompatibilityKeyIgnoresInnerDimsOnlyWithPadding) {
@@ -82,7 +87,7 @@ TEST(BatchTensorsTest, RefusesPaddingThatWouldBalloonMemory) {
   TensorMap a = {{"x", Tensor(DType::kUInt8, Shape({1, 100000, 1}))}};
   TensorMap b = {{"x", Tensor(DType::kUInt8, Shape({1, 1, 100000}))}};
   auto batch = ConcatenateBatch({{&a, 0, 1}, {&b, 0, 1}}, 2, true);
-  EXPECT_FALSE(batch.ok());
+  TFHOST_EXPECT_ERROR(batch, StatusCode::kInvalidArgument, "batched input 'x': shape [2,100000,100000] has more than");
 }
 
 TEST(BatchTensorsTest, SliceAndConcatRowsRoundTrip) {
@@ -93,7 +98,9 @@ TEST(BatchTensorsTest, SliceAndConcatRowsRoundTrip) {
   auto joined = ConcatRows({a, b}, "y");
   ASSERT_TRUE(joined.ok());
   EXPECT_TRUE(TensorsEqual(*joined, t));
-  EXPECT_FALSE(ConcatRows({a, Tensor(DType::kInt32, Shape({1, 3}))}, "y").ok());
+  TFHOST_EXPECT_ERROR(
+      ConcatRows({a, Tensor(DType::kInt32, Shape({1, 3}))}, "y"), StatusCode::kInvalidArgument,
+      "y: the pieces of a split request came back with different shapes ([1,2] vs [1,3]); cannot reassemble them");
 }
 
 TEST(BatchTensorsTest, OutputsWithoutBatchDimensionAreAClearError) {
@@ -101,11 +108,15 @@ TEST(BatchTensorsTest, OutputsWithoutBatchDimensionAreAClearError) {
   EXPECT_TRUE(CheckBatchedOutputs(good, 4).ok());
   TensorMap wrong = {{"y", Tensor(DType::kFloat, Shape({2}))}};
   Status s = CheckBatchedOutputs(wrong, 4);
-  ASSERT_FALSE(s.ok());
+  TFHOST_ASSERT_ERROR(s, StatusCode::kInvalidArgument,
+                      "output 'y' of the batched run has shape [2], but batching needs dim 0 to equal the batch size 4 "
+                      "so that each request gets its own rows");
   EXPECT_NE(s.message().find("output 'y'"), std::string::npos);
   EXPECT_NE(s.message().find("batch size 4"), std::string::npos);
   TensorMap scalar = {{"loss", Tensor::Scalar<float>(1)}};
-  EXPECT_FALSE(CheckBatchedOutputs(scalar, 4).ok());
+  TFHOST_EXPECT_ERROR(CheckBatchedOutputs(scalar, 4), StatusCode::kInvalidArgument,
+                      "output 'loss' of the batched run has shape [], but batching needs dim 0 to equal the batch size "
+                      "4 so that each request gets its own rows");
 }
 
 }  // namespace

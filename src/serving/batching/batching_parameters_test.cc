@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/test_fixtures.h"
+#include "base/test_status.h"
 
 namespace tfhost::serving::batching {
 namespace {
@@ -65,8 +66,9 @@ TEST(BatchingParametersTest, AllowedSizesMustIncrease) {
   auto config = ParseBatchingParameters(
       "max_batch_size { value: 8 }\nallowed_batch_sizes: 4\nallowed_batch_sizes: 2\nallowed_batch_sizes: 8\n",
       "dec.txt");
-  ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(
+      config, StatusCode::kInvalidArgument,
+      "dec.txt: BatchingParameters.allowed_batch_sizes entries must be strictly increasing; got [4, 2, 8]");
   EXPECT_NE(config.status().message().find("dec.txt"), std::string::npos);
   EXPECT_NE(config.status().message().find("allowed_batch_sizes"), std::string::npos);
   EXPECT_NE(config.status().message().find("increasing"), std::string::npos);
@@ -75,7 +77,8 @@ TEST(BatchingParametersTest, AllowedSizesMustIncrease) {
 TEST(BatchingParametersTest, LastAllowedSizeMustEqualMaxBatchSize) {
   auto config = ParseBatchingParameters("max_batch_size { value: 8 }\nallowed_batch_sizes: 2\nallowed_batch_sizes: 4\n",
                                         "last.txt");
-  ASSERT_FALSE(config.ok());
+  TFHOST_ASSERT_ERROR(config, StatusCode::kInvalidArgument,
+                      "last.txt: BatchingParameters.allowed_batch_sizes must end with max_batch_size (8); got [2, 4]");
   EXPECT_NE(config.status().message().find("must end with max_batch_size (8)"), std::string::npos)
       << config.status().message();
 }
@@ -85,7 +88,9 @@ TEST(BatchingParametersTest, WithSplittingLastAllowedSizeMustEqualMaxExecutionBa
       "max_batch_size { value: 64 }\nenable_large_batch_splitting { value: true }\n"
       "max_execution_batch_size { value: 16 }\nallowed_batch_sizes: 8\nallowed_batch_sizes: 64\n",
       "exec.txt");
-  ASSERT_FALSE(config.ok());
+  TFHOST_ASSERT_ERROR(config, StatusCode::kInvalidArgument,
+                      "exec.txt: BatchingParameters.allowed_batch_sizes must end with max_execution_batch_size (16, "
+                      "since enable_large_batch_splitting is on); got");
   EXPECT_NE(config.status().message().find("max_execution_batch_size (16"), std::string::npos)
       << config.status().message();
 }
@@ -96,7 +101,7 @@ TEST(BatchingParametersTest, RejectsNonPositiveAndNegativeValues) {
                            "num_batch_threads { value: 100000000 }", "allowed_batch_sizes: 0",
                            "max_execution_batch_size { value: -3 }"}) {
     auto config = ParseBatchingParameters(text, "bad.txt");
-    EXPECT_FALSE(config.ok()) << text;
+    TFHOST_EXPECT_ERROR(config, StatusCode::kInvalidArgument, "bad.txt: BatchingParameters.") << text;
     if (!config.ok()) {
       EXPECT_NE(config.status().message().find("bad.txt: BatchingParameters."), std::string::npos);
     }
@@ -105,16 +110,22 @@ TEST(BatchingParametersTest, RejectsNonPositiveAndNegativeValues) {
 
 TEST(BatchingParametersTest, UnknownFieldAndSyntaxErrorsNameLineAndColumn) {
   auto unknown = ParseBatchingParameters("max_batch_size { value: 8 }\nmax_batch_sise { value: 8 }\n", "typo.txt");
-  ASSERT_FALSE(unknown.ok());
+  TFHOST_ASSERT_ERROR(unknown, StatusCode::kInvalidArgument,
+                      "typo.txt: not a valid BatchingParameters text proto: line 2, column 16: Message type "
+                      "\"tensorflow.serving.BatchingParameters\" has no field");
   EXPECT_NE(unknown.status().message().find("typo.txt"), std::string::npos);
   EXPECT_NE(unknown.status().message().find("line 2"), std::string::npos) << unknown.status().message();
   EXPECT_NE(unknown.status().message().find("max_batch_sise"), std::string::npos);
 
   // Plain integers where TF Serving's wrappers are expected.
   auto unwrapped = ParseBatchingParameters("max_batch_size: 8\n", "plain.txt");
-  EXPECT_FALSE(unwrapped.ok());
+  TFHOST_EXPECT_ERROR(unwrapped, StatusCode::kInvalidArgument,
+                      "plain.txt: not a valid BatchingParameters text proto: line 1, column 17: Expected \"{\", found "
+                      "\"8\". (fields: max_batch_size,");
   auto garbage = ParseBatchingParameters("max_batch_size { value: eight }", "garbage.txt");
-  EXPECT_FALSE(garbage.ok());
+  TFHOST_EXPECT_ERROR(garbage, StatusCode::kInvalidArgument,
+                      "garbage.txt: not a valid BatchingParameters text proto: line 1, column 25: Expected integer, "
+                      "got: eight (fields: max_batch_size,");
 }
 
 TEST(BatchingParametersTest, AcceptsTfServingsNewerPriorityAndPaddingFields) {
@@ -148,48 +159,60 @@ TEST(BatchingParametersTest, NewerFieldsAreValidatedNamingTheField) {
       "low_priority_max_batch_size { value: 32 } low_priority_allowed_batch_sizes: 8 "
       "low_priority_allowed_batch_sizes: 16",
       "f");
-  ASSERT_FALSE(bad_sizes.ok());
+  TFHOST_ASSERT_ERROR(bad_sizes, StatusCode::kInvalidArgument,
+                      "f: BatchingParameters.low_priority_allowed_batch_sizes must end with "
+                      "low_priority_max_batch_size (32); got [8, 16]");
   EXPECT_NE(bad_sizes.status().message().find("f: BatchingParameters.low_priority_allowed_batch_sizes must end with "
                                               "low_priority_max_batch_size (32); got [8, 16]"),
             std::string::npos)
       << bad_sizes.status().message();
   auto zero = ParseBatchingParameters("low_priority_max_batch_size { value: 0 }", "f");
-  ASSERT_FALSE(zero.ok());
+  TFHOST_ASSERT_ERROR(zero, StatusCode::kInvalidArgument,
+                      "f: BatchingParameters.low_priority_max_batch_size must be positive, got 0");
   EXPECT_NE(zero.status().message().find("low_priority_max_batch_size must be positive"), std::string::npos);
   auto bad_enum = ParseBatchingParameters("mixed_priority_batching_policy: SOMETIMES", "f");
-  ASSERT_FALSE(bad_enum.ok());
+  TFHOST_ASSERT_ERROR(bad_enum, StatusCode::kInvalidArgument,
+                      "f: not a valid BatchingParameters text proto: line 1, column 42: Unknown enumeration value of "
+                      "\"SOMETIMES\" for field");
   EXPECT_NE(bad_enum.status().message().find("line 1"), std::string::npos) << bad_enum.status().message();
 }
 
 TEST(BatchingParametersTest, PaddingPoliciesOtherThanPadUpAreRefusedWithTheReason) {
   auto down = ParseBatchingParameters(R"(batch_padding_policy { value: "BATCH_DOWN" })", "f");
-  ASSERT_FALSE(down.ok());
+  TFHOST_ASSERT_ERROR(down, StatusCode::kInvalidArgument,
+                      "f: BatchingParameters.batch_padding_policy \"BATCH_DOWN\" is not supported by tfhost yet "
+                      "(requests are placed into a batch when they arrive,");
   EXPECT_NE(down.status().message().find("BatchingParameters.batch_padding_policy \"BATCH_DOWN\" is not supported"),
             std::string::npos)
       << down.status().message();
   auto tpu = ParseBatchingParameters(R"(batch_padding_policy { value: "MINIMIZE_TPU_COST_PER_REQUEST" })", "f");
-  ASSERT_FALSE(tpu.ok());
+  TFHOST_ASSERT_ERROR(tpu, StatusCode::kInvalidArgument,
+                      "f: BatchingParameters.batch_padding_policy \"MINIMIZE_TPU_COST_PER_REQUEST\" chooses between "
+                      "padding and splitting from TPU cost");
   EXPECT_NE(tpu.status().message().find("TPU cost"), std::string::npos) << tpu.status().message();
   auto typo = ParseBatchingParameters(R"(batch_padding_policy { value: "PADUP" })", "f");
-  ASSERT_FALSE(typo.ok());
+  TFHOST_ASSERT_ERROR(typo, StatusCode::kInvalidArgument,
+                      "f: BatchingParameters.batch_padding_policy must be \"PAD_UP\", \"BATCH_DOWN\" or "
+                      "\"MINIMIZE_TPU_COST_PER_REQUEST\" (only PAD_UP is supported),");
   EXPECT_NE(typo.status().message().find("got \"PADUP\""), std::string::npos) << typo.status().message();
 }
 
 TEST(BatchingParametersTest, MissingFileIsNotFound) {
   auto config = LoadBatchingParametersFile("/nonexistent/batching.txt");
-  ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(config, StatusCode::kNotFound, "cannot open batching parameters file /nonexistent/batching.txt");
   EXPECT_NE(config.status().message().find("/nonexistent/batching.txt"), std::string::npos);
 }
 
 TEST(BatchingParametersTest, AdaptiveModeNeedsTargetLatency) {
   BatchingConfig config = DefaultBatchingConfig();
   config.mode = BatchingMode::kAdaptive;
-  EXPECT_FALSE(ValidateBatchingConfig(config, "flags").ok());
+  TFHOST_EXPECT_ERROR(ValidateBatchingConfig(config, "flags"), StatusCode::kInvalidArgument,
+                      "flags: --batching_mode=adaptive needs --target_latency_ms > 0, got 0.000000");
   config.target_latency_ms = 20;
   EXPECT_TRUE(ValidateBatchingConfig(config, "flags").ok());
   EXPECT_TRUE(ParseBatchingMode("adaptive").ok());
-  EXPECT_FALSE(ParseBatchingMode("fast").ok());
+  TFHOST_EXPECT_ERROR(ParseBatchingMode("fast"), StatusCode::kInvalidArgument,
+                      "--batching_mode must be 'fixed' or 'adaptive', got 'fast'");
 }
 
 TEST(BatchingParametersTest, RoundsUpToNextAllowedSize) {

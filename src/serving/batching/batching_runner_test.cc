@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "base/test_status.h"
 #include "base/test_tfserving_models.h"
 #include "loaders/model_loader.h"
 
@@ -337,7 +338,9 @@ TEST(BatchingRunnerTest, ShutdownRefusesNewRequestsWithUnavailable) {
   ASSERT_TRUE((*runner)->Run(servable, signature, Column({1}), {}).ok());
   (*runner)->Shutdown(std::chrono::milliseconds(100));
   auto after = (*runner)->Run(servable, signature, Column({1}), {});
-  ASSERT_FALSE(after.ok());
+  TFHOST_ASSERT_ERROR(after, StatusCode::kUnavailable,
+                      "batching queue 'model 'half_plus_two' version 123 signature 'serving_default'' is shutting "
+                      "down; no new requests are accepted");
   EXPECT_EQ(after.status().code(), StatusCode::kUnavailable);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "loaders/savedmodel/demo_models.h"
 #include "serving/server_core.h"
@@ -214,7 +215,8 @@ TEST(PerModelBatchingCoreTest, ABadParametersFileFailsThatModelsLoadNamingTheFil
     return std::shared_ptr<SignatureRunner>(std::move(runner));
   };
   auto core = ServerCore::Create(std::move(o));
-  ASSERT_FALSE(core.ok());
+  TFHOST_ASSERT_ERROR(core, StatusCode::kUnavailable,
+                      "BatchingParameters.batch_timeout_micros must be non-negative, got -5");
   EXPECT_NE(core.status().message().find(file), std::string::npos) << core.status().ToString();
   EXPECT_NE(core.status().message().find("batch_timeout_micros"), std::string::npos) << core.status().ToString();
 }

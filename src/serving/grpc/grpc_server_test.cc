@@ -7,7 +7,6 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -19,12 +18,13 @@
 #include <thread>
 
 #include "base/test_fixtures.h"
+#include "base/test_status.h"
 #include "base/test_tfserving_models.h"
 #include "serving/batching/batching_runner.h"
 #include "serving/server_core.h"
+#include "serving/serving_test_util.h"
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
-#include "serving/serving_test_util.h"
 
 namespace tfhost::serving {
 namespace {
@@ -376,10 +376,12 @@ TEST(GrpcServerTest, MessageLimitsAcceptUpToTwoGibAndRefuseNonsense) {
   EXPECT_NE(st.message().find(std::to_string(INT_MAX)), std::string::npos) << st.message();
   options.max_receive_message_bytes = 1024;
   options.max_send_message_bytes = -5;
-  EXPECT_FALSE(ValidateGrpcServerOptions(options).ok());
+  TFHOST_EXPECT_ERROR(ValidateGrpcServerOptions(options), StatusCode::kInvalidArgument,
+                      "gRPC message size limits must be between 1 and");
   options.max_send_message_bytes = 1024;
   options.port = 70000;
-  EXPECT_FALSE(ValidateGrpcServerOptions(options).ok());
+  TFHOST_EXPECT_ERROR(ValidateGrpcServerOptions(options), StatusCode::kInvalidArgument,
+                      "gRPC port must be between 0 and 65535, got 70000");
 }
 
 TEST(GrpcServerTest, ChannelArgumentsParseAsTfServingWritesThem) {
@@ -394,7 +396,9 @@ TEST(GrpcServerTest, ChannelArgumentsParseAsTfServingWritesThem) {
   auto bad = ParseGrpcChannelArguments("grpc.a=1,oops");
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("'oops'"), std::string::npos) << bad.status().message();
-  EXPECT_FALSE(ParseGrpcChannelArguments("=5").ok());
+  TFHOST_EXPECT_ERROR(ParseGrpcChannelArguments("=5"), StatusCode::kInvalidArgument,
+                      "--grpc_channel_arguments: entry '=5' is not key=value (expected e.g. "
+                      "grpc.max_connection_age_ms=2000,grpc.max_concurrent_streams=100)");
 }
 
 TEST(GrpcServerTest, ChannelArgumentOverridesTheReceiveLimit) {
@@ -425,7 +429,9 @@ TEST(GrpcServerTest, BusyPortIsAnErrorNamingTheAddress) {
   options.address = "127.0.0.1";
   options.port = s.server->port();
   auto second = GrpcServer::Start(options, s.core.get());
-  ASSERT_FALSE(second.ok());
+  TFHOST_ASSERT_ERROR(
+      second, StatusCode::kUnavailable,
+      "(is the port in use, the address not one of this machine's, or the socket's folder missing or not writable?)");
   EXPECT_NE(second.status().message().find("127.0.0.1:" + std::to_string(options.port)), std::string::npos)
       << second.status().message();
 }
@@ -465,8 +471,9 @@ TEST(GrpcServerTest, SocketPathInAMissingFolderIsAnErrorNamingIt) {
   options.tcp = false;
   options.socket_path = "/nonexistent_dir_for_tfhost/grpc.sock";
   auto server = GrpcServer::Start(options, core.get());
-  ASSERT_FALSE(server.ok());
-  EXPECT_EQ(server.status().code(), StatusCode::kUnavailable);
+  TFHOST_ASSERT_ERROR(server, StatusCode::kUnavailable,
+                      "cannot serve gRPC on unix:/nonexistent_dir_for_tfhost/grpc.sock (is the port in use, the "
+                      "address not one of this machine's, or the socket's");
   EXPECT_NE(server.status().message().find("cannot serve gRPC on unix:/nonexistent_dir_for_tfhost/grpc.sock"),
             std::string::npos)
       << server.status().message();

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/test_http_client.h"
+#include "base/test_status.h"
 
 namespace tfhost::serving {
 namespace {
@@ -394,7 +395,7 @@ TEST(HttpServerTest, PortInUseIsAnErrorNamingThePort) {
   options.address = "127.0.0.1";
   options.port = first->port();
   auto second = HttpServer::Start(options, Echo);
-  ASSERT_FALSE(second.ok());
+  TFHOST_ASSERT_ERROR(second, StatusCode::kUnavailable, "Address already in use");
   EXPECT_NE(second.status().message().find(std::to_string(first->port())), std::string::npos);
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "data/tfrecord_reader.h"
 
@@ -129,7 +130,7 @@ TEST(LogCollectorTest, AFileThatCannotBeCreatedDropsRecordsAndNamesThePrefix) {
   EXPECT_EQ((*c)->stats().dropped_write_error, 2);
   EXPECT_EQ((*c)->stats().written, 0);
   Status error = (*c)->last_error();
-  EXPECT_FALSE(error.ok());
+  TFHOST_EXPECT_ERROR(error, StatusCode::kFailedPrecondition, "creating a request log file for prefix \"");
   EXPECT_NE(error.message().find("request log file for prefix \"" + o.filename_prefix + "\""), std::string::npos)
       << error.ToString();
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "base/test_tfserving_models.h"
 #include "data/tfrecord_reader.h"
@@ -181,7 +182,9 @@ TEST(RequestLoggerCoreTest, EveryApiWritesItsPredictionLogWithTheVersionThatRan)
   ASSERT_TRUE(core->Regress(regress, &rresp).ok());
   // A failed request is not logged.
   predict.mutable_model_spec()->set_signature_name("nope");
-  EXPECT_FALSE(core->Predict(predict, &presp).ok());
+  TFHOST_EXPECT_ERROR(core->Predict(predict, &presp), StatusCode::kFailedPrecondition,
+                      "Serving signature key \"nope\" not found. (model \"hp2\" version 123 has: classify_x_to_y, "
+                      "regress_x2_to_y3, regress_x_to_y, regress_x_to_y2,");
   // The tensor path (REST, KServe v2): logged as the PredictLog of its tensors.
   ts::ModelSpec spec;
   spec.set_name("hp2");

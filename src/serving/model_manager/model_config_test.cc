@@ -6,8 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "base/test_temp_dir.h"
 #include "base/test_fixtures.h"
+#include "base/test_status.h"
+#include "base/test_temp_dir.h"
 
 namespace tfhost::serving {
 namespace {
@@ -35,8 +36,9 @@ TEST(ModelConfigTest, BadModelConfigFixtureFailsNamingFileAndPosition) {
   std::string path = ConfigsDir() + "/bad_model_config.txt";
   TFHOST_REQUIRE_FIXTURE(path);
   auto config = ReadModelServerConfigFile(path);
-  ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(config, StatusCode::kInvalidArgument,
+                      "/work/main/../shared/fixtures/tfserving-configs/bad_model_config.txt:1:12: Message type "
+                      "\"tensorflow.serving.ModelServerConfig\" has no field");
   EXPECT_NE(config.status().message().find(path + ":1:"), std::string::npos) << config.status().message();
   EXPECT_NE(config.status().message().find("ModelServerConfig"), std::string::npos);
 }
@@ -58,7 +60,9 @@ TEST(ModelConfigTest, ParsesDerivedExampleWithPoliciesAndLabels) {
 
 TEST(ModelConfigTest, UnknownFieldErrorNamesLineColumnAndField) {
   auto config = ParseModelServerConfig("model_config_list {\n  config {\n    nme: \"x\"\n  }\n}\n", "models.config");
-  ASSERT_FALSE(config.ok());
+  TFHOST_ASSERT_ERROR(config, StatusCode::kInvalidArgument,
+                      "models.config:3:8: Message type \"tensorflow.serving.ModelConfig\" has no field named \"nme\". "
+                      "(expected a tensorflow.serving.ModelServerConfig");
   EXPECT_NE(config.status().message().find("models.config:3:"), std::string::npos) << config.status().message();
   EXPECT_NE(config.status().message().find("nme"), std::string::npos);
 }
@@ -67,7 +71,9 @@ TEST(ModelConfigTest, UnterminatedMessageIsAnErrorNotACrash) {
   for (const char* text : {"model_config_list {", "model_config_list { config { name: \"a", "}}}}", "\xff\xfe",
                            "model_config_list { config { model_version_policy { latest { num_versions: -1 } } } }"}) {
     auto config = ParseModelServerConfig(text, "t");
-    EXPECT_FALSE(config.ok()) << text;
+    TFHOST_EXPECT_ERROR(config, StatusCode::kInvalidArgument,
+                        "(expected a tensorflow.serving.ModelServerConfig in protobuf text format)")
+        << text;
   }
 }
 
@@ -141,8 +147,8 @@ TEST(ModelConfigTest, ListsOnlyNumericVersionDirectories) {
 
 TEST(ModelConfigTest, MissingBasePathIsNotFound) {
   auto versions = ListVersionDirectories("/nonexistent/tfhost/base");
-  ASSERT_FALSE(versions.ok());
-  EXPECT_EQ(versions.status().code(), StatusCode::kNotFound);
+  TFHOST_ASSERT_ERROR(versions, StatusCode::kNotFound,
+                      "model base path /nonexistent/tfhost/base does not exist or is not a directory");
   EXPECT_NE(versions.status().message().find("/nonexistent/tfhost/base"), std::string::npos);
 }
 

@@ -10,6 +10,8 @@
 #include <set>
 #include <thread>
 
+#include "base/test_status.h"
+
 namespace tfhost::serving {
 namespace {
 
@@ -166,7 +168,8 @@ TEST(ModelManagerTest, AllAndSpecificPoliciesLoadTheRightVersions) {
   EXPECT_EQ(states[2], VersionState::kAvailable);
   EXPECT_EQ(states[1], VersionState::kEnd);
   EXPECT_EQ(states[3], VersionState::kEnd);
-  EXPECT_FALSE(m.GetServable({"m", 1, std::nullopt}).ok());
+  TFHOST_EXPECT_ERROR(m.GetServable({"m", 1, std::nullopt}), StatusCode::kNotFound,
+                      "Servable not found for request: Specific(m, 1)");
   EXPECT_EQ(h.loads.load(), 3);  // version 2 was not reloaded
 }
 
@@ -323,7 +326,8 @@ TEST(ModelManagerTest, UnloadWaitsForInFlightHandles) {
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
   ServableHandle held = *m.GetServable({"m", std::nullopt, std::nullopt});
   ASSERT_TRUE(m.ReloadConfig(ModelServerConfig()).ok());  // remove the model
-  EXPECT_FALSE(m.GetServable({"m", std::nullopt, std::nullopt}).ok());
+  TFHOST_EXPECT_ERROR(m.GetServable({"m", std::nullopt, std::nullopt}), StatusCode::kNotFound,
+                      "Servable not found for request: Latest(m)");
   EXPECT_FALSE(m.WaitUntilSettled(milliseconds(100)));  // unload waits for `held`
   held.reset();
   EXPECT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
@@ -466,7 +470,8 @@ TEST(ModelManagerTest, AddingAModelDoesNotDisturbAnother) {
   // Requests to "a" are answered at once while "b" loads.
   EXPECT_TRUE(m.GetServable({"a", std::nullopt, std::nullopt}).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(200));
-  EXPECT_FALSE(m.GetServable({"b", std::nullopt, std::nullopt}).ok());
+  TFHOST_EXPECT_ERROR(m.GetServable({"b", std::nullopt, std::nullopt}), StatusCode::kNotFound,
+                      "Servable not found for request: Latest(b)");
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
   EXPECT_TRUE(m.GetServable({"b", std::nullopt, std::nullopt}).ok());
   EXPECT_EQ(m.ListModels().size(), 2u);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "base/test_status.h"
 #include "ir/tensor_proto.h"
 
 namespace tfhost::serving {
@@ -234,11 +235,13 @@ TEST(JsonTensorCodecTest, RowOutputRejectsInconsistentBatchAndScalars) {
   ir::TensorToProto(Tensor::FromVector<float>({1, 2}), &protos["a"]);
   ir::TensorToProto(Tensor::FromVector<float>({1, 2, 3}), &protos["b"]);
   auto json = MakeJsonFromTensors(protos, JsonPredictFormat::kRow);
-  ASSERT_FALSE(json.ok());
+  TFHOST_ASSERT_ERROR(json, StatusCode::kInvalidArgument, "Tensor name: b has inconsistent batch size: 3 expecting: 2");
   EXPECT_NE(json.status().message().find("inconsistent batch size"), std::string::npos);
   protos.clear();
   ir::TensorToProto(Tensor::Scalar<float>(1), &protos["a"]);
-  EXPECT_FALSE(MakeJsonFromTensors(protos, JsonPredictFormat::kRow).ok());
+  TFHOST_EXPECT_ERROR(MakeJsonFromTensors(protos, JsonPredictFormat::kRow), StatusCode::kInvalidArgument,
+                      "Tensor name: a has no shape information (a scalar output cannot be split into instances; use "
+                      "the columnar 'inputs' format)");
   EXPECT_EQ(*MakeJsonFromTensors(protos, JsonPredictFormat::kColumnar), R"({"outputs": 1.0})");
 }
 

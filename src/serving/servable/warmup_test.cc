@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "base/crc32c.h"
+#include "base/test_status.h"
 
 namespace tfhost::serving {
 namespace {
@@ -62,8 +63,7 @@ TEST(TfRecordTest, CorruptDataIsDataLossNamingRecordAndOffset) {
   bytes[12 + 5 + 4 + 12] ^= 0x01;  // first byte of "second"
   f.Write(bytes);
   auto read = ReadTfRecordFile(f.path(), 10);
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kDataLoss);
+  TFHOST_ASSERT_ERROR(read, StatusCode::kDataLoss, "record 1 at offset 21: corrupted record (data CRC mismatch)");
   EXPECT_NE(read.status().message().find("record 1 at offset 21"), std::string::npos) << read.status().message();
   EXPECT_NE(read.status().message().find("data CRC"), std::string::npos);
 }
@@ -75,8 +75,7 @@ TEST(TfRecordTest, TruncatedRecordIsDataLoss) {
   for (size_t cut : {size_t{5}, size_t{12}, size_t{20}, bytes.size() - 1}) {
     f.Write(bytes.substr(0, cut));
     auto read = ReadTfRecordFile(f.path(), 10);
-    ASSERT_FALSE(read.ok()) << cut;
-    EXPECT_EQ(read.status().code(), StatusCode::kDataLoss) << cut;
+    TFHOST_ASSERT_ERROR(read, StatusCode::kDataLoss, "record 0 at offset 0: truncated record (") << cut;
     EXPECT_NE(read.status().message().find("truncated"), std::string::npos) << read.status().message();
   }
 }
@@ -91,8 +90,7 @@ TEST(TfRecordTest, HugeDeclaredLengthIsRefusedWithoutAllocating) {
   for (int i = 0; i < 4; ++i) crc[i] = static_cast<char>((masked >> (8 * i)) & 0xff);
   f.Write(header + crc + "x");
   auto read = ReadTfRecordFile(f.path(), 10);
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kDataLoss);
+  TFHOST_ASSERT_ERROR(read, StatusCode::kDataLoss, "record 0 at offset 0: truncated record (declares");
   EXPECT_NE(read.status().message().find("declares 4611686018427387904 bytes"), std::string::npos)
       << read.status().message();
 }
@@ -101,8 +99,7 @@ TEST(TfRecordTest, MoreRecordsThanTheLimitIsInvalidArgument) {
   TempFile f;
   ASSERT_TRUE(WriteTfRecordFile(f.path(), std::vector<std::string>(5, "r")).ok());
   auto read = ReadTfRecordFile(f.path(), 4);
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument);
+  TFHOST_ASSERT_ERROR(read, StatusCode::kInvalidArgument, "Number of warmup records exceeds the maximum (4) at");
   EXPECT_NE(read.status().message().find("exceeds the maximum (4)"), std::string::npos) << read.status().message();
   EXPECT_TRUE(ReadTfRecordFile(f.path(), 5).ok());
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_status.h"
 #include "serving/v2/v2_test_models.h"
 
 namespace tfhost::serving::v2 {
@@ -33,7 +34,8 @@ TEST_F(V2RepositoryTest, IndexListsEveryVersionOfEveryConfiguredModel) {
 
 TEST_F(V2RepositoryTest, UnloadThenLoadRestoresTheModel) {
   ASSERT_TRUE(repository_.Unload("echo_fp32", {}).ok());
-  EXPECT_FALSE(server_.core->GetServable(ModelSpecFor("echo_fp32", "", "")).ok());
+  TFHOST_EXPECT_ERROR(server_.core->GetServable(ModelSpecFor("echo_fp32", "", "")), StatusCode::kNotFound,
+                      "Servable not found for request: Latest(echo_fp32)");
   auto index = repository_.Index(false);
   const RepositoryModel* gone = Find(index, "echo_fp32", "");
   ASSERT_NE(gone, nullptr);
