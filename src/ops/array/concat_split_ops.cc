@@ -43,7 +43,11 @@ Status ConcatImpl(KernelContext& ctx, int first, int count, int axis_input) {
   for (int k = 0; k < count; ++k) {
     const Tensor& t = ctx.input(first + k);
     const int64_t row = DimProduct(t.shape(), axis, rank);
-    for (int64_t o = 0; o < outer; ++o) CopyElements(t, o * row, out, o * out_row + column, row);
+    // A zero-size piece copies nothing however many rows it has: a
+    // [2^40, 0] operand must not loop 2^40 times.
+    if (row > 0) {
+      for (int64_t o = 0; o < outer; ++o) CopyElements(t, o * row, out, o * out_row + column, row);
+    }
     column += row;
   }
   ctx.set_output(0, std::move(out));
@@ -78,7 +82,7 @@ Status PackKernel(KernelContext& ctx) {
   Tensor out(ref.dtype(), out_shape);
   const int64_t outer = DimProduct(ref.shape(), 0, axis);
   const int64_t inner = DimProduct(ref.shape(), axis, rank);
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < n && inner > 0; ++k) {
     for (int64_t o = 0; o < outer; ++o) {
       CopyElements(ctx.input(k), o * inner, out, (o * n + k) * inner, inner);
     }
@@ -106,7 +110,7 @@ Status UnpackKernel(KernelContext& ctx) {
   const int64_t inner = DimProduct(value.shape(), axis + 1, rank);
   for (int64_t k = 0; k < num; ++k) {
     Tensor out(value.dtype(), Shape(dims));
-    for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t o = 0; o < outer && inner > 0; ++o) {
       CopyElements(value, (o * num + k) * inner, out, o * inner, inner);
     }
     ctx.set_output(static_cast<int>(k), std::move(out));
@@ -128,7 +132,7 @@ void SplitImpl(KernelContext& ctx, const Tensor& value, int axis,
     dims[axis] = sizes[k];
     Tensor out(value.dtype(), Shape(dims));
     const int64_t row = sizes[k] * inner;
-    for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t o = 0; o < outer && row > 0; ++o) {
       CopyElements(value, o * in_row + start * inner, out, o * row, row);
     }
     start += sizes[k];

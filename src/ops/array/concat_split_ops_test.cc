@@ -100,5 +100,27 @@ TEST(SplitVTest, SizesThatDoNotSumAreErrors) {
       RunError("SplitV", {Iota({7}), I32({9, -1}), Tensor::Scalar<int32_t>(0)}, attrs).ok());
 }
 
+// Zero-size values whose outer dimensions multiply past any loop budget
+// (fuzzer finding: Pack of two [2^38, 0] tensors along axis 1 ran for
+// minutes copying nothing 2^38 times).
+TEST(ConcatSplitTest, ZeroSizeValuesWithHugeOuterDimensionsFinishAtOnce) {
+  const int64_t huge = int64_t{1} << 38;
+  const Tensor empty(DType::kFloat, Shape({huge, 0}));
+  auto packed = RunOp("Pack", {empty, empty}, {{"N", MakeAttr(2)}, {"T", MakeAttr(DType::kFloat)}, {"axis", MakeAttr(1)}});
+  ASSERT_EQ(packed.size(), 1u);
+  EXPECT_EQ(packed[0].shape(), Shape({huge, 2, 0}));
+  auto joined = RunOp("ConcatV2", {empty, empty, Tensor::Scalar<int32_t>(1)}, NT(2, DType::kFloat));
+  ASSERT_EQ(joined.size(), 1u);
+  EXPECT_EQ(joined[0].shape(), Shape({huge, 0}));
+  const Tensor wide(DType::kFloat, Shape({huge, 2, 0}));
+  auto unpacked = RunOp("Unpack", {wide}, {{"num", MakeAttr(2)}, {"T", MakeAttr(DType::kFloat)}, {"axis", MakeAttr(1)}});
+  ASSERT_EQ(unpacked.size(), 2u);
+  EXPECT_EQ(unpacked[1].shape(), Shape({huge, 0}));
+  auto split = RunOp("Split", {Tensor::Scalar<int32_t>(1), wide},
+                     {{"num_split", MakeAttr(2)}, {"T", MakeAttr(DType::kFloat)}});
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].shape(), Shape({huge, 1, 0}));
+}
+
 }  // namespace
 }  // namespace tfhost::ops::array
