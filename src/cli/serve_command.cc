@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/heap_trimmer.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
 #include "cli/serve_emit.h"
@@ -489,6 +490,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   err.flush();
   if (server) PrintCurlExamples(out, server->port(), demo, served_config, **core, tls.has_value());
 
+  HeapTrimmer trimmer(std::chrono::seconds(f.heap_trim_interval_seconds));
   int sig = signals.Wait();
   err << "tfhost serve: received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << "; draining in-flight requests (up to "
       << f.shutdown_timeout_ms << " ms)\n";

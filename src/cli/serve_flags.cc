@@ -77,6 +77,9 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                "largest request body accepted; larger ones get 413 (default 64)");
   flags.AddInt("shutdown_timeout_ms", &f.shutdown_timeout_ms, "MS",
                "on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 10000)");
+  flags.AddInt("heap_trim_interval_seconds", &f.heap_trim_interval_seconds, "S",
+               "every S seconds, give the memory malloc keeps free back to the system, so that a long-running "
+               "server's resident size follows what it uses (0 = never; default 10)");
   flags.AddInt("request_log_max_file_bytes", &f.request_log_max_file_bytes, "BYTES",
                "a request log file (a model's logging_config) is closed and a new one started once it holds "
                "this many bytes of records (default 134217728, at most 2147483647)");
@@ -122,6 +125,7 @@ Status CheckServeFlags(const ServeFlags& f) {
   TFHOST_RETURN_IF_ERROR(check(f.load_retry_interval_micros, 0, 1 << 30, "load_retry_interval_micros"));
   TFHOST_RETURN_IF_ERROR(check(f.rest_api_max_body_mb, 1, 2047, "rest_api_max_body_mb"));
   TFHOST_RETURN_IF_ERROR(check(f.shutdown_timeout_ms, 0, 3600 * 1000, "shutdown_timeout_ms"));
+  TFHOST_RETURN_IF_ERROR(check(f.heap_trim_interval_seconds, 0, 86400, "heap_trim_interval_seconds"));
   TFHOST_RETURN_IF_ERROR(check(f.grpc_max_message_bytes, 1, INT_MAX, "grpc_max_message_bytes"));
   TFHOST_RETURN_IF_ERROR(check(f.grpc_max_threads, 0, 65536, "grpc_max_threads"));
   TFHOST_RETURN_IF_ERROR(check(f.request_log_max_file_seconds, 1, 86400 * 365, "request_log_max_file_seconds"));

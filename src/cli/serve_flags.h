@@ -49,6 +49,8 @@ struct ServeFlags {
   int load_retry_interval_micros = 60 * 1000 * 1000;
   int rest_api_max_body_mb = 64;
   int shutdown_timeout_ms = 10000;
+  // How often freed heap memory goes back to the system (base/heap_trimmer.h).
+  int heap_trim_interval_seconds = 10;
   std::string demo_models_dir;
   int grpc_max_message_bytes = INT_MAX;
   std::string grpc_channel_arguments;
