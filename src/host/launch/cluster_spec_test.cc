@@ -81,10 +81,12 @@ TEST(ClusterSpecTest, MirroredHasNoTfConfig) {
 }
 
 TEST(ClusterSpecTest, ShapesThatTensorFlowRejectsAreErrors) {
-  EXPECT_FALSE(ValidateShape({Strategy::kMultiWorker, 2, 1, false}).ok());  // ps with MWMS
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMultiWorker, 2, 1, false}), StatusCode::kInvalidArgument,
+                      "MultiWorkerMirroredStrategy has no parameter servers: drop --ps or use --strategy ps");
   TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMultiWorker, 0, 0, false}), StatusCode::kInvalidArgument,
                       "multiworker strategy needs --workers >= 1");
-  EXPECT_FALSE(ValidateShape({Strategy::kParameterServer, 2, 0, false}).ok());  // no ps
+  TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kParameterServer, 2, 0, false}), StatusCode::kInvalidArgument,
+                      "ps strategy needs --ps >= 1 parameter servers");
   TFHOST_EXPECT_ERROR(ValidateShape({Strategy::kMirrored, 2, 0, false}), StatusCode::kInvalidArgument,
                       "mirrored strategy runs one process on one host (it uses every local GPU itself): --workers must "
                       "be 1, no --ps, no --evaluator; use");

@@ -76,7 +76,8 @@ TEST(HostlistTest, TasksPerNodeRepeats) {
   auto one = ExpandTasksPerNode("4");
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(*one, std::vector<int>({4}));
-  EXPECT_FALSE(ExpandTasksPerNode("2(x").ok());
+  TFHOST_EXPECT_ERROR(ExpandTasksPerNode("2(x"), StatusCode::kInvalidArgument,
+                      "tasks-per-node item '2(x': expected N(xM)");
   TFHOST_EXPECT_ERROR(ExpandTasksPerNode("x"), StatusCode::kInvalidArgument,
                       "tasks-per-node item 'x' in 'x': expected N or N(xM)");
   TFHOST_EXPECT_ERROR(ExpandTasksPerNode("2(x0)"), StatusCode::kInvalidArgument,

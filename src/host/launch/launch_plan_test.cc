@@ -154,7 +154,8 @@ TEST(LaunchPlanTest, SlurmNodeAddrComesFromScontrol) {
   EXPECT_EQ(plan->cluster.tasks[1].host, "10.0.0.7");
   EXPECT_EQ(plan->tasks[0].host, "10.0.0.8");
   h.run_command = [](const std::vector<std::string>&) -> StatusOr<std::string> { return std::string("NodeName=gpu07 NodeAddr=x\n"); };
-  EXPECT_FALSE(PlanLaunch(o, SlurmEnv(2, 1), h).ok());  // gpu08 missing
+  TFHOST_EXPECT_ERROR(PlanLaunch(o, SlurmEnv(2, 1), h), StatusCode::kFailedPrecondition,
+                      "scontrol did not report a NodeAddr for node 'gpu08'");
 }
 
 TEST(LaunchPlanTest, SlurmErrorsSayWhatIsMissingOrInconsistent) {

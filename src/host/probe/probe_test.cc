@@ -244,7 +244,8 @@ TEST(RecordingTest, MalformedRecordingsAreErrorsNotCrashes) {
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += "<a>";
   TFHOST_EXPECT_ERROR(ParseXml(deep), StatusCode::kInvalidArgument, "XML: elements nested deeper than 64 at byte 195");
-  EXPECT_FALSE(ParseTopoMatrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV1\t0-1\n").ok());  // a row missing
+  TFHOST_EXPECT_ERROR(ParseTopoMatrix("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV1\t0-1\n"),
+                      StatusCode::kInvalidArgument, "topo -m: header names 2 devices but 1 rows follow");
   StatusOr<std::unique_ptr<Nvml>> ok =
       NvmlFromRecording("<nvidia_smi_log><driver_version>1 &amp; 2</driver_version></nvidia_smi_log>", "", "x");
   ASSERT_TRUE(ok.ok());
