@@ -22,7 +22,7 @@ QuantizedMultiplier QuantizeMultiplier(double real_multiplier);
 // to nearest, halves away from zero; INT32_MIN x INT32_MIN saturates.
 int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b);
 // gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded to nearest,
-// halves away from zero (exponent 0..31).
+// halves away from zero (any exponent; 0 or less returns x).
 int32_t RoundingDivideByPot(int32_t x, int exponent);
 
 // x * multiplier * 2^shift / 2^31 with TFLite's double rounding: a

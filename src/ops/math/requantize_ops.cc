@@ -73,10 +73,15 @@ int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
 
 int32_t RoundingDivideByPot(int32_t x, int exponent) {
   if (exponent <= 0) return x;
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+  // In 64 bits, so that a shift of 32 or more (which a table built from a
+  // model's scales can ask for) is defined: every int32 then rounds to 0
+  // or, for -2^31 / 2^32 exactly, away from zero to -1.
+  const int e = exponent > 62 ? 62 : exponent;
+  const int64_t wide = x;
+  const int64_t mask = (int64_t{1} << e) - 1;
+  const int64_t remainder = wide & mask;
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return static_cast<int32_t>((wide >> e) + (remainder > threshold ? 1 : 0));
 }
 
 int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) {

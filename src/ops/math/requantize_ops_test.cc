@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "base/test_status.h"
@@ -106,6 +107,16 @@ TEST(RequantizeTest, WeightScalesRescaleInDoubleWithOneRounding) {
   const double real = 0.038352653 * 0.0030438385 / 0.049096275;
   const QuantizedMultiplier m = QuantizeMultiplier(real);
   EXPECT_EQ(MultiplyByQuantizedMultiplier(-3574, m.multiplier, m.shift) - 2, -11);
+}
+
+TEST(RequantizeTest, RoundingDivideByPotRoundsHalvesAwayFromZeroForAnyExponent) {
+  EXPECT_EQ(RoundingDivideByPot(5, 1), 3);    // 2.5
+  EXPECT_EQ(RoundingDivideByPot(-5, 1), -3);  // -2.5
+  EXPECT_EQ(RoundingDivideByPot(7, 2), 2);    // 1.75
+  EXPECT_EQ(RoundingDivideByPot(1 << 30, 31), 1);  // 0.5
+  EXPECT_EQ(RoundingDivideByPot(std::numeric_limits<int32_t>::max(), 40), 0);
+  EXPECT_EQ(RoundingDivideByPot(std::numeric_limits<int32_t>::min(), 32), -1);  // -0.5
+  EXPECT_EQ(RoundingDivideByPot(-7, 0), -7);
 }
 
 TEST(RequantizeTest, BothFormsOfRescalingAtOnceAreRefused) {
