@@ -181,7 +181,9 @@ class FrameExecutor {
                                "; a malformed while loop (frames or back edges do not match)");
       }
       ns.state[slot] = dead ? 2 : 1;
-      if (!dead) ns.in[slot] = value;
+      // A node that has fired has handed its inputs to its kernel (`in` is
+      // moved out); a late input is only counted, and refused below.
+      if (!dead && !ns.fired) ns.in[slot] = value;
     }
     if (ns.fired) {
       if (merge && (dead || slot < 0)) return OkStatus();

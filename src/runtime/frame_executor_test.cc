@@ -152,6 +152,24 @@ StatusOr<std::vector<Tensor>> RunLoopGraph(const std::string& pbtxt, const std::
   return RunWithFrames(in, env);
 }
 
+// Fuzzer finding (the graph it built, with a longer path to n7's second
+// input): a Merge fed two live inputs fires on the first and hands its
+// inputs to its kernel; the second then wrote into the emptied input list
+// (UBSan) before the run was refused. Now it is only refused.
+TEST(FrameExecutorTest, ASecondLiveInputToAMergeThatRanIsRefusedWithoutTouchingItsInputs) {
+  std::string pbtxt = IntConst("s0", 0) + "node { name: 's1' op: 'Placeholder' " + TypeAttr("dtype", "DT_FLOAT") +
+                      " }\n" + Enter("n3", "s0", "loop", true, 1) + Op("i1", "Identity", {"s0"}) + Op("i2", "Identity", {"i1"}) +
+                      Op("i3", "Identity", {"i2"}) + Op("n5", "Minimum", {"i3", "i3"}) +
+                      Op("n6", "Merge", {"s1", "s1"}, "DT_FLOAT") + Op("n7", "Merge", {"n6:1", "n5"});
+  const NamedTensors feeds = {{"s1:0", Tensor::Scalar(1.0f)}};
+  for (int threads : {0, 2}) {
+    TFHOST_EXPECT_ERROR(RunLoopGraph(pbtxt, {"n3:0", "n7:0"}, threads, nullptr, feeds).status(),
+                        StatusCode::kInvalidArgument,
+                        "received a second live input in iteration 0 of the top level; only one input of a Merge "
+                        "may be live");
+  }
+}
+
 TEST(FrameExecutorTest, IterationsWithinParallelIterationsRunConcurrently) {
   Rendezvous rendezvous;
   auto reg = rendezvous.Registration(*ops::OpRegistry::Global().Find("Identity"));
