@@ -183,8 +183,8 @@ TEST(ProbePcieBoxTest, PathsResolveToTheirMountAndNetworkFlag) {
   EXPECT_EQ(local->fs_type, "xfs");
   EXPECT_FALSE(local->network);
   TFHOST_EXPECT_ERROR(MountForPath(*fs, "/no/such/dir"), StatusCode::kNotFound,
-                      "path /no/such/dir does not exist (cannot resolve "
-                      "/work/main/src/host/testdata/pcie_4gpu/no/such/dir: No such file or directory)");
+                      "path /no/such/dir does not exist (cannot resolve " + TestData("pcie_4gpu") +
+                          "/no/such/dir: No such file or directory)");
 }
 
 TEST(ProbeCpuOnlyTest, RecordedCpuOnlyHostSaysSoAndGoesOn) {
@@ -273,7 +273,7 @@ TEST(HwlocTest, XmlExportGivesNumaNodesCpusAndMemory) {
   EXPECT_EQ((*nodes)[1].cpus.size(), 32u);
   EXPECT_EQ((*nodes)[0].memory_bytes, 137438953472ull);
   TFHOST_EXPECT_ERROR(NumaFromHwloc(TestData("no_such.xml")), StatusCode::kInvalidArgument,
-                      "hwloc cannot read XML topology /work/main/src/host/testdata/no_such.xml");
+                      "hwloc cannot read XML topology " + TestData("no_such.xml"));
 }
 
 }  // namespace
@@ -319,7 +319,7 @@ TEST(PcieTreeTest, HwlocExportGivesSwitchPortsDevicesLinksAndNumaNodes) {
 TEST(PcieTreeTest, UnreadableExportIsAnErrorNamingTheFile) {
   auto tree = PcieTreeFromHwloc(TestData("no_such_export.xml"));
   TFHOST_ASSERT_ERROR(tree, StatusCode::kInvalidArgument,
-                      "hwloc cannot read XML topology /work/main/src/host/testdata/no_such_export.xml");
+                      "hwloc cannot read XML topology " + TestData("no_such_export.xml"));
   EXPECT_NE(tree.status().message().find("no_such_export.xml"), std::string::npos);
 }
 
