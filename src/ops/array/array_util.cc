@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace tfhost::ops::array {
 
@@ -76,7 +77,12 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape) {
 
 int64_t DimProduct(const Shape& shape, int begin, int end) {
   int64_t n = 1;
-  for (int i = begin; i < end; ++i) n *= shape.dim(i);
+  for (int i = begin; i < end; ++i) {
+    if (shape.dim(i) == 0) return 0;
+  }
+  for (int i = begin; i < end; ++i) {
+    if (__builtin_mul_overflow(n, shape.dim(i), &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 

@@ -56,7 +56,9 @@ StatusOr<Shape> OutputShape(const KernelContext& ctx, const std::vector<int64_t>
 
 // Row-major element strides of a shape.
 std::vector<int64_t> RowMajorStrides(const Shape& shape);
-// Product of dims [begin, end).
+// Product of dims [begin, end): 0 when one of them is 0, INT64_MAX when the
+// product overflows (possible only in a shape with no elements, where some
+// other dim is 0: callers return before looping over such a range).
 int64_t DimProduct(const Shape& shape, int begin, int end);
 
 // Fails unless elements of `dtype` can be moved by these kernels.

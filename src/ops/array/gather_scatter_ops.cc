@@ -63,7 +63,9 @@ Status GatherImpl(KernelContext& ctx, int64_t axis_value, int64_t batch_dims) {
     }
   }
   Tensor out(params.dtype(), out_shape);
-  for (int64_t b = 0; b < batch; ++b) {
+  // An empty output has nothing to copy, however large its other dims (whose
+  // products need not fit int64).
+  for (int64_t b = 0; b < batch && out.NumElements() > 0; ++b) {
     for (int64_t o = 0; o < outer; ++o) {
       const int64_t src_base = (b * outer + o) * limit;
       const int64_t dst_base = (b * outer + o) * per_batch;

@@ -49,6 +49,19 @@ TEST(GatherV2Test, OutOfRangeIndexIsAnErrorNamingIt) {
                    .ok());
 }
 
+// Fuzzer finding: with batch_dims 1, the dims of an empty [0, 2^42, 2^40, 1]
+// params between the batch and the axis multiplied past int64 (UBSan)
+// before a gather that copies nothing.
+TEST(GatherV2Test, AnEmptyParamsWithHugeOuterDimsGathersNothingWithoutOverflow) {
+  const int64_t a = int64_t{1} << 42, b = int64_t{1} << 40;
+  const Tensor params(DType::kFloat, Shape({0, a, b, 1}));
+  auto out = RunOp("GatherV2", {params, I32({}, {0}), Tensor::Scalar<int32_t>(3)},
+                   {{"Tparams", MakeAttr(DType::kFloat)}, {"Tindices", MakeAttr(DType::kInt32)},
+                    {"Taxis", MakeAttr(DType::kInt32)}, {"batch_dims", MakeAttr(int64_t{1})}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), Shape({0, a, b}));
+}
+
 TEST(GatherTest, OldGatherUsesAxisZeroAndStrings) {
   auto out = RunOp("Gather", {test_util::Str({"a", "b", "c"}, {3}), I32({2, 2, 0})},
                  {{"Tparams", MakeAttr(DType::kString)}, {"Tindices", MakeAttr(DType::kInt32)}});
