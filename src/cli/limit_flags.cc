@@ -28,14 +28,19 @@ void AddModelLimitFlags(FlagParser& flags, ModelLimitFlags* limits) {
                "largest image the image decoding ops produce (height x width x channels x bytes per sample), "
                "refused before decoding (default " +
                    std::to_string(ops::kDefaultMaxDecodedImageBytes >> 20) + ")");
+  flags.AddInt("max_op_string_mb", &limits->max_op_string_mb, "MB",
+               "longest string value an op may output (a join, a replacement, a loop that grows a string); "
+               "past it the run fails naming the node (default " +
+                   std::to_string(ops::kDefaultMaxOpStringBytes >> 20) + ")");
 }
 
 Status CheckModelLimitFlags(const ModelLimitFlags& limits) {
   TFHOST_RETURN_IF_ERROR(CheckRange(limits.max_loop_iterations, 0, INT_MAX, "max_loop_iterations"));
   TFHOST_RETURN_IF_ERROR(CheckRange(limits.max_function_depth, 1, 100000, "max_function_depth"));
   TFHOST_RETURN_IF_ERROR(CheckRange(limits.max_graph_nodes, 1, INT_MAX, "max_graph_nodes"));
-  // 2^20 MB: a 1 TiB image, beyond any host's memory.
-  return CheckRange(limits.max_decoded_image_mb, 1, 1 << 20, "max_decoded_image_mb");
+  // 2^20 MB: a 1 TiB image or string, beyond any host's memory.
+  TFHOST_RETURN_IF_ERROR(CheckRange(limits.max_decoded_image_mb, 1, 1 << 20, "max_decoded_image_mb"));
+  return CheckRange(limits.max_op_string_mb, 1, 1 << 20, "max_op_string_mb");
 }
 
 void ApplyModelLimitFlags(const ModelLimitFlags& limits, loaders::LoadOptions* options) {
@@ -43,6 +48,7 @@ void ApplyModelLimitFlags(const ModelLimitFlags& limits, loaders::LoadOptions* o
   options->session.max_loop_iterations = limits.max_loop_iterations;
   options->session.max_function_depth = limits.max_function_depth;
   options->session.max_decoded_image_bytes = static_cast<int64_t>(limits.max_decoded_image_mb) << 20;
+  options->session.max_op_string_bytes = static_cast<int64_t>(limits.max_op_string_mb) << 20;
 }
 
 void AddDecompressedLimitFlag(FlagParser& flags, int* mb) {

@@ -11,7 +11,7 @@
 #include "cli/flags.h"
 #include "data/input_stream.h"
 #include "loaders/model_loader.h"
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "runtime/run_limits.h"
 
 namespace tfhost::cli {
@@ -21,10 +21,11 @@ struct ModelLimitFlags {
   int max_function_depth = runtime::kDefaultMaxFunctionDepth;
   int max_graph_nodes = static_cast<int>(loaders::kDefaultMaxGraphNodes);
   int max_decoded_image_mb = static_cast<int>(ops::kDefaultMaxDecodedImageBytes >> 20);
+  int max_op_string_mb = static_cast<int>(ops::kDefaultMaxOpStringBytes >> 20);
 };
 
 // --max_loop_iterations, --max_function_depth, --max_graph_nodes,
-// --max_decoded_image_mb.
+// --max_decoded_image_mb, --max_op_string_mb.
 void AddModelLimitFlags(FlagParser& flags, ModelLimitFlags* limits);
 // Ranges; the error names the flag and the accepted range.
 Status CheckModelLimitFlags(const ModelLimitFlags& limits);

@@ -38,17 +38,20 @@ TEST(LimitFlagsTest, DefaultsAreTheLibrariesOwnAndApplySetsEveryOption) {
   EXPECT_EQ(applied.session.max_loop_iterations, defaults.session.max_loop_iterations);
   EXPECT_EQ(applied.session.max_function_depth, defaults.session.max_function_depth);
   EXPECT_EQ(applied.session.max_decoded_image_bytes, defaults.session.max_decoded_image_bytes);
+  EXPECT_EQ(applied.session.max_op_string_bytes, defaults.session.max_op_string_bytes);
   EXPECT_EQ(DecompressedLimitBytes(kDefaultMaxDecompressedMb), data::TFRecordReaderOptions{}.max_decompressed_bytes);
 
   flags.max_loop_iterations = 7;
   flags.max_function_depth = 3;
   flags.max_graph_nodes = 100;
   flags.max_decoded_image_mb = 2;
+  flags.max_op_string_mb = 5;
   ApplyModelLimitFlags(flags, &applied);
   EXPECT_EQ(applied.session.max_loop_iterations, 7);
   EXPECT_EQ(applied.session.max_function_depth, 3);
   EXPECT_EQ(applied.max_graph_nodes, 100);
   EXPECT_EQ(applied.session.max_decoded_image_bytes, 2 << 20);
+  EXPECT_EQ(applied.session.max_op_string_bytes, 5 << 20);
 }
 
 TEST(LimitFlagsTest, OutOfRangeValuesNameTheFlagAndTheRange) {
@@ -67,6 +70,10 @@ TEST(LimitFlagsTest, OutOfRangeValuesNameTheFlagAndTheRange) {
   flags.max_decoded_image_mb = 0;
   TFHOST_EXPECT_ERROR(CheckModelLimitFlags(flags), StatusCode::kInvalidArgument,
                       "--max_decoded_image_mb must be between 1 and 1048576, got 0");
+  flags = {};
+  flags.max_op_string_mb = 1048577;
+  TFHOST_EXPECT_ERROR(CheckModelLimitFlags(flags), StatusCode::kInvalidArgument,
+                      "--max_op_string_mb must be between 1 and 1048576, got 1048577");
   TFHOST_EXPECT_ERROR(CheckDecompressedLimitFlag(-1), StatusCode::kInvalidArgument,
                       "--max_decompressed_mb must be between 0 and 2147483647, got -1");
 }

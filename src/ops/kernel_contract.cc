@@ -1,14 +1,14 @@
 #include "ops/kernel_contract.h"
 
-#include "ir/attr_constraints.h"
-
 #include <atomic>
 #include <new>
 #include <string>
 
+#include "ir/attr_constraints.h"
 #include "ir/attrs.h"
 #include "ir/op_def_util.h"
 #include "ir/precision_attrs.h"
+#include "ops/output_limits.h"
 
 namespace tfhost::ops {
 namespace {
@@ -162,6 +162,7 @@ Status InvokeKernel(const KernelFn& kernel, KernelContext& ctx) {
                     ", but the node has " + std::to_string(ctx.num_inputs()) + " inputs (a kernel bug: " +
                     "kernels may read only the inputs their schema declares)");
   }
+  if (st.ok()) return CheckStringOutputs(ctx);
   return st;
 }
 

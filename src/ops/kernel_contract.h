@@ -11,7 +11,9 @@
 //     a bf16 edge's reader (ir::kBf16InputAttr) may be bf16 for float32;
 //   * allocation failure inside a kernel (std::bad_alloc) becomes
 //     ResourceExhausted naming the node, and an input index outside the
-//     node's inputs becomes Internal naming the node (KernelContext::input).
+//     node's inputs becomes Internal naming the node (KernelContext::input);
+//   * no string value a kernel outputs is longer than the session allows
+//     (ops/output_limits.h, --max_op_string_mb).
 //
 // Every error is a Status naming the node (ir::NodeContext) and what the
 // schema expected. The check has a static half and a run-time half:
@@ -64,7 +66,8 @@ KernelFn WithLateInputChecks(KernelFn kernel, std::vector<DType> expected, std::
 // Calls `kernel` on `ctx`: std::bad_alloc becomes ResourceExhausted naming
 // the node, and a read of an input the node does not have (recorded by
 // KernelContext::input) becomes Internal naming the node and the index,
-// whatever the kernel returned.
+// whatever the kernel returned; a kernel that succeeded has its string
+// outputs checked against the session's bound (CheckStringOutputs).
 Status InvokeKernel(const KernelFn& kernel, KernelContext& ctx);
 
 }  // namespace tfhost::ops

@@ -70,7 +70,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(ir::Graph graph, const Sessio
       std::make_unique<FunctionRuntime>(&s->runner_->graph().library(), ModelContext(options), options.kernels,
                                         options.backends, options.max_function_depth,
                                         options.optimize_function_body);
-  TFHOST_RETURN_IF_ERROR(ops::SetDecodeLimits(s->resources_, {options.max_decoded_image_bytes}));
+  TFHOST_RETURN_IF_ERROR(ops::SetOutputLimits(s->resources_, {options.max_decoded_image_bytes, options.max_op_string_bytes}));
   int intra = ResolveThreads(options.intra_op_threads);
   int inter = ResolveThreads(options.inter_op_threads);
   // The caller's thread takes part in both, so a pool of N-1 workers gives N.

@@ -34,7 +34,7 @@
 #include "base/tensor.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "ops/op_registry.h"
 #include "ops/resource_manager.h"
 #include "runtime/function_runtime.h"
@@ -67,11 +67,13 @@ struct SessionOptions {
   // Limits on what a crafted model can demand (runtime/run_limits.h,
   // docs/cli.md "Limits"): while-loop iterations of one Run, all loops
   // together (0 = no limit; --max_loop_iterations); nesting of function
-  // calls (--max_function_depth); bytes of one decoded image
-  // (ops/decode_limits.h; --max_decoded_image_mb).
+  // calls (--max_function_depth); bytes of one decoded image and of one
+  // string value a kernel outputs (ops/output_limits.h;
+  // --max_decoded_image_mb, --max_op_string_mb).
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;
   int max_function_depth = kDefaultMaxFunctionDepth;
   int64_t max_decoded_image_bytes = ops::kDefaultMaxDecodedImageBytes;
+  int64_t max_op_string_bytes = ops::kDefaultMaxOpStringBytes;
   // Applied to each function body (If/While/Case branches, calls) when it
   // is instantiated; null runs bodies as written.
   FunctionBodyOptimizer optimize_function_body;

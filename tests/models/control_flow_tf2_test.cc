@@ -570,6 +570,32 @@ TEST(ControlFlowTf2Test, LoopWhoseConditionNeverTurnsFalseFailsAtTheIterationLim
                       "node 'while' (While), iteration 10000: this run has executed 10000 while-loop iterations");
 }
 
+// --max_op_string_mb (ops/output_limits.h): a string that doubles every
+// iteration (x = x + x) grows by allocations none of which the system
+// refuses, so only the bound on one string value stops it, within twice the
+// bound and long before the loop limit.
+TEST(ControlFlowTf2Test, LoopThatDoublesAStringStopsAtTheStringLimitNamingTheJoin) {
+  std::string cond = Func("c", Arg("input_arg", "x", "DT_STRING"), Arg("output_arg", "identity", "DT_BOOL"),
+                          ConstNode("t", "DT_BOOL", "true"), Ret("identity", "t:output:0"));
+  std::string body = Func("b", Arg("input_arg", "x", "DT_STRING"), Arg("output_arg", "identity", "DT_STRING"),
+                          "node_def { name: 'join' op: 'StringJoin' input: 'x' input: 'x' " + Attr("N", "i: 2") +
+                              "}\n",
+                          Ret("identity", "join:output:0"));
+  std::string g = "node { name: 'x' op: 'Placeholder' " + Attr("dtype", "type: DT_STRING") + "}\n" +
+                  "node { name: 'while' op: 'While' input: 'x' " + TypeList("T", {"DT_STRING"}) +
+                  FuncAttr("cond", "c") + FuncAttr("body", "b") + "}\n" + cond + body;
+  loaders::LoadOptions options = WithLimits(10000);
+  options.session.max_op_string_bytes = int64_t{1} << 20;
+  auto session = SessionFromPbtxt(g, options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // "ab" doubles to 2^20 bytes after 19 joins; the 20th makes 2^21.
+  TFHOST_EXPECT_ERROR((*session)->Run({{"x:0", Tensor::StringScalar("ab")}}, {"while:0"}),
+                      StatusCode::kInvalidArgument,
+                      "node 'while' (While), body in iteration 19: node '_ret/join' (StringJoin): output 0 holds a "
+                      "string value (element 0) of 2097152 bytes, past the limit of 1048576 bytes one value may "
+                      "have (--max_op_string_mb=1)");
+}
+
 // call -> f, whose body holds an If -> g: two levels of calls.
 std::string TwoLevelsOfCalls() {
   std::string g_fn =

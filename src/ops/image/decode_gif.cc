@@ -17,13 +17,13 @@
 //     images keeps them.
 // Interlaced images are de-interlaced. Sizes come from an untrusted file:
 // decoded indices and the output are bounded (the session's decoded image
-// limit, ops/decode_limits.h) before they are allocated, and pixels are only
+// limit, ops/output_limits.h) before they are allocated, and pixels are only
 // produced as fast as LZW codes arrive.
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
@@ -296,7 +296,7 @@ namespace {
 Status DecodeGif(KernelContext& ctx) {
   const Tensor& contents = ctx.input(0);
   if (contents.rank() != 0) return ctx.Error("contents must be a scalar, got shape " + contents.shape().ToString());
-  auto image = DecodeGifFrames(contents.strings()[0], GetDecodeLimits(ctx).max_image_bytes);
+  auto image = DecodeGifFrames(contents.strings()[0], GetOutputLimits(ctx).max_image_bytes);
   if (!image.ok()) return ctx.Error(std::string(image.status().message()));
   ctx.set_output(0, std::move(*image));
   return OkStatus();

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -162,12 +162,12 @@ TEST(DecodeGifTest, IndexOutsideALocalColourTableIsAnError) {
 }
 
 
-// --max_decoded_image_mb (ops/decode_limits.h): frames are bounded while
+// --max_decoded_image_mb (ops/output_limits.h): frames are bounded while
 // they are read, and the composited output before it is allocated.
 
 StatusOr<Tensor> DecodeWithLimit(const std::string& gif, int64_t limit_bytes) {
   ResourceManager resources;
-  TFHOST_RETURN_IF_ERROR(SetDecodeLimits(resources, {limit_bytes}));
+  TFHOST_RETURN_IF_ERROR(SetOutputLimits(resources, {limit_bytes}));
   auto out = RunSingleOp("DecodeGif", {Tensor::StringScalar(gif)}, {}, &resources);
   if (!out.ok()) return out.status();
   return (*out)[0];

@@ -22,7 +22,7 @@
 // between unsigned types shifts), from PNG libpng's own widening (* 257).
 // channels 0 keeps the file's own.
 // Decoded images are untrusted-size: width * height * channels * bytes per
-// sample is checked against the session's bound (ops/decode_limits.h,
+// sample is checked against the session's bound (ops/output_limits.h,
 // --max_decoded_image_mb) before anything is allocated for the pixels.
 #include <dlfcn.h>
 
@@ -36,7 +36,7 @@ extern "C" {
 #include <png.h>
 }
 
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "ops/op_registry.h"
 #include "ops/image/image_ops.h"
 
@@ -435,7 +435,7 @@ StatusOr<Tensor> DecodeJpegTensor(const KernelContext& ctx, const std::string& b
   // "" is TensorFlow's default, the fast IDCT (conformance case
   // DecodeJpeg/tf/rgb_channels0).
   req.fast_dct = dct != "INTEGER_ACCURATE";
-  Buffer buffer(GetDecodeLimits(ctx).max_image_bytes);
+  Buffer buffer(GetOutputLimits(ctx).max_image_bytes);
   int64_t dims[4] = {0, 0, 0, 0};
   char error[JMSG_LENGTH_MAX] = {0};
   if (DecodeJpegRaw(api, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), req, AllocBuffer, &buffer,
@@ -454,7 +454,7 @@ StatusOr<Tensor> DecodePngTensor(const KernelContext& ctx, const std::string& by
   PngRequest req;
   req.channels = channels;
   req.bits = dtype == DType::kUInt8 ? 8 : 16;
-  Buffer buffer(GetDecodeLimits(ctx).max_image_bytes);
+  Buffer buffer(GetOutputLimits(ctx).max_image_bytes);
   int64_t dims[4] = {0, 0, 0, 8};
   char error[256] = {0};
   if (DecodePngRaw(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), req, AllocBuffer, &buffer, dims,
@@ -495,7 +495,7 @@ StatusOr<Tensor> DecodeBmpTensor(const KernelContext& ctx, const std::string& b,
   if (channels == 0) channels = file_channels;
   if (channels != 1 && channels != 3 && channels != 4) return ctx.Error("channels must be 0, 1, 3 or 4");
   const int64_t row_stride = (static_cast<int64_t>(width) * file_channels + 3) / 4 * 4;
-  const int64_t max_bytes = GetDecodeLimits(ctx).max_image_bytes;
+  const int64_t max_bytes = GetOutputLimits(ctx).max_image_bytes;
   if (static_cast<int64_t>(width) * height > max_bytes / channels) {
     return ctx.Error(DecodedImageTooLargeText("BMP image of " + std::to_string(width) + "x" + std::to_string(height) +
                                                   " pixels of " + std::to_string(channels) + " bytes",
@@ -613,7 +613,7 @@ Status DecodeImage(KernelContext& ctx) {
       if (channels != 0 && channels != 3) {
         return ctx.Error("GIF images have 3 channels, " + std::to_string(channels) + " were requested");
       }
-      StatusOr<Tensor> frames = DecodeGifFrames(*bytes, GetDecodeLimits(ctx).max_image_bytes);
+      StatusOr<Tensor> frames = DecodeGifFrames(*bytes, GetOutputLimits(ctx).max_image_bytes);
       if (!frames.ok()) return ctx.Error(std::string(frames.status().message()));
       TFHOST_ASSIGN_OR_RETURN(bool expand, ctx.AttrOr<bool>("expand_animations", true));
       raw = std::move(*frames);

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "ops/decode_limits.h"
+#include "ops/output_limits.h"
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
 
@@ -233,7 +233,7 @@ TEST(DecodeImageTest, GifGivesAllFramesOrTheFirstAndOnlyRgb) {
 
 
 // --max_decoded_image_mb: a header's declared size is checked against the
-// session's limit (ops/decode_limits.h) before any pixel memory is sized.
+// session's limit (ops/output_limits.h) before any pixel memory is sized.
 
 uint32_t Crc32(const std::string& bytes) {
   uint32_t crc = 0xFFFFFFFFu;
@@ -260,7 +260,7 @@ std::string PngDeclaring(uint32_t width, uint32_t height) {
 
 StatusOr<std::vector<Tensor>> DecodeWithLimit(const std::string& op, const std::string& contents, int64_t limit_bytes) {
   ResourceManager resources;
-  TFHOST_RETURN_IF_ERROR(SetDecodeLimits(resources, {limit_bytes}));
+  TFHOST_RETURN_IF_ERROR(SetOutputLimits(resources, {limit_bytes}));
   return RunSingleOp(op, {Tensor::StringScalar(contents)}, {}, &resources);
 }
 
@@ -284,7 +284,7 @@ TEST(DecodeImageLimitTest, PngAtTheLimitDecodesAndOneByteOverIsRefused) {
   // 16-bit samples count two bytes each: 2 x 2 x 1 x 2 = 8.
   EXPECT_TRUE(DecodeWithLimit("DecodeImage", Bytes(kPngGray16), 1 << 20).ok());
   ResourceManager resources;
-  ASSERT_TRUE(SetDecodeLimits(resources, {7}).ok());
+  ASSERT_TRUE(SetOutputLimits(resources, {7}).ok());
   TFHOST_EXPECT_ERROR(RunSingleOp("DecodePng", {Tensor::StringScalar(Bytes(kPngGray16))},
                                   {{"dtype", MakeAttr(DType::kUInt16)}}, &resources),
                       StatusCode::kInvalidArgument, "2x2 pixels of 2 bytes needs 8 bytes, past the limit of 7 bytes");

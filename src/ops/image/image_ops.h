@@ -41,7 +41,7 @@ void RegisterScaleAndTranslateOp(OpRegistry& registry);
 // does: uint8 [num_frames, height, width, 3], the canvas being the largest
 // frame. InvalidArgument (without node context) for corrupt or oversized
 // files, and for a decoded size past `max_bytes` (the session's
-// --max_decoded_image_mb, ops/decode_limits.h). For DecodeImage's GIF path
+// --max_decoded_image_mb, ops/output_limits.h). For DecodeImage's GIF path
 // (expand_animations=false keeps frame 0).
 StatusOr<Tensor> DecodeGifFrames(std::string_view contents, int64_t max_bytes);
 
