@@ -102,12 +102,25 @@ Cell* Family<Cell>::NewCell() {
 }
 
 template <typename Cell>
-Cell* Family<Cell>::WithLabels(const std::vector<std::string>& label_values) {
+std::vector<std::string> Family<Cell>::CutLabelValues(const std::vector<std::string>& label_values) const {
   std::vector<std::string> values = label_values;
   values.resize(label_names_.size());
   for (auto& v : values) {
     if (v.size() > kMaxLabelValueBytes) v.resize(kMaxLabelValueBytes);
   }
+  return values;
+}
+
+template <typename Cell>
+bool Family<Cell>::Remove(const std::vector<std::string>& label_values) {
+  const std::string key = CellKey(CutLabelValues(label_values));
+  std::unique_lock lock(mu_);
+  return cells_.erase(key) > 0;
+}
+
+template <typename Cell>
+Cell* Family<Cell>::WithLabels(const std::vector<std::string>& label_values) {
+  std::vector<std::string> values = CutLabelValues(label_values);
   std::string key = CellKey(values);
   {
     std::shared_lock lock(mu_);
@@ -132,12 +145,12 @@ Cell* Family<Cell>::WithLabels(const std::vector<std::string>& label_values) {
 }
 
 template <typename Cell>
-std::vector<std::pair<std::vector<std::string>, const Cell*>> Family<Cell>::Cells() const {
-  std::vector<std::pair<std::vector<std::string>, const Cell*>> out;
+std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const Cell>>> Family<Cell>::Cells() const {
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const Cell>>> out;
   {
     std::shared_lock lock(mu_);
     out.reserve(cells_.size());
-    for (const auto& [key, entry] : cells_) out.emplace_back(entry.first, entry.second.get());
+    for (const auto& [key, entry] : cells_) out.emplace_back(entry.first, entry.second);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
@@ -323,6 +336,17 @@ ServingMetrics::ServingMetrics(MetricsRegistry* r) : registry(r) {
                               {"model_name", "version"});
   load_failures = r->AddCounter(":tfhost:serving:model_load_failures", "Failed load (or warm-up) attempts per model version, retries included.",
                                 {"model_name", "version"});
+}
+
+void ServingMetrics::ForgetVersion(const std::string& model, int64_t version, const std::string& path) {
+  const std::string v = std::to_string(version);
+  version_state->Remove({model, v});
+  model_load_latency->Remove({model, v});
+  load_failures->Remove({model, v});
+  load_attempt_count->Remove({path, "success"});
+  load_attempt_count->Remove({path, "failure"});
+  load_latency->Remove({path});
+  model_warmup_latency->Remove({path});
 }
 
 }  // namespace tfhost::serving

@@ -5,8 +5,10 @@
 // with TensorFlow Serving's metric names so existing dashboards keep working.
 //
 // Hot path: look a cell up once (Family::Cell / WithLabels) and keep the
-// pointer; cells are never freed while the registry lives, so cached pointers
-// stay valid. Updating a cell is a few relaxed atomic operations.
+// pointer; a cell lives as long as the registry unless its series is removed
+// (Family::Remove, for the per-version series of a version the server has
+// forgotten, whose cells nobody keeps), so cached pointers stay valid.
+// Updating a cell is a few relaxed atomic operations.
 #pragma once
 
 #include <atomic>
@@ -82,21 +84,28 @@ class Family {
   // missing values were "" (extra values are ignored) -- never a crash.
   Cell* WithLabels(const std::vector<std::string>& label_values);
 
+  // Drops the series with these label values (cut as WithLabels cuts them);
+  // whether there was one. A pointer WithLabels gave for it dangles after
+  // this, so it is only for series whose cells no caller keeps; an
+  // exposition already under way keeps the cell alive until it is done.
+  bool Remove(const std::vector<std::string>& label_values);
+
   // (label values, cell) pairs sorted by label values, for exposition.
-  std::vector<std::pair<std::vector<std::string>, const Cell*>> Cells() const;
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const Cell>>> Cells() const;
 
  private:
   friend class MetricsRegistry;
   Family(std::string name, std::string help, std::vector<std::string> label_names,
          std::vector<double> bounds = {});
   Cell* NewCell();
+  std::vector<std::string> CutLabelValues(const std::vector<std::string>& label_values) const;
 
   std::string name_;
   std::string help_;
   std::vector<std::string> label_names_;
   std::vector<double> bounds_;  // histograms only
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, std::pair<std::vector<std::string>, std::unique_ptr<Cell>>> cells_;
+  std::unordered_map<std::string, std::pair<std::vector<std::string>, std::shared_ptr<Cell>>> cells_;
 };
 
 using Counter = Family<CounterCell>;
@@ -187,6 +196,13 @@ struct ServingMetrics {
   Gauge* version_state;
   // :tfhost:serving:model_load_failures {model_name, version}: failed load attempts.
   Counter* load_failures;
+
+  // Drops the series of one version of `model` loaded from `path`, once the
+  // server has forgotten it (ended, and its folder gone): its state, load
+  // latency and failures, and its path's load attempts, load latency and
+  // warm-up latency. Without this a server that reloads every 30 s would
+  // add a few series, about 2 KB, every time, for as long as it runs.
+  void ForgetVersion(const std::string& model, int64_t version, const std::string& path);
 };
 
 }  // namespace tfhost::serving

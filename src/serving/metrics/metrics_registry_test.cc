@@ -100,6 +100,29 @@ TEST(MetricsRegistryTest, ConcurrentIncrementsAreNotLost) {
   EXPECT_DOUBLE_EQ(h->WithLabels({})->Read().sum, 20000.0);
 }
 
+TEST(MetricsRegistryTest, ARemovedSeriesLeavesTheExpositionAndComesBackFromZero) {
+  MetricsRegistry registry;
+  Counter* c = registry.AddCounter("c_total", "help", {"model", "version"});
+  c->WithLabels({"m", "1"})->Increment(5);
+  c->WithLabels({"m", "2"})->Increment(7);
+  // An exposition that took its cells before the removal still reads them.
+  auto cells = c->Cells();
+  EXPECT_TRUE(c->Remove({"m", "1"}));
+  EXPECT_FALSE(c->Remove({"m", "1"}));
+  EXPECT_FALSE(c->Remove({"m", "3"}));
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0].second->value(), 5);
+  std::string text = registry.ToPrometheusText();
+  EXPECT_EQ(text.find("c_total{model=\"m\",version=\"1\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("c_total{model=\"m\",version=\"2\"} 7"), std::string::npos) << text;
+  c->WithLabels({"m", "1"})->Increment();
+  EXPECT_NE(registry.ToPrometheusText().find("c_total{model=\"m\",version=\"1\"} 1"), std::string::npos);
+  // Label values are cut as WithLabels cuts them, so a long one is found.
+  const std::string long_value(Counter::kMaxLabelValueBytes + 10, 'x');
+  c->WithLabels({long_value, "1"})->Increment();
+  EXPECT_TRUE(c->Remove({long_value, "1"}));
+}
+
 TEST(MetricsRegistryTest, ServingMetricsRegistersTfServingNames) {
   MetricsRegistry registry;
   ServingMetrics metrics(&registry);

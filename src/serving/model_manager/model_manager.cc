@@ -77,6 +77,9 @@ struct ModelManager::VersionEntry {
   VersionState state = VersionState::kStart;
   Status status;
   std::string path;
+  // What the loader was given (the folder, or its model.tflite / model.onnx):
+  // the model_path label of the version's load metrics.
+  std::string load_path;
   ServableHandle servable;  // set while AVAILABLE
   // The load is no longer wanted. Atomic so retry waits can check it without mu_.
   std::atomic<bool> cancelled{false};
@@ -450,9 +453,11 @@ void ModelManager::Reconcile(ModelEntry& model, const std::map<int64_t, std::str
       }
       if (start && dirs->count(v)) StartLoad(model, v, dirs->at(v));
     }
-    // Forget ended versions whose directory is gone (bounds the status list).
+    // Forget ended versions whose directory is gone (bounds the status list
+    // and, with their metric series, the memory a reloading server holds).
     for (auto it = model.versions.begin(); it != model.versions.end();) {
       if (it->second->state == VersionState::kEnd && !model.aspired.count(it->first) && !dirs->count(it->first)) {
+        if (options_.metrics) options_.metrics->ForgetVersion(name, it->first, it->second->load_path);
         it = model.versions.erase(it);
       } else {
         ++it;
@@ -495,6 +500,7 @@ void ModelManager::StartLoad(ModelEntry& model, int64_t version, const std::stri
   std::string load_path = path;
   if (model.config.model_platform() == "tflite") load_path = path + "/" + loaders::kTfliteModelFileName;
   if (model.config.model_platform() == "onnx") load_path = path + "/" + loaders::kOnnxModelFileName;
+  entry->load_path = load_path;
   Spawn([this, name, version, load_path, entry] { LoadThread(name, version, load_path, entry); });
 }
 

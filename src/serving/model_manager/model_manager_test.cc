@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/test_status.h"
+#include "serving/metrics/metrics_registry.h"
 
 namespace tfhost::serving {
 namespace {
@@ -395,6 +396,42 @@ TEST(ModelManagerTest, EmptyBasePathIsReportedOnceNotEveryPoll) {
   ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
   EXPECT_TRUE(m.ListModels()[0].scan_error.empty());
   EXPECT_TRUE(m.AllModelsAvailable());
+}
+
+// A server that reloads every 30 s must not keep every version's metric
+// series: once a version has ended and its folder is gone, they go too.
+TEST(ModelManagerTest, AForgottenVersionTakesItsMetricSeriesWithIt) {
+  TempDir dir;
+  fs::create_directory(dir.Sub("1"));
+  Harness h;
+  MetricsRegistry registry;
+  ServingMetrics metrics(&registry);
+  auto options = h.Options();
+  options.metrics = &metrics;
+  ModelManager m(options);
+  ASSERT_TRUE(m.ReloadConfig(OneModel("m", dir.path())).ok());
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  const std::string v1_state = ":tfhost:serving:model_version_state{model_name=\"m\",version=\"1\"}";
+  const std::string v1_path = "model_path=\"" + dir.Sub("1") + "\"";
+  EXPECT_NE(registry.ToPrometheusText().find(v1_state + " 30"), std::string::npos);
+  EXPECT_NE(registry.ToPrometheusText().find(v1_path), std::string::npos);
+
+  fs::create_directory(dir.Sub("2"));  // latest 1: 2 loads, then 1 unloads
+  m.PollFileSystem();
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  ASSERT_EQ(States(m, "m")[1], VersionState::kEnd);
+  EXPECT_NE(registry.ToPrometheusText().find(v1_state + " 50"), std::string::npos);  // ended, still listed
+
+  fs::remove(dir.Sub("1"));
+  m.PollFileSystem();
+  ASSERT_TRUE(m.WaitUntilSettled(milliseconds(10000)));
+  EXPECT_EQ(States(m, "m").count(1), 0u);
+  const std::string text = registry.ToPrometheusText();
+  EXPECT_EQ(text.find("version=\"1\""), std::string::npos) << text;
+  EXPECT_EQ(text.find(v1_path), std::string::npos) << text;
+  EXPECT_NE(text.find(":tfhost:serving:model_version_state{model_name=\"m\",version=\"2\"} 30"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("model_path=\"" + dir.Sub("2") + "\",status=\"success\"} 1"), std::string::npos) << text;
 }
 
 TEST(ModelManagerTest, ABlockedLogSinkNeverBlocksRequests) {
