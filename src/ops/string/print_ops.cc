@@ -5,6 +5,7 @@
 // streams, never into model outputs, so formatting follows TensorFlow's
 // print_v2 style (numpy-like brackets, "..." past `summarize` entries per
 // dimension, strings quoted) on a best-effort basis.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,7 +51,12 @@ std::string Element(const Tensor& t, int64_t i) {
   return os.str();
 }
 
-// numpy-like rendering of dims [d, rank) starting at flat offset `base`.
+// numpy-like rendering of dims [d, rank) starting at flat offset `base`, as
+// TensorFlow's print_v2 summary does: items of the last dim are separated by
+// a space, those of an outer dim d by rank - 1 - d newlines and d + 1 spaces;
+// a dim longer than 2 * summarize shows its first and last `summarize` items
+// around "...", which always follows a separator ("[ ...]" when summarize
+// is 0). `summarize` is already at most the element count (Summarize).
 void Render(const Tensor& t, int d, int64_t base, const std::vector<int64_t>& strides, int64_t summarize,
             std::string* out) {
   if (d == t.rank()) {
@@ -58,15 +64,23 @@ void Render(const Tensor& t, int d, int64_t base, const std::vector<int64_t>& st
     return;
   }
   const int64_t n = t.dim(d);
-  *out += "[";
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize >= 0 && n > 2 * summarize && i == summarize) {
-      *out += d + 1 == t.rank() ? "... " : "...\n" + std::string(d + 1, ' ');
-      i = n - summarize - 1;
-      continue;
-    }
+  const std::string sep = d + 1 == t.rank() ? " " : std::string(t.rank() - 1 - d, '\n') + std::string(d + 1, ' ');
+  // n > 2 * summarize, without forming 2 * summarize.
+  const bool elide = n > summarize && n - summarize > summarize;
+  bool first = true;
+  auto item = [&](int64_t i) {
+    if (!first) *out += sep;
+    first = false;
     Render(t, d + 1, base + i * strides[d], strides, summarize, out);
-    if (i + 1 < n) *out += d + 1 == t.rank() ? " " : "\n" + std::string(d + 1, ' ');
+  };
+  *out += "[";
+  if (elide) {
+    for (int64_t i = 0; i < summarize; ++i) item(i);
+    *out += sep + "...";
+    first = false;
+    for (int64_t i = n - summarize; i < n; ++i) item(i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) item(i);
   }
   *out += "]";
 }
@@ -74,7 +88,13 @@ void Render(const Tensor& t, int d, int64_t base, const std::vector<int64_t>& st
 std::string Summarize(const Tensor& t, int64_t summarize) {
   std::string out;
   if (t.dtype() == DType::kResource || t.dtype() == DType::kVariant) return "<" + DTypeShortName(t.dtype()) + ">";
-  Render(t, 0, 0, array::RowMajorStrides(t.shape()), summarize, &out);
+  // TensorFlow's limit: every element when negative, and never more than the
+  // tensor holds, so an empty tensor shows each non-empty dim as "..." (and a
+  // [2^40, 0] one costs nothing, where printing its 2^40 empty rows would not
+  // end).
+  const int64_t elements = t.NumElements();
+  const int64_t limit = summarize < 0 ? elements : std::min(summarize, elements);
+  Render(t, 0, 0, array::RowMajorStrides(t.shape()), limit, &out);
   return out;
 }
 
