@@ -190,7 +190,9 @@ Status QuantizeSlice(const KernelContext& ctx, const QuantizeParams& p, const fl
       const float upper = std::min(static_cast<float>(kHighest), +2.147483520e+09f);
       ForSlice(l, s, [&](int64_t i) {
         const float q = std::min(std::max(std::round(in[i] * range_scale) - offset, lower), upper);
-        out[i] = static_cast<T>(static_cast<int32_t>(q));
+        // NaN (a NaN input, or a range so narrow its scale overflowed) passes
+        // the clamps; it becomes 0, as SaturateCast makes it in the other modes.
+        out[i] = std::isnan(q) ? T(0) : static_cast<T>(static_cast<int32_t>(q));
       });
       break;
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ops/run_single_op.h"
@@ -93,6 +94,23 @@ TEST(QuantizeOpsTest, MinFirstRoundsTheScaledValueThenOffsets) {
   auto s = Quantize(Floats({0.5f, 1, -1, 0}), F(-1), F(1), DType::kQInt8, "MIN_FIRST");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(Values<int8_t>((*s)[0]), (std::vector<int64_t>{64, 127, -128, 0}));
+}
+
+// Fuzzer finding: a NaN reached the int conversion of MIN_FIRST (UBSan).
+// Every mode maps NaN to 0.
+TEST(QuantizeOpsTest, NanQuantizesToZeroInEveryMode) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const char* mode : {"MIN_FIRST", "MIN_COMBINED", "SCALED"}) {
+    auto out = Quantize(Floats({nan, 1}), F(-1), F(1), DType::kQInt8, mode);
+    ASSERT_TRUE(out.ok()) << mode << ": " << out.status().ToString();
+    EXPECT_EQ(Values<int8_t>((*out)[0])[0], 0) << mode;
+  }
+  // A range 1e-38 wide: MIN_FIRST's scale is 255 / 1e-38, past float, and
+  // 0 x inf is NaN.
+  auto narrow = Quantize(Floats({0}), F(0), F(1e-38f), DType::kQUInt8, "MIN_FIRST",
+                         {{"ensure_minimum_range", MakeAttr(0.0f)}});
+  ASSERT_TRUE(narrow.ok()) << narrow.status().ToString();
+  EXPECT_EQ(Values<uint8_t>((*narrow)[0]), (std::vector<int64_t>{0}));
 }
 
 // A range of zero width is widened to ensure_minimum_range (0.01) times 1.
