@@ -111,6 +111,12 @@ Status Reduce(KernelContext& ctx, Op op, bool unsorted, const std::vector<int64_
   std::vector<int64_t> out_dims = {segments};
   out_dims.insert(out_dims.end(), inner_dims.begin(), inner_dims.end());
   TFHOST_ASSIGN_OR_RETURN(Shape shape, array::OutputShape(ctx, out_dims, "output"));
+  // An empty output (rows of no elements) needs no per-segment scratch,
+  // however many segments the ids name: 2^40 counts would be 8 TiB.
+  if (array::DimProduct(shape, 0, shape.rank()) == 0) {
+    ctx.set_output(0, Tensor(data.dtype(), shape));
+    return OkStatus();
+  }
   const int64_t inner = shape.rank() == 0 ? 1 : array::DimProduct(shape, 1, shape.rank());
   bool integer = false;
   TFHOST_SWITCH_REAL_TYPES(data.dtype(), {
@@ -122,6 +128,10 @@ Status Reduce(KernelContext& ctx, Op op, bool unsorted, const std::vector<int64_
     }
   }, {});
   if (integer) return OkStatus();
+  // The output first: a session's tensor limit (max_tensor_bytes_in_use)
+  // refuses a huge one before the double-precision scratch, twice its size
+  // and outside that limit, is allocated.
+  Tensor result(data.dtype(), shape);
   std::vector<double> in = ReadDoubles(data);
   std::vector<double> out(static_cast<size_t>(segments * inner), 0.0);
   std::vector<int64_t> counts(static_cast<size_t>(segments), 0);
@@ -156,7 +166,6 @@ Status Reduce(KernelContext& ctx, Op op, bool unsorted, const std::vector<int64_
       }
     }
   }
-  Tensor result(data.dtype(), shape);
   StoreDoubles(out, result);
   ctx.set_output(0, std::move(result));
   return OkStatus();

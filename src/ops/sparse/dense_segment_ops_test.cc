@@ -46,6 +46,24 @@ TEST(SegmentOpsTest, ALastIdOfTheLargestInt64IsAnErrorNotAnOverflow) {
                       "segment id 9223372036854775807 at index 1 is the largest int64");
 }
 
+// Fuzzer finding: rows of no elements with a last id of 2^40 - 1 sized a
+// count per segment (8 TiB) before producing an empty [2^40, 0] output.
+TEST(SegmentOpsTest, EmptyRowsWithAHugeLastIdAreAnEmptyOutputWithoutScratch) {
+  const int64_t big = int64_t{1} << 40;
+  for (DType dt : {DType::kFloat, DType::kInt32}) {
+    auto out = RunSingleOp("SegmentMax", {Tensor(dt, Shape({2, 0})), Tensor::FromVector<int64_t>({0, big - 1})},
+                           Seg(dt, DType::kInt64));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].shape(), Shape({big, 0}));
+  }
+  auto unsorted = RunSingleOp("UnsortedSegmentSum", {Tensor(DType::kFloat, Shape({1, 0})),
+                                                     Tensor::FromVector<int32_t>({0}), Tensor::Scalar<int64_t>(big)},
+                              {{"T", MakeAttr(DType::kFloat)}, {"Tindices", MakeAttr(DType::kInt32)},
+                               {"Tnumsegments", MakeAttr(DType::kInt64)}});
+  ASSERT_TRUE(unsorted.ok()) << unsorted.status().ToString();
+  EXPECT_EQ((*unsorted)[0].shape(), Shape({big, 0}));
+}
+
 TEST(UnsortedSegmentOpsTest, AnyOrderDropsNegativeIdsAndFillsEmptyWithLimits) {
   // tf.math.unsorted_segment_sum doc: c = [[1,2,3,4],[5,6,7,8],[4,3,2,1]],
   // ids [0, 1, 0], 2 segments -> [[5,5,5,5],[5,6,7,8]].
