@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ops/run_single_op.h"
 #include "base/test_status.h"
@@ -99,6 +100,19 @@ TEST(LrnTest, NormalizesOverTheChannelWindow) {
   EXPECT_NEAR((*out)[0].data<float>()[0], 1 / std::sqrt(6.0), 1e-6);
   EXPECT_NEAR((*out)[0].data<float>()[1], 2 / std::sqrt(15.0), 1e-6);
   EXPECT_NEAR((*out)[0].data<float>()[2], 3 / std::sqrt(14.0), 1e-6);
+}
+
+// Fuzzer finding: depth_radius 2^63 - 1 overflowed c + radius (UBSan).
+// TensorFlow refuses a radius past int max; one at int max covers every
+// channel.
+TEST(LrnTest, ARadiusPastIntMaxIsRefusedAndOneAtItSpansAllChannels) {
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3}, Shape({1, 1, 1, 3}));
+  TFHOST_EXPECT_ERROR(RunSingleOp("LRN", {x}, {{"depth_radius", MakeAttr(std::numeric_limits<int64_t>::max())}}),
+                      StatusCode::kInvalidArgument,
+                      "node 'test_LRN' (LRN): depth_radius = 9223372036854775807 larger than int max");
+  auto out = RunSingleOp("LRN", {x}, {{"depth_radius", MakeAttr(int64_t{std::numeric_limits<int32_t>::max()})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR((*out)[0].data<float>()[c], (c + 1) / std::sqrt(15.0), 1e-6) << c;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // The window sum accumulates in double.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "ops/nn/nn_registrations.h"
 #include "ops/nn/nn_util.h"
@@ -20,6 +22,11 @@ Status LrnImpl(const KernelContext& ctx, const std::vector<Tensor>& in, std::vec
   TFHOST_ASSIGN_OR_RETURN(float beta, ctx.AttrOr<float>("beta", 0.5f));
   if (x.rank() != 4) return ctx.Error("input must be 4-D, got shape " + x.shape().ToString());
   if (radius < 0) return ctx.Error("depth_radius must be >= 0, got " + std::to_string(radius));
+  // TensorFlow's kernel holds it in an int; past that it refuses the node,
+  // and c + radius below cannot overflow.
+  if (radius > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error("depth_radius = " + std::to_string(radius) + " larger than int max");
+  }
   if (x.dtype() != DType::kFloat) {
     return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(x.dtype()) +
                          " is not supported (expected float32, float16 or bfloat16)");
