@@ -192,8 +192,17 @@ Status RequantizeKernel(KernelContext& ctx) {
       return ctx.Error("input_scale " + std::to_string(input_scale) + " and output_scale " +
                        std::to_string(output_scale) + " must be positive and finite with weight_scales");
     }
-    for (float w : weight_scales) {
-      reals.push_back(static_cast<double>(input_scale) * static_cast<double>(w) / static_cast<double>(output_scale));
+    for (size_t c = 0; c < weight_scales.size(); ++c) {
+      const double real =
+          static_cast<double>(input_scale) * static_cast<double>(weight_scales[c]) / static_cast<double>(output_scale);
+      // A NaN or infinite factor (a NaN scale, or an output scale so small
+      // the quotient overflows) would turn accumulators into NaN.
+      if (!(real >= 0) || !std::isfinite(real)) {
+        return ctx.Error("weight_scales[" + std::to_string(c) + "] = " + std::to_string(weight_scales[c]) +
+                         " gives the rescale factor " + std::to_string(real) +
+                         " (input_scale x weight scale / output_scale); expected a finite, non-negative one");
+      }
+      reals.push_back(real);
     }
   } else if (multipliers.empty() || multipliers.size() != shifts.size()) {
     return ctx.Error("attrs multipliers and shifts must have the same, non-zero length; got " +

@@ -134,5 +134,26 @@ TEST(RequantizeTest, BothFormsOfRescalingAtOnceAreRefused) {
                       "input_scale 0.000000 and output_scale 0.000000 must be positive and finite with weight_scales");
 }
 
+// Fuzzer finding: a NaN weight scale made every accumulator NaN before the
+// int conversion (UBSan). Factors that are not finite and non-negative are
+// refused, naming the channel.
+TEST(RequantizeTest, AWeightScaleGivingANanOrInfiniteFactorIsRefused) {
+  ir::AttrMap attrs = Attrs({}, {}, 0);
+  attrs["weight_scales"] = MakeAttr(std::vector<float>{0.5f, std::numeric_limits<float>::quiet_NaN()});
+  attrs["input_scale"] = MakeAttr(1.0f);
+  attrs["output_scale"] = MakeAttr(1.0f);
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({1, 2})}, attrs).status(),
+                      StatusCode::kInvalidArgument,
+                      "weight_scales[1] = nan gives the rescale factor nan (input_scale x weight scale / "
+                      "output_scale); expected a finite, non-negative one");
+  // An infinite scale, and a negative one.
+  attrs["weight_scales"] = MakeAttr(std::vector<float>{std::numeric_limits<float>::infinity()});
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({1})}, attrs).status(),
+                      StatusCode::kInvalidArgument, "weight_scales[0] = inf gives the rescale factor inf");
+  attrs["weight_scales"] = MakeAttr(std::vector<float>{-0.5f});
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostRequantize", {Tensor::FromVector<int32_t>({1})}, attrs).status(),
+                      StatusCode::kInvalidArgument, "weight_scales[0] = -0.500000 gives the rescale factor -0.500000");
+}
+
 }  // namespace
 }  // namespace tfhost::ops
