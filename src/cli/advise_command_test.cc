@@ -5,24 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "host/monitor/monitor.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string Temp(const std::string& name) {
   return ::testing::TempDir() + "advise_" + std::to_string(::getpid()) + "_" + name;
@@ -47,7 +36,7 @@ TEST(AdviseCommandTest, InputBoundRecordingWithHtmlReport) {
       o << host::FormatSampleJsonLine(s) << "\n";
     }
   }
-  Result r = Cli({"advise", rec, "--html", html});
+  CliResult r = Cli({"advise", rec, "--html", html});
   EXPECT_EQ(r.code, kExitFailure) << r.err;
   EXPECT_NE(r.out.find("[WARNING] input_bound"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU utilisation mean 38%"), std::string::npos);
@@ -64,9 +53,9 @@ TEST(AdviseCommandTest, InputBoundRecordingWithHtmlReport) {
 TEST(AdviseCommandTest, RecordingWithoutGpusListsUnjudgedRulesInTextJsonAndHtml) {
   std::string rec = Temp("nogpu.jsonl"), html = Temp("nogpu.html");
   std::filesystem::remove(rec);
-  Result m = Cli({"monitor", "--no-gpu", "--record", rec, "--count", "2", "--interval", "0.05", "--json"});
+  CliResult m = Cli({"monitor", "--no-gpu", "--record", rec, "--count", "2", "--interval", "0.05", "--json"});
   ASSERT_EQ(m.code, kExitOk) << m.err;
-  Result text = Cli({"advise", rec, "--html", html});
+  CliResult text = Cli({"advise", rec, "--html", html});
   EXPECT_TRUE(text.code == kExitOk || text.code == kExitFailure) << text.err;
   EXPECT_NE(text.out.find("tfhost advise: 2 samples, 0 GPU(s)\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  input_bound: no GPU samples in the recording\n"
@@ -76,7 +65,7 @@ TEST(AdviseCommandTest, RecordingWithoutGpusListsUnjudgedRulesInTextJsonAndHtml)
                           "  gpu_throttled: no GPU samples in the recording\n"),
             std::string::npos)
       << text.out;
-  Result json = Cli({"advise", rec, "--json"});
+  CliResult json = Cli({"advise", rec, "--json"});
   EXPECT_NE(json.out.find("\"id\": \"gpu_throttled\",\n            \"reason\": \"no GPU samples in the recording\""),
             std::string::npos)
       << json.out;
@@ -94,7 +83,7 @@ TEST(AdviseCommandTest, RecordingWithoutGpusListsUnjudgedRulesInTextJsonAndHtml)
 }
 
 TEST(AdviseCommandTest, LiveWindowOnThisMachine) {
-  Result r = Cli({"advise", "--live", "--duration", "0.3", "--interval", "0.1"});
+  CliResult r = Cli({"advise", "--live", "--duration", "0.3", "--interval", "0.1"});
   EXPECT_TRUE(r.code == kExitOk || r.code == kExitFailure) << r.err;
   EXPECT_NE(r.out.find("tfhost advise: 3 samples"), std::string::npos) << r.out;
 }
@@ -102,12 +91,12 @@ TEST(AdviseCommandTest, LiveWindowOnThisMachine) {
 TEST(AdviseCommandTest, UsageAndFileErrors) {
   EXPECT_EQ(Cli({"advise"}).code, kExitUsage);
   EXPECT_EQ(Cli({"advise", "x.jsonl", "--live"}).code, kExitUsage);
-  Result missing = Cli({"advise", "/no/such/recording.jsonl"});
+  CliResult missing = Cli({"advise", "/no/such/recording.jsonl"});
   EXPECT_EQ(missing.code, kExitFailure);
   EXPECT_NE(missing.err.find("/no/such/recording.jsonl"), std::string::npos);
   std::string bad = Temp("bad.jsonl");
   std::ofstream(bad) << "{\"time\": 1}\n{oops\n";
-  Result r = Cli({"advise", bad});
+  CliResult r = Cli({"advise", bad});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("recording line 2"), std::string::npos) << r.err;
   std::filesystem::remove(bad);

@@ -8,28 +8,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "base/test_fixtures.h"
 #include "cli/bench_profile.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "loaders/savedmodel/saved_model_writer.h"
 
 namespace tfhost::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // A SavedModel computing y = Identity(x) with x's signature shape `dims`.
 std::string WriteIdentityModel(const std::string& name, const std::vector<int64_t>& dims) {
@@ -55,10 +44,10 @@ std::string WriteIdentityModel(const std::string& name, const std::vector<int64_
 
 TEST(BenchCommandTest, RefusesABatchSizeWhenNoInputHasABatchDim) {
   std::string path = WriteIdentityModel("fixed", {1, 3});
-  Result one = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
+  CliResult one = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
   EXPECT_EQ(one.code, kExitOk) << one.err;
   EXPECT_NE(one.out.find("\"batch\": 1"), std::string::npos) << one.out;
-  Result eight = Cli({"bench", path, "--batch", "1,8", "--runs", "1", "--warmup", "0"});
+  CliResult eight = Cli({"bench", path, "--batch", "1,8", "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(eight.code, kExitFailure);
   EXPECT_NE(eight.err.find("--batch 8"), std::string::npos) << eight.err;
   EXPECT_NE(eight.err.find("x [1,3]"), std::string::npos) << eight.err;
@@ -68,7 +57,7 @@ TEST(BenchCommandTest, RefusesABatchSizeWhenNoInputHasABatchDim) {
 
 TEST(BenchCommandTest, BatchDimTakesTheRequestedBatchSize) {
   std::string path = WriteIdentityModel("batched", {-1, 3});
-  Result r = Cli({"bench", path, "--batch", "8", "--runs", "2", "--warmup", "0", "--json"});
+  CliResult r = Cli({"bench", path, "--batch", "8", "--runs", "2", "--warmup", "0", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("\"batch\": 8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"min_ms\""), std::string::npos) << r.out;
@@ -80,9 +69,9 @@ TEST(BenchCommandTest, BatchDimTakesTheRequestedBatchSize) {
 TEST(BenchCommandTest, TfjsModelWithFixedBatchRunsOnlyBatchOne) {
   std::string model = testing::FixturePath("models/tfjs/blazeface");
   TFHOST_REQUIRE_FIXTURE(model);
-  Result one = Cli({"bench", model, "--runs", "1", "--warmup", "0"});
+  CliResult one = Cli({"bench", model, "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(one.code, kExitOk) << one.err;
-  Result two = Cli({"bench", model, "--batch", "2", "--runs", "1", "--warmup", "0"});
+  CliResult two = Cli({"bench", model, "--batch", "2", "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(two.code, kExitFailure);
   EXPECT_NE(two.err.find("input:0 [1,256,256,3]"), std::string::npos) << two.err;
 }
@@ -112,7 +101,7 @@ rapidjson::Document ParseJson(const std::string& text) {
 
 TEST(BenchCommandTest, ReportsGflopsFromTheGraphsFlopCountAndPeakRss) {
   std::string path = WriteMatMulGraph("flops");
-  Result r = Cli({"bench", path, "--runs", "3", "--warmup", "1", "--json"});
+  CliResult r = Cli({"bench", path, "--runs", "3", "--warmup", "1", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   ASSERT_TRUE(doc.IsObject());
@@ -127,7 +116,7 @@ TEST(BenchCommandTest, ReportsGflopsFromTheGraphsFlopCountAndPeakRss) {
   EXPECT_STREQ(doc["kernels"].GetString(), "fast");
   EXPECT_FALSE(result.HasMember("fraction_of_peak"));
   // The table carries the same columns.
-  Result table = Cli({"bench", path, "--runs", "1", "--warmup", "0"});
+  CliResult table = Cli({"bench", path, "--runs", "1", "--warmup", "0"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   EXPECT_NE(table.out.find("GFLOP/s"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("peak_RSS_MiB"), std::string::npos) << table.out;
@@ -137,7 +126,7 @@ TEST(BenchCommandTest, ReportsGflopsFromTheGraphsFlopCountAndPeakRss) {
 
 TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
   std::string path = WriteMatMulGraph("profile");
-  Result r = Cli({"bench", path, "--runs", "4", "--warmup", "0", "--profile", "--json"});
+  CliResult r = Cli({"bench", path, "--runs", "4", "--warmup", "0", "--profile", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   const auto& profile = doc["results"][0]["profile"];
@@ -152,13 +141,13 @@ TEST(BenchCommandTest, ProfileShowsEachOpsKernelTimeAndTheSlowestNodes) {
   // Two placeholders and the MatMul, all in host memory: no copies.
   EXPECT_NE(std::string(profile["placement"].GetString()).find("; 0 copies"), std::string::npos)
       << profile["placement"].GetString();
-  Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
+  CliResult table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   EXPECT_NE(table.out.find("profile, batch 1, threads 1, 2 runs: kernels "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("product"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("  placement: "), std::string::npos) << table.out;
   // Without the flag, no profile.
-  Result plain = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
+  CliResult plain = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
   EXPECT_FALSE(ParseJson(plain.out)["results"][0].HasMember("profile"));
   fs::remove(path);
 }
@@ -180,7 +169,7 @@ TEST(BenchCommandTest, ProfileJsonListsEveryNodeWhereTheTableShowsTen) {
     }
     f << "versions { producer: 27 }\n";
   }
-  Result r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile", "--json"});
+  CliResult r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   const auto& nodes = doc["results"][0]["profile"]["nodes"];
@@ -193,7 +182,7 @@ TEST(BenchCommandTest, ProfileJsonListsEveryNodeWhereTheTableShowsTen) {
     }
   }
   EXPECT_NEAR(sum, doc["results"][0]["profile"]["kernel_ms_per_run"].GetDouble(), 1e-9);
-  Result table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
+  CliResult table = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--profile"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   int listed = 0;
   for (size_t at = table.out.find("product_"); at != std::string::npos; at = table.out.find("product_", at + 1)) {
@@ -205,17 +194,17 @@ TEST(BenchCommandTest, ProfileJsonListsEveryNodeWhereTheTableShowsTen) {
 
 TEST(BenchCommandTest, PeakGflopsIsPerCoreTimesTheRowsThreads) {
   std::string path = WriteMatMulGraph("peak");
-  Result r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--threads", "1", "--peak-gflops", "12.5", "--json"});
+  CliResult r = Cli({"bench", path, "--runs", "2", "--warmup", "0", "--threads", "1", "--peak-gflops", "12.5", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   const auto& result = doc["results"][0];
   EXPECT_DOUBLE_EQ(doc["peak_gflops_per_core"].GetDouble(), 12.5);
   EXPECT_DOUBLE_EQ(result["peak_gflops"].GetDouble(), 12.5);
   EXPECT_NEAR(result["fraction_of_peak"].GetDouble(), result["gflops_per_s"].GetDouble() / 12.5, 1e-12);
-  Result table = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--peak-gflops", "12.5"});
+  CliResult table = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--peak-gflops", "12.5"});
   EXPECT_NE(table.out.find("of_peak"), std::string::npos) << table.out;
   for (const char* bad : {"0", "-3", "abc", "1e400", "5x"}) {
-    Result b = Cli({"bench", path, "--peak-gflops", bad});
+    CliResult b = Cli({"bench", path, "--peak-gflops", bad});
     EXPECT_EQ(b.code, kExitUsage) << bad;
     EXPECT_NE(b.err.find("--peak-gflops"), std::string::npos) << b.err;
   }
@@ -225,24 +214,24 @@ TEST(BenchCommandTest, PeakGflopsIsPerCoreTimesTheRowsThreads) {
 TEST(BenchCommandTest, GivenInputsAreFedAndOnlyTheOthersSynthesized) {
   std::string path = WriteMatMulGraph("inputs");
   // 'a' comes from the flag (a wrong shape shows it is really fed), 'b' is synthesized.
-  Result wrong = Cli({"bench", path, "--input", "a=[[1.0, 2.0]]", "--runs", "1", "--warmup", "0"});
+  CliResult wrong = Cli({"bench", path, "--input", "a=[[1.0, 2.0]]", "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(wrong.code, kExitFailure);
   EXPECT_NE(wrong.err.find("input 'a'"), std::string::npos) << wrong.err;
   std::string row = "[1,1,1,1,1,1,1,1]";
   std::string a = "a=[" + row + "," + row + "," + row + "," + row + "]";
-  Result r = Cli({"bench", path, "--input", a, "--fetch", "product", "--runs", "2", "--warmup", "0", "--json"});
+  CliResult r = Cli({"bench", path, "--input", a, "--fetch", "product", "--runs", "2", "--warmup", "0", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   EXPECT_DOUBLE_EQ(doc["results"][0]["flops_per_run"].GetDouble(), 128.0);
   // Feeding by tensor name runs the graph directly; the result is the same count.
-  Result direct = Cli({"bench", path, "--input", "a:0=[" + row + "," + row + "," + row + "," + row + "]", "--fetch",
+  CliResult direct = Cli({"bench", path, "--input", "a:0=[" + row + "," + row + "," + row + "," + row + "]", "--fetch",
                        "product:0", "--runs", "1", "--warmup", "0", "--json"});
   ASSERT_EQ(direct.code, kExitOk) << direct.err;
   EXPECT_DOUBLE_EQ(ParseJson(direct.out)["results"][0]["flops_per_run"].GetDouble(), 128.0);
-  Result unknown_fetch = Cli({"bench", path, "--fetch", "nope:0", "--runs", "1", "--warmup", "0"});
+  CliResult unknown_fetch = Cli({"bench", path, "--fetch", "nope:0", "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(unknown_fetch.code, kExitFailure);
   EXPECT_NE(unknown_fetch.err.find("nope"), std::string::npos) << unknown_fetch.err;
-  Result twice = Cli({"bench", path, "--input", a, "--input", a});
+  CliResult twice = Cli({"bench", path, "--input", a, "--input", a});
   EXPECT_EQ(twice.code, kExitUsage);
   EXPECT_NE(twice.err.find("given twice"), std::string::npos) << twice.err;
   fs::remove(path);
@@ -250,7 +239,7 @@ TEST(BenchCommandTest, GivenInputsAreFedAndOnlyTheOthersSynthesized) {
 
 TEST(BenchCommandTest, GivenInputsDoNotTakeALargerBatch) {
   std::string path = WriteIdentityModel("given_batch", {-1, 3});
-  Result r = Cli({"bench", path, "--input", "x=[[1.0, 2.0, 3.0]]", "--batch", "1,4", "--runs", "1", "--warmup", "0"});
+  CliResult r = Cli({"bench", path, "--input", "x=[[1.0, 2.0, 3.0]]", "--batch", "1,4", "--runs", "1", "--warmup", "0"});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("--batch 4"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("x [1,3]"), std::string::npos) << r.err;
@@ -259,10 +248,10 @@ TEST(BenchCommandTest, GivenInputsDoNotTakeALargerBatch) {
 
 TEST(BenchCommandTest, KernelsFlagChoosesTheKernelSet) {
   std::string path = WriteMatMulGraph("kernels");
-  Result ref = Cli({"bench", path, "--kernels", "reference", "--runs", "1", "--warmup", "0", "--json"});
+  CliResult ref = Cli({"bench", path, "--kernels", "reference", "--runs", "1", "--warmup", "0", "--json"});
   ASSERT_EQ(ref.code, kExitOk) << ref.err;
   EXPECT_STREQ(ParseJson(ref.out)["kernels"].GetString(), "reference");
-  Result bad = Cli({"bench", path, "--kernels", "turbo"});
+  CliResult bad = Cli({"bench", path, "--kernels", "turbo"});
   EXPECT_EQ(bad.code, kExitUsage);
   EXPECT_NE(bad.err.find("fast, reference"), std::string::npos) << bad.err;
   fs::remove(path);
@@ -270,7 +259,7 @@ TEST(BenchCommandTest, KernelsFlagChoosesTheKernelSet) {
 
 TEST(BenchCommandTest, ColdTimesLoadAndFirstRunApart) {
   std::string path = WriteMatMulGraph("cold");
-  Result r = Cli({"bench", path, "--cold", "--runs", "1", "--warmup", "0", "--json"});
+  CliResult r = Cli({"bench", path, "--cold", "--runs", "1", "--warmup", "0", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   ASSERT_TRUE(doc.HasMember("cold")) << r.out;
@@ -278,9 +267,9 @@ TEST(BenchCommandTest, ColdTimesLoadAndFirstRunApart) {
   EXPECT_GT(cold["load_ms"].GetDouble(), 0.0);
   EXPECT_GT(cold["first_run_ms"].GetDouble(), 0.0);
   EXPECT_DOUBLE_EQ(cold["total_ms"].GetDouble(), cold["load_ms"].GetDouble() + cold["first_run_ms"].GetDouble());
-  Result without = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
+  CliResult without = Cli({"bench", path, "--runs", "1", "--warmup", "0", "--json"});
   EXPECT_FALSE(ParseJson(without.out).HasMember("cold"));
-  Result table = Cli({"bench", path, "--cold", "--runs", "1", "--warmup", "0"});
+  CliResult table = Cli({"bench", path, "--cold", "--runs", "1", "--warmup", "0"});
   EXPECT_NE(table.out.find("cold start (threads 1, batch 1): load "), std::string::npos) << table.out;
   fs::remove(path);
 }
@@ -290,7 +279,7 @@ TEST(BenchCommandTest, ColdTimesLoadAndFirstRunApart) {
 TEST(BenchCommandTest, NsfwFixtureFlopsAreFullyCountedWithWeightBytes) {
   std::string model = testing::FixturePath("models/tfjs/nsfw_mobilenet_v2");
   TFHOST_REQUIRE_FIXTURE(model);
-  Result r = Cli({"bench", model, "--runs", "1", "--warmup", "0", "--json"});
+  CliResult r = Cli({"bench", model, "--runs", "1", "--warmup", "0", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto doc = ParseJson(r.out);
   const auto& flops = doc["flops"][0];

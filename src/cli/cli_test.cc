@@ -1,6 +1,7 @@
 // Subcommands run in-process through RunCli, on the demo models (written
 // fresh into a temp dir) and the TF Serving fixtures.
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -17,23 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 class CliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("cli_test_" + std::to_string(::getpid())));
     fs::remove_all(*dir_);
-    Result r = Cli({"demo-models", (*dir_ / "models").string()});
+    CliResult r = Cli({"demo-models", (*dir_ / "models").string()});
     ASSERT_EQ(r.code, kExitOk) << r.err;
   }
   static void TearDownTestSuite() {
@@ -45,45 +35,45 @@ class CliTest : public ::testing::Test {
 };
 
 TEST_F(CliTest, HelpVersionAndUnknownCommandExitCodes) {
-  Result help = Cli({"help"});
+  CliResult help = Cli({"help"});
   EXPECT_EQ(help.code, kExitOk);
   for (const char* cmd : {"inspect", "run", "bench", "demo-models", "version"}) {
     EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
-    Result sub = Cli({cmd, "--help"});
+    CliResult sub = Cli({cmd, "--help"});
     EXPECT_EQ(sub.code, kExitOk) << cmd;
     EXPECT_NE(sub.out.find("Usage: tfhost " + std::string(cmd)), std::string::npos) << sub.out;
   }
   EXPECT_EQ(Cli({"version"}).out.rfind("tfhost ", 0), 0u);
-  Result unknown = Cli({"inspekt", "x"});
+  CliResult unknown = Cli({"inspekt", "x"});
   EXPECT_EQ(unknown.code, kExitUsage);
   EXPECT_NE(unknown.err.find("did you mean 'inspect'"), std::string::npos) << unknown.err;
   EXPECT_EQ(Cli({}).code, kExitUsage);
 }
 
 TEST_F(CliTest, UnknownFlagIsAUsageErrorWithSuggestion) {
-  Result r = Cli({"run", Model("half_plus_two"), "--inptu", "x=[[1.0]]"});
+  CliResult r = Cli({"run", Model("half_plus_two"), "--inptu", "x=[[1.0]]"});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("did you mean '--input'"), std::string::npos) << r.err;
-  Result missing = Cli({"inspect"});
+  CliResult missing = Cli({"inspect"});
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("missing argument PATH"), std::string::npos) << missing.err;
 }
 
 TEST_F(CliTest, MissingModelIsARuntimeFailure) {
-  Result r = Cli({"inspect", (*dir_ / "no_such_model").string()});
+  CliResult r = Cli({"inspect", (*dir_ / "no_such_model").string()});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, InspectShowsSignaturesOpsAndVariables) {
-  Result r = Cli({"inspect", Model("half_plus_two")});
+  CliResult r = Cli({"inspect", Model("half_plus_two")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   for (const char* s : {"signature_def['serving_default']", "signature_def['classify_x_to_y']",
                         "method name: tensorflow/serving/regress", "'x' tensor: x:0  dtype: float32",
                         "Variables: 2 (8 B)", "VariableV2", "ParseExample"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   }
-  Result json = Cli({"inspect", Model("mlp"), "--json"});
+  CliResult json = Cli({"inspect", Model("mlp"), "--json"});
   ASSERT_EQ(json.code, kExitOk) << json.err;
   for (const char* s : {"\"variable_count\": 4", "\"MatMul\": 2", "\"key\": \"probabilities\"", "\"shape\": ["}) {
     EXPECT_NE(json.out.find(s), std::string::npos) << s << "\n" << json.out;
@@ -93,14 +83,14 @@ TEST_F(CliTest, InspectShowsSignaturesOpsAndVariables) {
 TEST_F(CliTest, InspectReadsTfServingFixture) {
   std::string path = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
   TFHOST_REQUIRE_FIXTURE(path);
-  Result r = Cli({"inspect", path});
+  CliResult r = Cli({"inspect", path});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("signature_def['regress_x_to_y2']"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'y' tensor: y:0"), std::string::npos) << r.out;
 }
 
 TEST_F(CliTest, RunPrintsOutputsForJsonInput) {
-  Result r = Cli({"run", Model("half_plus_two"), "--input", "x=[[1.0],[2.0],[5.0]]"});
+  CliResult r = Cli({"run", Model("half_plus_two"), "--input", "x=[[1.0],[2.0],[5.0]]"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("y: float32[3,1] {2.5, 3, 4.5}"), std::string::npos) << r.out;
 }
@@ -109,7 +99,7 @@ TEST_F(CliTest, RunWritesNpyOutputsToOutputDir) {
   fs::path in = *dir_ / "x.npy";
   ASSERT_TRUE(WriteNpyFile(in.string(), Tensor::FromVector<float>({2, 4}, Shape({2, 1}))).ok());
   fs::path out_dir = *dir_ / "out";
-  Result r = Cli({"run", Model("half_plus_two"), "--input=x=" + in.string(), "--output-dir", out_dir.string()});
+  CliResult r = Cli({"run", Model("half_plus_two"), "--input=x=" + in.string(), "--output-dir", out_dir.string()});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto y = ReadNpyFile((out_dir / "y.npy").string());
   ASSERT_TRUE(y.ok()) << y.status().ToString();
@@ -118,7 +108,7 @@ TEST_F(CliTest, RunWritesNpyOutputsToOutputDir) {
 
 TEST_F(CliTest, RunFeedsAndFetchesTensorNamesDirectly) {
   fs::path out_dir = *dir_ / "direct";
-  Result r = Cli({"run", Model("half_plus_two"), "--input", "x:0=[[10.0]]", "--fetch", "Mul:0", "--fetch", "y:0",
+  CliResult r = Cli({"run", Model("half_plus_two"), "--input", "x:0=[[10.0]]", "--fetch", "Mul:0", "--fetch", "y:0",
                   "--output-dir", out_dir.string()});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   auto mul = ReadNpyFile((out_dir / "Mul_0.npy").string());
@@ -132,38 +122,38 @@ TEST_F(CliTest, RunFeedsAndFetchesTensorNamesDirectly) {
 TEST_F(CliTest, RunWithWrongDtypeFailsWithMessage) {
   fs::path in = *dir_ / "ints.npy";
   ASSERT_TRUE(WriteNpyFile(in.string(), Tensor::FromVector<int64_t>({1, 2}, Shape({2, 1}))).ok());
-  Result r = Cli({"run", Model("half_plus_two"), "--input", "x=" + in.string()});
+  CliResult r = Cli({"run", Model("half_plus_two"), "--input", "x=" + in.string()});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("input 'x' must be float32, got int64"), std::string::npos) << r.err;
-  Result json = Cli({"run", Model("half_plus_two"), "--input", "x=[[\"a\"]]"});
+  CliResult json = Cli({"run", Model("half_plus_two"), "--input", "x=[[\"a\"]]"});
   EXPECT_EQ(json.code, kExitFailure);
   EXPECT_NE(json.err.find("must be a number"), std::string::npos) << json.err;
-  Result shape = Cli({"run", Model("half_plus_two"), "--input", "x=[1.0, 2.0]"});
+  CliResult shape = Cli({"run", Model("half_plus_two"), "--input", "x=[1.0, 2.0]"});
   EXPECT_EQ(shape.code, kExitFailure);
   EXPECT_NE(shape.err.find("must have shape [?,1]"), std::string::npos) << shape.err;
 }
 
 TEST_F(CliTest, RunWithUnknownKeyFailsListingExpectedInputs) {
-  Result r = Cli({"run", Model("half_plus_two"), "--input", "z=[[1.0]]"});
+  CliResult r = Cli({"run", Model("half_plus_two"), "--input", "z=[[1.0]]"});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("input 'z' is neither an input of signature 'serving_default' (x)"), std::string::npos)
       << r.err;
-  Result sig = Cli({"run", Model("half_plus_two"), "--signature", "nope", "--input", "x=[[1.0]]"});
+  CliResult sig = Cli({"run", Model("half_plus_two"), "--signature", "nope", "--input", "x=[[1.0]]"});
   EXPECT_EQ(sig.code, kExitFailure);
-  Result missing = Cli({"run", Model("mlp")});
+  CliResult missing = Cli({"run", Model("mlp")});
   EXPECT_EQ(missing.code, kExitFailure);
   EXPECT_NE(missing.err.find("missing input 'x'"), std::string::npos) << missing.err;
 }
 
 TEST_F(CliTest, BenchReportsEverySettingAsTableAndJson) {
-  Result table = Cli({"bench", Model("mlp"), "--batch", "1,4", "--threads=1,2", "--runs", "3", "--warmup", "1"});
+  CliResult table = Cli({"bench", Model("mlp"), "--batch", "1,4", "--threads=1,2", "--runs", "3", "--warmup", "1"});
   ASSERT_EQ(table.code, kExitOk) << table.err;
   EXPECT_NE(table.out.find("p99_ms"), std::string::npos) << table.out;
   int rows = 0;
   std::istringstream lines(table.out);
   for (std::string line; std::getline(lines, line);) rows += line.find("     3 ") != std::string::npos;
   EXPECT_EQ(rows, 4) << table.out;
-  Result json = Cli({"bench", Model("cnn"), "--batch", "2", "--runs", "2", "--warmup", "0", "--json"});
+  CliResult json = Cli({"bench", Model("cnn"), "--batch", "2", "--runs", "2", "--warmup", "0", "--json"});
   ASSERT_EQ(json.code, kExitOk) << json.err;
   EXPECT_NE(json.out.find("\"items_per_s\""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"batch\": 2"), std::string::npos) << json.out;
@@ -187,12 +177,12 @@ TEST_F(CliTest, BenchAsksForShapeWhenADimIsUnknown) {
   spec.signatures = {runtime::Signature{"serving_default", "tensorflow/serving/predict", {in}, {out}, {}}};
   std::string path = (*dir_ / "ragged_dims").string();
   ASSERT_TRUE(loaders::WriteSavedModel(path, spec).ok());
-  Result r = Cli({"bench", path, "--runs", "1"});
+  CliResult r = Cli({"bench", path, "--runs", "1"});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find("--shape x=d1,d2"), std::string::npos) << r.err;
-  Result ok = Cli({"bench", path, "--runs", "1", "--shape", "x=-1,5", "--batch", "3"});
+  CliResult ok = Cli({"bench", path, "--runs", "1", "--shape", "x=-1,5", "--batch", "3"});
   EXPECT_EQ(ok.code, kExitOk) << ok.err;
-  Result bad = Cli({"bench", path, "--shape", "q=1"});
+  CliResult bad = Cli({"bench", path, "--shape", "q=1"});
   EXPECT_EQ(bad.code, kExitUsage);
 }
 

@@ -7,23 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string TestData(const std::string& name) {
   const char* src = std::getenv("TFHOST_SOURCE_DIR");
@@ -47,7 +36,7 @@ class EnvFile {
 
 TEST(DoctorCommandTest, PcieWorkstationExitsTwoAndExplainsEachFinding) {
   EnvFile env("export NCCL_SOCKET_IFNAME=eth\nTF_CPP_MIN_LOG_LEVEL='3'\n# a comment\n");
-  Result r = Cli({"doctor", "--root", TestData("pcie_4gpu"), "--env-file", env.path(), "--tf-version", "2.13",
+  CliResult r = Cli({"doctor", "--root", TestData("pcie_4gpu"), "--env-file", env.path(), "--tf-version", "2.13",
                   "--data", "/mnt/ds/train"});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   for (const char* id : {"[ERROR] nccl_socket_ifname_no_match", "[WARNING] tf_cpp_min_log_level_hides_errors",
@@ -61,13 +50,13 @@ TEST(DoctorCommandTest, PcieWorkstationExitsTwoAndExplainsEachFinding) {
 
 TEST(DoctorCommandTest, WarningsOnlyExitOne) {
   EnvFile env("TF_CPP_MIN_LOG_LEVEL=3\n");
-  Result r = Cli({"doctor", "--root", TestData("dgx_a100"), "--env-file", env.path()});
+  CliResult r = Cli({"doctor", "--root", TestData("dgx_a100"), "--env-file", env.path()});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
 }
 
 TEST(DoctorCommandTest, CleanDgxExitsZeroAndJsonSaysSo) {
   EnvFile env("TF_CONFIG={\"cluster\": {\"worker\": [\"dgx-a100-01:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}\n");
-  Result r = Cli({"doctor", "--json", "--root", TestData("dgx_a100"), "--env-file", env.path(), "--data",
+  CliResult r = Cli({"doctor", "--json", "--root", TestData("dgx_a100"), "--env-file", env.path(), "--data",
                   "/raid/cache"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   rapidjson::Document doc;
@@ -79,13 +68,13 @@ TEST(DoctorCommandTest, CleanDgxExitsZeroAndJsonSaysSo) {
 
 TEST(DoctorCommandTest, ServePurposeSkipsTrainingOnlyRules) {
   EnvFile env("");
-  Result r = Cli({"doctor", "--for", "serve", "--root", TestData("pcie_4gpu"), "--env-file", env.path()});
+  CliResult r = Cli({"doctor", "--for", "serve", "--root", TestData("pcie_4gpu"), "--env-file", env.path()});
   EXPECT_EQ(r.out.find("multi_gpu_without_nvlink"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("checking for serve"), std::string::npos);
 }
 
 TEST(DoctorCommandTest, RunsOnThisMachine) {
-  Result r = Cli({"doctor"});
+  CliResult r = Cli({"doctor"});
   EXPECT_GE(r.code, 0);
   EXPECT_LE(r.code, 2);
   EXPECT_NE(r.out.find("tfhost doctor: "), std::string::npos) << r.err;
@@ -95,11 +84,11 @@ TEST(DoctorCommandTest, RunsOnThisMachine) {
 TEST(DoctorCommandTest, BadFlagsAndFilesAreReported) {
   EXPECT_EQ(Cli({"doctor", "--for", "play"}).code, kExitUsage);
   EXPECT_EQ(Cli({"doctor", "--strategy", "horovod"}).code, kExitUsage);
-  Result missing = Cli({"doctor", "--env-file", "/no/such/env"});
+  CliResult missing = Cli({"doctor", "--env-file", "/no/such/env"});
   EXPECT_EQ(missing.code, kExitFailure);
   EXPECT_NE(missing.err.find("/no/such/env"), std::string::npos);
   EnvFile bad("NOT A SETTING\n");
-  Result r = Cli({"doctor", "--env-file", bad.path()});
+  CliResult r = Cli({"doctor", "--env-file", bad.path()});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.err.find(":1: expected KEY=VALUE"), std::string::npos) << r.err;
 }

@@ -6,28 +6,17 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 
 #include "base/test_status.h"
 #include "base/test_temp_dir.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "data/example.h"
 #include "data/tfrecord_writer.h"
 #include "loaders/savedmodel/demo_models.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(LimitFlagsTest, DefaultsAreTheLibrariesOwnAndApplySetsEveryOption) {
   loaders::LoadOptions defaults;
@@ -86,13 +75,13 @@ class LimitFlagsCliTest : public ::testing::Test {
 
 TEST_F(LimitFlagsCliTest, RunRefusesAModelPastMaxGraphNodesNamingTheFlag) {
   const std::string model = dir_.Sub("half_plus_two");
-  Result ok = Cli({"run", model, "--input", "x=[[1.0]]"});
+  CliResult ok = Cli({"run", model, "--input", "x=[[1.0]]"});
   ASSERT_EQ(ok.code, kExitOk) << ok.err;
-  Result small = Cli({"run", model, "--input", "x=[[1.0]]", "--max_graph_nodes=3"});
+  CliResult small = Cli({"run", model, "--input", "x=[[1.0]]", "--max_graph_nodes=3"});
   EXPECT_EQ(small.code, kExitFailure);
   EXPECT_NE(small.err.find("nodes, more than the 3 a model may have (--max_graph_nodes)"), std::string::npos)
       << small.err;
-  Result bad = Cli({"bench", model, "--max_loop_iterations=-1"});
+  CliResult bad = Cli({"bench", model, "--max_loop_iterations=-1"});
   EXPECT_EQ(bad.code, kExitUsage);
   EXPECT_NE(bad.err.find("--max_loop_iterations must be between 0 and 2147483647, got -1"), std::string::npos)
       << bad.err;
@@ -106,13 +95,13 @@ TEST_F(LimitFlagsCliTest, DataInspectStopsAGzipFilePastMaxDecompressedMb) {
   gzip.compression = data::Compression::kGzip;
   const std::string path = dir_.Sub("zeros.tfrecord.gz");
   ASSERT_TRUE(data::WriteTFRecordFile(path, {data::EncodeExample(e)}, gzip).ok());
-  Result over = Cli({"data", "inspect", path, "--max_decompressed_mb=1", "--quiet"});
+  CliResult over = Cli({"data", "inspect", path, "--max_decompressed_mb=1", "--quiet"});
   EXPECT_EQ(over.code, kExitFailure);
   EXPECT_NE(over.err.find("decompresses to more than 1048576 bytes, the most one compressed file may "
                           "(--max_decompressed_mb=1)"),
             std::string::npos)
       << over.err;
-  Result at = Cli({"data", "inspect", path, "--max_decompressed_mb=3", "--quiet"});
+  CliResult at = Cli({"data", "inspect", path, "--max_decompressed_mb=3", "--quiet"});
   EXPECT_EQ(at.code, kExitOk) << at.err;
 }
 

@@ -6,28 +6,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/test_temp_dir.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "loaders/onnx/onnx_test_model.h"
 #include "loaders/tflite/tflite_test_model.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -46,21 +35,21 @@ struct FormatCase {
 
 void ExpectEveryCommandRuns(const FormatCase& c, const testing::TempDir& dir) {
   const std::string model = dir.Sub(c.file);
-  Result check = Cli({"inspect", model, "--check"});
+  CliResult check = Cli({"inspect", model, "--check"});
   ASSERT_EQ(check.code, kExitOk) << check.err;
   EXPECT_NE(check.out.find(c.signature + ": none"), std::string::npos) << check.out;
 
-  Result run = Cli({"run", model, "--signature", c.signature, "--input", c.run_input});
+  CliResult run = Cli({"run", model, "--signature", c.signature, "--input", c.run_input});
   ASSERT_EQ(run.code, kExitOk) << run.err;
   EXPECT_NE(run.out.find(c.run_output), std::string::npos) << run.out;
 
-  Result bench = Cli({"bench", model, "--signature", c.signature, "--batch", "1,2", "--runs", "2", "--warmup", "0"});
+  CliResult bench = Cli({"bench", model, "--signature", c.signature, "--batch", "1,2", "--runs", "2", "--warmup", "0"});
   ASSERT_EQ(bench.code, kExitOk) << bench.err;
   EXPECT_NE(bench.out.find("p99_ms"), std::string::npos) << bench.out;
 
   const std::string in = dir.Sub(c.file + ".jsonl"), prefix = dir.Sub(c.file + ".predicted");
   std::ofstream(in) << c.jsonl << "\n";
-  Result predict = Cli({"predict", model, "--signature", c.signature, "--input", in, "--output", prefix, "--format",
+  CliResult predict = Cli({"predict", model, "--signature", c.signature, "--input", in, "--output", prefix, "--format",
                         "jsonl", "--threads", "1"});
   ASSERT_EQ(predict.code, kExitOk) << predict.err;
   EXPECT_EQ(ReadAll(prefix + "-00000-of-00001.jsonl"), c.predicted + "\n");

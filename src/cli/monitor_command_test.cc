@@ -7,23 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string TestData(const std::string& name) {
   const char* src = std::getenv("TFHOST_SOURCE_DIR");
@@ -31,7 +20,7 @@ std::string TestData(const std::string& name) {
 }
 
 TEST(MonitorCommandTest, OnceJsonOnThisMachine) {
-  Result r = Cli({"monitor", "--once", "--json", "--interval", "0.1"});
+  CliResult r = Cli({"monitor", "--once", "--json", "--interval", "0.1"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   rapidjson::Document doc;
   doc.Parse(r.out.c_str());
@@ -42,7 +31,7 @@ TEST(MonitorCommandTest, OnceJsonOnThisMachine) {
 }
 
 TEST(MonitorCommandTest, DashboardShowsRecordedGpus) {
-  Result r = Cli({"monitor", "--once", "--interval", "0.1", "--nvml-xml", TestData("dgx_a100/nvidia-smi-q.xml")});
+  CliResult r = Cli({"monitor", "--once", "--interval", "0.1", "--nvml-xml", TestData("dgx_a100/nvidia-smi-q.xml")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("GPU7 NVIDIA A100-SXM4-80GB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CPU ["), std::string::npos);
@@ -51,7 +40,7 @@ TEST(MonitorCommandTest, DashboardShowsRecordedGpus) {
 TEST(MonitorCommandTest, RecordAppendsOneJsonLinePerSample) {
   std::string path = ::testing::TempDir() + "monitor_record_" + std::to_string(::getpid()) + ".jsonl";
   std::filesystem::remove(path);
-  Result r = Cli({"monitor", "--count", "3", "--interval", "0.05", "--no-gpu", "--json", "--record", path});
+  CliResult r = Cli({"monitor", "--count", "3", "--interval", "0.05", "--no-gpu", "--json", "--record", path});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   std::ifstream in(path);
   std::string line;

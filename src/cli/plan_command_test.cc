@@ -13,21 +13,11 @@
 
 #include "base/test_tfserving_models.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "loaders/savedmodel/demo_models.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string Temp(const std::string& name) {
   return ::testing::TempDir() + "plan_" + std::to_string(::getpid()) + "_" + name;
@@ -61,7 +51,7 @@ rapidjson::Document Json(const std::string& text) {
 TEST(PlanCommandTest, ProjectionForThisMachineIsWithinAQuarterOfWhatBenchMeasures) {
   const std::string model = DemoModel("cnn");
   // Calibrate at batch 1 and 64, project 16: a batch plan never timed.
-  Result plan = Cli({"plan", model, "--qps", "100", "--batch", "16", "--calibration-batches", "1,64",
+  CliResult plan = Cli({"plan", model, "--qps", "100", "--batch", "16", "--calibration-batches", "1,64",
                      "--calibration-runs", "200", "--catalog", Catalog(), "--instances", "aws-c5.4xlarge", "--json"});
   ASSERT_EQ(plan.code, 0) << plan.err;
   rapidjson::Document p = Json(plan.out);
@@ -71,7 +61,7 @@ TEST(PlanCommandTest, ProjectionForThisMachineIsWithinAQuarterOfWhatBenchMeasure
   ASSERT_EQ(projections[0]["batch"].GetInt(), 16);
   double projected = projections[0]["items_per_s"].GetDouble();
 
-  Result bench = Cli({"bench", model, "--batch", "16", "--runs", "200", "--warmup", "40", "--json"});
+  CliResult bench = Cli({"bench", model, "--batch", "16", "--runs", "200", "--warmup", "40", "--json"});
   ASSERT_EQ(bench.code, 0) << bench.err;
   rapidjson::Document b = Json(bench.out);
   double measured = 16 / (b["results"][0]["p50_ms"].GetDouble() / 1e3);
@@ -85,7 +75,7 @@ TEST(PlanCommandTest, ZooResNet50CountMatchesTheMlperfCheckData) {
   if (zoo.empty() || !std::filesystem::exists(zoo + "/resnet50/1")) {
     GTEST_SKIP() << "no generated zoo with resnet50 (tests/zoo/zoo_dir.sh --ensure makes one)";
   }
-  Result r = Cli({"plan", zoo + "/resnet50/1", "--shape", "image=-1,224,224,3", "--qps", "1", "--batch", "1",
+  CliResult r = Cli({"plan", zoo + "/resnet50/1", "--shape", "image=-1,224,224,3", "--qps", "1", "--batch", "1",
                   "--no-measure", "--catalog", Catalog(), "--instances", "aws-p5.48xlarge", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document d = Json(r.out);
@@ -102,7 +92,7 @@ TEST(PlanCommandTest, ZooResNet50CountMatchesTheMlperfCheckData) {
 }
 
 TEST(PlanCommandTest, ServingTextReportSizesEveryCatalogTypeAndSaysWhatIsMissing) {
-  Result r = Cli({"plan", DemoModel("cnn"), "--qps", "5000", "--p99-ms", "10", "--batch", "1,8",
+  CliResult r = Cli({"plan", DemoModel("cnn"), "--qps", "5000", "--p99-ms", "10", "--batch", "1,8",
                   "--calibration-runs", "30", "--catalog", Catalog()});
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* name : {"aws-g4dn.xlarge", "aws-g6.xlarge", "aws-g5.xlarge", "aws-p4d.24xlarge",
@@ -116,7 +106,7 @@ TEST(PlanCommandTest, ServingTextReportSizesEveryCatalogTypeAndSaysWhatIsMissing
 }
 
 TEST(PlanCommandTest, LowerPrecisionSkipsTypesWithoutThatPeak) {
-  Result r = Cli({"plan", DemoModel("mlp"), "--qps", "10", "--precision", "bf16", "--no-measure", "--catalog",
+  CliResult r = Cli({"plan", DemoModel("mlp"), "--qps", "10", "--precision", "bf16", "--no-measure", "--catalog",
                   Catalog(), "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document d = Json(r.out);
@@ -131,7 +121,7 @@ TEST(PlanCommandTest, LowerPrecisionSkipsTypesWithoutThatPeak) {
 }
 
 TEST(PlanCommandTest, TrainingWorkloadReportsRunHoursAndCostPerRun) {
-  Result r = Cli({"plan", DemoModel("cnn"), "--records", "1000000", "--epochs", "3", "--step-batch", "64",
+  CliResult r = Cli({"plan", DemoModel("cnn"), "--records", "1000000", "--epochs", "3", "--step-batch", "64",
                   "--no-measure", "--catalog", Catalog(), "--instances", "aws-p4d.24xlarge", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document d = Json(r.out);
@@ -144,7 +134,7 @@ TEST(PlanCommandTest, TrainingWorkloadReportsRunHoursAndCostPerRun) {
 
 TEST(PlanCommandTest, DatasetBytesAreTurnedIntoRecordsByTheInputSize) {
   // The cnn takes 8x8x1 floats: 256 bytes an item.
-  Result r = Cli({"plan", DemoModel("cnn"), "--dataset-bytes", "2560000", "--no-measure", "--catalog", Catalog(),
+  CliResult r = Cli({"plan", DemoModel("cnn"), "--dataset-bytes", "2560000", "--no-measure", "--catalog", Catalog(),
                   "--instances", "aws-g5.xlarge", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_DOUBLE_EQ(Json(r.out)["workload"]["records"].GetDouble(), 10000);
@@ -152,7 +142,7 @@ TEST(PlanCommandTest, DatasetBytesAreTurnedIntoRecordsByTheInputSize) {
 
 TEST(PlanCommandTest, HtmlReportCarriesTheTableAndTheCharts) {
   std::string html = Temp("plan.html");
-  Result r = Cli({"plan", DemoModel("mlp"), "--qps", "100", "--batch", "1,4,16", "--calibration-runs", "30",
+  CliResult r = Cli({"plan", DemoModel("mlp"), "--qps", "100", "--batch", "1,4,16", "--calibration-runs", "30",
                   "--catalog", Catalog(), "--html", html});
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream in(html);
@@ -173,7 +163,7 @@ TEST(PlanCommandTest, MalformedCatalogFailsNamingFileEntryAndField) {
       "interconnect": "PCIe", "peak_tflops": {"fp32": 8}, "source": "s", "source_date": "2026-01-01"},
       "price_note": "n", "spot_note": "n"}]})";
   }
-  Result r = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--catalog", bad});
+  CliResult r = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--catalog", bad});
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_EQ(r.err, "tfhost plan: " + bad +
                        ": entry 1 (box): field 'accelerator.memory_bandwidth_gbps': expected a number > 0\n");
@@ -182,12 +172,12 @@ TEST(PlanCommandTest, MalformedCatalogFailsNamingFileEntryAndField) {
 TEST(PlanCommandTest, WorkloadFlagsAreCheckedBeforeAnythingRuns) {
   EXPECT_EQ(Cli({"plan", DemoModel("mlp")}).code, kExitUsage);
   EXPECT_EQ(Cli({"plan", DemoModel("mlp"), "--qps", "1", "--records", "10"}).code, kExitUsage);
-  Result bad_qps = Cli({"plan", DemoModel("mlp"), "--qps", "-5"});
+  CliResult bad_qps = Cli({"plan", DemoModel("mlp"), "--qps", "-5"});
   EXPECT_EQ(bad_qps.code, kExitUsage);
   EXPECT_NE(bad_qps.err.find("--qps must be a number > 0, not '-5'"), std::string::npos) << bad_qps.err;
-  Result bad_precision = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--precision", "fp4"});
+  CliResult bad_precision = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--precision", "fp4"});
   EXPECT_EQ(bad_precision.code, kExitUsage);
-  Result unknown = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--catalog", Catalog(), "--instances", "nope"});
+  CliResult unknown = Cli({"plan", DemoModel("mlp"), "--qps", "1", "--catalog", Catalog(), "--instances", "nope"});
   EXPECT_EQ(unknown.code, kExitUsage);
   EXPECT_NE(unknown.err.find("--instances names 'nope'"), std::string::npos) << unknown.err;
 }

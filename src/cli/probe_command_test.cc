@@ -5,23 +5,12 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 namespace tfhost::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string TestData(const std::string& name) {
   const char* src = std::getenv("TFHOST_SOURCE_DIR");
@@ -29,7 +18,7 @@ std::string TestData(const std::string& name) {
 }
 
 TEST(ProbeCommandTest, JsonOnThisMachineParsesAndExplainsAMissingGpu) {
-  Result r = Cli({"probe", "--json"});
+  CliResult r = Cli({"probe", "--json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   rapidjson::Document doc;
   doc.Parse(r.out.c_str());
@@ -43,7 +32,7 @@ TEST(ProbeCommandTest, JsonOnThisMachineParsesAndExplainsAMissingGpu) {
 }
 
 TEST(ProbeCommandTest, TextOnThisMachineHasEverySection) {
-  Result r = Cli({"probe"});
+  CliResult r = Cli({"probe"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   for (const char* section : {"CPU\n", "NUMA\n", "Memory\n", "Disks\n", "Network\n", "RDMA\n", "GPUs\n",
                               "CUDA libraries\n", "Environment\n", "Limits\n"}) {
@@ -101,7 +90,7 @@ TEST(ProbeCommandTest, BackendsSectionSaysWhatTheCudaPluginGave) {
 }
 
 TEST(ProbeCommandTest, ReplaysTheDgxSnapshot) {
-  Result r = Cli({"probe", "--root", TestData("dgx_a100"), "--path", "/mnt/datasets/imagenet"});
+  CliResult r = Cli({"probe", "--root", TestData("dgx_a100"), "--path", "/mnt/datasets/imagenet"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("GPU7: NVIDIA A100-SXM4-80GB, 80.0 GiB, sm_80"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mlx5_0 port 1: InfiniBand, ACTIVE, 200 Gb/sec (4X HDR)"), std::string::npos) << r.out;
@@ -111,13 +100,13 @@ TEST(ProbeCommandTest, ReplaysTheDgxSnapshot) {
 }
 
 TEST(ProbeCommandTest, NvmlRecordingFlagsOverrideTheLiveGpus) {
-  Result r = Cli({"probe", "--json", "--nvml-xml", TestData("pcie_4gpu/nvidia-smi-q.xml")});
+  CliResult r = Cli({"probe", "--json", "--nvml-xml", TestData("pcie_4gpu/nvidia-smi-q.xml")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("\"name\": \"NVIDIA RTX A6000\""), std::string::npos);
 }
 
 TEST(ProbeCommandTest, UnknownFlagIsAUsageError) {
-  Result r = Cli({"probe", "--jsn"});
+  CliResult r = Cli({"probe", "--jsn"});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
 }
