@@ -59,6 +59,24 @@ int16_t ToQ15(int32_t q31) {
   return static_cast<int16_t>((q31 + kOffset) >> 16);
 }
 
+// A 256-entry table of `type` (int8 or uint8): entry q - lowest holds
+// value(q) for every stored input q, clamped to the type's range.
+template <typename ValueFn>
+Tensor EightBitTable(DType type, ValueFn value) {
+  const bool is_uint8 = type == DType::kUInt8;
+  const int32_t lowest = is_uint8 ? 0 : -128, highest = is_uint8 ? 255 : 127;
+  Tensor table(type, Shape({256}));
+  for (int32_t q = lowest; q <= highest; ++q) {
+    const int32_t result = std::clamp(value(q), lowest, highest);
+    if (is_uint8) {
+      table.data<uint8_t>()[q - lowest] = static_cast<uint8_t>(result);
+    } else {
+      table.data<int8_t>()[q - lowest] = static_cast<int8_t>(result);
+    }
+  }
+  return table;
+}
+
 // The table of TFLite's quantized HARD_SWISH: out[q - lowest] for every
 // stored input q. Parameters as HardSwishPrepare computes them, in float.
 StatusOr<Tensor> HardSwishTable(const OpContext& ctx, const GraphBuilder::Quantization& in,
@@ -71,10 +89,7 @@ StatusOr<Tensor> HardSwishTable(const OpContext& ctx, const GraphBuilder::Quanti
     return ctx.Error("has an output scale below its input's / 128; TFLite's quantized HARD_SWISH refuses that too");
   }
   const int16_t output_q15 = ToQ15(output_m.multiplier), reluish_q15 = ToQ15(reluish_m.multiplier);
-  const bool is_uint8 = in.type == DType::kUInt8;
-  const int32_t lowest = is_uint8 ? 0 : -128, highest = is_uint8 ? 255 : 127;
-  Tensor table(out.type, Shape({256}));
-  for (int32_t q = lowest; q <= highest; ++q) {
+  return EightBitTable(out.type, [&](int32_t q) {
     const int16_t value = static_cast<int16_t>(q - in.zero_points[0]);
     const int16_t hires = Saturate16(static_cast<int32_t>(value) * (1 << 7));
     const int16_t preshift = RoundingDoublingHighMul16(hires, output_q15);
@@ -85,15 +100,8 @@ StatusOr<Tensor> HardSwishTable(const OpContext& ctx, const GraphBuilder::Quanti
     if (reluish_m.shift < 0) reluish = RoundingDivideByPot16(reluish, -reluish_m.shift);
     reluish = static_cast<int16_t>((static_cast<int32_t>(reluish) + (1 << 15)) >> 1);
     const int16_t product = DoublingHighMul16(reluish, preshift);
-    int32_t result = RoundingDivideByPot16(product, -output_m.shift) + static_cast<int32_t>(out.zero_points[0]);
-    result = std::clamp(result, lowest, highest);
-    if (is_uint8) {
-      table.data<uint8_t>()[q - lowest] = static_cast<uint8_t>(result);
-    } else {
-      table.data<int8_t>()[q - lowest] = static_cast<int8_t>(result);
-    }
-  }
-  return table;
+    return RoundingDivideByPot16(product, -output_m.shift) + static_cast<int32_t>(out.zero_points[0]);
+  });
 }
 
 // gemmlowp's fixed-point primitives on int32 raw values, as TFLite's
@@ -147,19 +155,14 @@ Tensor RsqrtTable(const GraphBuilder::Quantization& in, const GraphBuilder::Quan
   const ops::QuantizedMultiplier output_m =
       ops::QuantizeMultiplier(1.0 / static_cast<double>(std::sqrt(in.scales[0]) * out.scales[0]));
   constexpr int kShift = 20;
-  Tensor table(DType::kInt8, Shape({256}));
-  for (int32_t q = -128; q <= 127; ++q) {
+  return EightBitTable(DType::kInt8, [&](int32_t q) {
     const int32_t value = q - static_cast<int32_t>(in.zero_points[0]);
-    int32_t result = 127;
-    if (value != 0) {
-      const ops::QuantizedMultiplier inv = InverseSqrtMultiplier(value);
-      const int32_t data = ops::MultiplyByQuantizedMultiplier(1, inv.multiplier, inv.shift + kShift);
-      result = ops::MultiplyByQuantizedMultiplier(data, output_m.multiplier, output_m.shift - kShift) +
-               static_cast<int32_t>(out.zero_points[0]);
-    }
-    table.data<int8_t>()[q + 128] = static_cast<int8_t>(std::clamp(result, -128, 127));
-  }
-  return table;
+    if (value == 0) return int32_t{127};
+    const ops::QuantizedMultiplier inv = InverseSqrtMultiplier(value);
+    const int32_t data = ops::MultiplyByQuantizedMultiplier(1, inv.multiplier, inv.shift + kShift);
+    return ops::MultiplyByQuantizedMultiplier(data, output_m.multiplier, output_m.shift - kShift) +
+           static_cast<int32_t>(out.zero_points[0]);
+  });
 }
 
 float Gelu(float x, bool approximate) {
@@ -172,26 +175,15 @@ float Gelu(float x, bool approximate) {
 
 // TFLite's LUTPopulate for GELU, int8 or uint8.
 Tensor GeluTable(const GraphBuilder::Quantization& in, const GraphBuilder::Quantization& out, bool approximate) {
-  const bool is_uint8 = in.type == DType::kUInt8;
-  const int32_t lowest = is_uint8 ? 0 : -128, highest = is_uint8 ? 255 : 127;
   const float inverse_scale = 1.0f / out.scales[0];
-  Tensor table(out.type, Shape({256}));
-  for (int32_t q = lowest; q <= highest; ++q) {
+  return EightBitTable(out.type, [&](int32_t q) {
     const float dequantized = in.scales[0] * static_cast<float>(q - static_cast<int32_t>(in.zero_points[0]));
     const float transformed = Gelu(dequantized, approximate);
-    int32_t result = lowest;
-    if (std::isfinite(transformed)) {
-      const float rescaled = std::round(transformed * inverse_scale);
-      result = static_cast<int32_t>(rescaled + static_cast<float>(out.zero_points[0]));
-    }
-    result = std::clamp(result, lowest, highest);
-    if (is_uint8) {
-      table.data<uint8_t>()[q - lowest] = static_cast<uint8_t>(result);
-    } else {
-      table.data<int8_t>()[q - lowest] = static_cast<int8_t>(result);
-    }
-  }
-  return table;
+    // Not finite: the type's lowest, which the table's clamp makes of this.
+    if (!std::isfinite(transformed)) return std::numeric_limits<int32_t>::min();
+    const float shifted = std::round(transformed * inverse_scale) + static_cast<float>(out.zero_points[0]);
+    return static_cast<int32_t>(std::clamp(shifted, -32768.0f, 32767.0f));
+  });
 }
 
 }  // namespace
