@@ -44,12 +44,10 @@ int16_t DoublingHighMul16(int16_t a, int16_t b) {
   return static_cast<int16_t>((static_cast<int32_t>(a) * b) / (1 << 15));
 }
 
+// Dividing never leaves int16's range, so the int32 form serves (and is
+// defined for any exponent a model's scales can give).
 int16_t RoundingDivideByPot16(int16_t x, int exponent) {
-  if (exponent <= 0) return x;
-  const int32_t mask = (1 << exponent) - 1;
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return static_cast<int16_t>((x >> exponent) + (remainder > threshold ? 1 : 0));
+  return static_cast<int16_t>(ops::RoundingDivideByPot(x, exponent));
 }
 
 // TFLite's DownScaleInt32ToInt16Multiplier: the Q31 multiplier rounded to Q15.
