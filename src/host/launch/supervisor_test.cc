@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -43,17 +44,26 @@ class SupervisorTest : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-  // True once `pid` (from a file the task wrote) no longer exists.
+  // True once `pid` (from a file the task wrote) no longer runs. A killed
+  // grandchild is reparented to PID 1, and a container's PID 1 may never reap
+  // it: a zombie counts as gone, since kill(pid, 0) still succeeds on it.
   bool Gone(const std::string& pid_file) {
     std::string text = Read(pid_file);
     EXPECT_FALSE(text.empty()) << pid_file << " was never written";
     if (text.empty()) return false;
     pid_t pid = std::stoi(text);
     for (int i = 0; i < 40; ++i) {
-      if (::kill(pid, 0) != 0) return true;
+      if (::kill(pid, 0) != 0 || IsZombie(pid)) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return false;
+  }
+  static bool IsZombie(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The state follows the command name, which is in parentheses and may hold spaces.
+    size_t close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
   }
   fs::path dir_;
   SupervisorOptions options_;
