@@ -9,7 +9,7 @@
 //   POST /v2/repository/models/{name}/load|unload  (v2_repository.h)
 // {v} is a version number or a version label. Errors are {"error": "..."}:
 // 400 for a bad request, 404 for an unknown model, version or route, 503
-// while draining or overloaded. Binary responses carry the
+// when overloaded or past the drain deadline. Binary responses carry the
 // Inference-Header-Content-Length header and the octet-stream content type.
 //
 // Thread-safety: Handle may be called from many threads at once.

@@ -140,9 +140,6 @@ StatusOr<ModelMetadata> V2Service::GetModelMetadata(const std::string& name, con
 }
 
 StatusOr<V2Service::Prepared> V2Service::Prepare(InferRequest request) const {
-  if (draining_.load(std::memory_order_relaxed)) {
-    return Unavailable("the server is shutting down; model '" + request.model_name + "' takes no new requests");
-  }
   if (request.model_name.empty()) return InvalidArgument("the request names no model");
   TFHOST_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameParameter(request.parameters));
   auto resolved = core_->ResolveSignature(ModelSpecFor(request.model_name, request.model_version, signature_name));

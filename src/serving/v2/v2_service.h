@@ -17,7 +17,8 @@
 // "Servable not found for request: Specific(m, 7)"); a request that does not
 // fit the signature -> INVALID_ARGUMENT naming the input or output, the
 // expected and the given datatype or shape, the model, version and
-// signature; a draining server -> UNAVAILABLE.
+// signature. A draining server still answers what reaches it (the front
+// ends stop taking new requests); only its readiness turns false.
 //
 // Thread-safety: every method may be called from many threads at once.
 #pragma once
@@ -130,7 +131,9 @@ class V2Service {
   using InferDone = std::function<void(StatusOr<InferResponse>)>;
   void InferAsync(InferRequest request, Entrypoint entrypoint, InferDone done);
 
-  // While draining, ServerReady is false and new inference is UNAVAILABLE.
+  // While draining, ServerReady is false. Inference still runs: a request
+  // that reached the server before its front ends stopped (a large body
+  // still arriving at SIGTERM, say) is answered, as v1's are.
   void SetDraining(bool draining) { draining_.store(draining, std::memory_order_relaxed); }
 
   ServerCore& core() const { return *core_; }

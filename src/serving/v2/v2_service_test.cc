@@ -185,11 +185,13 @@ TEST_F(V2ServiceTest, ReadinessAndMetadata) {
   EXPECT_EQ(sm.name, "tfhost");
   EXPECT_EQ(sm.version, "1.2.3");
 
+  // Draining turns readiness off; a request that still reaches the service
+  // (its body was arriving at SIGTERM) is answered.
   service_.SetDraining(true);
   EXPECT_FALSE(service_.ServerReady());
-  auto refused = service_.Infer(Fp32Request({1, 2}, {1, 2}), Entrypoint::kRest);
-  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(refused.status().message(), "the server is shutting down; model 'echo_fp32' takes no new requests");
+  auto late = service_.Infer(Fp32Request({1, 2}, {1, 2}), Entrypoint::kRest);
+  ASSERT_TRUE(late.ok()) << late.status().ToString();
+  EXPECT_EQ(late->outputs.size(), 1u);
 }
 
 TEST_F(V2ServiceTest, RequestsGoThroughTheModelsRunnerAndCountInMetrics) {
