@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -563,6 +564,49 @@ TEST(GrpcServerTest, ShutdownLetsInFlightCallsFinishAndRefusesNewOnes) {
   EXPECT_GRPC_OK(call_status);
   EXPECT_FLOAT_EQ(resp.outputs().at("y").float_val(0), 3.0f);
   EXPECT_TRUE(shutdown.get());
+}
+
+TEST(GrpcServerTest, ShutdownUnderLoadAnswersEveryCallThatStartedARun) {
+  TFHOST_REQUIRE_TFSERVING_MODEL(Model("saved_model_half_plus_two_cpu"));
+  Served s = ServeOne("default", "saved_model_half_plus_two_cpu");
+  ASSERT_TRUE(s);
+  auto runs = std::make_shared<GateRunner>();
+  runs->Open();  // counts the model runs, holds none
+  s.core->SetRunner("default", runs);
+  // Many clients keep calling while the server shuts down. Every call whose
+  // model run started is answered. The rest are refused: UNAVAILABLE, or
+  // CANCELLED for a call that reached grpc in the instant it stopped taking
+  // new ones (grpc 1.51 kills those unstarted instead of refusing them).
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0}, refused{0};
+  std::mutex mu;
+  std::map<std::string, int> other;
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 16; ++t) {
+    clients.emplace_back([&] {
+      while (!stop.load()) {
+        ts::PredictResponse resp;
+        grpc::Status st = s.predict->Predict(Ctx(10).get(), FloatPredict("default", {2}, {1}), &resp);
+        if (st.ok() && resp.outputs().at("y").float_val(0) == 3.0f) {
+          ++answered;
+        } else if (st.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                   st.error_code() == grpc::StatusCode::CANCELLED) {
+          ++refused;
+        } else {
+          std::lock_guard<std::mutex> lock(mu);
+          ++other[std::to_string(st.error_code()) + ": " + st.error_message()];
+        }
+      }
+    });
+  }
+  while (answered.load() < 500) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(s.server->Shutdown(std::chrono::seconds(10))) << "a call was cut off at the deadline";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  for (auto& c : clients) c.join();
+  EXPECT_GT(refused.load(), 0) << "the clients should have seen the server stop";
+  EXPECT_EQ(answered.load(), runs->runs_started()) << "a call whose model ran was not answered";
+  for (const auto& [what, count] : other) ADD_FAILURE() << count << " calls failed with " << what;
 }
 
 TEST(GrpcServerTest, ShutdownDeadlineCancelsCallsThatRunTooLong) {
