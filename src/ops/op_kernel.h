@@ -67,8 +67,12 @@ class KernelContext {
   }
   // Only kernels registered with `handles_dead_inputs` (Merge) see dead inputs.
   // An index past the inputs reads as dead (and is recorded, as for input()).
+  // An empty `input_dead` given to the constructor means none is dead (what
+  // executors pass for almost every node, sparing an allocation per node).
   bool input_is_dead(int i) const {
-    if (static_cast<size_t>(i) < input_dead_.size()) [[likely]] return input_dead_[i];
+    if (static_cast<size_t>(i) < inputs_.size()) [[likely]] {
+      return static_cast<size_t>(i) < input_dead_.size() && input_dead_[i];
+    }
     OutOfRangeInput(i);
     return true;
   }
@@ -83,6 +87,8 @@ class KernelContext {
   void set_output_dead(int i) { output_dead_[i] = true; }
   std::vector<Tensor>& outputs() { return outputs_; }
   const std::vector<bool>& output_dead() const { return output_dead_; }
+  // Moves the dead flags out once the kernel has run (executors keep them).
+  std::vector<bool> TakeOutputDead() { return std::move(output_dead_); }
 
   ResourceManager* resources() const { return resources_; }
   ThreadPool* intra_op() const { return intra_op_; }

@@ -47,19 +47,20 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   const Tensor& constant = constants[p.node];
 
   std::vector<Tensor> inputs;
-  std::vector<bool> input_dead;
+  std::vector<bool> input_dead;  // stays empty (none dead) until an input is dead
   inputs.reserve(p.inputs.size());
   bool any_dead = false;
   for (const auto& src : p.inputs) {
     if (src.feed >= 0) {
       inputs.push_back((*state.feeds)[src.feed].second);
-      input_dead.push_back(false);
+      if (any_dead) input_dead.push_back(false);
       continue;
     }
     bool dead = state.output_dead[src.node][src.index];
+    if (dead && !any_dead) input_dead.assign(inputs.size(), false);
     inputs.push_back(dead ? Tensor() : state.outputs[src.node][src.index]);
-    input_dead.push_back(dead);
     any_dead |= dead;
+    if (any_dead) input_dead.push_back(dead);
     int slot = state.uses_offset[src.node] + src.index;
     if (state.uses_left[slot].fetch_sub(1) == 1) state.outputs[src.node][src.index] = Tensor();
   }
@@ -78,7 +79,7 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env.resources, env.intra_op);
     ctx.set_num_outputs(static_cast<int>(num_outputs));
     st = RunKernel(node, p.node, *reg, ctx, env);
-    state.output_dead[id] = ctx.output_dead();
+    state.output_dead[id] = ctx.TakeOutputDead();
     state.outputs[id] = std::move(ctx.outputs());
     // Outputs that nothing reads (and no fetch) are released now rather than
     // at the end of the run; a dead flag stays for the dead-branch logic.

@@ -357,7 +357,7 @@ class FrameExecutor {
                                input_dead = std::move(input_dead)]() mutable {
         ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env_.resources, env_.intra_op);
         ctx.set_num_outputs(static_cast<int>(num_outputs));
-        Completion c{item, RunKernel(node, node_id, *reg, ctx, env_), std::move(ctx.outputs()), ctx.output_dead(),
+        Completion c{item, RunKernel(node, node_id, *reg, ctx, env_), std::move(ctx.outputs()), ctx.TakeOutputDead(),
                      any_dead};
         std::lock_guard<std::mutex> lock(mu_);
         completed_.push_back(std::move(c));
@@ -369,7 +369,7 @@ class FrameExecutor {
       ctx.set_num_outputs(static_cast<int>(num_outputs));
       TFHOST_RETURN_IF_ERROR(RunKernel(node, p.node, *reg, ctx, env_));
       outputs = std::move(ctx.outputs());
-      output_dead = ctx.output_dead();
+      output_dead = ctx.TakeOutputDead();
     }
     return Finish(item, std::move(outputs), std::move(output_dead), any_dead);
   }

@@ -304,14 +304,22 @@ Status RunProgram(KernelContext& ctx, const Program& parsed) {
   const std::vector<Instruction>& program = parsed.instructions;
   const int num_buffers = parsed.num_buffers;
 
-  // The output shape: every input broadcast together.
+  // The output shape: every input broadcast together. A loop body runs this
+  // for every step on small tensors, so equal shapes (the common case) cost
+  // a comparison and nothing is allocated for them.
   Shape out_shape = ctx.input(0).shape();
   for (int k = 1; k < num_inputs; ++k) {
-    auto bc = Broadcaster::Make({out_shape, ctx.input(k).shape()});
-    if (!bc.ok()) return ctx.Error("inputs do not broadcast together: " + bc.status().message());
-    out_shape = bc->output_shape();
+    const Shape& in = ctx.input(k).shape();
+    if (in == out_shape) continue;
+    auto joined = BroadcastShapes(out_shape, in);
+    if (!joined.ok()) {
+      return ctx.Error("inputs do not broadcast together: incompatible shapes for broadcasting: " +
+                       out_shape.ToString() + " and " + in.ToString());
+    }
+    out_shape = std::move(*joined);
   }
   std::vector<InputView> views;
+  views.reserve(num_inputs);
   for (int k = 0; k < num_inputs; ++k) {
     TFHOST_ASSIGN_OR_RETURN(InputView v, MakeView(ctx, ctx.input(k), out_shape, k));
     views.push_back(std::move(v));
@@ -329,7 +337,8 @@ Status RunProgram(KernelContext& ctx, const Program& parsed) {
     for (int k = 0; k < num_inputs; ++k) {
       if (views[k].mode == InputView::kScalar) std::fill_n(buffer(num_buffers + k), kBlock, views[k].data[0]);
     }
-    std::vector<const float*> slot(num_inputs + program.size());
+    thread_local std::vector<const float*> slot;
+    slot.resize(num_inputs + program.size());
     for (int64_t off = begin; off < end; off += kBlock) {
       const int64_t len = std::min(kBlock, end - off);
       for (int k = 0; k < num_inputs; ++k) {
