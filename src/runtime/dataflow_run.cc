@@ -58,11 +58,22 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     }
     bool dead = state.output_dead[src.node][src.index];
     if (dead && !any_dead) input_dead.assign(inputs.size(), false);
-    inputs.push_back(dead ? Tensor() : state.outputs[src.node][src.index]);
     any_dead |= dead;
     if (any_dead) input_dead.push_back(dead);
-    int slot = state.uses_offset[src.node] + src.index;
-    if (state.uses_left[slot].fetch_sub(1) == 1) state.outputs[src.node][src.index] = Tensor();
+    // The last reader takes the tensor (no reference-count round trip);
+    // earlier ones copy it, and whichever reader finishes last releases it.
+    // A count of 1 proves the others are done: each counts down only after
+    // its copy.
+    Tensor& out = state.outputs[src.node][src.index];
+    std::atomic<int>& uses = state.uses_left[state.uses_offset[src.node] + src.index];
+    if (uses.load(std::memory_order_acquire) == 1) {
+      inputs.push_back(dead ? Tensor() : std::move(out));
+      out = Tensor();
+      uses.store(0, std::memory_order_relaxed);
+    } else {
+      inputs.push_back(dead ? Tensor() : out);
+      if (uses.fetch_sub(1) == 1) out = Tensor();
+    }
   }
   for (int c : p.control_inputs) any_dead |= state.node_dead[c] != 0;
 
