@@ -61,14 +61,24 @@ Status SparseSegment(KernelContext& ctx) {
   std::vector<int64_t> dims = data.shape().dims();
   dims[0] = num_segments;
   TFHOST_ASSIGN_OR_RETURN(Shape out_shape, array::OutputShape(ctx, dims, "output"));
+  // An empty output (rows of no elements) needs no scratch, however many
+  // segments there are: a count per segment for 2^40 of them is 8 TiB.
+  if (out_shape.num_elements() == 0) {
+    ctx.set_output(0, Tensor(data.dtype(), out_shape));
+    return OkStatus();
+  }
+  // The output first: a session's tensor limit (max_tensor_bytes_in_use)
+  // refuses a huge one before the double-precision scratch, as large or
+  // larger and outside that limit, is allocated.
+  Tensor out(data.dtype(), out_shape);
   const std::vector<double> x = data.ToDoubleVector();
   std::vector<double> acc(static_cast<size_t>(out_shape.num_elements()), 0.0);
-  std::vector<int64_t> count(num_segments, 0);
+  std::vector<int64_t> count(kReduce == Reduce::kSum ? 0 : num_segments, 0);
   for (int64_t i = 0; i < k; ++i) {
     const double* src = x.data() + (*indices)[i] * row_size;
     double* dst = acc.data() + (*ids)[i] * row_size;
     for (int64_t j = 0; j < row_size; ++j) dst[j] += src[j];
-    ++count[(*ids)[i]];
+    if (kReduce != Reduce::kSum) ++count[(*ids)[i]];
   }
   if (kReduce != Reduce::kSum) {
     for (int64_t s = 0; s < num_segments; ++s) {
@@ -77,7 +87,6 @@ Status SparseSegment(KernelContext& ctx) {
       for (int64_t j = 0; j < row_size; ++j) acc[s * row_size + j] /= div;
     }
   }
-  Tensor out(data.dtype(), out_shape);
   StoreDoubles(acc, out);
   ctx.set_output(0, std::move(out));
   return OkStatus();

@@ -27,6 +27,20 @@ TEST(SparseSegmentTest, SumMeanSqrtNOverSelectedRowsWithEmptySegment) {
   for (int i = 0; i < 6; ++i) EXPECT_NEAR((*sqrtn)[0].data<float>()[i], want[i], 1e-6) << i;
 }
 
+TEST(SparseSegmentTest, EmptyRowsWithAHugeLastIdAreAnEmptyOutputWithoutScratch) {
+  // Rows of no elements and a last segment id just under 2^40: the output is
+  // [2^40, 0], and no count per segment (8 TiB) is allocated for it.
+  const int64_t big = int64_t{1} << 40;
+  for (const char* op : {"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"}) {
+    auto out = RunSingleOp(op,
+                           {Tensor(DType::kFloat, Shape({2, 0})), Tensor::FromVector<int32_t>({0, 1}),
+                            Tensor::FromVector<int64_t>({0, big - 1})},
+                           {{"T", MakeAttr(DType::kFloat)}, {"Tsegmentids", MakeAttr(DType::kInt64)}});
+    ASSERT_TRUE(out.ok()) << op << ": " << out.status().ToString();
+    EXPECT_EQ((*out)[0].shape(), Shape({big, 0})) << op;
+  }
+}
+
 TEST(SparseSegmentTest, WithNumSegmentsPadsTrailingSegments) {
   auto out = RunSingleOp("SparseSegmentSumWithNumSegments",
                          {Data(), Tensor::FromVector<int64_t>({1, 1}), Tensor::FromVector<int32_t>({0, 1}),
