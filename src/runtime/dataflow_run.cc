@@ -19,6 +19,10 @@ namespace {
 struct RunState {
   const ExecutionPlan* plan;
   const NamedTensors* feeds;
+  // Set when the run owns its feeds: feed_uses_left counts each feed's
+  // readers down, and the last one takes the tensor.
+  NamedTensors* owned_feeds = nullptr;
+  std::unique_ptr<std::atomic<int>[]> feed_uses_left;
   std::vector<std::vector<Tensor>> outputs;      // per planned node
   std::vector<std::vector<bool>> output_dead;    // per planned node
   // One byte per node, not vector<bool>: nodes on different threads write
@@ -52,7 +56,14 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   bool any_dead = false;
   for (const auto& src : p.inputs) {
     if (src.feed >= 0) {
-      inputs.push_back((*state.feeds)[src.feed].second);
+      // As for node outputs below: the last reader of an owned feed takes it.
+      if (state.owned_feeds != nullptr && state.feed_uses_left[src.feed].load(std::memory_order_acquire) == 1) {
+        inputs.push_back(std::move((*state.owned_feeds)[src.feed].second));
+        state.feed_uses_left[src.feed].store(0, std::memory_order_relaxed);
+      } else {
+        inputs.push_back((*state.feeds)[src.feed].second);
+        if (state.owned_feeds != nullptr) state.feed_uses_left[src.feed].fetch_sub(1);
+      }
       if (any_dead) input_dead.push_back(false);
       continue;
     }
@@ -121,7 +132,8 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
 }  // namespace
 
 StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
-                                                      const std::vector<std::string>& fetches, const ExecEnv& env) {
+                                                      const std::vector<std::string>& fetches, const ExecEnv& env,
+                                                      NamedTensors* owned_feeds) {
   const ExecutionPlan* plan = prepared.plan_.get();
   if (plan->has_frames) {
     FrameExecutorInput in{graph_, kernels_, constants_, *plan, feeds, fetches};
@@ -131,6 +143,11 @@ StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, 
   RunState state;
   state.plan = plan;
   state.feeds = &feeds;
+  if (owned_feeds != nullptr && plan->feed_use_counts.size() == feeds.size()) {
+    state.owned_feeds = owned_feeds;
+    state.feed_uses_left.reset(new std::atomic<int>[std::max<size_t>(feeds.size(), 1)]);
+    for (size_t i = 0; i < feeds.size(); ++i) state.feed_uses_left[i].store(plan->feed_use_counts[i]);
+  }
   if (const ObservedSizes* observed = prepared.observed_.get()) {
     state.observed_offset = &observed->offset;
     state.observed_bytes = observed->bytes.get();

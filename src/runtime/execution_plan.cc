@@ -238,6 +238,7 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
 
   ExecutionPlan plan;
   plan.plan_id_of_node.assign(graph.num_nodes(), -1);
+  plan.feed_use_counts.assign(feed_names.size(), 0);
   std::deque<int> work;
   auto need = [&](int node) {
     if (plan.plan_id_of_node[node] < 0) {
@@ -295,6 +296,7 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
       auto it = fed.find(in);
       if (it != fed.end()) {
         src.feed = it->second;
+        ++plan.feed_use_counts[src.feed];
       } else {
         int pid = plan.plan_id_of_node[in.node];
         src.node = pid;
@@ -320,6 +322,7 @@ StatusOr<ExecutionPlan> ExecutionPlan::Build(const ir::Graph& graph,
     auto it = fed.find(ref);
     if (it != fed.end()) {
       src.feed = it->second;
+      ++plan.feed_use_counts[src.feed];
     } else {
       src.node = plan.plan_id_of_node[ref.node];
       src.index = ref.index;

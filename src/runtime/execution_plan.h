@@ -64,6 +64,9 @@ class ExecutionPlan {
   std::vector<int> plan_id_of_node;  // graph node -> planned id, or -1
   // Where each fetch comes from: a planned node's output, or a feed.
   std::vector<InputSource> fetch_sources;  // .node is a planned id here
+  // Per feed: the node inputs that read it, plus one per fetch of it (a use
+  // never released). A run that owns its feeds moves one into its last reader.
+  std::vector<int> feed_use_counts;
 
   // TF1 while loops (Enter/Exit/NextIteration): filled only when present.
   bool has_frames = false;

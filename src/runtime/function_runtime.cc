@@ -122,7 +122,7 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
   sub.call_depth = env.call_depth + 1;
   sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
   sub.trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
-  return instance->runner->Run(instance->prepared, feeds, instance->fetches, sub);
+  return instance->runner->Run(instance->prepared, std::move(feeds), instance->fetches, sub);
 }
 
 StatusOr<std::vector<Tensor>> FunctionRuntime::Call(const std::string& name, const ir::AttrMap& attrs,
@@ -203,7 +203,16 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
     if (env.loops != nullptr && !env.loops->TryCharge()) {
       return env.loops->Exceeded(context_ + ", " + ir::NodeContext(node) + ", iteration " + std::to_string(iteration));
     }
-    auto next = CallInstance(body, vars, env);
+    // Lists go into the body (they are not kept for the check below), so
+    // that TensorListSetItem, their only reader there, sets the item in place
+    // instead of copying the list each iteration; the rest are copied.
+    std::vector<Tensor> args(vars.size());
+    std::vector<bool> moved(vars.size(), false);
+    for (size_t i = 0; i < vars.size(); ++i) {
+      moved[i] = stateful || vars[i].dtype() == DType::kVariant;
+      args[i] = moved[i] ? std::move(vars[i]) : vars[i];
+    }
+    auto next = CallInstance(body, std::move(args), env);
     if (!next.ok()) {
       return next.status().WithContext(ir::NodeContext(node) + ", body in iteration " + std::to_string(iteration));
     }
@@ -216,7 +225,7 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
       // forever.
       bool unchanged = true;
       for (size_t i = 0; i < vars.size() && unchanged; ++i) {
-        unchanged = (*next)[i].SharesBufferWith(vars[i]) && (*next)[i].shape() == vars[i].shape() &&
+        unchanged = !moved[i] && (*next)[i].SharesBufferWith(vars[i]) && (*next)[i].shape() == vars[i].shape() &&
                     (*next)[i].dtype() == vars[i].dtype();
       }
       if (unchanged) {

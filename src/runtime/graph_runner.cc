@@ -358,6 +358,14 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, const N
   return results;
 }
 
+StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, NamedTensors&& feeds,
+                                               const std::vector<std::string>& fetches, const ExecEnv& env) {
+  if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, feeds, fetches, env, &feeds));
+  TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
+  return results;
+}
+
 Status GraphRunner::CopyFetchesToHost(std::vector<Tensor>& results, const std::vector<std::string>& fetches,
                                       const ExecEnv& env) const {
   // Callers get host tensors: fetched device tensors are copied out here.

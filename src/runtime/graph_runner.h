@@ -93,6 +93,11 @@ class GraphRunner {
   // `fetches` as given to Prepare, for messages and copies.
   StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, const NamedTensors& feeds,
                                     const std::vector<std::string>& fetches, const ExecEnv& env);
+  // The same, owning `feeds`: a feed's last reader takes it, so a kernel that
+  // updates its input in place when it is the only owner (TensorListSetItem
+  // in a loop body) can. What is left of `feeds` afterwards is unspecified.
+  StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, NamedTensors&& feeds,
+                                    const std::vector<std::string>& fetches, const ExecEnv& env);
 
   // The graph as run. Const nodes whose value is StrippedConstant keep only
   // dtype and shape in their "value" attr: the decoded tensor lives in the
@@ -117,8 +122,10 @@ class GraphRunner {
  private:
   GraphRunner(ir::Graph graph, std::string context) : graph_(std::move(graph)), context_(std::move(context)) {}
   // Run without the copy of fetched device tensors to the host.
+  // `owned_feeds`, when given, is `feeds` itself, which the run may move from.
   StatusOr<std::vector<Tensor>> RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
-                                           const std::vector<std::string>& fetches, const ExecEnv& env);
+                                           const std::vector<std::string>& fetches, const ExecEnv& env,
+                                           NamedTensors* owned_feeds = nullptr);
   // Copies fetched device tensors to the host.
   Status CopyFetchesToHost(std::vector<Tensor>& results, const std::vector<std::string>& fetches,
                            const ExecEnv& env) const;

@@ -145,10 +145,27 @@ Status TensorListSetItem(KernelContext& ctx) {
     return ctx.Error("index " + std::to_string(index) + " is out of range for a list of " + std::to_string(size) +
                      " elements");
   }
-  auto out = std::make_shared<TensorList>(*list);
+  // In place when this node holds the only reference to the list, as in a
+  // loop body that owns its loop variables (TensorFlow forwards it the same
+  // way): copying it every iteration makes a loop of n steps cost n^2.
+  // Otherwise the list is copied, and whoever else holds it keeps its value.
+  list.reset();
+  Tensor taken = ctx.TakeInput(0);
+  VariantPtr& held = taken.variants()[0];
+  std::shared_ptr<TensorList> out;
+  if (taken.RefCountIsOne() && held.use_count() == 1) {
+    out = std::const_pointer_cast<TensorList>(std::static_pointer_cast<const TensorList>(held));
+  } else {
+    out = std::make_shared<TensorList>(static_cast<const TensorList&>(*held));
+  }
   if (index >= size) out->items.resize(index + 1);
   out->items[index] = item;
-  ctx.set_output(0, ListTensor(std::move(out)));
+  if (out.get() == held.get()) {
+    out.reset();
+    ctx.set_output(0, std::move(taken));
+  } else {
+    ctx.set_output(0, ListTensor(std::move(out)));
+  }
   return OkStatus();
 }
 

@@ -39,6 +39,20 @@ TEST(TensorListOpsTest, SetItemLeavesTheInputListUnchanged) {
   EXPECT_EQ(Floats(Run1("TensorListStack", {list, Shape1({2})})), std::vector<float>({0, 0, 0, 0}));
 }
 
+TEST(TensorListOpsTest, SetItemOnTheOnlyReferenceUpdatesTheListInPlace) {
+  // A loop body that owns its list hands SetItem the only reference: the
+  // item is set in the same list instead of a copy of all of it.
+  Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(3)});
+  const VariantValue* before = list.variants()[0].get();
+  std::vector<Tensor> inputs;  // not an initializer list, which would copy the list
+  inputs.push_back(std::move(list));
+  inputs.push_back(Tensor::Scalar<int32_t>(2));
+  inputs.push_back(Tensor::FromVector<float>({7, 8}));
+  Tensor updated = Run1("TensorListSetItem", std::move(inputs));
+  EXPECT_EQ(updated.variants()[0].get(), before);
+  EXPECT_EQ(Floats(Run1("TensorListStack", {updated, Shape1({2})})), std::vector<float>({0, 0, 0, 0, 7, 8}));
+}
+
 TEST(TensorListOpsTest, PushBackPopBackAndConcat) {
   Tensor list = Run1("EmptyTensorList", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(-1)});
   list = Run1("TensorListPushBack", {list, Tensor::FromVector<float>({1, 2})});
