@@ -24,10 +24,16 @@ class Shape {
   const std::vector<int64_t>& dims() const { return dims_; }
   std::vector<int64_t>& mutable_dims() { return dims_; }
   void AddDim(int64_t d) { dims_.push_back(d); }
+  // 0 when any dim is 0, however large the others; a product past int64
+  // (no tensor can have one; MakeShape refuses it) saturates at its max.
   int64_t num_elements() const {
     int64_t n = 1;
-    for (int64_t d : dims_) n *= d;
-    return n;
+    bool saturated = false;
+    for (int64_t d : dims_) {
+      if (d == 0) return 0;
+      if (!saturated && __builtin_mul_overflow(n, d, &n)) saturated = true;
+    }
+    return saturated ? INT64_MAX : n;
   }
   bool IsScalar() const { return dims_.empty(); }
   bool operator==(const Shape& o) const { return dims_ == o.dims_; }

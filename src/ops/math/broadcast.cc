@@ -1,5 +1,7 @@
 #include "ops/math/broadcast.h"
 
+#include <limits>
+
 namespace tfhost::ops::math {
 
 std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
@@ -9,7 +11,9 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   for (int d = in.rank() - 1; d >= 0; --d) {
     int od = rank - in.rank() + d;
     if (od >= 0 && in.dim(d) != 1) strides[od] = stride;
-    stride *= in.dim(d);
+    // Past int64 only in an empty tensor (a 0 further out): its strides
+    // address nothing, so saturating keeps them harmless.
+    if (__builtin_mul_overflow(stride, in.dim(d), &stride)) stride = std::numeric_limits<int64_t>::max();
   }
   return strides;
 }
@@ -69,6 +73,13 @@ Status Broadcaster::Init(const std::vector<Shape>& inputs) {
     full[k] = BroadcastStrides(inputs[k], out);
     identity_[k] = inputs[k] == out;
     scalar_[k] = inputs[k].num_elements() == 1;
+  }
+  // An empty output is walked by no one: one dim of 0, so that merging huge
+  // dims beside the 0 cannot overflow.
+  if (out.num_elements() == 0) {
+    dims_ = {0};
+    for (int k = 0; k < num_inputs_; ++k) strides_[k] = {0};
+    return OkStatus();
   }
   // Collapse: drop size-1 output dims; merge a dim into the previous kept one
   // when every input is broadcast on both or on neither (row-major strides of

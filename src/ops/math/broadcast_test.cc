@@ -56,6 +56,26 @@ TEST(BroadcastTest, ScalarWithScalarIsOneElement) {
   EXPECT_EQ(Offsets(*bc, 0, 1).size(), 1u);
 }
 
+TEST(BroadcastTest, AnEmptyShapeWithHugeDimsBroadcastsWithoutOverflow) {
+  // [0, 2^40, 2^40] holds nothing, but its row-major strides and the merged
+  // dims of its iteration space would pass int64 (UBSan caught both).
+  const int64_t big = int64_t{1} << 40;
+  const Shape empty({0, big, big});
+  std::vector<int64_t> strides = BroadcastStrides(empty, empty);
+  EXPECT_EQ(strides[1], big);
+  EXPECT_EQ(strides[2], 1);
+  auto bc = Broadcaster::Make({empty, Shape()});
+  ASSERT_TRUE(bc.ok()) << bc.status().ToString();
+  EXPECT_EQ(bc->output_shape(), empty);
+  EXPECT_EQ(bc->num_elements(), 0);
+  int visited = 0;
+  bc->ForEach(0, bc->num_elements(), [&](int64_t, const int64_t*) { ++visited; });
+  EXPECT_EQ(visited, 0);
+  auto outer = Broadcaster::Make({Shape({big, big, 0}), Shape({big, 1, 1})});
+  ASSERT_TRUE(outer.ok()) << outer.status().ToString();
+  EXPECT_EQ(outer->num_elements(), 0);
+}
+
 TEST(BroadcastTest, IncompatibleShapesNameEveryShape) {
   auto bc = Broadcaster::Make({Shape({2, 3}), Shape({4})});
   TFHOST_ASSERT_ERROR(bc, StatusCode::kInvalidArgument, "incompatible shapes for broadcasting: [2,3] and [4]");
