@@ -40,6 +40,38 @@ using tensor_array::TensorList;
 
 Tensor ListTensor(std::shared_ptr<TensorList> list) { return Tensor::VariantScalar(std::move(list)); }
 
+// The list of variant input `i` (already checked by ReadList, whose result
+// the caller has released), to modify and output: the list itself when this
+// node holds the only reference to it, as a loop body that owns its loop
+// variables does (TensorFlow forwards it the same way), else a copy, so that
+// whoever else holds it keeps its value. Copying it on every iteration would
+// make a loop of n steps cost n^2.
+struct WritableList {
+  Tensor holder;                     // input i, taken
+  std::shared_ptr<TensorList> list;  // what to modify
+  // The output tensor holding `list`.
+  Tensor Output() && {
+    if (list.get() == holder.variants()[0].get()) {
+      list.reset();
+      return std::move(holder);
+    }
+    return ListTensor(std::move(list));
+  }
+};
+
+WritableList TakeWritableList(KernelContext& ctx, int i) {
+  WritableList w;
+  w.holder = ctx.TakeInput(i);
+  const VariantPtr& held = w.holder.variants()[0];
+  auto list = std::static_pointer_cast<const TensorList>(held);
+  if (w.holder.RefCountIsOne() && held.use_count() == 2) {  // `held` and `list`
+    w.list = std::const_pointer_cast<TensorList>(std::move(list));
+  } else {
+    w.list = std::make_shared<TensorList>(*list);
+  }
+  return w;
+}
+
 Status CheckElementDType(const KernelContext& ctx, const TensorList& list) {
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("element_dtype"));
   if (dtype != list.element_dtype) {
@@ -145,27 +177,11 @@ Status TensorListSetItem(KernelContext& ctx) {
     return ctx.Error("index " + std::to_string(index) + " is out of range for a list of " + std::to_string(size) +
                      " elements");
   }
-  // In place when this node holds the only reference to the list, as in a
-  // loop body that owns its loop variables (TensorFlow forwards it the same
-  // way): copying it every iteration makes a loop of n steps cost n^2.
-  // Otherwise the list is copied, and whoever else holds it keeps its value.
   list.reset();
-  Tensor taken = ctx.TakeInput(0);
-  VariantPtr& held = taken.variants()[0];
-  std::shared_ptr<TensorList> out;
-  if (taken.RefCountIsOne() && held.use_count() == 1) {
-    out = std::const_pointer_cast<TensorList>(std::static_pointer_cast<const TensorList>(held));
-  } else {
-    out = std::make_shared<TensorList>(static_cast<const TensorList&>(*held));
-  }
-  if (index >= size) out->items.resize(index + 1);
-  out->items[index] = item;
-  if (out.get() == held.get()) {
-    out.reset();
-    ctx.set_output(0, std::move(taken));
-  } else {
-    ctx.set_output(0, ListTensor(std::move(out)));
-  }
+  WritableList out = TakeWritableList(ctx, 0);
+  if (index >= size) out.list->items.resize(index + 1);
+  out.list->items[index] = item;
+  ctx.set_output(0, std::move(out).Output());
   return OkStatus();
 }
 
@@ -242,9 +258,10 @@ Status TensorListPushBack(KernelContext& ctx) {
   if ((list->max_num_elements >= 0 && size >= list->max_num_elements) || size >= tensor_array::kMaxElements) {
     return ctx.Error("the list is full (" + std::to_string(size) + " elements)");
   }
-  auto out = std::make_shared<TensorList>(*list);
-  out->items.push_back(item);
-  ctx.set_output(0, ListTensor(std::move(out)));
+  list.reset();
+  WritableList out = TakeWritableList(ctx, 0);
+  out.list->items.push_back(item);
+  ctx.set_output(0, std::move(out).Output());
   return OkStatus();
 }
 
@@ -254,9 +271,10 @@ Status TensorListPopBack(KernelContext& ctx) {
   if (list->items.empty()) return ctx.Error("cannot pop from an empty list");
   TFHOST_ASSIGN_OR_RETURN(ir::PartialShape shape, MergedShape(ctx, *list, 1));
   TFHOST_ASSIGN_OR_RETURN(Tensor item, ItemOrZeros(ctx, *list, list->items.size() - 1, shape));
-  auto out = std::make_shared<TensorList>(*list);
-  out->items.pop_back();
-  ctx.set_output(0, ListTensor(std::move(out)));
+  list.reset();
+  WritableList out = TakeWritableList(ctx, 0);
+  out.list->items.pop_back();
+  ctx.set_output(0, std::move(out).Output());
   ctx.set_output(1, std::move(item));
   return OkStatus();
 }

@@ -39,7 +39,7 @@ TEST(TensorListOpsTest, SetItemLeavesTheInputListUnchanged) {
   EXPECT_EQ(Floats(Run1("TensorListStack", {list, Shape1({2})})), std::vector<float>({0, 0, 0, 0}));
 }
 
-TEST(TensorListOpsTest, SetItemOnTheOnlyReferenceUpdatesTheListInPlace) {
+TEST(TensorListOpsTest, SetItemPushBackAndPopBackOnTheOnlyReferenceUpdateTheListInPlace) {
   // A loop body that owns its list hands SetItem the only reference: the
   // item is set in the same list instead of a copy of all of it.
   Tensor list = Run1("TensorListReserve", {Shape1({2}), Tensor::Scalar<int32_t>(3)});
@@ -51,6 +51,22 @@ TEST(TensorListOpsTest, SetItemOnTheOnlyReferenceUpdatesTheListInPlace) {
   Tensor updated = Run1("TensorListSetItem", std::move(inputs));
   EXPECT_EQ(updated.variants()[0].get(), before);
   EXPECT_EQ(Floats(Run1("TensorListStack", {updated, Shape1({2})})), std::vector<float>({0, 0, 0, 0, 7, 8}));
+  // PushBack and PopBack likewise; a list someone else holds is copied.
+  inputs.clear();
+  inputs.push_back(std::move(updated));
+  inputs.push_back(Tensor::FromVector<float>({9, 10}));
+  Tensor pushed = Run1("TensorListPushBack", std::move(inputs));
+  EXPECT_EQ(pushed.variants()[0].get(), before);
+  Tensor kept = pushed;
+  inputs.clear();
+  inputs.push_back(std::move(pushed));
+  inputs.push_back(Shape1({2}));
+  auto popped = RunSingleOp("TensorListPopBack", std::move(inputs), Elem());
+  ASSERT_TRUE(popped.ok()) << popped.status().ToString();
+  EXPECT_NE((*popped)[0].variants()[0].get(), before);
+  EXPECT_EQ(Floats((*popped)[1]), std::vector<float>({9, 10}));
+  EXPECT_EQ(Run1("TensorListLength", {kept}, {}).data<int32_t>()[0], 4);
+  EXPECT_EQ(Run1("TensorListLength", {(*popped)[0]}, {}).data<int32_t>()[0], 3);
 }
 
 TEST(TensorListOpsTest, PushBackPopBackAndConcat) {
