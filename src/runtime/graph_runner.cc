@@ -212,10 +212,22 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
   // load never holds two copies of all weights): see StrippedConstant.
   r->constants_.resize(g.num_nodes());
   r->stripped_.assign(g.num_nodes(), false);
+  // Consumers were checked against the dtype attr (the Const's output type),
+  // so a value of another dtype would reach kernels that read it as that
+  // type; TensorFlow refuses such a Const too.
+  auto check_dtype = [&](const ir::Node& n, const Tensor& value) -> Status {
+    auto declared = ir::GetAttr<DType>(n, "dtype");
+    if (declared.ok() && value.dtype() != *declared) {
+      return InvalidArgument(r->context_ + ": " + ir::NodeContext(n) + ": its value is " +
+                             DTypeShortName(value.dtype()) + " but its dtype attr is " + DTypeShortName(*declared));
+    }
+    return OkStatus();
+  };
   for (int i = 0; i < g.num_nodes(); ++i) {
     ir::Node& n = r->graph_.mutable_node(i);
     if (n.op != "Const") continue;
     if (n.constant.valid()) {  // already a tensor: its "value" attr is a stub
+      TFHOST_RETURN_IF_ERROR(check_dtype(n, n.constant));
       r->constants_[i] = std::move(n.constant);
       n.constant = Tensor();
       // Small and integer values stay readable in the graph, as below.
@@ -225,6 +237,7 @@ StatusOr<std::unique_ptr<GraphRunner>> GraphRunner::Create(ir::Graph graph, std:
     }
     auto value = ir::GetAttr<Tensor>(n, "value");
     if (!value.ok()) return value.status().WithContext(r->context_);
+    TFHOST_RETURN_IF_ERROR(check_dtype(n, *value));
     r->constants_[i] = std::move(*value);
     if (StrippedConstant(r->constants_[i])) {
       auto it = n.attrs.find("value");

@@ -48,6 +48,19 @@ Tensor Matrix(int64_t rows, int64_t cols) {
   return t;
 }
 
+TEST(GraphRunnerContractTest, AConstWhoseValueIsNotItsDtypeFailsTheLoadNamingTheNode) {
+  // Its consumer is checked against the dtype attr (float32); a half value
+  // would reach Complex's kernel read as float32 (graph_kernel_fuzz: ASan).
+  tensorflow::GraphDef gd;
+  tensorflow::NodeDef* c = AddNode(gd, "c", "Const");
+  SetConst(c, Tensor(DType::kHalf, Shape({3})));
+  SetType(c, "dtype", DType::kFloat);
+  SetType(AddNode(gd, "z", "Complex", {"c", "c"}), "T", DType::kFloat);
+  auto session = Load(gd);
+  TFHOST_ASSERT_ERROR(session, StatusCode::kInvalidArgument,
+                      "model 'm': node 'c' (Const): its value is float16 but its dtype attr is float32");
+}
+
 TEST(GraphRunnerContractTest, OneInputMatMulFailsTheLoadNamingTheNode) {
   tensorflow::GraphDef gd;
   SetConst(AddNode(gd, "a", "Const"), Matrix(2, 2));
