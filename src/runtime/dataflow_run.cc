@@ -19,8 +19,9 @@ namespace {
 struct RunState {
   const ExecutionPlan* plan;
   const NamedTensors* feeds;
-  // Set when the run owns its feeds: feed_uses_left counts each feed's
-  // readers down, and the last one takes the tensor.
+  // Set when the run owns its feeds (then the same as `feeds`):
+  // feed_uses_left counts each feed's readers down, as uses_left does for
+  // node outputs, and the last one takes the tensor.
   NamedTensors* owned_feeds = nullptr;
   std::unique_ptr<std::atomic<int>[]> feed_uses_left;
   std::vector<std::vector<Tensor>> outputs;      // per planned node
@@ -41,6 +42,22 @@ struct RunState {
   Status status;
 };
 
+// One reader's copy of a tensor that `uses` readers still await: the last
+// one takes it (no reference-count round trip); earlier ones copy it, and
+// whichever finishes last releases it. A count of 1 proves the others are
+// done: each counts down only after its copy.
+Tensor TakeOrCopy(Tensor& held, std::atomic<int>& uses) {
+  if (uses.load(std::memory_order_acquire) == 1) {
+    uses.store(0, std::memory_order_relaxed);
+    Tensor taken = std::move(held);
+    held = Tensor();
+    return taken;
+  }
+  Tensor copy = held;
+  if (uses.fetch_sub(1) == 1) held = Tensor();
+  return copy;
+}
+
 // Runs one planned node and returns the consumers that became ready.
 void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
                  const std::vector<const ops::OpRegistration*>& kernels,
@@ -56,13 +73,10 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   bool any_dead = false;
   for (const auto& src : p.inputs) {
     if (src.feed >= 0) {
-      // As for node outputs below: the last reader of an owned feed takes it.
-      if (state.owned_feeds != nullptr && state.feed_uses_left[src.feed].load(std::memory_order_acquire) == 1) {
-        inputs.push_back(std::move((*state.owned_feeds)[src.feed].second));
-        state.feed_uses_left[src.feed].store(0, std::memory_order_relaxed);
+      if (state.owned_feeds != nullptr) {
+        inputs.push_back(TakeOrCopy((*state.owned_feeds)[src.feed].second, state.feed_uses_left[src.feed]));
       } else {
         inputs.push_back((*state.feeds)[src.feed].second);
-        if (state.owned_feeds != nullptr) state.feed_uses_left[src.feed].fetch_sub(1);
       }
       if (any_dead) input_dead.push_back(false);
       continue;
@@ -71,20 +85,9 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     if (dead && !any_dead) input_dead.assign(inputs.size(), false);
     any_dead |= dead;
     if (any_dead) input_dead.push_back(dead);
-    // The last reader takes the tensor (no reference-count round trip);
-    // earlier ones copy it, and whichever reader finishes last releases it.
-    // A count of 1 proves the others are done: each counts down only after
-    // its copy.
-    Tensor& out = state.outputs[src.node][src.index];
-    std::atomic<int>& uses = state.uses_left[state.uses_offset[src.node] + src.index];
-    if (uses.load(std::memory_order_acquire) == 1) {
-      inputs.push_back(dead ? Tensor() : std::move(out));
-      out = Tensor();
-      uses.store(0, std::memory_order_relaxed);
-    } else {
-      inputs.push_back(dead ? Tensor() : out);
-      if (uses.fetch_sub(1) == 1) out = Tensor();
-    }
+    Tensor value = TakeOrCopy(state.outputs[src.node][src.index],
+                              state.uses_left[state.uses_offset[src.node] + src.index]);
+    inputs.push_back(dead ? Tensor() : std::move(value));
   }
   for (int c : p.control_inputs) any_dead |= state.node_dead[c] != 0;
 
