@@ -13,6 +13,7 @@
 
 #include "base/tensor.h"
 #include "ops/op_kernel.h"
+#include "ops/wrapping_arithmetic.h"
 
 namespace tfhost::ops::math {
 
@@ -73,34 +74,6 @@ inline bool IsHalfLike(DType d) { return d == DType::kHalf || d == DType::kBFloa
 Tensor HalfLikeToFloat(const Tensor& t);
 // `t` (float32) rounded to half/bfloat16 (nearest even).
 Tensor FloatToHalfLike(const Tensor& t, DType dtype);
-
-// ---- wrapping integer arithmetic ---------------------------------------------
-
-// Unsigned type at least as wide as int, so that small types do not promote to
-// (overflowing) signed int.
-template <typename T>
-using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-
-template <typename T>
-inline T WrapAdd(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
-  else return a + b;
-}
-template <typename T>
-inline T WrapSub(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
-  else return a - b;
-}
-template <typename T>
-inline T WrapMul(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
-  else return a * b;
-}
-template <typename T>
-inline T WrapNeg(T a) {
-  if constexpr (kIsInt<T>) return static_cast<T>(WrapType<T>(0) - static_cast<WrapType<T>>(a));
-  else return -a;
-}
 
 // ---- axes ----------------------------------------------------------------------
 

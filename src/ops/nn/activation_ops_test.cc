@@ -86,6 +86,17 @@ TEST(BiasAddTest, NhwcAddsOnLastDimAndNchwOnDimOne) {
   EXPECT_TRUE(TensorsEqual((*v1)[0], (*nhwc)[0]));
 }
 
+// TensorFlow's integer BiasAdd wraps in two's complement; here the sum is
+// taken unsigned, so it wraps without signed-overflow UB (UBSan found it).
+TEST(BiasAddTest, IntegerSumsPastTheirTypeWrapAsInTensorFlow) {
+  const Tensor x = Tensor::FromVector<int32_t>({2147483647, -2147483647 - 1, 5, 0}, Shape({2, 2}));
+  const Tensor bias = Tensor::FromVector<int32_t>({4, -1});
+  auto out = RunSingleOp("BiasAdd", {x, bias}, {{"T", MakeAttr(DType::kInt32)}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*out)[0], Tensor::FromVector<int32_t>({-2147483645, 2147483647, 9, -1}, Shape({2, 2}))))
+      << (*out)[0].DebugString();
+}
+
 TEST(BiasAddTest, RejectsBiasOfWrongLength) {
   const Tensor x(DType::kFloat, Shape({2, 3}));
   auto out = RunSingleOp("BiasAdd", {x, V({1, 2})}, {{"T", MakeAttr(DType::kFloat)}});

@@ -2,6 +2,7 @@
 // for NHWC, dim 1 for NCHW (TensorFlow uses dim 1 for every NCHW rank >= 3).
 #include "ops/nn/nn_registrations.h"
 #include "ops/nn/nn_util.h"
+#include "ops/wrapping_arithmetic.h"
 
 namespace tfhost::ops::nn {
 
@@ -50,7 +51,7 @@ Status BiasAddImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
       int64_t i = 0;
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t c = 0; c < channels; ++c)
-          for (int64_t j = 0; j < inner; ++j, ++i) yp[i] = static_cast<T>(x[i] + bp[c]);
+          for (int64_t j = 0; j < inner; ++j, ++i) yp[i] = WrapAdd<T>(x[i], bp[c]);
     }, { supported = false; });
   }
   if (!supported) {

@@ -80,8 +80,8 @@ void ReduceIntegers(Op op, bool unsorted, const Tensor& data, const std::vector<
       T& o = out[s * inner + j];
       const T x = in[r * inner + j];
       if (counts[s] == 0) o = x;
-      else if (op == Op::kSum || op == Op::kMean) o = math::WrapAdd(o, x);
-      else if (op == Op::kProd) o = math::WrapMul(o, x);
+      else if (op == Op::kSum || op == Op::kMean) o = WrapAdd(o, x);
+      else if (op == Op::kProd) o = WrapMul(o, x);
       else if (op == Op::kMax) o = x > o ? x : o;
       else o = x < o ? x : o;
     }
