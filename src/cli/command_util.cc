@@ -81,14 +81,15 @@ void AddKernelsFlag(FlagParser& flags, std::string* kernels) {
 }
 
 void AddPrecisionFlag(FlagParser& flags, std::string* precision) {
-  flags.AddString("precision", precision, "fp32|bf16",
+  flags.AddString("precision", precision, "fp32|fp32-strict|bf16",
                   "bf16: convolutions and matrix products in bf16 with float32 accumulation where the CPU has "
-                  "avx512_bf16/AMX (float32 elsewhere); default fp32");
+                  "avx512_bf16/AMX (float32 elsewhere); fp32-strict: no TF32 rounding on a GPU either (fp32, "
+                  "the default, lets GPU tensor cores use TF32 as TensorFlow does)");
 }
 
 Status CheckPrecisionFlag(const std::string& text) {
-  if (text == "fp32" || text == "bf16") return OkStatus();
-  return InvalidArgument("--precision must be fp32 or bf16, not '" + text + "'");
+  if (text == "fp32" || text == "fp32-strict" || text == "bf16") return OkStatus();
+  return InvalidArgument("--precision must be fp32, fp32-strict or bf16, not '" + text + "'");
 }
 
 void NoteBf16Fallback(std::ostream& err, const char* command, const std::string& precision) {

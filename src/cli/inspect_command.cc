@@ -441,6 +441,10 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
   if (precision == "bf16") {
     TFHOST_RETURN_IF_ERROR(passes::PassManager::Bf16(backends::BackendRegistry::Global().HostHasNativeBf16())
                                .Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
+  } else if (precision == "fp32-strict") {
+    passes::PassManager strict;
+    strict.Add(passes::MakePrecisionPass(passes::Precision::kFp32Strict));
+    TFHOST_RETURN_IF_ERROR(strict.Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
   }
   out << "\nGraph passes (nodes before -> after):\n";
   for (const auto& row : stats) {
@@ -488,6 +492,10 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
     }
     out << "bf16: " << marked << " nodes compute in bf16, " << stored << " store their output in bf16"
         << (backends::BackendRegistry::Global().HostHasNativeBf16() ? "" : " (this CPU has no native bf16: all float32 at run time)") << "\n";
+  } else if (precision == "fp32-strict") {
+    int strict = 0;
+    for (const auto& n : graph.nodes()) strict += n.FindAttr(ir::kStrictFp32Attr) != nullptr;
+    out << "fp32-strict: " << strict << " float32 products keep full float32 operands (no TF32 on a GPU)\n";
   }
   return OkStatus();
 }

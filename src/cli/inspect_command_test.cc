@@ -125,7 +125,18 @@ TEST_F(InspectCommandTest, OptimizedBf16ShowsThePrecisionPassesAndWhatTheyMarked
   // One output channel: too narrow for bf16 (passes/precision.cc).
   EXPECT_NE(text.find("bf16: 0 nodes compute in bf16, 0 store their output in bf16"), std::string::npos) << text;
   EXPECT_EQ(Inspect({path, "--optimized", "--precision", "fp16"}), kExitUsage);
-  EXPECT_NE(err_.str().find("--precision must be fp32 or bf16, not 'fp16'"), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("--precision must be fp32, fp32-strict or bf16, not 'fp16'"), std::string::npos) << err_.str();
+}
+
+TEST_F(InspectCommandTest, OptimizedFp32StrictMarksEveryFloatProductEvenANarrowOne) {
+  std::string path = Write("conv.pbtxt", kConvBiasRelu);
+  EXPECT_EQ(Inspect({path, "--optimized", "--precision", "fp32-strict"}), kExitOk) << err_.str();
+  const std::string text = out_.str();
+  EXPECT_NE(text.find("precision: 4 -> 4"), std::string::npos) << text;
+  // The one fused convolution, although it has one output channel.
+  EXPECT_NE(text.find("fp32-strict: 1 float32 products keep full float32 operands (no TF32 on a GPU)"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

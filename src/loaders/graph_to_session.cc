@@ -38,8 +38,14 @@ Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, con
         options.session.kernels == backends::KernelChoice::kFast && registry.HostHasNativeBf16();
     return passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
   }
+  if (options.precision == "fp32-strict") {
+    passes::PassManager strict;
+    strict.Add(passes::MakePrecisionPass(passes::Precision::kFp32Strict));
+    return strict.Run(&graph, passes::PassContext::FromRoots(graph, kept));
+  }
   if (options.precision != "fp32") {
-    return InvalidArgument("LoadOptions::precision is '" + options.precision + "'; expected fp32 or bf16");
+    return InvalidArgument("LoadOptions::precision is '" + options.precision +
+                           "'; expected fp32, fp32-strict or bf16");
   }
   return OkStatus();
 }

@@ -97,11 +97,13 @@ std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
-// Not in Default(): the loader adds it for LoadOptions::precision "bf16". It
-// marks float32 convolutions and matrix products with the string attr
-// `_tfhost_precision` = "bf16" (fast kernels then compute in bf16; reference
-// kernels ignore it); kFp32 leaves the graph alone. precision.cc.
-enum class Precision { kFp32, kBf16 };
+// Not in Default(): the loader adds it for LoadOptions::precision "bf16" and
+// "fp32-strict". kBf16 marks wide float32 convolutions and matrix products
+// with the string attr `_tfhost_precision` = "bf16" (fast kernels then
+// compute in bf16; reference kernels ignore it); kFp32Strict marks every
+// float32 one with `_tfhost_fp32_strict` = true (no TF32 on a GPU); kFp32
+// leaves the graph alone. precision.cc.
+enum class Precision { kFp32, kFp32Strict, kBf16 };
 std::unique_ptr<GraphPass> MakePrecisionPass(Precision precision);
 // Not in Default(): after the precision pass, where bf16 kernels run (fast
 // kernels, native bf16). Stores the output of a bf16 convolution in bf16

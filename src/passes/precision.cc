@@ -1,5 +1,7 @@
 // The precision pass: marks the nodes whose fast kernels may compute in bf16
-// (--precision bf16). Only the compute-bound ops are marked — convolutions and
+// (--precision bf16), or must not round float32 operands at all
+// (--precision fp32-strict: every float32 convolution and matrix product,
+// for the GPU kernels that would otherwise use TF32). Only the compute-bound ops are marked — convolutions and
 // matrix products, where bf16 halves the bytes moved and doubles the
 // multiply rate on CPUs with avx512_bf16/AMX — and only in float32; every
 // other node, and the graph's structure, stays as loaded. The attr is a hint:
@@ -86,7 +88,7 @@ class PrecisionPass : public GraphPass {
   std::string name() const override { return "precision"; }
 
   Status Run(ir::Graph* graph, const PassContext& /*ctx*/) override {
-    if (precision_ != Precision::kBf16) return OkStatus();
+    if (precision_ == Precision::kFp32) return OkStatus();
     for (int i = 0; i < graph->num_nodes(); ++i) {
       ir::Node& node = graph->mutable_node(i);
       const std::vector<std::string> keys = DtypeAttrsOf(node.op);
@@ -94,9 +96,14 @@ class PrecisionPass : public GraphPass {
       bool all_float = true;
       for (const auto& k : keys) all_float = all_float && IsFloat32(node, k);
       if (!all_float) continue;
+      tensorflow::AttrValue v;
+      if (precision_ == Precision::kFp32Strict) {
+        v.set_b(true);
+        node.attrs[ir::kStrictFp32Attr] = v;
+        continue;
+      }
       const int64_t channels = OutputChannels(*graph, node);
       if (channels < kMinBf16Channels) continue;  // narrow or unknown: float32 (see above)
-      tensorflow::AttrValue v;
       v.set_s("bf16");
       node.attrs[ir::kPrecisionAttr] = v;
     }

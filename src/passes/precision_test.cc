@@ -88,6 +88,20 @@ TEST(PrecisionPassTest, Fp32LeavesEveryNodeUnmarked) {
   for (int i = 0; i < g.num_nodes(); ++i) EXPECT_EQ(g.node(i).FindAttr("_tfhost_precision"), nullptr);
 }
 
+TEST(PrecisionPassTest, Fp32StrictMarksEveryFloatProductNarrowOnesIncluded) {
+  ir::Graph g = MixedGraph();
+  ASSERT_TRUE(MakePrecisionPass(Precision::kFp32Strict)->Run(&g, PassContext::FromRoots(g, {})).ok());
+  for (const char* product : {"conv", "depthwise", "mm", "bmm"}) {
+    const tensorflow::AttrValue* v = g.node(g.FindNode(product)).FindAttr("_tfhost_fp32_strict");
+    ASSERT_NE(v, nullptr) << product;
+    EXPECT_TRUE(v->b()) << product;
+    EXPECT_FALSE(MarkedBf16(g, product)) << product;
+  }
+  for (const char* other : {"imm", "x", "w", "relu", "m"}) {
+    EXPECT_EQ(g.node(g.FindNode(other)).FindAttr("_tfhost_fp32_strict"), nullptr) << other;
+  }
+}
+
 TEST(PrecisionPassTest, MarkedGraphStillRunsOnTheReferenceKernels) {
   ir::Graph before = MixedGraph();
   ir::Graph after = before;

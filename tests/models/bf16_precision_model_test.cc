@@ -96,7 +96,7 @@ TEST(Bf16PrecisionModelTest, UnknownPrecisionFailsTheLoadNamingTheAcceptedValues
   loaders::LoadOptions options;
   options.precision = "fp16";
   auto model = loaders::LoadModel(ModelDir(), options);
-  TFHOST_ASSERT_ERROR(model, StatusCode::kInvalidArgument, "LoadOptions::precision is 'fp16'; expected fp32 or bf16");
+  TFHOST_ASSERT_ERROR(model, StatusCode::kInvalidArgument, "LoadOptions::precision is 'fp16'; expected fp32, fp32-strict or bf16");
 }
 
 }  // namespace
