@@ -12,6 +12,7 @@
 
 #include "backends/cuda/broadcast_shape.h"
 #include "base/test_status.h"
+#include "ops/nn/fused_activation.h"
 #include "ops/run_single_op.h"
 
 namespace tfhost::backends::cuda {
@@ -34,13 +35,15 @@ bool Close(float got, float want, bool transcendental) {
 
 TEST(ElementwiseFunctorsTest, EveryUnaryFunctorMatchesItsOpsReferenceKernel) {
   const std::vector<float> x = Values();
-  for (const char* name : {"Relu", "Relu6", "Neg", "Abs", "Square", "Sigmoid", "Tanh", "Exp"}) {
+  for (const char* name :
+       {"Relu", "Relu6", "Neg", "Abs", "Square", "Sigmoid", "Tanh", "Exp", "Elu", "Selu", "Softplus", "Softsign"}) {
     UnaryOp op;
     ASSERT_TRUE(UnaryOpOf(name, &op)) << name;
     auto ref = ops::RunSingleOp(name, {Tensor::FromVector(x)}, {{"T", ops::MakeAttr(DType::kFloat)}});
     ASSERT_TRUE(ref.ok()) << name << ": " << ref.status().ToString();
-    const bool transcendental = std::string(name) == "Sigmoid" || std::string(name) == "Tanh" ||
-                                std::string(name) == "Exp";
+    const std::string n = name;
+    const bool transcendental = n == "Sigmoid" || n == "Tanh" || n == "Exp" || n == "Elu" || n == "Selu" ||
+                                n == "Softplus";
     for (size_t i = 0; i < x.size(); ++i) {
       const float want = (*ref)[0].data<float>()[i];
       EXPECT_TRUE(Close(ApplyUnary(op, x[i]), want, transcendental))
@@ -49,6 +52,35 @@ TEST(ElementwiseFunctorsTest, EveryUnaryFunctorMatchesItsOpsReferenceKernel) {
   }
   UnaryOp none;
   EXPECT_FALSE(UnaryOpOf("Softmax", &none));
+}
+
+// A fused product's epilogue (bias, then activation) against the reference
+// kernels' fused activation (ops/nn/fused_activation.h), for every
+// activation the GPU fuses, spelled as fused_ops spells it.
+TEST(ElementwiseFunctorsTest, EveryFusedActivationMatchesTheReferenceEpilogue) {
+  const std::vector<float> x = Values();
+  const std::vector<float> bias = {0.5f, -1.25f, 0.0f};
+  for (const char* name : {"Relu", "Relu6", "Elu", "Sigmoid", "Tanh", "GeluApproximate", "GeluExact", "_MklSwish",
+                           "relu", "geluexact"}) {
+    UnaryOp op;
+    ASSERT_TRUE(FusedActivationOf(name, &op)) << name;
+    auto act = ops::nn::ParseFusedActivation(name);
+    ASSERT_TRUE(act.ok()) << name;
+    std::vector<float> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] + bias[i % bias.size()];
+    ops::nn::ApplyActivation<float>(*act, 0.2f, want.data(), static_cast<int64_t>(want.size()));
+    const std::string n = name;
+    const bool exact = n == "Relu" || n == "relu" || n == "Relu6";
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float got = ApplyBiasActivation(op, x[i], bias.data(), static_cast<int64_t>(i), 3);
+      EXPECT_TRUE(Close(got, want[i], !exact)) << name << "(" << x[i] << " + bias) = " << got << ", reference "
+                                               << want[i];
+    }
+  }
+  UnaryOp none;
+  EXPECT_FALSE(FusedActivationOf("LeakyRelu", &none));
+  EXPECT_FALSE(FusedActivationOf("Prelu", &none));
+  EXPECT_EQ(ApplyBiasActivation(UnaryOp::kIdentity, 2.0f, nullptr, 0, 1), 2.0f);
 }
 
 TEST(ElementwiseFunctorsTest, EveryBinaryFunctorMatchesItsOpsReferenceKernelOnEveryPair) {

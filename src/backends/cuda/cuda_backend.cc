@@ -4,9 +4,6 @@
 
 #include <cstdio>
 
-#include "backends/cuda/broadcast_shape.h"
-#include "backends/cuda/elementwise_kernels.h"
-#include "ir/attrs.h"
 
 namespace tfhost::backends::cuda {
 namespace {
@@ -106,46 +103,22 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
   b->description_ = std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
                     ", " + GiB(static_cast<double>(total_bytes)) + ", limit " +
                     GiB(static_cast<double>(bfc.memory_limit));
+  auto matmul = CublasLtMatmul::Create(
+      device, std::string(prop.name) + " sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
+      b->allocator_.get());
+  if (!matmul.ok()) return matmul.status();
+  b->matmul_ = std::move(*matmul);
+  b->env_.device = device;
+  b->env_.backend_name = b->name_;
+  b->env_.matmul = b->matmul_.get();
+  b->env_.allow_tf32 = options.allow_tf32;
   return b;
 }
 
-NodeSupport CudaBackend::Supports(const ir::Node& node) const {
-  UnaryOp u;
-  BinaryOp bop;
-  const bool unary = UnaryOpOf(node.op.c_str(), &u);
-  if (!unary && !BinaryOpOf(node.op.c_str(), &bop)) return NodeSupport::No(name_ + " has no kernel for " + node.op);
-  auto t = ir::GetAttr<DType>(node, "T");
-  if (!t.ok() || *t != DType::kFloat) return NodeSupport::No(name_ + "'s " + node.op + " kernel takes float32 only");
-  return NodeSupport::Yes();
-}
+NodeSupport CudaBackend::Supports(const ir::Node& node) const { return CudaSupports(env_, node); }
 
 ops::KernelFn CudaBackend::MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const {
-  if (!Supports(node).supported) return {};
-  UnaryOp u = UnaryOp::kCount;
-  BinaryOp bop = BinaryOp::kCount;
-  const bool unary = UnaryOpOf(node.op.c_str(), &u);
-  if (!unary) BinaryOpOf(node.op.c_str(), &bop);
-  const int device = device_;
-  return [device, unary, u, bop, fallback](ops::KernelContext& ctx) -> Status {
-    cudaSetDevice(device);
-    auto* stream = static_cast<CudaStream*>(ctx.stream());
-    const Tensor& a = ctx.input(0);
-    if (a.dtype() != DType::kFloat || (!unary && ctx.input(1).dtype() != DType::kFloat)) return fallback(ctx);
-    Shape out_shape = a.shape();
-    BinaryShape shape;
-    if (!unary) {
-      auto made = MakeBinaryShape(a.shape(), ctx.input(1).shape(), &out_shape);
-      if (!made.ok()) return ctx.Error(made.status().message());
-      shape = *made;
-    }
-    TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
-    const int error = unary ? LaunchUnary(u, a.data<float>(), y.data<float>(), y.NumElements(), stream->get())
-                            : LaunchBinary(bop, a.data<float>(), ctx.input(1).data<float>(), shape,
-                                           y.data<float>(), y.NumElements(), stream->get());
-    if (error != 0) return CudaError(error, "launching the " + ctx.node().op + " kernel", device);
-    ctx.set_output(0, std::move(y));
-    return OkStatus();
-  };
+  return MakeCudaKernel(env_, node, fallback);
 }
 
 StatusOr<Tensor> CudaBackend::CopyIn(const Tensor& src) const {

@@ -3,9 +3,9 @@
 // libtfhost_cuda.so (cuda_plugin.cc), never into the tfhost binary, so the
 // binary needs no CUDA library to start.
 //
-// What it runs today: float32 element-wise ops (elementwise_functors.h),
-// with TensorFlow's broadcasting. Everything else stays on the host
-// backends, with copies where the two meet (backends/placement.h).
+// What it runs today: float32 element-wise ops, softmax and matrix products
+// (cuda_kernels.h). Everything else stays on the host backends, with copies
+// where the two meet (backends/placement.h).
 //
 // Thread-safety: as backends/backend.h; every call sets the device first,
 // since threads share one process-wide CUDA context per device.
@@ -16,6 +16,8 @@
 
 #include "backends/backend.h"
 #include "backends/bfc_allocator.h"
+#include "backends/cuda/cublaslt_matmul.h"
+#include "backends/cuda/cuda_kernels.h"
 
 typedef struct CUstream_st* cudaStream_t;
 
@@ -28,6 +30,9 @@ struct CudaBackendOptions {
   // Take memory as needed (TensorFlow's allow_growth) rather than all of it
   // at the first allocation.
   bool allow_growth = true;
+  // Float32 products may round their operands to TF32 on the tensor cores,
+  // as TensorFlow allows by default.
+  bool allow_tf32 = true;
 };
 
 class CudaStream : public Stream {
@@ -72,6 +77,8 @@ class CudaBackend : public Backend {
   BackendCapabilities capabilities_;
   std::unique_ptr<CudaStream> stream_;
   std::unique_ptr<BfcAllocator> allocator_;
+  std::unique_ptr<CublasLtMatmul> matmul_;
+  CudaKernelEnv env_;
 };
 
 // "CUDA call failed" as a Status: the call, the device and CUDA's own words.

@@ -2,13 +2,16 @@
 // functors that compile for the device (under nvcc) and for the host, where
 // elementwise_functors_test.cc runs every one of them against the op's
 // reference kernel. Float32; each follows TensorFlow's definition of its
-// op (Relu6 clamps to [0, 6], Sigmoid is 1 / (1 + e^-x), ...).
+// op (Relu6 clamps to [0, 6], Sigmoid is 1 / (1 + e^-x) computed as the
+// standalone op computes it, GeluExact uses erf, ...).
 //
 // Thread-safety: stateless.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <strings.h>
 
 #if defined(__CUDACC__)
 #define TFHOST_HD __host__ __device__ __forceinline__
@@ -18,8 +21,34 @@
 
 namespace tfhost::backends::cuda {
 
-enum class UnaryOp : int { kRelu, kRelu6, kNeg, kAbs, kSquare, kSigmoid, kTanh, kExp, kCount };
+enum class UnaryOp : int {
+  kRelu,
+  kRelu6,
+  kNeg,
+  kAbs,
+  kSquare,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kElu,
+  kSelu,
+  kSoftplus,
+  kSoftsign,
+  kSwish,            // fused only: x * sigmoid(x)
+  kGeluApproximate,  // fused only
+  kGeluExact,        // fused only
+  kIdentity,         // fused only: no activation
+  kCount
+};
 enum class BinaryOp : int { kAdd, kSub, kMul, kRealDiv, kMaximum, kMinimum, kSquaredDifference, kCount };
+
+// The standalone Sigmoid op's formula: exp only ever sees non-positive
+// arguments, so it neither overflows nor loses the tiny tails.
+TFHOST_HD float SigmoidOf(float x) {
+  if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+  const float e = expf(x);
+  return e / (1.0f + e);
+}
 
 TFHOST_HD float ApplyUnary(UnaryOp op, float x) {
   switch (op) {
@@ -29,9 +58,22 @@ TFHOST_HD float ApplyUnary(UnaryOp op, float x) {
     case UnaryOp::kNeg: return -x;
     case UnaryOp::kAbs: return fabsf(x);
     case UnaryOp::kSquare: return x * x;
-    case UnaryOp::kSigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::kSigmoid: return SigmoidOf(x);
     case UnaryOp::kTanh: return tanhf(x);
     case UnaryOp::kExp: return expf(x);
+    case UnaryOp::kElu: return x < 0.0f ? expm1f(x) : x;
+    // Selu's constants are TensorFlow's; the product is taken in double as
+    // its kernel does, so the two agree to the last bit where expm1 does.
+    case UnaryOp::kSelu:
+      return static_cast<float>(1.0507009873554804934193349852946 *
+                                (x < 0.0f ? 1.6732632423543772848170429916717 * expm1(static_cast<double>(x))
+                                          : static_cast<double>(x)));
+    case UnaryOp::kSoftplus: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+    case UnaryOp::kSoftsign: return x / (1.0f + fabsf(x));
+    case UnaryOp::kSwish: return x * SigmoidOf(x);
+    case UnaryOp::kGeluApproximate:
+      return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    case UnaryOp::kGeluExact: return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
     default: return x;
   }
 }
@@ -81,14 +123,40 @@ TFHOST_HD void BroadcastOffsets(const BinaryShape& s, int64_t i, int64_t* ia, in
   *ib = b;
 }
 
+// A fused epilogue's last step: y = act(y + bias[channel]), bias optional.
+TFHOST_HD float ApplyBiasActivation(UnaryOp act, float y, const float* bias, int64_t i, int64_t channels) {
+  if (bias != nullptr) y += bias[i % channels];
+  return act == UnaryOp::kIdentity ? y : ApplyUnary(act, y);
+}
+
 // The functor of a TensorFlow op name; false when the backend has none.
 inline bool UnaryOpOf(const char* name, UnaryOp* op) {
   static constexpr struct { const char* name; UnaryOp op; } kOps[] = {
       {"Relu", UnaryOp::kRelu}, {"Relu6", UnaryOp::kRelu6},     {"Neg", UnaryOp::kNeg},
       {"Abs", UnaryOp::kAbs},   {"Square", UnaryOp::kSquare},   {"Sigmoid", UnaryOp::kSigmoid},
-      {"Tanh", UnaryOp::kTanh}, {"Exp", UnaryOp::kExp}};
+      {"Tanh", UnaryOp::kTanh}, {"Exp", UnaryOp::kExp},         {"Elu", UnaryOp::kElu},
+      {"Selu", UnaryOp::kSelu}, {"Softplus", UnaryOp::kSoftplus}, {"Softsign", UnaryOp::kSoftsign}};
   for (const auto& e : kOps) {
     if (std::strcmp(e.name, name) == 0) {
+      *op = e.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The functor of a fused_ops activation as _FusedMatMul spells it
+// (ops/nn/fused_activation.h), compared without case as TF.js writes some
+// lower-case; false for those the backend does not fuse (LeakyRelu and
+// Prelu need an alpha).
+inline bool FusedActivationOf(const char* name, UnaryOp* op) {
+  static constexpr struct { const char* name; UnaryOp op; } kOps[] = {
+      {"relu", UnaryOp::kRelu},       {"relu6", UnaryOp::kRelu6},
+      {"elu", UnaryOp::kElu},         {"sigmoid", UnaryOp::kSigmoid},
+      {"tanh", UnaryOp::kTanh},       {"geluapproximate", UnaryOp::kGeluApproximate},
+      {"geluexact", UnaryOp::kGeluExact}, {"_mklswish", UnaryOp::kSwish}};
+  for (const auto& e : kOps) {
+    if (strcasecmp(e.name, name) == 0) {
       *op = e.op;
       return true;
     }

@@ -30,6 +30,15 @@ __global__ void BinaryKernel(const float* __restrict__ a, const float* __restric
   }
 }
 
+template <UnaryOp kAct>
+__global__ void BiasActivationKernel(float* __restrict__ y, const float* __restrict__ bias, int64_t channels,
+                                     int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    y[i] = ApplyBiasActivation(kAct, y[i], bias, i, channels);
+  }
+}
+
 unsigned Blocks(int64_t n) {
   const int64_t blocks = (n + kThreads - 1) / kThreads;
   return static_cast<unsigned>(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8);
@@ -47,6 +56,12 @@ int RunBinary(const float* a, const float* b, const BinaryShape& shape, float* y
   return static_cast<int>(cudaGetLastError());
 }
 
+template <UnaryOp kAct>
+int RunBiasActivation(float* y, const float* bias, int64_t channels, int64_t n, cudaStream_t s) {
+  BiasActivationKernel<kAct><<<Blocks(n), kThreads, 0, s>>>(y, bias, channels, n);
+  return static_cast<int>(cudaGetLastError());
+}
+
 }  // namespace
 
 int LaunchUnary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t stream) {
@@ -60,6 +75,10 @@ int LaunchUnary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t st
     case UnaryOp::kSigmoid: return RunUnary<UnaryOp::kSigmoid>(x, y, n, stream);
     case UnaryOp::kTanh: return RunUnary<UnaryOp::kTanh>(x, y, n, stream);
     case UnaryOp::kExp: return RunUnary<UnaryOp::kExp>(x, y, n, stream);
+    case UnaryOp::kElu: return RunUnary<UnaryOp::kElu>(x, y, n, stream);
+    case UnaryOp::kSelu: return RunUnary<UnaryOp::kSelu>(x, y, n, stream);
+    case UnaryOp::kSoftplus: return RunUnary<UnaryOp::kSoftplus>(x, y, n, stream);
+    case UnaryOp::kSoftsign: return RunUnary<UnaryOp::kSoftsign>(x, y, n, stream);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
@@ -76,6 +95,25 @@ int LaunchBinary(BinaryOp op, const float* a, const float* b, const BinaryShape&
     case BinaryOp::kMinimum: return RunBinary<BinaryOp::kMinimum>(a, b, shape, y, n, stream);
     case BinaryOp::kSquaredDifference:
       return RunBinary<BinaryOp::kSquaredDifference>(a, b, shape, y, n, stream);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+
+int LaunchBiasActivation(UnaryOp act, float* y, const float* bias, int64_t channels, int64_t n,
+                         cudaStream_t stream) {
+  if (n == 0) return 0;
+  switch (act) {
+    case UnaryOp::kIdentity: return RunBiasActivation<UnaryOp::kIdentity>(y, bias, channels, n, stream);
+    case UnaryOp::kRelu: return RunBiasActivation<UnaryOp::kRelu>(y, bias, channels, n, stream);
+    case UnaryOp::kRelu6: return RunBiasActivation<UnaryOp::kRelu6>(y, bias, channels, n, stream);
+    case UnaryOp::kElu: return RunBiasActivation<UnaryOp::kElu>(y, bias, channels, n, stream);
+    case UnaryOp::kSigmoid: return RunBiasActivation<UnaryOp::kSigmoid>(y, bias, channels, n, stream);
+    case UnaryOp::kTanh: return RunBiasActivation<UnaryOp::kTanh>(y, bias, channels, n, stream);
+    case UnaryOp::kSwish: return RunBiasActivation<UnaryOp::kSwish>(y, bias, channels, n, stream);
+    case UnaryOp::kGeluApproximate:
+      return RunBiasActivation<UnaryOp::kGeluApproximate>(y, bias, channels, n, stream);
+    case UnaryOp::kGeluExact: return RunBiasActivation<UnaryOp::kGeluExact>(y, bias, channels, n, stream);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }

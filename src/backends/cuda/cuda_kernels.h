@@ -1,0 +1,34 @@
+// The CUDA backend's kernels: which nodes it takes (Supports) and the kernel
+// it makes for each (MakeKernel). Float32 today:
+//   - element-wise: the unary and binary ops of elementwise_functors.h, and
+//     BiasAdd (NHWC) as a broadcast Add;
+//   - Softmax and LogSoftmax over the last dim (softmax_kernels.cu);
+//   - MatMul, BatchMatMul/V2/V3, _FusedMatMul and _TfhostFusedBatchMatMul
+//     on cuBLASLt (cublaslt_matmul.h), fused_ops [BiasAdd] with an optional
+//     activation: Relu in cuBLASLt's epilogue, the others in an element-wise
+//     kernel over the result.
+// Every kernel reads and writes device memory on the backend's stream and
+// returns once its work is enqueued.
+//
+// Thread-safety: kernels may run from several threads at once.
+#pragma once
+
+#include <string>
+
+#include "backends/backend.h"
+
+namespace tfhost::backends::cuda {
+
+class CublasLtMatmul;
+
+struct CudaKernelEnv {
+  int device = 0;
+  std::string backend_name;      // "cuda:0", for reasons
+  CublasLtMatmul* matmul = nullptr;  // owned by the backend, which outlives its kernels
+  bool allow_tf32 = true;  // unless a node says _tfhost_fp32_strict (ir/precision_attrs.h)
+};
+
+NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node);
+ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback);
+
+}  // namespace tfhost::backends::cuda
