@@ -64,8 +64,8 @@ ops::KernelFn MarkedAsReference(ops::KernelFn kernel) {
 // and falling back to a host kernel would read device memory.
 ops::KernelFn NoFallbackIn(MemorySpace space) {
   return [space](ops::KernelContext& ctx) {
-    return ctx.Error("no kernel in " + space.ToString() +
-                     " accepts this call (its shapes or attrs), and kernels fall back only within one memory space");
+    return Unimplemented(ir::NodeContext(ctx.node()) + ": no kernel in " + space.ToString() +
+                         " accepts this call (its shapes or attrs), and kernels fall back only within one memory space");
   };
 }
 
@@ -166,7 +166,9 @@ NodeKernel BackendRegistry::MakeKernelFrom(const std::string& name, const ir::No
   const Backend* b = Find(name);
   if (b == nullptr || !b->Supports(node).supported) return {};
   if (name == kReferenceBackend) return NodeKernel{"", host_reference};
-  ops::KernelFn kernel = b->MakeKernel(node, MarkedAsReference(host_reference));
+  const MemorySpace space = b->memory_space();
+  ops::KernelFn kernel =
+      b->MakeKernel(node, space.host_accessible() ? MarkedAsReference(host_reference) : NoFallbackIn(space));
   if (!kernel) return {};
   return NodeKernel{name, MarkedWith(*b, std::move(kernel))};
 }

@@ -71,10 +71,10 @@ class BackendRegistry {
 
   // The kernel `placed` makes for `node`, handing the calls it declines to
   // the next lower-priority backend of the same memory space that makes one,
-  // and so on down to `host_reference` (host spaces) or an error naming the
-  // node and the space (device spaces). Every kernel of the chain marks the
-  // calls it receives with its backend's id, memory space, allocator and
-  // stream. When `placed` is the reference backend the result is
+  // and so on down to `host_reference` (host spaces) or an Unimplemented
+  // error naming the node and the space (device spaces). Every kernel of the
+  // chain marks the calls it receives with its backend's id, memory space,
+  // allocator and stream. When `placed` is the reference backend the result is
   // `host_reference` itself, unwrapped.
   NodeKernel MakeKernel(const ir::Node& node, const Backend& placed, const ops::KernelFn& host_reference) const;
   // Choose(node, kFast) then MakeKernel: the kernel a session runs for
@@ -82,8 +82,9 @@ class BackendRegistry {
   // (tests and benchmarks of the fast path).
   NodeKernel MakeFastKernel(const ir::Node& node, const ops::KernelFn& host_reference) const;
   // Backend `name`'s kernel alone, falling back straight to `host_reference`
-  // (the conformance suite runs a case on each backend this accepts);
-  // an empty kernel when it has none for the node.
+  // (a host backend) or to the Unimplemented error that ends a device
+  // space's chain (the conformance suite runs a case on each backend this
+  // accepts); an empty kernel when it has none for the node.
   NodeKernel MakeKernelFrom(const std::string& name, const ir::Node& node, const ops::KernelFn& host_reference) const;
 
   // Whether some host backend computes bf16 natively (what the bf16 passes

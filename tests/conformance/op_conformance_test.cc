@@ -9,6 +9,12 @@
 // "<Op>_<case>__<backend>", so a failure names the backend; a backend that
 // declines the node has no test. Tolerances come from tolerances.h only;
 // known_failures.txt lists the runs known to differ, each with its reason.
+//
+// TFHOST_CONFORMANCE_DEVICE=gpu (or gpu:N) adds that GPU's backend to the
+// host ones (the device check, scripts/gpu_check.sh): its runs copy the
+// inputs to the device and the outputs back, and mark the node
+// fp32-strict, since the tolerances are float32's and TF32 is a precision
+// mode checked on whole models.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,6 +29,8 @@
 #include <rapidjson/document.h>
 
 #include "backends/backend_registry.h"
+#include "backends/builtin/device_registry.h"
+#include "ir/precision_attrs.h"
 #include "base/thread_pool.h"
 #include "ops/op_registry.h"
 #include "ops/run_single_op.h"
@@ -340,10 +348,39 @@ struct CaseRun {
 // gtest prints a failing test's parameter: the case and backend by name.
 void PrintTo(const CaseRun& run, std::ostream* os) { *os << AllCases()[run.case_index].name << " on " << run.backend; }
 
+// The backends the runs are listed from: the host's, plus the GPU
+// TFHOST_CONFORMANCE_DEVICE names. Why that GPU is not usable, if it is not,
+// goes to RequestedDeviceIsUsable.
+struct SuiteRegistry {
+  const backends::BackendRegistry* registry = nullptr;
+  std::string device_error;
+};
+
+const SuiteRegistry& Suite() {
+  static const SuiteRegistry* suite = [] {
+    auto* s = new SuiteRegistry{&backends::BackendRegistry::Global(), ""};
+    const char* device = std::getenv("TFHOST_CONFORMANCE_DEVICE");
+    if (device == nullptr || *device == '\0') return s;
+    auto choice = backends::ParseDevice(device);
+    if (!choice.ok()) {
+      s->device_error = choice.status().ToString();
+      return s;
+    }
+    auto chosen = backends::ForDevice(*choice);
+    if (!chosen.ok()) {
+      s->device_error = chosen.status().ToString();
+      return s;
+    }
+    s->registry = chosen->registry;
+    return s;
+  }();
+  return *suite;
+}
+
 const std::vector<CaseRun>& AllRuns() {
   static const std::vector<CaseRun>* runs = [] {
     auto* list = new std::vector<CaseRun>;
-    const auto& registry = backends::BackendRegistry::Global();
+    const auto& registry = *Suite().registry;
     for (int i = 0; i < static_cast<int>(AllCases().size()); ++i) {
       const Case& c = AllCases()[i];
       list->push_back({i, "reference"});
@@ -398,9 +435,21 @@ std::string RunAndCompare(const Case& c, const std::string& backend, bool* decli
   }
   auto node = ops::MakeSingleOpNode(c.op, c.attrs);
   if (!node.ok()) return node.status().ToString();
-  backends::NodeKernel fast =
-      backends::BackendRegistry::Global().MakeKernelFrom(backend, *node, ops::OpRegistry::Global().Find(c.op)->kernel);
+  const backends::BackendRegistry& registry = *Suite().registry;
+  const backends::Backend* placed = registry.Find(backend);
+  if (placed == nullptr) return "no backend named " + backend;
+  const bool on_device = !placed->memory_space().host_accessible();
+  if (on_device) node->attrs[ir::kStrictFp32Attr].set_b(true);
+  backends::NodeKernel fast = registry.MakeKernelFrom(backend, *node, ops::OpRegistry::Global().Find(c.op)->kernel);
   if (!fast.kernel) return backend + " no longer accepts the node it accepted when the tests were listed";
+  std::vector<Tensor> inputs = c.inputs;
+  if (on_device) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto in = placed->CopyIn(inputs[i]);
+      if (!in.ok()) return "copying input " + std::to_string(i) + " to " + backend + ": " + in.status().ToString();
+      inputs[i] = std::move(*in);
+    }
+  }
   ThreadPool pool(2);
   bool ran_on_backend = false;
   std::string problems;
@@ -413,9 +462,21 @@ std::string RunAndCompare(const Case& c, const std::string& backend, bool* decli
       done_by = ctx.backend_id();
       return s;
     };
-    auto outputs = ops::RunKernelOnNode(*node, observed, c.inputs, nullptr, intra);
+    auto outputs = ops::RunKernelOnNode(*node, observed, inputs, nullptr, intra);
     const std::string threads = intra ? "2+1 threads" : "1 thread";
+    // A device kernel that declines the call ends its space's chain.
+    if (on_device && !outputs.ok() && outputs.status().code() == StatusCode::kUnimplemented &&
+        outputs.status().message().find("accepts this call") != std::string::npos) {
+      continue;
+    }
     if (!outputs.ok()) return backend + " kernel (" + threads + ") failed: " + outputs.status().ToString();
+    if (on_device) {
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        auto out = placed->CopyOut((*outputs)[i]);
+        if (!out.ok()) return "copying output " + std::to_string(i) + " from " + backend + ": " + out.status().ToString();
+        (*outputs)[i] = std::move(*out);
+      }
+    }
     if (done_by == 0) continue;
     ran_on_backend = true;
     const std::string m = Mismatches(c, *outputs);
@@ -464,6 +525,12 @@ TEST(OpConformanceSuiteTest, KnownFailuresFileIsWellFormed) {
         << "known_failures.txt: want <case>\\t<backend>\\t<reason>, got: " << line;
     EXPECT_TRUE(runs.count(line.substr(0, b))) << "known_failures.txt names no run of the suite: " << line;
   }
+}
+
+TEST(OpConformanceSuiteTest, RequestedDeviceIsUsable) {
+  const char* device = std::getenv("TFHOST_CONFORMANCE_DEVICE");
+  if (device == nullptr || *device == '\0') GTEST_SKIP() << "TFHOST_CONFORMANCE_DEVICE is not set: host backends only";
+  EXPECT_EQ(Suite().device_error, "") << "TFHOST_CONFORMANCE_DEVICE=" << device;
 }
 
 TEST(OpConformanceSuiteTest, EveryCaseFileLoadsWithUniqueCaseNames) {

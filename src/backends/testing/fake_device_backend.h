@@ -98,7 +98,7 @@ class FakeDeviceBackend : public Backend {
       for (int64_t i = 0; i < shaped.NumElements(); ++i) {
         const float u = a_one && !same ? x[0] : x[i];
         const float v = relu ? 0.0f : (b_one && !same ? b[0] : b[i]);
-        y[i] = relu ? (u > 0 ? u : 0.0f) : add ? u + v : u * v;
+        y[i] = relu ? (u < 0 ? 0.0f : u) : add ? u + v : u * v;  // NaN passes Relu, as in TensorFlow
       }
       kernel_calls.fetch_add(1);
       ctx.set_output(0, *std::move(out));
