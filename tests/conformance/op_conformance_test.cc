@@ -226,14 +226,25 @@ struct CaseSet {
   Status load_status;
 };
 
+// The suite's files: the compiled-in source paths, or the environment's
+// (a copy of the tree elsewhere, as on the device check's machine).
+std::string SuitePath(const char* env, const char* built_in) {
+  const char* v = std::getenv(env);
+  return v != nullptr && *v != '\0' ? v : built_in;
+}
+std::string CasesDir() { return SuitePath("TFHOST_CONFORMANCE_CASES", TFHOST_CONFORMANCE_CASES); }
+std::string KnownFailuresFile() {
+  return SuitePath("TFHOST_CONFORMANCE_KNOWN_FAILURES", TFHOST_CONFORMANCE_KNOWN_FAILURES);
+}
+
 CaseSet LoadCases() {
   CaseSet set;
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(TFHOST_CONFORMANCE_CASES, ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(CasesDir(), ec)) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
-  if (ec) set.load_status = NotFound("conformance cases directory " + std::string(TFHOST_CONFORMANCE_CASES) + ": " + ec.message());
+  if (ec) set.load_status = NotFound("conformance cases directory " + CasesDir() + ": " + ec.message());
   std::sort(files.begin(), files.end());
   std::set<std::string> names;
   for (const auto& file : files) {
@@ -407,7 +418,7 @@ const std::vector<CaseRun>& AllRuns() {
 const std::map<std::string, std::string>& KnownFailures() {
   static const std::map<std::string, std::string>* known = [] {
     auto* m = new std::map<std::string, std::string>;
-    std::ifstream in(TFHOST_CONFORMANCE_KNOWN_FAILURES);
+    std::ifstream in(KnownFailuresFile());
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
       const size_t a = line.find('\t'), b = line.find('\t', a + 1);
@@ -514,8 +525,8 @@ INSTANTIATE_TEST_SUITE_P(Conformance, OpConformanceTest, ::testing::ValuesIn(All
 
 // Every line names a case and backend that exist, with a reason.
 TEST(OpConformanceSuiteTest, KnownFailuresFileIsWellFormed) {
-  std::ifstream in(TFHOST_CONFORMANCE_KNOWN_FAILURES);
-  ASSERT_TRUE(in) << "cannot read " << TFHOST_CONFORMANCE_KNOWN_FAILURES;
+  std::ifstream in(KnownFailuresFile());
+  ASSERT_TRUE(in) << "cannot read " << KnownFailuresFile();
   std::set<std::string> runs;
   for (const CaseRun& r : AllRuns()) runs.insert(AllCases()[r.case_index].name + "\t" + r.backend);
   for (std::string line; std::getline(in, line);) {

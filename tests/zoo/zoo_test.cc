@@ -5,6 +5,11 @@
 // $TFHOST_ZOO_DIR (tests/zoo/with_zoo.sh sets it, generating the zoo first
 // when the cache lacks it). A model that fails to load fails every one of its
 // signatures' cases, with the load error.
+//
+// TFHOST_ZOO_DEVICE=gpu (or gpu:N, as --device spells it) runs every model
+// on that GPU and the host backends, fp32-strict (no TF32: the tolerances
+// are float32's), for the device check (scripts/gpu_check.sh).
+// TFHOST_ZOO_KNOWN_FAILURES overrides the known-failures file's path.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,6 +18,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backends/builtin/device_registry.h"
 #include "loaders/model_loader.h"
 #include "zoo_cases.h"
 #include "zoo_manifest.h"
@@ -21,6 +27,7 @@ namespace tfhost::zoo {
 namespace {
 
 std::string g_zoo_dir;
+loaders::LoadOptions g_load_options;
 
 // Models load once for all their signatures.
 struct LoadedModel {
@@ -33,7 +40,7 @@ LoadedModel& Load(const ZooModel& m) {
   auto it = cache.find(m.name);
   if (it != cache.end()) return it->second;
   LoadedModel& slot = cache[m.name];
-  auto loaded = loaders::LoadModel(g_zoo_dir + "/" + m.path);
+  auto loaded = loaders::LoadModel(g_zoo_dir + "/" + m.path, g_load_options);
   if (loaded.ok()) {
     slot.model = std::move(*loaded);
   } else {
@@ -104,7 +111,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   static Manifest m = std::move(*manifest);
-  auto known = ReadKnownFailures(TFHOST_ZOO_KNOWN_FAILURES);
+  if (const char* device = std::getenv("TFHOST_ZOO_DEVICE"); device != nullptr && *device != '\0') {
+    auto choice = tfhost::backends::ParseDevice(device);
+    auto chosen = choice.ok() ? tfhost::backends::ForDevice(*choice)
+                              : tfhost::StatusOr<tfhost::backends::DeviceRegistry>(choice.status());
+    if (!chosen.ok()) {
+      std::cerr << "zoo_test: TFHOST_ZOO_DEVICE=" << device << ": " << chosen.status().ToString() << "\n";
+      return 1;
+    }
+    g_load_options.session.backends = chosen->registry;
+    g_load_options.precision = "fp32-strict";
+  }
+  const char* known_path = std::getenv("TFHOST_ZOO_KNOWN_FAILURES");
+  auto known = ReadKnownFailures(known_path != nullptr && *known_path != '\0' ? known_path : TFHOST_ZOO_KNOWN_FAILURES);
   if (!known.ok()) {
     std::cerr << "zoo_test: " << known.status().ToString() << "\n";
     return 1;
