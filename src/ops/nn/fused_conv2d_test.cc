@@ -4,6 +4,7 @@
 
 #include "ops/run_single_op.h"
 #include "ops/shape_fn_test_util.h"
+#include "base/buffer_pool.h"
 #include "base/test_status.h"
 
 namespace tfhost::ops {
@@ -348,6 +349,33 @@ TEST(FusedMatMulTest, RejectsInnerDimensionMismatch) {
   auto out = RunSingleOp("_FusedMatMul", {a, b}, {{"T", MakeAttr(DType::kFloat)},
                                                   {"num_args", MakeAttr(0)}});
   TFHOST_ASSERT_ERROR(out, StatusCode::kInvalidArgument, "inner dimensions differ: a [2,3] and b [2,2]");
+}
+
+TEST(FusedMatMulTest, AnEmptyInnerDimUnderHugeBatchDimsMeetsTheTensorLimitBeforeAnyIndexTable) {
+  // Found by fuzzing: x [2^38, 2, 0] and y [2^38, 0, 2] hold no values, yet
+  // their product is 2^38 zero matrices (2^40 values, as many as a shape
+  // may have), and the kernel sized two tables of 2^38 batch offsets (2 TiB
+  // each) before allocating that output. The output now
+  // comes first, so a session's tensor limit refuses it (under ASan the old
+  // order aborts: allocation-size-too-big).
+  auto pool = BufferPool::Create(BufferPool::kDefaultMaxRetainedBytes, 1 << 20);
+  BufferPool::ScopedCurrent current(pool.get());
+  const int64_t huge = int64_t{1} << 38;
+  ir::AttrMap attrs = {{"T", MakeAttr(DType::kFloat)},
+                       {"num_args", MakeAttr(1)},
+                       {"fused_ops", MakeAttr(std::vector<std::string>{"BiasAdd"})}};
+  TFHOST_EXPECT_ERROR(RunSingleOp("_TfhostFusedBatchMatMul",
+                                  {Tensor(DType::kFloat, Shape({huge, 2, 0})), Tensor(DType::kFloat, Shape({huge, 0, 2})),
+                                   F({1, 2}, Shape({2}))},
+                                  attrs),
+                      StatusCode::kResourceExhausted, "out of memory while the kernel ran");
+  // Small enough, the same shapes give bias-only rows.
+  auto fits = RunSingleOp("_TfhostFusedBatchMatMul",
+                          {Tensor(DType::kFloat, Shape({2, 1, 0})), Tensor(DType::kFloat, Shape({2, 0, 4})),
+                           F({1, 2, 3, 4}, Shape({4}))},
+                          attrs);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*fits)[0], F({1, 2, 3, 4, 1, 2, 3, 4}, Shape({2, 1, 4})))) << (*fits)[0].DebugString();
 }
 
 }  // namespace

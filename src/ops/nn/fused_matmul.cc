@@ -123,8 +123,12 @@ Status FusedBatchMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>&
   cd[r - 2] = m;
   cd[r - 1] = n;
   TFHOST_ASSIGN_OR_RETURN(Shape out_shape, MakeShape(cd, ir::NodeContext(ctx.node()) + " output"));
+  // The output before the per-batch index tables: a session's tensor limit
+  // refuses a huge output first, and an empty one (a zero dim beside dims of
+  // 2^40) needs no tables at all.
+  Tensor c(a.dtype(), out_shape);
   // Each output batch's operand matrices (broadcast dims repeat matrix 0).
-  const int64_t batches = m == 0 || n == 0 ? out_shape.num_elements() : out_shape.num_elements() / (m * n);
+  const int64_t batches = c.NumElements() == 0 ? 0 : c.NumElements() / (m * n);
   std::vector<int64_t> a_batch(batches), b_batch(batches);
   for (int64_t bi = 0; bi < batches; ++bi) {
     int64_t rest = bi, a_idx = 0, b_idx = 0, a_stride = 1, b_stride = 1;
@@ -139,7 +143,6 @@ Status FusedBatchMatMulImpl(const KernelContext& ctx, const std::vector<Tensor>&
     a_batch[bi] = a_idx;
     b_batch[bi] = b_idx;
   }
-  Tensor c(a.dtype(), out_shape);
   // fused_ops ["Add" (, activation)]: a tensor addend broadcast to the output
   // (an attention mask), the spelling of grappler's oneDNN BatchMatMul fusion.
   TFHOST_ASSIGN_OR_RETURN(auto fused_ops, ctx.AttrOr<std::vector<std::string>>("fused_ops", {}));
