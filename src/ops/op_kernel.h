@@ -82,6 +82,17 @@ class KernelContext {
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_num_outputs(int n) { outputs_.resize(n); output_dead_.assign(n, false); }
+  // The same, in vectors an executor kept from an earlier call (their
+  // capacity spares the allocations; their contents are replaced).
+  void set_num_outputs(int n, std::vector<Tensor>&& outputs, std::vector<bool>&& dead) {
+    outputs_ = std::move(outputs);
+    outputs_.assign(n, Tensor());
+    output_dead_ = std::move(dead);
+    output_dead_.assign(n, false);
+  }
+  // Moves the inputs out once the kernel has run (an executor keeps the
+  // vector's capacity for the node's next call).
+  std::vector<Tensor> TakeInputs() { return std::move(inputs_); }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
   // Marks an output as dead (Switch's untaken branch).
   void set_output_dead(int i) { output_dead_[i] = true; }

@@ -15,23 +15,32 @@ namespace tfhost::runtime {
 
 namespace {
 
-// Everything one dataflow Run() owns while it executes.
+// Everything one dataflow Run() owns while it executes. Sized for one plan
+// by Init; between runs of that plan a RunStatePool keeps one, emptied of
+// tensors, so that a loop body's runs reuse its vectors instead of
+// allocating them (and each node's input and output vectors) every time.
 struct RunState {
-  const ExecutionPlan* plan;
-  const NamedTensors* feeds;
-  // Set when the run owns its feeds (then the same as `feeds`):
-  // feed_uses_left counts each feed's readers down, as uses_left does for
-  // node outputs, and the last one takes the tensor.
-  NamedTensors* owned_feeds = nullptr;
+  const ExecutionPlan* plan = nullptr;
+  FeedList* feeds = nullptr;
+  // When the run owns its feeds, feed_uses_left counts each feed's readers
+  // down, as uses_left does for node outputs, and the last one takes the
+  // tensor.
+  bool owns_feeds = false;
   std::unique_ptr<std::atomic<int>[]> feed_uses_left;
-  std::vector<std::vector<Tensor>> outputs;      // per planned node
-  std::vector<std::vector<bool>> output_dead;    // per planned node
+  size_t feed_capacity = 0;
+  // Per planned node: the vector its kernel context borrows for its inputs,
+  // its outputs and their dead flags.
+  std::vector<std::vector<Tensor>> inputs;
+  std::vector<std::vector<Tensor>> outputs;
+  std::vector<std::vector<bool>> output_dead;
   // One byte per node, not vector<bool>: nodes on different threads write
   // their own entry, and packed bits would share words (a data race).
   std::vector<uint8_t> node_dead;                // node did not run (dead inputs)
   std::unique_ptr<std::atomic<int>[]> pending;   // inputs still awaited
   std::unique_ptr<std::atomic<int>[]> uses_left; // flattened per (node, output)
   std::vector<int> uses_offset;
+  std::vector<int> initial;                      // nodes with no input to await
+  std::vector<int> ready;
   // Where to record output sizes for memory plans (see GraphRunner).
   const std::vector<int>* observed_offset = nullptr;
   std::atomic<int64_t>* observed_bytes = nullptr;
@@ -40,6 +49,51 @@ struct RunState {
   std::condition_variable done_cv;
   int outstanding = 0;  // scheduled but unfinished nodes
   Status status;
+
+  void Init(const ExecutionPlan& p) {
+    plan = &p;
+    const size_t n = p.nodes.size();
+    inputs.resize(n);
+    outputs.resize(n);
+    output_dead.resize(n);
+    node_dead.assign(n, 0);
+    pending.reset(new std::atomic<int>[std::max<size_t>(n, 1)]);
+    uses_offset.resize(n);
+    int total_uses = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uses_offset[i] = total_uses;
+      total_uses += static_cast<int>(p.nodes[i].output_use_counts.size());
+      if (p.nodes[i].initial_pending == 0) initial.push_back(static_cast<int>(i));
+    }
+    uses_left.reset(new std::atomic<int>[std::max(total_uses, 1)]);
+  }
+
+  // Counters as the plan starts them; vectors keep their capacity.
+  void Reset() {
+    const size_t n = plan->nodes.size();
+    std::fill(node_dead.begin(), node_dead.end(), 0);
+    for (size_t i = 0; i < n; ++i) {
+      const PlannedNode& node = plan->nodes[i];
+      pending[i].store(node.initial_pending, std::memory_order_relaxed);
+      for (size_t k = 0; k < node.output_use_counts.size(); ++k) {
+        uses_left[uses_offset[i] + k].store(node.output_use_counts[k], std::memory_order_relaxed);
+      }
+    }
+    ready.clear();
+    outstanding = 0;
+    status = OkStatus();
+  }
+
+  // Drops every tensor the run still holds (an idle state must hold none:
+  // they would stay alive until the plan's next run) and the feeds.
+  void Release() {
+    for (auto& v : outputs) v.clear();
+    for (auto& v : output_dead) v.clear();
+    feeds = nullptr;
+    owns_feeds = false;
+    observed_offset = nullptr;
+    observed_bytes = nullptr;
+  }
 };
 
 // One reader's copy of a tensor that `uses` readers still await: the last
@@ -67,16 +121,17 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   const ops::OpRegistration* reg = kernels[p.node];
   const Tensor& constant = constants[p.node];
 
-  std::vector<Tensor> inputs;
+  std::vector<Tensor> inputs = std::move(state.inputs[id]);  // its capacity, from an earlier run
+  inputs.clear();
   std::vector<bool> input_dead;  // stays empty (none dead) until an input is dead
   inputs.reserve(p.inputs.size());
   bool any_dead = false;
   for (const auto& src : p.inputs) {
     if (src.feed >= 0) {
-      if (state.owned_feeds != nullptr) {
-        inputs.push_back(TakeOrCopy((*state.owned_feeds)[src.feed].second, state.feed_uses_left[src.feed]));
+      if (state.owns_feeds) {
+        inputs.push_back(TakeOrCopy(state.feeds->mutable_at(src.feed), state.feed_uses_left[src.feed]));
       } else {
-        inputs.push_back((*state.feeds)[src.feed].second);
+        inputs.push_back(state.feeds->at(src.feed));
       }
       if (any_dead) input_dead.push_back(false);
       continue;
@@ -94,16 +149,19 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
   size_t num_outputs = std::max(node.output_dtypes.size(), p.output_use_counts.size());
   Status st;
   if (constant.valid() && !any_dead) {
-    state.outputs[id] = {constant};
-    state.output_dead[id] = {false};
+    state.outputs[id].assign(1, constant);
+    state.output_dead[id].assign(1, false);
   } else if (any_dead && !reg->handles_dead_inputs) {
     state.node_dead[id] = 1;
     state.outputs[id].assign(num_outputs, Tensor());
     state.output_dead[id].assign(num_outputs, true);
   } else {
     ops::KernelContext ctx(node, std::move(inputs), std::move(input_dead), env.resources, env.intra_op);
-    ctx.set_num_outputs(static_cast<int>(num_outputs));
+    ctx.set_num_outputs(static_cast<int>(num_outputs), std::move(state.outputs[id]),
+                        std::move(state.output_dead[id]));
     st = RunKernel(node, p.node, *reg, ctx, env);
+    inputs = ctx.TakeInputs();
+    inputs.clear();  // what the kernel did not take goes now, not at the run's end
     state.output_dead[id] = ctx.TakeOutputDead();
     state.outputs[id] = std::move(ctx.outputs());
     // Outputs that nothing reads (and no fetch) are released now rather than
@@ -122,6 +180,8 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
     for (bool d : state.output_dead[id]) all_dead &= d;
     state.node_dead[id] = all_dead ? 1 : 0;
   }
+  inputs.clear();
+  state.inputs[id] = std::move(inputs);
   if (!st.ok()) {
     std::lock_guard<std::mutex> lock(state.mu);
     if (state.status.ok()) state.status = st;
@@ -134,53 +194,68 @@ void ExecuteNode(int id, RunState& state, const ir::Graph& graph,
 
 }  // namespace
 
-StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
-                                                      const std::vector<std::string>& fetches, const ExecEnv& env,
-                                                      NamedTensors* owned_feeds) {
+// At most one idle RunState per plan: a run takes it or, when another run of
+// the plan holds it (concurrent requests, recursion), makes its own.
+class RunStatePool {
+ public:
+  std::unique_ptr<RunState> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::move(idle_);
+  }
+  void Give(std::unique_ptr<RunState> state) {
+    state->Release();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_ == nullptr) idle_ = std::move(state);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<RunState> idle_;
+};
+
+std::shared_ptr<RunStatePool> MakeRunStatePool() { return std::make_shared<RunStatePool>(); }
+
+StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, FeedList feeds,
+                                                      const std::vector<std::string>& fetches, const ExecEnv& env) {
   const ExecutionPlan* plan = prepared.plan_.get();
   if (plan->has_frames) {
     FrameExecutorInput in{graph_, kernels_, constants_, *plan, feeds, fetches};
     return RunWithFrames(in, env);
   }
 
-  RunState state;
-  state.plan = plan;
+  std::unique_ptr<RunState> held = prepared.states_ != nullptr ? prepared.states_->Take() : nullptr;
+  if (held == nullptr) {
+    held = std::make_unique<RunState>();
+    held->Init(*plan);
+  }
+  // Back to the pool (emptied of tensors) however the run ends.
+  struct GiveBack {
+    RunStatePool* pool;
+    std::unique_ptr<RunState>& state;
+    ~GiveBack() {
+      if (pool != nullptr) pool->Give(std::move(state));
+    }
+  } give_back{prepared.states_.get(), held};
+  RunState& state = *held;
+  state.Reset();
   state.feeds = &feeds;
-  if (owned_feeds != nullptr && plan->feed_use_counts.size() == feeds.size()) {
-    state.owned_feeds = owned_feeds;
-    state.feed_uses_left.reset(new std::atomic<int>[std::max<size_t>(feeds.size(), 1)]);
+  if (feeds.owned() && plan->feed_use_counts.size() == feeds.size()) {
+    state.owns_feeds = true;
+    if (state.feed_capacity < feeds.size()) {
+      state.feed_uses_left.reset(new std::atomic<int>[feeds.size()]);
+      state.feed_capacity = feeds.size();
+    }
     for (size_t i = 0; i < feeds.size(); ++i) state.feed_uses_left[i].store(plan->feed_use_counts[i]);
   }
   if (const ObservedSizes* observed = prepared.observed_.get()) {
     state.observed_offset = &observed->offset;
     state.observed_bytes = observed->bytes.get();
   }
-  size_t n = plan->nodes.size();
-  state.outputs.resize(n);
-  state.output_dead.resize(n);
-  state.node_dead.assign(n, 0);
-  state.pending.reset(new std::atomic<int>[n]);
-  state.uses_offset.resize(n);
-  int total_uses = 0;
-  for (size_t i = 0; i < n; ++i) {
-    state.pending[i].store(plan->nodes[i].initial_pending);
-    state.uses_offset[i] = total_uses;
-    total_uses += static_cast<int>(plan->nodes[i].output_use_counts.size());
-  }
-  state.uses_left.reset(new std::atomic<int>[std::max(total_uses, 1)]);
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < plan->nodes[i].output_use_counts.size(); ++k) {
-      state.uses_left[state.uses_offset[i] + k].store(plan->nodes[i].output_use_counts[k]);
-    }
-  }
-
-  std::vector<int> initial;
-  for (size_t i = 0; i < n; ++i) {
-    if (plan->nodes[i].initial_pending == 0) initial.push_back(static_cast<int>(i));
-  }
+  const std::vector<int>& initial = state.initial;
 
   if (env.inter_op == nullptr) {
-    std::vector<int> ready = std::move(initial);
+    std::vector<int>& ready = state.ready;
+    ready.assign(initial.begin(), initial.end());
     while (!ready.empty() && state.status.ok()) {
       int id = ready.back();
       ready.pop_back();
@@ -229,7 +304,7 @@ StatusOr<std::vector<Tensor>> GraphRunner::RunPlanned(const Prepared& prepared, 
   for (size_t i = 0; i < fetches.size(); ++i) {
     const InputSource& src = plan->fetch_sources[i];
     if (src.feed >= 0) {
-      results.push_back(feeds[src.feed].second);
+      results.push_back(feeds.at(src.feed));
       continue;
     }
     if (state.output_dead[src.node].size() <= static_cast<size_t>(src.index) ||

@@ -111,7 +111,7 @@ class FrameExecutor {
     for (size_t i = 0; i < in_.fetches.size(); ++i) {
       const InputSource& src = plan_.fetch_sources[i];
       if (src.feed >= 0) {
-        out[i] = in_.feeds[src.feed].second;
+        out[i] = in_.feeds.at(src.feed);
         continue;
       }
       int frame = plan_.frame_of[src.node];
@@ -324,7 +324,7 @@ class FrameExecutor {
     bool data_dead = false;
     for (size_t s = 0; s < p.inputs.size(); ++s) {
       if (p.inputs[s].feed >= 0) {
-        inputs[s] = in_.feeds[p.inputs[s].feed].second;
+        inputs[s] = in_.feeds.at(p.inputs[s].feed);
         continue;
       }
       uint8_t st = slot.state.empty() ? 0 : slot.state[s];

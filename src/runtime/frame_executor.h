@@ -43,7 +43,7 @@ struct FrameExecutorInput {
   const std::vector<const ops::OpRegistration*>& kernels;
   const std::vector<Tensor>& constants;
   const ExecutionPlan& plan;  // plan.has_frames
-  const NamedTensors& feeds;
+  FeedList feeds;
   const std::vector<std::string>& fetches;
 };
 

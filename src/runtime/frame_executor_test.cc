@@ -148,7 +148,7 @@ StatusOr<std::vector<Tensor>> RunLoopGraph(const std::string& pbtxt, const std::
   ExecEnv env;
   env.resources = &resources;
   env.inter_op = pool.get();
-  FrameExecutorInput in{graph, kernels, constants, plan, feeds, fetches};
+  FrameExecutorInput in{graph, kernels, constants, plan, FeedList(feeds), fetches};
   return RunWithFrames(in, env);
 }
 

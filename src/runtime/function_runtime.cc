@@ -107,22 +107,20 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
                            std::to_string(args.size()));
   }
   if (env.call_depth >= max_call_depth_) return CallDepthExceeded(where(), max_call_depth_);
-  NamedTensors feeds;
-  feeds.reserve(args.size());
   for (size_t k = 0; k < args.size(); ++k) {
     if (!args[k].valid()) return InvalidArgument(where() + ": input " + std::to_string(k) + " is missing");
     if (args[k].dtype() != instance->arg_types[k]) {
       return InvalidArgument(where() + ": input " + std::to_string(k) + " must be " +
                              DTypeShortName(instance->arg_types[k]) + ", got " + DTypeShortName(args[k].dtype()));
     }
-    feeds.emplace_back(instance->feeds[k], std::move(args[k]));
   }
   ExecEnv sub = env;
   sub.inter_op = nullptr;  // a body must not wait on the pool that runs its caller
   sub.call_depth = env.call_depth + 1;
   sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
   sub.trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
-  return instance->runner->Run(instance->prepared, std::move(feeds), instance->fetches, sub);
+  // The arguments are the feeds, in the order the instance was prepared with.
+  return instance->runner->Run(instance->prepared, std::move(args), instance->fetches, sub);
 }
 
 StatusOr<std::vector<Tensor>> FunctionRuntime::Call(const std::string& name, const ir::AttrMap& attrs,

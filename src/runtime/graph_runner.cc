@@ -348,12 +348,20 @@ std::vector<std::string> FeedNames(const NamedTensors& feeds) {
 
 }  // namespace
 
+std::shared_ptr<RunStatePool> GraphRunner::StatePoolFor(const ExecutionPlan* plan) {
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  std::shared_ptr<RunStatePool>& pool = state_pools_[plan];
+  if (pool == nullptr) pool = MakeRunStatePool();
+  return pool;
+}
+
 StatusOr<GraphRunner::Prepared> GraphRunner::Prepare(const std::vector<std::string>& feed_names,
                                                      const std::vector<std::string>& fetches,
                                                      const std::vector<std::string>& targets) {
   Prepared prepared;
   TFHOST_ASSIGN_OR_RETURN(prepared.plan_, GetPlan(feed_names, fetches, targets));
   prepared.observed_ = ObservedFor(prepared.plan_.get());
+  prepared.states_ = StatePoolFor(prepared.plan_.get());
   return prepared;
 }
 
@@ -366,7 +374,7 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const NamedTensors& feeds, const 
 StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, const NamedTensors& feeds,
                                                const std::vector<std::string>& fetches, const ExecEnv& env) {
   if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
-  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, feeds, fetches, env));
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, FeedList(feeds), fetches, env));
   TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
   return results;
 }
@@ -374,7 +382,14 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, const N
 StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, NamedTensors&& feeds,
                                                const std::vector<std::string>& fetches, const ExecEnv& env) {
   if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
-  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, feeds, fetches, env, &feeds));
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, FeedList(&feeds), fetches, env));
+  TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
+  return results;
+}
+StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, std::vector<Tensor>&& feeds,
+                                               const std::vector<std::string>& fetches, const ExecEnv& env) {
+  if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, FeedList(&feeds), fetches, env));
   TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
   return results;
 }

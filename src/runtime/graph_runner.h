@@ -34,8 +34,35 @@ namespace tfhost::runtime {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+// The feeds of one prepared run, in the order of Prepare's feed names: a
+// caller's named tensors (the names are not read), or bare tensors (a
+// function call's arguments, which then need no name strings each call).
+// Either may be owned by the run (`mutable_at`), which lets a feed's last
+// reader take it.
+class FeedList {
+ public:
+  explicit FeedList(const NamedTensors& named) : named_(&named) {}
+  explicit FeedList(NamedTensors* owned) : named_(owned), owned_named_(owned) {}
+  explicit FeedList(std::vector<Tensor>* owned) : positional_(owned), owned_positional_(owned) {}
+  size_t size() const { return named_ != nullptr ? named_->size() : positional_->size(); }
+  const Tensor& at(size_t i) const { return named_ != nullptr ? (*named_)[i].second : (*positional_)[i]; }
+  bool owned() const { return owned_named_ != nullptr || owned_positional_ != nullptr; }
+  // Precondition: owned().
+  Tensor& mutable_at(size_t i) { return owned_named_ != nullptr ? (*owned_named_)[i].second : (*owned_positional_)[i]; }
+
+ private:
+  const NamedTensors* named_ = nullptr;
+  const std::vector<Tensor>* positional_ = nullptr;
+  NamedTensors* owned_named_ = nullptr;
+  std::vector<Tensor>* owned_positional_ = nullptr;
+};
+
 class ExecutionPlan;
 class FunctionRuntime;
+// The dataflow executor's per-run bookkeeping kept between runs of one plan
+// (dataflow_run.cc), so that a loop body's thousands of runs allocate it once.
+class RunStatePool;
+std::shared_ptr<RunStatePool> MakeRunStatePool();
 
 // What the kernels of one run see besides their inputs.
 struct ExecEnv {
@@ -86,6 +113,7 @@ class GraphRunner {
     friend class GraphRunner;
     std::shared_ptr<const ExecutionPlan> plan_;
     std::shared_ptr<ObservedSizes> observed_;
+    std::shared_ptr<RunStatePool> states_;
   };
   StatusOr<Prepared> Prepare(const std::vector<std::string>& feed_names, const std::vector<std::string>& fetches,
                              const std::vector<std::string>& targets);
@@ -97,6 +125,10 @@ class GraphRunner {
   // updates its input in place when it is the only owner (TensorListSetItem
   // in a loop body) can. What is left of `feeds` afterwards is unspecified.
   StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, NamedTensors&& feeds,
+                                    const std::vector<std::string>& fetches, const ExecEnv& env);
+  // The same with bare tensors in Prepare's feed order (a function body's
+  // arguments, every call of a loop).
+  StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, std::vector<Tensor>&& feeds,
                                     const std::vector<std::string>& fetches, const ExecEnv& env);
 
   // The graph as run. Const nodes whose value is StrippedConstant keep only
@@ -121,11 +153,10 @@ class GraphRunner {
 
  private:
   GraphRunner(ir::Graph graph, std::string context) : graph_(std::move(graph)), context_(std::move(context)) {}
-  // Run without the copy of fetched device tensors to the host.
-  // `owned_feeds`, when given, is `feeds` itself, which the run may move from.
-  StatusOr<std::vector<Tensor>> RunPlanned(const Prepared& prepared, const NamedTensors& feeds,
-                                           const std::vector<std::string>& fetches, const ExecEnv& env,
-                                           NamedTensors* owned_feeds = nullptr);
+  // Run without the copy of fetched device tensors to the host. An owned
+  // FeedList may be moved from.
+  StatusOr<std::vector<Tensor>> RunPlanned(const Prepared& prepared, FeedList feeds,
+                                           const std::vector<std::string>& fetches, const ExecEnv& env);
   // Copies fetched device tensors to the host.
   Status CopyFetchesToHost(std::vector<Tensor>& results, const std::vector<std::string>& fetches,
                            const ExecEnv& env) const;
@@ -156,10 +187,12 @@ class GraphRunner {
     std::unique_ptr<std::atomic<int64_t>[]> bytes;
   };
   std::shared_ptr<ObservedSizes> ObservedFor(const ExecutionPlan* plan);
+  std::shared_ptr<RunStatePool> StatePoolFor(const ExecutionPlan* plan);
 
   std::mutex plans_mu_;
   std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans_;
   std::map<const ExecutionPlan*, std::shared_ptr<ObservedSizes>> observed_;
+  std::map<const ExecutionPlan*, std::shared_ptr<RunStatePool>> state_pools_;
 };
 
 // Const values of at least this many bytes (float-like; not int32/int64,
