@@ -74,6 +74,16 @@ class Backend {
   // after all. `fallback` is what it hands declined calls to.
   virtual ops::KernelFn MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const = 0;
 
+  // Whether its kernel for `node` reads input `index` in host memory rather
+  // than in memory_space(): a device backend's Reshape reads its shape there
+  // (TensorFlow's HostMemory inputs). Placement then copies nothing onto
+  // that edge, or copies to the host. Host backends are never asked.
+  virtual bool InputInHostMemory(const ir::Node& node, int index) const {
+    (void)node;
+    (void)index;
+    return false;
+  }
+
   // Copies between host memory and this backend's memory (device backends;
   // host backends are never asked). `src` is in host memory for CopyIn and
   // in this backend's space for CopyOut; both may enqueue on stream() and

@@ -29,24 +29,34 @@ std::vector<std::string>& BackendNameTable() {
 
 // Placement put copies where spaces meet, so an input a kernel cannot read
 // is a runtime bug; it fails the call instead of reading foreign memory.
-Status CheckInputSpaces(const ops::KernelContext& ctx, MemorySpace space) {
+// Bit i of `host_inputs` marks input i as one the kernel reads in host
+// memory whatever its own space (Backend::InputInHostMemory; the first 32
+// inputs, which covers every op that has such inputs).
+Status CheckInputSpaces(const ops::KernelContext& ctx, MemorySpace space, uint32_t host_inputs = 0) {
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const MemorySpace in = ctx.input(i).memory_space();
-    if (in == space || (in.host_accessible() && space.host_accessible())) continue;
+    const MemorySpace reader = i < 32 && (host_inputs >> i & 1u) ? MemorySpace::Host() : space;
+    if (in == reader || (in.host_accessible() && reader.host_accessible())) continue;
     return Internal(ir::NodeContext(ctx.node()) + ": input " + std::to_string(i) + " is in " + in.ToString() +
-                    ", but the kernel runs in " + space.ToString() + " (no copy was placed on this edge)");
+                    ", but the kernel reads it in " + reader.ToString() + " (no copy was placed on this edge)");
   }
   return OkStatus();
 }
 
 // `kernel`, marking each call it receives as computed by `backend` (until a
 // kernel it hands the call to marks it again), in that backend's memory.
-ops::KernelFn MarkedWith(const Backend& backend, ops::KernelFn kernel) {
+ops::KernelFn MarkedWith(const Backend& backend, const ir::Node& node, ops::KernelFn kernel) {
+  uint32_t host_inputs = 0;
+  if (!backend.memory_space().host_accessible()) {
+    for (int k = 0; k < 32; ++k) {
+      if (backend.InputInHostMemory(node, k)) host_inputs |= 1u << k;
+    }
+  }
   return [id = BackendId(backend.name()), space = backend.memory_space(), allocator = backend.allocator(),
-          stream = backend.stream(), kernel = std::move(kernel)](ops::KernelContext& ctx) {
+          stream = backend.stream(), host_inputs, kernel = std::move(kernel)](ops::KernelContext& ctx) {
     ctx.set_backend_id(id);
     ctx.set_device(space, allocator, stream);
-    TFHOST_RETURN_IF_ERROR(CheckInputSpaces(ctx, space));
+    TFHOST_RETURN_IF_ERROR(CheckInputSpaces(ctx, space, host_inputs));
     return kernel(ctx);
   };
 }
@@ -149,7 +159,7 @@ NodeKernel BackendRegistry::MakeKernel(const ir::Node& node, const Backend& plac
     if (b->priority() > placed.priority() || (b->priority() == placed.priority() && b != &placed)) continue;
     ops::KernelFn kernel = b->MakeKernel(node, fallback);
     if (!kernel) continue;
-    fallback = MarkedWith(*b, std::move(kernel));
+    fallback = MarkedWith(*b, node, std::move(kernel));
     made = NodeKernel{b->name(), fallback};
   }
   return made;
@@ -170,7 +180,7 @@ NodeKernel BackendRegistry::MakeKernelFrom(const std::string& name, const ir::No
   ops::KernelFn kernel =
       b->MakeKernel(node, space.host_accessible() ? MarkedAsReference(host_reference) : NoFallbackIn(space));
   if (!kernel) return {};
-  return NodeKernel{name, MarkedWith(*b, std::move(kernel))};
+  return NodeKernel{name, MarkedWith(*b, node, std::move(kernel))};
 }
 
 bool BackendRegistry::HostHasNativeBf16() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "backends/view_ops.h"
 #include "ir/attrs.h"
 #include "ops/run_single_op.h"
 
@@ -74,6 +75,36 @@ StatusOr<PlacementSummary> PlaceGraph(ir::Graph* graph, const BackendRegistry& r
     space[i] = b->memory_space();
     ++summary.nodes[n.backend];
   }
+  // A view op goes beside its input 0: to the highest-priority backend of the
+  // producer's memory space that takes it, so that relabelling a tensor
+  // never moves it. Chains of views settle one link per sweep (a bounded
+  // number: views alone never form a cycle in a valid graph).
+  if (choice == KernelChoice::kFast) {
+    bool changed = true;
+    for (int sweep = 0; changed && sweep < 64; ++sweep) {
+      changed = false;
+      for (int i = 0; i < original; ++i) {
+        ir::Node& n = graph->mutable_node(i);
+        if (!placed(i) || n.backend.empty() || !IsViewOp(n.op) || n.inputs.empty()) continue;
+        const MemorySpace want = space[n.inputs[0].node];
+        if (CanRead(space[i], want) && CanRead(want, space[i])) continue;
+        const Backend* beside = nullptr;
+        for (const Backend* b : registry.backends()) {
+          if (CanRead(b->memory_space(), want) && CanRead(want, b->memory_space()) && b->Supports(n).supported) {
+            beside = b;
+            break;
+          }
+        }
+        if (beside == nullptr) continue;
+        --summary.nodes[n.backend];
+        if (summary.nodes[n.backend] == 0) summary.nodes.erase(n.backend);
+        n.backend = beside->name();
+        ++summary.nodes[n.backend];
+        space[i] = beside->memory_space();
+        changed = true;
+      }
+    }
+  }
   // One copy per (producer output, target space); a device-to-device edge
   // goes through a copy to the host first.
   std::map<std::tuple<int, int, std::string>, ir::TensorRef> copies;
@@ -96,8 +127,12 @@ StatusOr<PlacementSummary> PlaceGraph(ir::Graph* graph, const BackendRegistry& r
   };
   for (int i = 0; i < original; ++i) {
     if (!placed(i) || graph->node(i).backend.empty()) continue;
-    const MemorySpace to = space[i];
+    const Backend* reader = space[i].host_accessible() ? nullptr : registry.Find(graph->node(i).backend);
     for (size_t k = 0; k < graph->node(i).inputs.size(); ++k) {
+      // An input the device kernel reads in host memory (a Reshape's shape).
+      const MemorySpace to = reader != nullptr && reader->InputInHostMemory(graph->node(i), static_cast<int>(k))
+                                 ? MemorySpace::Host()
+                                 : space[i];
       const ir::TensorRef src = graph->node(i).inputs[k];
       const MemorySpace from = space[src.node];
       if (CanRead(to, from)) continue;

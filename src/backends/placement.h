@@ -7,11 +7,17 @@
 //     backend whose Supports() takes it (the reference backend with
 //     KernelChoice::kReference). Nodes calling a library function run on the
 //     host (the runtime runs their bodies, which are placed in turn).
+//   - A view op (backends/view_ops.h: Reshape, Identity, ...) goes beside
+//     its input 0 instead: to the highest-priority backend of the producer's
+//     memory space that takes it, so relabelling a tensor never moves it.
 //   - Where an edge joins a producer and a consumer whose memory spaces the
 //     other cannot read (host and pinned host read each other; a device
 //     reads only itself), a `_TfhostCopy` node goes between them: one per
 //     producer output and target space, shared by every consumer there.
 //     Device to another device goes through the host (two copies).
+//   - An input its device backend reads in host memory
+//     (Backend::InputInHostMemory: a Reshape's shape) is wanted in the host:
+//     a host producer's tensor goes straight there, a device one's is copied out.
 //   - Feeds arrive in host memory, so a device node fed directly gets a copy
 //     from its Placeholder; fetched device tensors are copied out by
 //     GraphRunner::Run when it returns them.

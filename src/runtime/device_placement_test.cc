@@ -94,6 +94,47 @@ TEST(DevicePlacementTest, SplitGraphGivesTheHostOnlyResultsAndFetchesComeBackToT
   EXPECT_EQ(fake->device->copies_out.load(), 4);
 }
 
+// r1 = Relu(x); v = Reshape(r1, [3, 2]); e = ExpandDims(v, 0); r2 = Relu(e);
+// and h = Reshape(x, [3, 2]) beside the feed. The views follow their input:
+// v and e stay on the device with r1 and r2 (no copy between them), h stays
+// on the host with x, and the shape and dim Consts are read in host memory.
+TEST(DevicePlacementTest, ViewOpsStayBesideTheirInputAndReadTheirShapeOnTheHost) {
+  tensorflow::GraphDef gd;
+  (*AddNode(gd, "x", "Placeholder")->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  SetConst(AddNode(gd, "shape", "Const"), Tensor::FromVector<int32_t>({3, 2}));
+  SetConst(AddNode(gd, "dim", "Const"), Tensor::Scalar<int32_t>(0));
+  Float(AddNode(gd, "r1", "Relu", {"x"}));
+  Float(AddNode(gd, "v", "Reshape", {"r1", "shape"}));
+  Float(AddNode(gd, "e", "ExpandDims", {"v", "dim"}));
+  Float(AddNode(gd, "r2", "Relu", {"e"}));
+  Float(AddNode(gd, "h", "Reshape", {"x", "shape"}));
+  backends::BackendRegistry registry;
+  ASSERT_TRUE(registry.Add(std::make_unique<backends::ReferenceBackend>()).ok());
+  auto device = std::make_unique<FakeDeviceBackend>();
+  FakeDeviceBackend* fake = device.get();
+  ASSERT_TRUE(registry.Add(std::move(device)).ok());
+  auto graph = ir::Graph::FromGraphDef(gd);
+  ASSERT_TRUE(graph.ok());
+  ASSERT_TRUE(ir::InferTypes(*graph, ops::OpRegistry::Global().Lookup()).ok());
+  SessionOptions options;
+  options.model_name = "views";
+  options.intra_op_threads = 1;
+  options.inter_op_threads = 1;
+  options.backends = &registry;
+  auto session = Session::Create(std::move(*graph), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // x in for r1 is the only copy node; r2 comes back with the fetch.
+  EXPECT_EQ((*session)->runner().placement().ToString(), "fake_device 4, reference 4; 1 copy");
+  auto got = (*session)->Run({{"x", X()}}, {"r2", "h"}, {});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*got)[0], Tensor::FromVector<float>({0, 2, 0, 4, 0, 6}, Shape({1, 3, 2}))))
+      << (*got)[0].DebugString();
+  EXPECT_TRUE(TensorsEqual((*got)[1], Tensor::FromVector<float>({-1, 2, -3, 4, -5, 6}, Shape({3, 2}))))
+      << (*got)[1].DebugString();
+  EXPECT_EQ(fake->copies_in.load(), 1);
+  EXPECT_EQ(fake->copies_out.load(), 1);
+}
+
 TEST(DevicePlacementTest, DeviceMemoryIsReturnedExceptTheUploadedConstant) {
   auto f = Make(C());
   ASSERT_TRUE(f->session);

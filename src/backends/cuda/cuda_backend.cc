@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "backends/view_ops.h"
+
 
 namespace tfhost::backends::cuda {
 namespace {
@@ -116,6 +118,10 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
 }
 
 NodeSupport CudaBackend::Supports(const ir::Node& node) const { return CudaSupports(env_, node); }
+
+bool CudaBackend::InputInHostMemory(const ir::Node& node, int index) const {
+  return ViewOpInputInHostMemory(node.op, index);
+}
 
 ops::KernelFn CudaBackend::MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const {
   return MakeCudaKernel(env_, node, fallback);

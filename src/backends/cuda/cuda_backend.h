@@ -62,6 +62,7 @@ class CudaBackend : public Backend {
   Stream* stream() const override { return stream_.get(); }
   NodeSupport Supports(const ir::Node& node) const override;
   ops::KernelFn MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const override;
+  bool InputInHostMemory(const ir::Node& node, int index) const override;
   StatusOr<Tensor> CopyIn(const Tensor& src) const override;
   StatusOr<Tensor> CopyOut(const Tensor& src) const override;
 

@@ -10,6 +10,7 @@
 #include "backends/cuda/elementwise_kernels.h"
 #include "backends/cuda/gemm_plan.h"
 #include "backends/cuda/softmax_kernels.h"
+#include "backends/view_ops.h"
 #include "ir/attrs.h"
 #include "ir/precision_attrs.h"
 
@@ -167,6 +168,7 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
 }  // namespace
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
+  if (IsDeviceViewOp(node)) return NodeSupport::Yes();  // any fixed-size dtype: the bytes stay where they are
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -191,6 +193,7 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
 
 ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback) {
   if (!CudaSupports(env, node).supported) return {};
+  if (IsViewOp(node.op)) return ViewOpKernel(node.op);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

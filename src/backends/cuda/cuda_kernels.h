@@ -3,6 +3,8 @@
 //   - element-wise: the unary and binary ops of elementwise_functors.h, and
 //     BiasAdd (NHWC) as a broadcast Add;
 //   - Softmax and LogSoftmax over the last dim (softmax_kernels.cu);
+//   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
+//     their index inputs read in host memory;
 //   - MatMul, BatchMatMul/V2/V3, _FusedMatMul and _TfhostFusedBatchMatMul
 //     on cuBLASLt (cublaslt_matmul.h), fused_ops [BiasAdd] with an optional
 //     activation: Relu in cuBLASLt's epilogue, the others in an element-wise

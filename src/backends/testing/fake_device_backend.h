@@ -4,7 +4,8 @@
 // kernels refuse it and only copy nodes move tensors in and out. Its kernels
 // compute float32 Relu, and AddV2/Mul of equal shapes or with a one-element
 // operand (other shapes are handed to their fallback, so tests can see that
-// fallbacks stay within the device's memory space).
+// fallbacks stay within the device's memory space); it takes the view ops
+// (backends/view_ops.h) as a GPU backend does.
 //
 // Header-only (tests only). Thread-safety: counters are atomic; kernels may
 // run concurrently.
@@ -15,6 +16,7 @@
 #include <cstring>
 
 #include "backends/backend.h"
+#include "backends/view_ops.h"
 #include "ir/attrs.h"
 
 namespace tfhost::backends::testing {
@@ -71,13 +73,19 @@ class FakeDeviceBackend : public Backend {
   Stream* stream() const override { return &stream_; }
 
   NodeSupport Supports(const ir::Node& node) const override {
+    if (IsDeviceViewOp(node)) return NodeSupport::Yes();
     if (node.op != "Relu" && node.op != "AddV2" && node.op != "Mul") return NodeSupport::No("not a fake device op");
     auto t = ir::GetAttr<DType>(node, "T");
     if (!t.ok() || *t != DType::kFloat) return NodeSupport::No("float32 only");
     return NodeSupport::Yes();
   }
 
+  bool InputInHostMemory(const ir::Node& node, int index) const override {
+    return ViewOpInputInHostMemory(node.op, index);
+  }
+
   ops::KernelFn MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const override {
+    if (IsViewOp(node.op)) return ViewOpKernel(node.op);
     const bool relu = node.op == "Relu";
     const bool add = node.op == "AddV2";
     return [this, relu, add, fallback](ops::KernelContext& ctx) -> Status {
