@@ -36,14 +36,15 @@ bool Close(float got, float want, bool transcendental) {
 TEST(ElementwiseFunctorsTest, EveryUnaryFunctorMatchesItsOpsReferenceKernel) {
   const std::vector<float> x = Values();
   for (const char* name :
-       {"Relu", "Relu6", "Neg", "Abs", "Square", "Sigmoid", "Tanh", "Exp", "Elu", "Selu", "Softplus", "Softsign"}) {
+       {"Relu", "Relu6", "Neg", "Abs", "Square", "Sigmoid", "Tanh", "Exp", "Elu", "Selu", "Softplus", "Softsign",
+        "Sqrt", "Rsqrt", "Log", "Reciprocal", "Inv", "Floor", "Ceil", "Erf"}) {
     UnaryOp op;
     ASSERT_TRUE(UnaryOpOf(name, &op)) << name;
     auto ref = ops::RunSingleOp(name, {Tensor::FromVector(x)}, {{"T", ops::MakeAttr(DType::kFloat)}});
     ASSERT_TRUE(ref.ok()) << name << ": " << ref.status().ToString();
     const std::string n = name;
     const bool transcendental = n == "Sigmoid" || n == "Tanh" || n == "Exp" || n == "Elu" || n == "Selu" ||
-                                n == "Softplus";
+                                n == "Softplus" || n == "Sqrt" || n == "Rsqrt" || n == "Log" || n == "Erf";
     for (size_t i = 0; i < x.size(); ++i) {
       const float want = (*ref)[0].data<float>()[i];
       EXPECT_TRUE(Close(ApplyUnary(op, x[i]), want, transcendental))
@@ -92,7 +93,8 @@ TEST(ElementwiseFunctorsTest, EveryBinaryFunctorMatchesItsOpsReferenceKernelOnEv
       b.push_back(y);
     }
   }
-  for (const char* name : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference"}) {
+  for (const char* name :
+       {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference", "Pow"}) {
     BinaryOp op;
     ASSERT_TRUE(BinaryOpOf(name, &op)) << name;
     auto ref = ops::RunSingleOp(name, {Tensor::FromVector(a), Tensor::FromVector(b)},

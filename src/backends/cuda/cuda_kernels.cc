@@ -8,6 +8,7 @@
 #include "backends/cuda/cublaslt_matmul.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/elementwise_kernels.h"
+#include "backends/cuda/fused_program.h"
 #include "backends/cuda/gemm_plan.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
@@ -17,7 +18,7 @@
 namespace tfhost::backends::cuda {
 namespace {
 
-enum class Family { kNone, kUnary, kBinary, kBiasAdd, kSoftmax, kMatMul };
+enum class Family { kNone, kUnary, kBinary, kBiasAdd, kSoftmax, kMatMul, kFused };
 
 bool IsMatMul(const std::string& op) {
   return op == "MatMul" || op == "BatchMatMul" || op == "BatchMatMulV2" || op == "BatchMatMulV3" ||
@@ -32,6 +33,7 @@ Family FamilyOf(const std::string& op) {
   if (op == "BiasAdd" || op == "BiasAddV1") return Family::kBiasAdd;
   if (op == "Softmax" || op == "LogSoftmax") return Family::kSoftmax;
   if (IsMatMul(op)) return Family::kMatMul;
+  if (op == "_TfhostFusedElementwise") return Family::kFused;
   return Family::kNone;
 }
 
@@ -63,6 +65,13 @@ StatusOr<FusedSpec> FusedSpecOf(const ir::Node& node) {
     return Unimplemented("fused activation " + (*ops)[1] + " has no GPU kernel");
   }
   return spec;
+}
+
+// A fused program's input count: its N attr (a node built alone has no
+// input edges to count).
+int FusedInputCount(const ir::Node& node) {
+  auto n = ir::GetAttr<int64_t>(node, "N");
+  return n.ok() ? static_cast<int>(*n) : static_cast<int>(node.inputs.size());
 }
 
 Status Launched(int error, const ops::KernelContext& ctx, int device) {
@@ -113,6 +122,22 @@ Status RunSoftmax(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   TFHOST_RETURN_IF_ERROR(Launched(
       LaunchSoftmax(ctx.node().op == "LogSoftmax", x.data<float>(), y.data<float>(), rows, cols, StreamOf(ctx)), ctx,
       env.device));
+  ctx.set_output(0, std::move(y));
+  return OkStatus();
+}
+
+Status RunFused(const CudaKernelEnv& env, FusedProgram program, ops::KernelContext& ctx) {
+  std::vector<Shape> shapes;
+  FusedInputs inputs;
+  for (int k = 0; k < ctx.num_inputs(); ++k) {
+    shapes.push_back(ctx.input(k).shape());
+    inputs.data[k] = ctx.input(k).data<float>();
+  }
+  Shape out_shape;
+  if (Status st = SetFusedShapes(&program, shapes, &out_shape); !st.ok()) return ctx.Error(st.message());
+  TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
+  TFHOST_RETURN_IF_ERROR(
+      Launched(LaunchFused(program, inputs, y.data<float>(), y.NumElements(), StreamOf(ctx)), ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
@@ -183,6 +208,10 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
       return NodeSupport::No(env.backend_name + "'s BiasAdd kernel takes NHWC only");
     }
   }
+  if (family == Family::kFused) {
+    auto program = ParseFusedProgram(node, FusedInputCount(node));
+    if (!program.ok()) return NodeSupport::No(env.backend_name + ": " + program.status().message());
+  }
   if (family == Family::kMatMul) {
     if (env.matmul == nullptr) return NodeSupport::No(env.backend_name + " has no cuBLASLt");
     auto spec = FusedSpecOf(node);
@@ -201,8 +230,16 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
     auto strict = ir::GetAttrOr<bool>(node, ir::kStrictFp32Attr, false);
     spec.allow_tf32 = env.allow_tf32 && !(strict.ok() && *strict);
   }
-  const int inputs = family == Family::kUnary || family == Family::kSoftmax ? 1 : (spec.fused ? 3 : 2);
-  return [env, family, spec, inputs, fallback](ops::KernelContext& ctx) -> Status {
+  FusedProgram program;
+  if (family == Family::kFused) {
+    auto parsed = ParseFusedProgram(node, FusedInputCount(node));
+    if (!parsed.ok()) return {};
+    program = *parsed;
+  }
+  const int inputs = family == Family::kUnary || family == Family::kSoftmax ? 1
+                     : family == Family::kFused                            ? program.num_inputs
+                                                                           : (spec.fused ? 3 : 2);
+  return [env, family, spec, program, inputs, fallback](ops::KernelContext& ctx) -> Status {
     for (int i = 0; i < inputs; ++i) {
       // A dtype the graph did not state (a function's generic input) goes
       // to the next kernel of this memory space.
@@ -212,6 +249,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
     switch (family) {
       case Family::kSoftmax: return RunSoftmax(env, ctx);
       case Family::kMatMul: return RunMatMul(env, spec, ctx);
+      case Family::kFused: return RunFused(env, program, ctx);
       default: return RunElementwise(env, family, ctx);
     }
   };

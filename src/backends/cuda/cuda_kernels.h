@@ -2,6 +2,8 @@
 // it makes for each (MakeKernel). Float32 today:
 //   - element-wise: the unary and binary ops of elementwise_functors.h, and
 //     BiasAdd (NHWC) as a broadcast Add;
+//   - _TfhostFusedElementwise, the CPU passes' fused element-wise programs
+//     (fused_program.h), up to 8 inputs and 32 instructions;
 //   - Softmax and LogSoftmax over the last dim (softmax_kernels.cu);
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
 //     their index inputs read in host memory;

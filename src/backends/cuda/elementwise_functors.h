@@ -34,13 +34,21 @@ enum class UnaryOp : int {
   kSelu,
   kSoftplus,
   kSoftsign,
+  kSqrt,
+  kRsqrt,
+  kLog,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kErf,
+  kLeakyRelu,        // fused only (the alpha comes with the instruction)
   kSwish,            // fused only: x * sigmoid(x)
   kGeluApproximate,  // fused only
   kGeluExact,        // fused only
   kIdentity,         // fused only: no activation
   kCount
 };
-enum class BinaryOp : int { kAdd, kSub, kMul, kRealDiv, kMaximum, kMinimum, kSquaredDifference, kCount };
+enum class BinaryOp : int { kAdd, kSub, kMul, kRealDiv, kMaximum, kMinimum, kSquaredDifference, kPow, kCount };
 
 // The standalone Sigmoid op's formula: exp only ever sees non-positive
 // arguments, so it neither overflows nor loses the tiny tails.
@@ -50,7 +58,8 @@ TFHOST_HD float SigmoidOf(float x) {
   return e / (1.0f + e);
 }
 
-TFHOST_HD float ApplyUnary(UnaryOp op, float x) {
+// `alpha` is LeakyRelu's slope; the other ops ignore it.
+TFHOST_HD float ApplyUnary(UnaryOp op, float x, float alpha = 0.2f) {
   switch (op) {
     // Written so that NaN passes through, as TensorFlow's Relu/Relu6 do.
     case UnaryOp::kRelu: return x < 0.0f ? 0.0f : x;
@@ -70,6 +79,14 @@ TFHOST_HD float ApplyUnary(UnaryOp op, float x) {
                                           : static_cast<double>(x)));
     case UnaryOp::kSoftplus: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
     case UnaryOp::kSoftsign: return x / (1.0f + fabsf(x));
+    case UnaryOp::kSqrt: return sqrtf(x);
+    case UnaryOp::kRsqrt: return 1.0f / sqrtf(x);
+    case UnaryOp::kLog: return logf(x);
+    case UnaryOp::kReciprocal: return 1.0f / x;
+    case UnaryOp::kFloor: return floorf(x);
+    case UnaryOp::kCeil: return ceilf(x);
+    case UnaryOp::kErf: return erff(x);
+    case UnaryOp::kLeakyRelu: return x < 0.0f ? alpha * x : x;
     case UnaryOp::kSwish: return x * SigmoidOf(x);
     case UnaryOp::kGeluApproximate:
       return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
@@ -88,6 +105,7 @@ TFHOST_HD float ApplyBinary(BinaryOp op, float a, float b) {
     case BinaryOp::kMaximum: return (a != a || b != b) ? a + b : (a > b ? a : b);
     case BinaryOp::kMinimum: return (a != a || b != b) ? a + b : (a < b ? a : b);
     case BinaryOp::kSquaredDifference: return (a - b) * (a - b);
+    case BinaryOp::kPow: return powf(a, b);
     default: return a;
   }
 }
@@ -135,7 +153,10 @@ inline bool UnaryOpOf(const char* name, UnaryOp* op) {
       {"Relu", UnaryOp::kRelu}, {"Relu6", UnaryOp::kRelu6},     {"Neg", UnaryOp::kNeg},
       {"Abs", UnaryOp::kAbs},   {"Square", UnaryOp::kSquare},   {"Sigmoid", UnaryOp::kSigmoid},
       {"Tanh", UnaryOp::kTanh}, {"Exp", UnaryOp::kExp},         {"Elu", UnaryOp::kElu},
-      {"Selu", UnaryOp::kSelu}, {"Softplus", UnaryOp::kSoftplus}, {"Softsign", UnaryOp::kSoftsign}};
+      {"Selu", UnaryOp::kSelu}, {"Softplus", UnaryOp::kSoftplus}, {"Softsign", UnaryOp::kSoftsign},
+      {"Sqrt", UnaryOp::kSqrt}, {"Rsqrt", UnaryOp::kRsqrt},     {"Log", UnaryOp::kLog},
+      {"Reciprocal", UnaryOp::kReciprocal}, {"Inv", UnaryOp::kReciprocal}, {"Floor", UnaryOp::kFloor},
+      {"Ceil", UnaryOp::kCeil}, {"Erf", UnaryOp::kErf}};
   for (const auto& e : kOps) {
     if (std::strcmp(e.name, name) == 0) {
       *op = e.op;
@@ -168,7 +189,8 @@ inline bool BinaryOpOf(const char* name, BinaryOp* op) {
   static constexpr struct { const char* name; BinaryOp op; } kOps[] = {
       {"Add", BinaryOp::kAdd},         {"AddV2", BinaryOp::kAdd},         {"Sub", BinaryOp::kSub},
       {"Mul", BinaryOp::kMul},         {"RealDiv", BinaryOp::kRealDiv},   {"Maximum", BinaryOp::kMaximum},
-      {"Minimum", BinaryOp::kMinimum}, {"SquaredDifference", BinaryOp::kSquaredDifference}};
+      {"Minimum", BinaryOp::kMinimum}, {"SquaredDifference", BinaryOp::kSquaredDifference},
+      {"Div", BinaryOp::kRealDiv},     {"Pow", BinaryOp::kPow}};
   for (const auto& e : kOps) {
     if (std::strcmp(e.name, name) == 0) {
       *op = e.op;

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/fused_program.h"
+
 namespace tfhost::backends::cuda {
 namespace {
 
@@ -36,6 +38,15 @@ __global__ void BiasActivationKernel(float* __restrict__ y, const float* __restr
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     y[i] = ApplyBiasActivation(kAct, y[i], bias, i, channels);
+  }
+}
+
+// The program arrives in the kernel's parameter space, read by every thread
+// without a global-memory load.
+__global__ void FusedKernel(FusedProgram program, FusedInputs inputs, float* __restrict__ y, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    y[i] = EvalFused(program, inputs, i);
   }
 }
 
@@ -79,6 +90,13 @@ int LaunchUnary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t st
     case UnaryOp::kSelu: return RunUnary<UnaryOp::kSelu>(x, y, n, stream);
     case UnaryOp::kSoftplus: return RunUnary<UnaryOp::kSoftplus>(x, y, n, stream);
     case UnaryOp::kSoftsign: return RunUnary<UnaryOp::kSoftsign>(x, y, n, stream);
+    case UnaryOp::kSqrt: return RunUnary<UnaryOp::kSqrt>(x, y, n, stream);
+    case UnaryOp::kRsqrt: return RunUnary<UnaryOp::kRsqrt>(x, y, n, stream);
+    case UnaryOp::kLog: return RunUnary<UnaryOp::kLog>(x, y, n, stream);
+    case UnaryOp::kReciprocal: return RunUnary<UnaryOp::kReciprocal>(x, y, n, stream);
+    case UnaryOp::kFloor: return RunUnary<UnaryOp::kFloor>(x, y, n, stream);
+    case UnaryOp::kCeil: return RunUnary<UnaryOp::kCeil>(x, y, n, stream);
+    case UnaryOp::kErf: return RunUnary<UnaryOp::kErf>(x, y, n, stream);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
@@ -95,10 +113,17 @@ int LaunchBinary(BinaryOp op, const float* a, const float* b, const BinaryShape&
     case BinaryOp::kMinimum: return RunBinary<BinaryOp::kMinimum>(a, b, shape, y, n, stream);
     case BinaryOp::kSquaredDifference:
       return RunBinary<BinaryOp::kSquaredDifference>(a, b, shape, y, n, stream);
+    case BinaryOp::kPow: return RunBinary<BinaryOp::kPow>(a, b, shape, y, n, stream);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
 
+
+int LaunchFused(const FusedProgram& program, const FusedInputs& inputs, float* y, int64_t n, cudaStream_t stream) {
+  if (n == 0) return 0;
+  FusedKernel<<<Blocks(n), kThreads, 0, stream>>>(program, inputs, y, n);
+  return static_cast<int>(cudaGetLastError());
+}
 
 int LaunchBiasActivation(UnaryOp act, float* y, const float* bias, int64_t channels, int64_t n,
                          cudaStream_t stream) {

@@ -12,9 +12,14 @@ typedef struct CUstream_st* cudaStream_t;
 
 namespace tfhost::backends::cuda {
 
+struct FusedProgram;
+struct FusedInputs;
+
 int LaunchUnary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t stream);
 int LaunchBinary(BinaryOp op, const float* a, const float* b, const BinaryShape& shape, float* y, int64_t n,
                  cudaStream_t stream);
+// _TfhostFusedElementwise: every output element of `program` (fused_program.h).
+int LaunchFused(const FusedProgram& program, const FusedInputs& inputs, float* y, int64_t n, cudaStream_t stream);
 // In place: y[i] = act(y[i] + bias[i % channels]); `bias` may be null, and
 // act kIdentity applies none (a fused product's epilogue).
 int LaunchBiasActivation(UnaryOp act, float* y, const float* bias, int64_t channels, int64_t n,
