@@ -120,7 +120,7 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
 NodeSupport CudaBackend::Supports(const ir::Node& node) const { return CudaSupports(env_, node); }
 
 bool CudaBackend::InputInHostMemory(const ir::Node& node, int index) const {
-  return ViewOpInputInHostMemory(node.op, index);
+  return CudaInputInHostMemory(node, index);
 }
 
 ops::KernelFn CudaBackend::MakeKernel(const ir::Node& node, const ops::KernelFn& fallback) const {

@@ -10,6 +10,7 @@
 #include "backends/cuda/elementwise_kernels.h"
 #include "backends/cuda/fused_program.h"
 #include "backends/cuda/gemm_plan.h"
+#include "backends/cuda/reduce_kernels.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
 #include "ir/attrs.h"
@@ -18,7 +19,7 @@
 namespace tfhost::backends::cuda {
 namespace {
 
-enum class Family { kNone, kUnary, kBinary, kBiasAdd, kSoftmax, kMatMul, kFused };
+enum class Family { kNone, kUnary, kBinary, kBiasAdd, kSoftmax, kMatMul, kFused, kReduce };
 
 bool IsMatMul(const std::string& op) {
   return op == "MatMul" || op == "BatchMatMul" || op == "BatchMatMulV2" || op == "BatchMatMulV3" ||
@@ -34,6 +35,8 @@ Family FamilyOf(const std::string& op) {
   if (op == "Softmax" || op == "LogSoftmax") return Family::kSoftmax;
   if (IsMatMul(op)) return Family::kMatMul;
   if (op == "_TfhostFusedElementwise") return Family::kFused;
+  ReduceOp r;
+  if (ReduceOpOf(op, &r)) return Family::kReduce;
   return Family::kNone;
 }
 
@@ -142,6 +145,34 @@ Status RunFused(const CudaKernelEnv& env, FusedProgram program, ops::KernelConte
   return OkStatus();
 }
 
+Status RunReduce(const CudaKernelEnv& env, ops::KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& axes_t = ctx.input(1);  // in host memory (CudaInputInHostMemory)
+  if (axes_t.rank() > 1 || (axes_t.dtype() != DType::kInt32 && axes_t.dtype() != DType::kInt64)) {
+    return ctx.Error("reduction_indices must be an int32 or int64 scalar or vector, got " +
+                     DTypeShortName(axes_t.dtype()) + " " + axes_t.shape().ToString());
+  }
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < axes_t.NumElements(); ++i) {
+    axes.push_back(axes_t.dtype() == DType::kInt32 ? axes_t.data<int32_t>()[i] : axes_t.data<int64_t>()[i]);
+  }
+  TFHOST_ASSIGN_OR_RETURN(bool keep_dims, ctx.AttrOr<bool>("keep_dims", false));
+  if (axes.empty()) {  // nothing to reduce: the input itself, as TensorFlow gives it
+    ctx.set_output(0, x);
+    return OkStatus();
+  }
+  Shape out_shape;
+  auto indexing = MakeReduceIndexing(x.shape(), axes, keep_dims, &out_shape);
+  if (!indexing.ok()) return ctx.Error(indexing.status().message());
+  TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
+  ReduceOp op = ReduceOp::kSum;
+  ReduceOpOf(ctx.node().op, &op);
+  TFHOST_RETURN_IF_ERROR(
+      Launched(LaunchReduce(op, *indexing, x.data<float>(), y.data<float>(), StreamOf(ctx)), ctx, env.device));
+  ctx.set_output(0, std::move(y));
+  return OkStatus();
+}
+
 Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelContext& ctx) {
   const ir::Node& node = ctx.node();
   const bool two_d = node.op == "MatMul" || node.op == "_FusedMatMul";
@@ -192,6 +223,11 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
 
 }  // namespace
 
+bool CudaInputInHostMemory(const ir::Node& node, int index) {
+  ReduceOp r;
+  return ViewOpInputInHostMemory(node.op, index) || (index == 1 && ReduceOpOf(node.op, &r));
+}
+
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsDeviceViewOp(node)) return NodeSupport::Yes();  // any fixed-size dtype: the bytes stay where they are
   const Family family = FamilyOf(node.op);
@@ -236,7 +272,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
     if (!parsed.ok()) return {};
     program = *parsed;
   }
-  const int inputs = family == Family::kUnary || family == Family::kSoftmax ? 1
+  const int inputs = family == Family::kUnary || family == Family::kSoftmax || family == Family::kReduce ? 1
                      : family == Family::kFused                            ? program.num_inputs
                                                                            : (spec.fused ? 3 : 2);
   return [env, family, spec, program, inputs, fallback](ops::KernelContext& ctx) -> Status {
@@ -250,6 +286,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
       case Family::kSoftmax: return RunSoftmax(env, ctx);
       case Family::kMatMul: return RunMatMul(env, spec, ctx);
       case Family::kFused: return RunFused(env, program, ctx);
+      case Family::kReduce: return RunReduce(env, ctx);
       default: return RunElementwise(env, family, ctx);
     }
   };

@@ -5,6 +5,8 @@
 //   - _TfhostFusedElementwise, the CPU passes' fused element-wise programs
 //     (fused_program.h), up to 8 inputs and 32 instructions;
 //   - Softmax and LogSoftmax over the last dim (softmax_kernels.cu);
+//   - Sum, Mean, Max, Min and Prod over any axes (reduce_kernels.cu), the
+//     axes read in host memory;
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
 //     their index inputs read in host memory;
 //   - MatMul, BatchMatMul/V2/V3, _FusedMatMul and _TfhostFusedBatchMatMul
@@ -33,6 +35,9 @@ struct CudaKernelEnv {
 };
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node);
+// The inputs its kernels read in host memory: view ops' shapes and dims,
+// reductions' axes.
+bool CudaInputInHostMemory(const ir::Node& node, int index);
 ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback);
 
 }  // namespace tfhost::backends::cuda

@@ -2,13 +2,14 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/block_reduce.cuh"
 #include "backends/cuda/softmax_functors.h"
 
 namespace tfhost::backends::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
+using Reduce = BlockReducer<kThreads>;
 
 struct MaxOp {
   __device__ float operator()(float a, float b) const { return SoftmaxMax(a, b); }
@@ -19,40 +20,21 @@ struct SumOp {
   __device__ float identity() const { return 0.0f; }
 };
 
-// Every thread of the block gets the reduction of all threads' `v`. The
-// trailing barrier lets the caller reduce again with the same scratch.
-template <typename Op>
-__device__ float BlockReduce(float v, float* scratch, Op op) {
-  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < kWarps ? scratch[lane] : op.identity();
-    for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-    if (lane == 0) scratch[kWarps] = v;
-  }
-  __syncthreads();
-  const float result = scratch[kWarps];
-  __syncthreads();
-  return result;
-}
-
 // One block per row (grid-stride over rows): the row is read three times,
 // from L2 after the first for the rows a transformer has (up to a few
 // thousand values).
 template <bool kLog>
 __global__ void SoftmaxKernel(const float* __restrict__ x, float* __restrict__ y, int64_t rows, int64_t cols) {
-  __shared__ float scratch[kWarps + 1];
+  __shared__ float scratch[Reduce::kScratch];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* xr = x + row * cols;
     float* yr = y + row * cols;
     float m = -INFINITY;
     for (int64_t i = threadIdx.x; i < cols; i += kThreads) m = SoftmaxMax(m, xr[i]);
-    m = BlockReduce(m, scratch, MaxOp());
+    m = Reduce::Run(m, scratch, MaxOp());
     float s = 0.0f;
     for (int64_t i = threadIdx.x; i < cols; i += kThreads) s += SoftmaxTerm(xr[i], m);
-    s = BlockReduce(s, scratch, SumOp());
+    s = Reduce::Run(s, scratch, SumOp());
     for (int64_t i = threadIdx.x; i < cols; i += kThreads) yr[i] = SoftmaxOut(kLog, xr[i], m, s);
   }
 }
