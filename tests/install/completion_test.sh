@@ -87,8 +87,8 @@ done
 
 # Flag values and spellings.
 expect "tfhost run --pre" --precision
-expect "tfhost run --precision " bf16 fp32
-expect "tfhost run --precision=" bf16 fp32
+expect "tfhost run --precision " bf16 fp32 fp32-strict
+expect "tfhost run --precision=" bf16 fp32 fp32-strict
 expect "tfhost run --precision=b" bf16
 expect "tfhost run --kernels r" reference
 expect "tfhost plan --precision " bf16 fp16 fp32 fp8 int8 tf32
