@@ -64,7 +64,8 @@ StatusOr<float> RunLoop(Session& session) {
 // (dataflow_run.cc): runs from several threads at once must neither see
 // each other's tensors nor lose their own. (Under TSan the top-level plan's
 // state is shared the same way in session_test; this file parses text
-// protos, which crash in the uninstrumented protobuf under TSan.)
+// protos, and the TSan build's text-format parse of them crashes inside
+// libprotobuf before any test thread starts.)
 TEST(FunctionRuntimeTest, ConcurrentLoopsSharingABodysRunStateAgree) {
   auto session = MakeSession(nullptr);
   ASSERT_TRUE(session.ok()) << session.status().ToString();
