@@ -98,8 +98,8 @@ StatusOr<FunctionRuntime::Instance*> FunctionRuntime::Instantiate(const std::str
   return raw;
 }
 
-StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, std::vector<Tensor> args,
-                                                            const ExecEnv& env) {
+Status FunctionRuntime::CheckCall(Instance* instance, const std::vector<Tensor>& args, const ExecEnv& env,
+                                  ExecEnv* sub) const {
   // Built only for an error: this runs for every iteration of a loop.
   auto where = [&] { return context_ + ", function '" + instance->name + "'"; };
   if (args.size() != instance->arg_types.size()) {
@@ -114,13 +114,28 @@ StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, 
                              DTypeShortName(instance->arg_types[k]) + ", got " + DTypeShortName(args[k].dtype()));
     }
   }
-  ExecEnv sub = env;
-  sub.inter_op = nullptr;  // a body must not wait on the pool that runs its caller
-  sub.call_depth = env.call_depth + 1;
-  sub.profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
-  sub.trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
+  *sub = env;
+  sub->inter_op = nullptr;  // a body must not wait on the pool that runs its caller
+  sub->call_depth = env.call_depth + 1;
+  sub->profile = nullptr;  // the body's nodes are not the top-level graph's: its time counts in the caller
+  sub->trace_run = 0;      // likewise its trace slices: the calling node's slice covers the body
+  return OkStatus();
+}
+
+StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstance(Instance* instance, std::vector<Tensor>&& args,
+                                                            const ExecEnv& env) {
+  ExecEnv sub;
+  TFHOST_RETURN_IF_ERROR(CheckCall(instance, args, env, &sub));
   // The arguments are the feeds, in the order the instance was prepared with.
   return instance->runner->Run(instance->prepared, std::move(args), instance->fetches, sub);
+}
+
+StatusOr<std::vector<Tensor>> FunctionRuntime::CallInstanceReading(Instance* instance,
+                                                                   const std::vector<Tensor>& args,
+                                                                   const ExecEnv& env) {
+  ExecEnv sub;
+  TFHOST_RETURN_IF_ERROR(CheckCall(instance, args, env, &sub));
+  return instance->runner->Run(instance->prepared, args, instance->fetches, sub);
 }
 
 StatusOr<std::vector<Tensor>> FunctionRuntime::Call(const std::string& name, const ir::AttrMap& attrs,
@@ -188,8 +203,10 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
   TFHOST_ASSIGN_OR_RETURN(Instance * body, Instantiate(body_f.first, body_f.second));
   const bool stateful = cond->runner->HasStatefulNodes() || body->runner->HasStatefulNodes();
   std::vector<Tensor> vars = TakeInputs(ctx, 0);
+  std::vector<Tensor> args;
+  std::vector<bool> moved;
   for (int64_t iteration = 0;; ++iteration) {
-    auto c = CallInstance(cond, vars, env);
+    auto c = CallInstanceReading(cond, vars, env);
     if (!c.ok()) {
       return c.status().WithContext(ir::NodeContext(node) + ", cond in iteration " + std::to_string(iteration));
     }
@@ -203,14 +220,16 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
     }
     // Lists go into the body (they are not kept for the check below), so
     // that TensorListSetItem, their only reader there, sets the item in place
-    // instead of copying the list each iteration; the rest are copied.
-    std::vector<Tensor> args(vars.size());
-    std::vector<bool> moved(vars.size(), false);
+    // instead of copying the list each iteration; the rest are copied. The
+    // two vectors keep their storage from one iteration to the next.
+    args.resize(vars.size());
+    moved.assign(vars.size(), false);
     for (size_t i = 0; i < vars.size(); ++i) {
       moved[i] = stateful || vars[i].dtype() == DType::kVariant;
       args[i] = moved[i] ? std::move(vars[i]) : vars[i];
     }
     auto next = CallInstance(body, std::move(args), env);
+    for (Tensor& a : args) a = Tensor();  // what the body did not take
     if (!next.ok()) {
       return next.status().WithContext(ir::NodeContext(node) + ", body in iteration " + std::to_string(iteration));
     }

@@ -61,7 +61,13 @@ class FunctionRuntime {
  private:
   struct Instance;
   StatusOr<Instance*> Instantiate(const std::string& name, const ir::AttrMap& attrs);
-  StatusOr<std::vector<Tensor>> CallInstance(Instance* instance, std::vector<Tensor> args, const ExecEnv& env);
+  // `args` are the call's to take (the caller may reuse the emptied vector).
+  StatusOr<std::vector<Tensor>> CallInstance(Instance* instance, std::vector<Tensor>&& args, const ExecEnv& env);
+  // The same, reading `args` without taking them (a loop's condition).
+  StatusOr<std::vector<Tensor>> CallInstanceReading(Instance* instance, const std::vector<Tensor>& args,
+                                                    const ExecEnv& env);
+  // The checks both make; `sub` is the body's environment.
+  Status CheckCall(Instance* instance, const std::vector<Tensor>& args, const ExecEnv& env, ExecEnv* sub) const;
   Status RunIf(ops::KernelContext& ctx, const ExecEnv& env);
   Status RunCase(ops::KernelContext& ctx, const ExecEnv& env);
   Status RunWhile(ops::KernelContext& ctx, const ExecEnv& env);

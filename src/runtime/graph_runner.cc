@@ -386,6 +386,13 @@ StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, NamedTe
   TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
   return results;
 }
+StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, const std::vector<Tensor>& feeds,
+                                               const std::vector<std::string>& fetches, const ExecEnv& env) {
+  if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");
+  TFHOST_ASSIGN_OR_RETURN(std::vector<Tensor> results, RunPlanned(prepared, FeedList(feeds), fetches, env));
+  TFHOST_RETURN_IF_ERROR(CopyFetchesToHost(results, fetches, env));
+  return results;
+}
 StatusOr<std::vector<Tensor>> GraphRunner::Run(const Prepared& prepared, std::vector<Tensor>&& feeds,
                                                const std::vector<std::string>& fetches, const ExecEnv& env) {
   if (prepared.plan_ == nullptr) return Internal(context_ + ": run of a plan that was never prepared");

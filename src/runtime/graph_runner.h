@@ -44,6 +44,7 @@ class FeedList {
   explicit FeedList(const NamedTensors& named) : named_(&named) {}
   explicit FeedList(NamedTensors* owned) : named_(owned), owned_named_(owned) {}
   explicit FeedList(std::vector<Tensor>* owned) : positional_(owned), owned_positional_(owned) {}
+  explicit FeedList(const std::vector<Tensor>& positional) : positional_(&positional) {}
   size_t size() const { return named_ != nullptr ? named_->size() : positional_->size(); }
   const Tensor& at(size_t i) const { return named_ != nullptr ? (*named_)[i].second : (*positional_)[i]; }
   bool owned() const { return owned_named_ != nullptr || owned_positional_ != nullptr; }
@@ -129,6 +130,10 @@ class GraphRunner {
   // The same with bare tensors in Prepare's feed order (a function body's
   // arguments, every call of a loop).
   StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, std::vector<Tensor>&& feeds,
+                                    const std::vector<std::string>& fetches, const ExecEnv& env);
+  // The same, reading `feeds` without owning them (a loop's condition,
+  // which must leave the loop variables to the body).
+  StatusOr<std::vector<Tensor>> Run(const Prepared& prepared, const std::vector<Tensor>& feeds,
                                     const std::vector<std::string>& fetches, const ExecEnv& env);
 
   // The graph as run. Const nodes whose value is StrippedConstant keep only
