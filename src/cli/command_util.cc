@@ -378,6 +378,15 @@ StatusOr<Shape> InputShapeAtBatch(const runtime::TensorSpec& spec, int batch, co
   return MakeShape(dims, "input '" + spec.key + "'", int64_t{1} << 31);
 }
 
+std::optional<size_t> ServeMallocMmapThreshold(const char* malloc_mmap_threshold, const char* glibc_tunables) {
+  if (malloc_mmap_threshold != nullptr) return std::nullopt;
+  if (glibc_tunables != nullptr &&
+      std::string_view(glibc_tunables).find("malloc.mmap_threshold") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return size_t{256} << 10;
+}
+
 std::optional<int> ServeMallocArenaLimit(const char* malloc_arena_max, const char* glibc_tunables, int cpus) {
   if (malloc_arena_max != nullptr) return std::nullopt;
   if (glibc_tunables != nullptr && std::string_view(glibc_tunables).find("malloc.arena_max") != std::string_view::npos) {

@@ -166,4 +166,12 @@ std::string FileNameForTensor(const std::string& name);
 // 76 MiB with 2 arenas, at the same CPU time per request).
 std::optional<int> ServeMallocArenaLimit(const char* malloc_arena_max, const char* glibc_tunables, int cpus);
 
+// The fixed mmap threshold `tfhost serve` gives glibc: 256 KiB, or nothing
+// when the user chose (MALLOC_MMAP_THRESHOLD_, or mmap_threshold in
+// GLIBC_TUNABLES). glibc's threshold otherwise rises to the size of each
+// large block freed, after which an arena keeps request buffers of that size
+// (600 KB images, 3 MB JSON bodies) instead of returning them; a fixed one
+// maps each such buffer on its own and unmaps it when freed.
+std::optional<size_t> ServeMallocMmapThreshold(const char* malloc_mmap_threshold, const char* glibc_tunables);
+
 }  // namespace tfhost::cli

@@ -181,5 +181,13 @@ TEST(ServeMallocArenaLimitTest, OnePerCpuUnlessTheUserChose) {
   EXPECT_EQ(ServeMallocArenaLimit(nullptr, "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=4", 8), std::nullopt);
 }
 
+TEST(ServeMallocMmapThresholdTest, FixedAt256KiBUnlessTheUserChose) {
+  EXPECT_EQ(ServeMallocMmapThreshold(nullptr, nullptr), size_t{256} << 10);
+  EXPECT_EQ(ServeMallocMmapThreshold(nullptr, "glibc.malloc.arena_max=4"), size_t{256} << 10);
+  EXPECT_EQ(ServeMallocMmapThreshold("1048576", nullptr), std::nullopt);
+  EXPECT_EQ(ServeMallocMmapThreshold(nullptr, "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=65536"),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace tfhost::cli

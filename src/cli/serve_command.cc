@@ -284,6 +284,9 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                           static_cast<int>(std::thread::hardware_concurrency()))) {
     mallopt(M_ARENA_MAX, *arenas);
   }
+  if (auto threshold = ServeMallocMmapThreshold(std::getenv("MALLOC_MMAP_THRESHOLD_"), std::getenv("GLIBC_TUNABLES"))) {
+    mallopt(M_MMAP_THRESHOLD, static_cast<int>(*threshold));
+  }
   auto backends = ApplyDeviceFlag(f.device, "serve", err);
   if (!backends.ok()) return ReportFlagStatus(err, "serve", backends.status());
   NoteBf16Fallback(err, "serve", f.precision);
