@@ -121,7 +121,17 @@ run() {
   rm -rf "$unpack" && mkdir -p "$unpack" && xz -dc "$root/gpu_check/bundle.tar.xz" | tar xf - -C "$unpack"
   local tfhost="$unpack/tfhost/bin/tfhost" lib="$unpack/tfhost/lib"
   export TFHOST_PLUGIN_PATH="$lib"
+  # The plugin loads CUDA's own libraries (cudart, cublasLt) from the machine,
+  # not from the bundle: the toolkit's folder, or the ones PyTorch's wheels bring.
+  local cuda_dirs="" name found
+  for name in libcudart.so.13 libcublasLt.so.13; do
+    found="$(find /usr/local/cuda/lib64 /usr/local/cuda/targets /usr/local /opt /usr/lib -name "$name" 2>/dev/null | head -1)"
+    [ -n "$found" ] || continue
+    case ":$cuda_dirs:" in *":$(dirname "$found"):"*) ;; *) cuda_dirs="${cuda_dirs:+$cuda_dirs:}$(dirname "$found")" ;; esac
+  done
+  export LD_LIBRARY_PATH="${cuda_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   say "tfhost device check, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  say "CUDA libraries from: ${cuda_dirs:-none found (the plugin will say what it misses)}"
 
   # 1. The machine.
   step nvidia-smi 20 nvidia-smi -L && sed 's/^/  /' "$outdir/nvidia-smi.log" >> "$summary"
@@ -129,7 +139,7 @@ run() {
   grep -E "cuda plugin|cuda:[0-9]" "$outdir/probe.log" | sed 's/^/  /' | tee -a "$summary"
 
   # 2. Kernels against the CPU reference.
-  step conformance 180 env LD_LIBRARY_PATH="$lib" TFHOST_CONFORMANCE_DEVICE=gpu \
+  step conformance 180 env LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH" TFHOST_CONFORMANCE_DEVICE=gpu \
     TFHOST_CONFORMANCE_CASES="$root/tests/conformance/cases" \
     TFHOST_CONFORMANCE_KNOWN_FAILURES="$root/tests/conformance/known_failures.txt" \
     "$unpack/tests/op_conformance_test" "--gtest_filter=*cuda_0:*RequestedDeviceIsUsable" --gtest_brief=1
@@ -137,7 +147,7 @@ run() {
 
   # 3. Models against TensorFlow's outputs.
   if [ -f "$unpack/zoo/manifest.json" ]; then
-    step zoo 180 env LD_LIBRARY_PATH="$lib" TFHOST_ZOO_DIR="$unpack/zoo" TFHOST_ZOO_DEVICE=gpu \
+    step zoo 180 env LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH" TFHOST_ZOO_DIR="$unpack/zoo" TFHOST_ZOO_DEVICE=gpu \
       TFHOST_ZOO_KNOWN_FAILURES="$root/tests/zoo/known_failures.txt" \
       "$unpack/tests/zoo_test" "--gtest_filter=Zoo.*" --gtest_brief=1
     gtest_summary "$outdir/zoo.log"
