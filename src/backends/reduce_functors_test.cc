@@ -41,7 +41,7 @@ TEST(ReduceFunctorsTest, RandomAxesMatchTheReferenceKernels) {
     if (axes.empty()) axes.push_back(rank - 1);  // no axes is the identity, which the kernel returns without indexing
     const bool keep_dims = rng() % 2 == 0;
     for (const char* name : {"Sum", "Mean", "Max", "Min", "Prod"}) {
-      ReduceOp op;
+      ReduceOp op = ReduceOp::kSum;
       ASSERT_TRUE(ReduceOpOf(name, &op));
       auto ref = ops::RunSingleOp(name, {x, Tensor::FromVector<int64_t>(axes)},
                                   {{"T", ops::MakeAttr(DType::kFloat)},

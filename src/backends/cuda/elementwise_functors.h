@@ -123,6 +123,17 @@ struct BinaryShape {
   int64_t b_strides[kMaxRank] = {};
 };
 
+// The offset of row-major element `i` of a `rank`-dim index space with sizes
+// `dims` in a tensor that steps `strides` elements per dim (0: broadcast).
+TFHOST_HD int64_t StridedOffset(const int64_t* dims, const int64_t* strides, int rank, int64_t i) {
+  int64_t off = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    off += (i % dims[d]) * strides[d];
+    i /= dims[d];
+  }
+  return off;
+}
+
 // The elements of a and b that output element `i` combines.
 TFHOST_HD void BroadcastOffsets(const BinaryShape& s, int64_t i, int64_t* ia, int64_t* ib) {
   if (s.rank == 0) {

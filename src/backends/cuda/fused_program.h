@@ -16,8 +16,6 @@
 #include "backends/cuda/elementwise_functors.h"
 
 #if !defined(__CUDACC__)
-#include <algorithm>
-
 #include "base/shape.h"
 #include "base/status.h"
 #include "ir/attrs.h"
@@ -61,12 +59,7 @@ TFHOST_HD float EvalFused(const FusedProgram& p, const FusedInputs& in, int64_t 
     if (p.scalar[k]) {
       off = 0;
     } else if (!p.direct[k]) {
-      int64_t rest = i;
-      off = 0;
-      for (int d = p.rank - 1; d >= 0; --d) {
-        off += (rest % p.dims[d]) * p.strides[k][d];
-        rest /= p.dims[d];
-      }
+      off = StridedOffset(p.dims, p.strides[k], p.rank, i);
     }
     slot[k] = in.data[k][off];
   }
@@ -144,18 +137,12 @@ inline Status SetFusedShapes(FusedProgram* p, const std::vector<Shape>& inputs, 
   Shape joined = inputs[0];
   for (size_t k = 1; k < inputs.size(); ++k) {
     if (inputs[k] == joined) continue;
-    const int rank = std::max(joined.rank(), inputs[k].rank());
-    std::vector<int64_t> dims(rank);
-    for (int d = 0; d < rank; ++d) {
-      const int jd = d - (rank - joined.rank()), kd = d - (rank - inputs[k].rank());
-      const int64_t x = jd >= 0 ? joined.dim(jd) : 1, y = kd >= 0 ? inputs[k].dim(kd) : 1;
-      if (x != y && x != 1 && y != 1) {
-        return InvalidArgument("inputs do not broadcast together: " + joined.ToString() + " and " +
-                               inputs[k].ToString());
-      }
-      dims[d] = (x == 0 || y == 0) ? 0 : std::max(x, y);
+    auto both = BroadcastShapes(joined, inputs[k]);
+    if (!both.ok()) {
+      return InvalidArgument("inputs do not broadcast together: " + joined.ToString() + " and " +
+                             inputs[k].ToString());
     }
-    joined = Shape(dims);
+    joined = std::move(*both);
   }
   if (joined.rank() > FusedProgram::kMaxRank) {
     return InvalidArgument("the GPU's fused program broadcasts at most " + std::to_string(FusedProgram::kMaxRank) +

@@ -68,20 +68,10 @@ TFHOST_HD float ReduceFinish(ReduceOp op, float acc, int64_t count) {
 
 // The offset of output element o's first input, and of its r-th.
 TFHOST_HD int64_t ReduceBase(const ReduceIndexing& p, int64_t o) {
-  int64_t base = 0;
-  for (int d = p.kept_rank - 1; d >= 0; --d) {
-    base += (o % p.kept_dims[d]) * p.kept_strides[d];
-    o /= p.kept_dims[d];
-  }
-  return base;
+  return StridedOffset(p.kept_dims, p.kept_strides, p.kept_rank, o);
 }
 TFHOST_HD int64_t ReduceOffset(const ReduceIndexing& p, int64_t r) {
-  int64_t off = 0;
-  for (int d = p.reduced_rank - 1; d >= 0; --d) {
-    off += (r % p.reduced_dims[d]) * p.reduced_strides[d];
-    r /= p.reduced_dims[d];
-  }
-  return off;
+  return StridedOffset(p.reduced_dims, p.reduced_strides, p.reduced_rank, r);
 }
 
 // Output element o, its inputs combined in order (the generic kernel's way).
