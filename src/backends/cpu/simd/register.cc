@@ -1,9 +1,10 @@
 // The simd backend: vectorized (AVX2/AVX-512, chosen at run time)
 // element-wise, reduction, softmax, transpose and copy (concat, pad) kernels,
 // TFLite's fixed-point requantization of int8 models,
-// and the depthwise and 1x1 convolutions for the shapes where they beat
-// oneDNN (docs/perf.md, "Kernel benchmarks"). Its priority is above oneDNN's,
-// so those convolutions hand the shapes they decline to oneDNN's kernel.
+// and the depthwise and 1x1 convolutions and few-row matrix products for the
+// shapes where they beat oneDNN (docs/perf.md, "Kernel benchmarks"). Its
+// priority is above oneDNN's, so those kernels hand the shapes they decline
+// to oneDNN's.
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/builtin/builtin_backends.h"
 #include "backends/kernel_table.h"
@@ -22,6 +23,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterConcatKernels(table);
   simd::RegisterPadKernels(table);
   simd::RegisterRequantizeKernels(table);
+  simd::RegisterGemvKernels(table);
   return std::make_unique<HostKernelBackend>(simd::kBackendName, kSimdPriority, BackendCapabilities{},
                                              std::move(table));
 }

@@ -16,6 +16,11 @@ void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
 void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
 void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
+// Above oneDNN's MatMul too: products of at most kGemvMaxRows rows by
+// weights of at least kGemvMinWeightElements; it hands the rest to oneDNN.
+void RegisterGemvKernels(KernelTable& table);       // simd_gemv.cc
+inline constexpr int64_t kGemvMaxRows = 4;
+inline constexpr int64_t kGemvMinWeightElements = 16 * 1024;  // 64 KiB of float32
 
 // The simd backend's priority is above oneDNN's (register.cc), whose
 // convolutions take the calls these do not handle.
