@@ -151,6 +151,9 @@ PassManager PassManager::Default() {
   // On the fused convolutions the previous pass wrote, and before the
   // element-wise fusion would take their residual Add + activation.
   pm.Add(MakeResidualAddFusion());
+  // A Keras LSTM step's gates, before the element-wise fusion takes them
+  // apart from their Split.
+  pm.Add(MakeLstmCellFusion());
   // Last: what is left of element-wise chains once activations went into
   // the convolutions.
   pm.Add(MakeElementwiseFusion());

@@ -96,6 +96,7 @@ std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
+std::unique_ptr<GraphPass> MakeLstmCellFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // Not in Default(): the loader adds it for LoadOptions::precision "bf16" and
 // "fp32-strict". kBf16 marks wide float32 convolutions and matrix products

@@ -22,5 +22,6 @@ void RegisterDilation2DOps(OpRegistry& registry);        // dilation2d.cc
 void RegisterMaxPoolWithArgmaxOps(OpRegistry& registry); // max_pool_with_argmax.cc
 void RegisterDepthwiseConvBackpropOps(OpRegistry& registry);  // depthwise_conv2d_backprop_input.cc
 void RegisterConv3DBackpropOps(OpRegistry& registry);    // conv3d_backprop_input.cc
+void RegisterLstmCellOps(OpRegistry& registry);          // lstm_cell.cc
 
 }  // namespace tfhost::ops::nn

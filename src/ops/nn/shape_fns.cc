@@ -322,6 +322,28 @@ Status Conv3DBackpropInputShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// _TfhostLstmCell (ops/nn/lstm_cell.h): h and c_out are [batch, units],
+// batch broadcast over x, y and c.
+Status LstmCellShape(ShapeContext& ctx) {
+  int64_t batch = -1, units = -1;
+  bool all_rows_known = true;
+  for (int i : {0, 1, 3}) {
+    const ir::PartialShape& s = ctx.input(i);
+    if (!s.rank_known() || s.rank() != 2) {
+      all_rows_known = false;
+      continue;
+    }
+    if (s.dim(0) < 0) all_rows_known = false;
+    if (s.dim(0) > 1 || (s.dim(0) == 0)) batch = s.dim(0);
+    if (i == 3 && s.dim(1) >= 0) units = s.dim(1);
+    if (i != 3 && s.dim(1) >= 0 && s.dim(1) % 4 == 0) units = s.dim(1) / 4;
+  }
+  if (batch < 0 && all_rows_known) batch = 1;
+  ctx.set_output(0, ir::PartialShape::Known({batch, units}));
+  ctx.set_output(1, ir::PartialShape::Known({batch, units}));
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnShapeFns(ShapeFnRegistry& registry) {
@@ -338,6 +360,7 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Conv2DBackpropInput", "DepthwiseConv2dNativeBackpropInput"}, Conv2DBackpropInputShape);
   registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputShape);
   registry.Register("Dilation2D", Dilation2DShape);
+  registry.Register("_TfhostLstmCell", LstmCellShape);
   registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);
   registry.Register("BiasAdd", [](ShapeContext& ctx) { return BiasAddShape(ctx, false); });
   registry.Register("BiasAddV1", [](ShapeContext& ctx) { return BiasAddShape(ctx, true); });

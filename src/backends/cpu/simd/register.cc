@@ -1,6 +1,6 @@
 // The simd backend: vectorized (AVX2/AVX-512, chosen at run time)
 // element-wise, reduction, softmax, transpose and copy (concat, pad) kernels,
-// TFLite's fixed-point requantization of int8 models,
+// an LSTM step's gates, TFLite's fixed-point requantization of int8 models,
 // and the depthwise and 1x1 convolutions and few-row matrix products for the
 // shapes where they beat oneDNN (docs/perf.md, "Kernel benchmarks"). Its
 // priority is above oneDNN's, so those kernels hand the shapes they decline
@@ -24,6 +24,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterPadKernels(table);
   simd::RegisterRequantizeKernels(table);
   simd::RegisterGemvKernels(table);
+  simd::RegisterLstmCellKernels(table);
   return std::make_unique<HostKernelBackend>(simd::kBackendName, kSimdPriority, BackendCapabilities{},
                                              std::move(table));
 }

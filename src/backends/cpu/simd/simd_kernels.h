@@ -16,6 +16,7 @@ void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
 void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
 void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
+void RegisterLstmCellKernels(KernelTable& table);   // simd_lstm_cell.cc
 // Above oneDNN's MatMul too: products of at most kGemvMaxRows rows by
 // weights of at least kGemvMinWeightElements; it hands the rest to oneDNN.
 void RegisterGemvKernels(KernelTable& table);       // simd_gemv.cc

@@ -2,7 +2,8 @@
 with each epilogue TensorFlow's CPU kernel takes, and tfhost's
 FusedDepthwiseConv2dNative. Each padding mode, stride, dilation and data
 format TensorFlow's CPU kernels accept (pooling and normalization are in
-norm_pool_ops.py)."""
+norm_pool_ops.py). Also tfhost's _TfhostLstmCell, a Keras LSTM step's gates
+as one node."""
 from case_builder import Builder, dtypes_of, tf
 
 FAMILY = "nn"
@@ -213,10 +214,30 @@ def _conv3d(b):
                   {"strides": [1, stride, stride, stride, 1], "padding": padding}, in_float32=dt in HALF)
 
 
+def _lstm_cell(b):
+    """_TfhostLstmCell (written by passes/lstm_cell_fusion, never in a model)
+    against the Keras LSTM step's ops run one by one in TensorFlow."""
+    def step(x, y, bias, c):
+        i, f, g, o = tf.split(tf.nn.bias_add(x + y, bias), 4, axis=1)
+        c_out = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
+        return [tf.sigmoid(o) * tf.tanh(c_out), c_out]
+
+    b.seed("_TfhostLstmCell", "steps")
+    attrs = {"T": {"type": "float32"}}
+    for units, rows in ((3, (1, 1, 1)), (17, (4, 4, 4)), (17, (1, 4, 4)), (40, (4, 1, 1))):
+        x, y = b.rand([rows[0], 4 * units], lo=-6, hi=6), b.rand([rows[1], 4 * units], lo=-6, hi=6)
+        bias, c = b.rand([4 * units], lo=-1, hi=1), b.rand([rows[2], units], lo=-3, hi=3)
+        name = f"units{units}_rows{'_'.join(map(str, rows))}"
+        b.add("_TfhostLstmCell", name, [x, y, bias, c], json_attrs=attrs,
+              outputs_fn=lambda x=x, y=y, bias=bias, c=c: step(x, y, bias, c),
+              reference="TensorFlow, the Keras LSTM step's AddV2, BiasAdd, Split, Sigmoid, Tanh and Mul in turn")
+
+
 def build():
     b = Builder(FAMILY)
     _conv2d(b)
     _fused_conv(b)
     _depthwise(b)
     _conv3d(b)
+    _lstm_cell(b)
     return b
