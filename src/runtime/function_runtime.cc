@@ -20,9 +20,11 @@ namespace {
 
 // TensorFlow's truth value of an If/While condition: a scalar bool as is; a
 // numeric scalar is true when nonzero, a string scalar when non-empty; a
-// non-scalar when it has elements.
-StatusOr<bool> ToBool(const Tensor& t, const std::string& where) {
-  if (!t.valid()) return InvalidArgument(where + ": the condition is missing");
+// non-scalar when it has elements. Errors name `node` and `what` (a While
+// reads one every iteration: the text is built only for an error).
+StatusOr<bool> ToBool(const Tensor& t, const ir::Node& node, const char* what) {
+  auto where = [&] { return ir::NodeContext(node) + what; };
+  if (!t.valid()) return InvalidArgument(where() + ": the condition is missing");
   if (t.rank() != 0) return t.NumElements() > 0;
   switch (t.dtype()) {
     case DType::kBool:
@@ -31,7 +33,7 @@ StatusOr<bool> ToBool(const Tensor& t, const std::string& where) {
       return !t.strings()[0].empty();
     case DType::kResource:
     case DType::kVariant:
-      return InvalidArgument(where + ": a " + DTypeShortName(t.dtype()) + " cannot be a condition");
+      return InvalidArgument(where() + ": a " + DTypeShortName(t.dtype()) + " cannot be a condition");
     default: {
       auto v = t.ToDoubleVector();
       return !v.empty() && v[0] != 0.0;
@@ -166,7 +168,7 @@ std::vector<Tensor> TakeInputs(ops::KernelContext& ctx, int first) {
 Status FunctionRuntime::RunIf(ops::KernelContext& ctx, const ExecEnv& env) {
   const ir::Node& node = ctx.node();
   if (ctx.num_inputs() < 1) return ctx.Error("needs a cond input");
-  TFHOST_ASSIGN_OR_RETURN(bool taken, ToBool(ctx.input(0), ir::NodeContext(node)));
+  TFHOST_ASSIGN_OR_RETURN(bool taken, ToBool(ctx.input(0), node, ""));
   const char* branch = taken ? "then_branch" : "else_branch";
   TFHOST_ASSIGN_OR_RETURN(auto f, FuncAttr(node, branch));
   auto out = Call(f.first, f.second, TakeInputs(ctx, 1), env);
@@ -213,7 +215,7 @@ Status FunctionRuntime::RunWhile(ops::KernelContext& ctx, const ExecEnv& env) {
     if (c->size() != 1) {
       return ctx.Error("cond '" + cond_f.first + "' returned " + std::to_string(c->size()) + " values, expected 1");
     }
-    TFHOST_ASSIGN_OR_RETURN(bool go, ToBool((*c)[0], ir::NodeContext(node) + ", cond"));
+    TFHOST_ASSIGN_OR_RETURN(bool go, ToBool((*c)[0], node, ", cond"));
     if (!go) break;
     if (env.loops != nullptr && !env.loops->TryCharge()) {
       return env.loops->Exceeded(context_ + ", " + ir::NodeContext(node) + ", iteration " + std::to_string(iteration));
