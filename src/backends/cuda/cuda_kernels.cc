@@ -10,6 +10,7 @@
 #include "backends/cuda/elementwise_kernels.h"
 #include "backends/cuda/fused_program.h"
 #include "backends/cuda/gemm_plan.h"
+#include "backends/cuda/layout_ops.h"
 #include "backends/cuda/reduce_kernels.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
@@ -225,11 +226,13 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
 
 bool CudaInputInHostMemory(const ir::Node& node, int index) {
   ReduceOp r;
-  return ViewOpInputInHostMemory(node.op, index) || (index == 1 && ReduceOpOf(node.op, &r));
+  return ViewOpInputInHostMemory(node.op, index) || (index == 1 && ReduceOpOf(node.op, &r)) ||
+         LayoutInputInHostMemory(node, index);
 }
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsDeviceViewOp(node)) return NodeSupport::Yes();  // any fixed-size dtype: the bytes stay where they are
+  if (IsLayoutOp(node.op)) return LayoutSupports(env, node);
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -259,6 +262,7 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
 ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback) {
   if (!CudaSupports(env, node).supported) return {};
   if (IsViewOp(node.op)) return ViewOpKernel(node.op);
+  if (IsLayoutOp(node.op)) return MakeLayoutKernel(env, node, fallback);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

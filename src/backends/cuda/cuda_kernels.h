@@ -1,5 +1,5 @@
 // The CUDA backend's kernels: which nodes it takes (Supports) and the kernel
-// it makes for each (MakeKernel). Float32 today:
+// it makes for each (MakeKernel). Float32 computation today:
 //   - element-wise: the unary and binary ops of elementwise_functors.h, and
 //     BiasAdd (NHWC) as a broadcast Add;
 //   - _TfhostFusedElementwise, the CPU passes' fused element-wise programs
@@ -9,6 +9,8 @@
 //     axes read in host memory;
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
 //     their index inputs read in host memory;
+//   - Transpose, ConcatV2, Slice, StridedSlice, Pad/PadV2, GatherV2 and Cast
+//     (layout_ops.h), moving bytes of most dtypes;
 //   - MatMul, BatchMatMul/V2/V3, _FusedMatMul and _TfhostFusedBatchMatMul
 //     on cuBLASLt (cublaslt_matmul.h), fused_ops [BiasAdd] with an optional
 //     activation: Relu in cuBLASLt's epilogue, the others in an element-wise
