@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/dim_vector.h"
 #include "base/status.h"
 
 namespace tfhost {
@@ -16,13 +17,15 @@ class Shape {
  public:
   Shape() = default;  // a scalar
   Shape(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  explicit Shape(const std::vector<int64_t>& dims) : dims_(dims) {}
+  explicit Shape(DimVector dims) : dims_(std::move(dims)) {}
 
   int rank() const { return static_cast<int>(dims_.size()); }
   int64_t dim(int i) const { return dims_[i]; }
   void set_dim(int i, int64_t v) { dims_[i] = v; }
-  const std::vector<int64_t>& dims() const { return dims_; }
-  std::vector<int64_t>& mutable_dims() { return dims_; }
+  // At most DimVector::kInlineDims of them live in the Shape itself.
+  const DimVector& dims() const { return dims_; }
+  DimVector& mutable_dims() { return dims_; }
   void AddDim(int64_t d) { dims_.push_back(d); }
   // 0 when any dim is 0, however large the others; a product past int64
   // (no tensor can have one; MakeShape refuses it) saturates at its max.
@@ -42,7 +45,7 @@ class Shape {
   std::string ToString() const;
 
  private:
-  std::vector<int64_t> dims_;
+  DimVector dims_;
 };
 
 // Validates dims (non-negative, element count without int64 overflow and below
