@@ -12,7 +12,10 @@
 # them and a manifest that lists only those. It says how big the bundle is:
 # the tree and the bundle must travel within 64 MiB.
 #
-# run unpacks it under /tmp and runs these steps, each with a time limit, in
+# run finds the machine's CUDA libraries (cudart, cuBLASLt, cuDNN 9 and the
+# sub-libraries it dlopens: the toolkit's, or PyTorch's wheels'), puts their
+# folders on LD_LIBRARY_PATH (cuDNN never travels in the bundle: too big),
+# unpacks the bundle under /tmp and runs these steps, each with a time limit, in
 # about 8 minutes at most; a failing step never stops the rest:
 #   1. nvidia-smi -L and tfhost probe: the GPU, and what the plugin made of it;
 #   2. every conformance case the CUDA backend takes, on the GPU against the
@@ -119,19 +122,38 @@ run() {
   }
   [ -f "$root/gpu_check/bundle.tar.xz" ] || { say "no gpu_check/bundle.tar.xz: run 'scripts/gpu_check.sh pack' first and carry gpu_check"; exit 2; }
   rm -rf "$unpack" && mkdir -p "$unpack" && xz -dc "$root/gpu_check/bundle.tar.xz" | tar xf - -C "$unpack"
-  local tfhost="$unpack/tfhost/bin/tfhost" lib="$unpack/tfhost/lib"
+  local tfhost="$unpack/tfhost/bin/tfhost" lib="$unpack/tfhost/lib" cudnn_dir=""
   export TFHOST_PLUGIN_PATH="$lib"
-  # The plugin loads CUDA's own libraries (cudart, cublasLt) from the machine,
-  # not from the bundle: the toolkit's folder, or the ones PyTorch's wheels bring.
-  local cuda_dirs="" name found
-  for name in libcudart.so.13 libcublasLt.so.13; do
-    found="$(find /usr/local/cuda/lib64 /usr/local/cuda/targets /usr/local /opt /usr/lib -name "$name" 2>/dev/null | head -1)"
+  # The plugin loads CUDA's own libraries (cudart, cublasLt, cuDNN) from the
+  # machine, not from the bundle (cuDNN alone is far over the 64 MiB that may
+  # travel): the toolkit's folder, or the ones PyTorch's wheels bring
+  # (site-packages/nvidia/*/lib; Python says where its nvidia.cudnn is, the
+  # search below finds the rest). cuDNN 9 dlopens its sub-libraries
+  # (graph, engines, ops, cnn, heuristic) from the folder of libcudnn.so.9,
+  # so that folder goes on LD_LIBRARY_PATH too.
+  local cuda_dirs="" name found roots="/usr/local/cuda/lib64 /usr/local/cuda/targets /usr/local /opt /usr/lib /root"
+  local py_cudnn
+  py_cudnn="$(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.cudnn"); print(list(s.submodule_search_locations)[0] + "/lib")' 2>/dev/null)"
+  [ -d "$py_cudnn" ] && roots="$py_cudnn $roots"
+  for name in libcudart.so.13 libcublasLt.so.13 libcudnn.so.9; do
+    found="$(find $roots -name "$name" 2>/dev/null | head -1)"
     [ -n "$found" ] || continue
     case ":$cuda_dirs:" in *":$(dirname "$found"):"*) ;; *) cuda_dirs="${cuda_dirs:+$cuda_dirs:}$(dirname "$found")" ;; esac
+    [ "$name" = libcudnn.so.9 ] && cudnn_dir="$(dirname "$found")"
   done
   export LD_LIBRARY_PATH="${cuda_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   say "tfhost device check, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   say "CUDA libraries from: ${cuda_dirs:-none found (the plugin will say what it misses)}"
+  if [ -n "${cudnn_dir:-}" ]; then
+    local missing=""
+    for name in libcudnn_graph.so.9 libcudnn_engines_precompiled.so.9 libcudnn_engines_runtime_compiled.so.9 \
+                libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudnn_heuristic.so.9; do
+      [ -e "$cudnn_dir/$name" ] || missing="$missing $name"
+    done
+    say "cuDNN from: $cudnn_dir${missing:+ (missing:$missing; convolutions will fail when cuDNN loads them)}"
+  else
+    say "cuDNN: libcudnn.so.9 not found (the plugin will not load; see probe)"
+  fi
 
   # 1. The machine.
   step nvidia-smi 20 nvidia-smi -L && sed 's/^/  /' "$outdir/nvidia-smi.log" >> "$summary"

@@ -105,14 +105,18 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
   b->description_ = std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
                     ", " + GiB(static_cast<double>(total_bytes)) + ", limit " +
                     GiB(static_cast<double>(bfc.memory_limit));
-  auto matmul = CublasLtMatmul::Create(
-      device, std::string(prop.name) + " sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
-      b->allocator_.get());
+  const std::string device_key = std::string(prop.name) + " sm_" + std::to_string(prop.major) +
+                                 std::to_string(prop.minor);
+  auto matmul = CublasLtMatmul::Create(device, device_key, b->allocator_.get());
   if (!matmul.ok()) return matmul.status();
   b->matmul_ = std::move(*matmul);
   b->env_.device = device;
   b->env_.backend_name = b->name_;
   b->env_.matmul = b->matmul_.get();
+#ifdef TFHOST_CUDA_CUDNN
+  b->cudnn_ = std::make_shared<CudnnContext>(device, device_key, b->allocator_.get());
+  b->env_.cudnn = b->cudnn_.get();
+#endif
   b->env_.allow_tf32 = options.allow_tf32;
   return b;
 }

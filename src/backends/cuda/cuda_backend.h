@@ -3,9 +3,10 @@
 // libtfhost_cuda.so (cuda_plugin.cc), never into the tfhost binary, so the
 // binary needs no CUDA library to start.
 //
-// What it runs today: float32 element-wise ops, softmax and matrix products
-// (cuda_kernels.h). Everything else stays on the host backends, with copies
-// where the two meet (backends/placement.h).
+// What it runs today: float32 element-wise ops, softmax, reductions, data
+// movement, matrix products, and convolutions and pools on cuDNN where the
+// plugin was built with it (cuda_kernels.h). Everything else stays on the
+// host backends, with copies where the two meet (backends/placement.h).
 //
 // Thread-safety: as backends/backend.h; every call sets the device first,
 // since threads share one process-wide CUDA context per device.
@@ -18,6 +19,7 @@
 #include "backends/bfc_allocator.h"
 #include "backends/cuda/cublaslt_matmul.h"
 #include "backends/cuda/cuda_kernels.h"
+#include "backends/cuda/cudnn_handle.h"
 
 typedef struct CUstream_st* cudaStream_t;
 
@@ -79,6 +81,11 @@ class CudaBackend : public Backend {
   std::unique_ptr<CudaStream> stream_;
   std::unique_ptr<BfcAllocator> allocator_;
   std::unique_ptr<CublasLtMatmul> matmul_;
+  // Made where the plugin has cuDNN (TFHOST_CUDA_CUDNN); its handle and
+  // workspace on first use. Destroyed before the allocator its workspace
+  // came from. A shared_ptr, whose deleter is bound where it is made, so a
+  // plugin without cuDNN never refers to ~CudnnContext.
+  std::shared_ptr<CudnnContext> cudnn_;
   CudaKernelEnv env_;
 };
 

@@ -7,6 +7,7 @@
 #include "backends/cuda/broadcast_shape.h"
 #include "backends/cuda/cublaslt_matmul.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cudnn_ops.h"
 #include "backends/cuda/elementwise_kernels.h"
 #include "backends/cuda/fused_program.h"
 #include "backends/cuda/gemm_plan.h"
@@ -227,12 +228,13 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
 bool CudaInputInHostMemory(const ir::Node& node, int index) {
   ReduceOp r;
   return ViewOpInputInHostMemory(node.op, index) || (index == 1 && ReduceOpOf(node.op, &r)) ||
-         LayoutInputInHostMemory(node, index);
+         LayoutInputInHostMemory(node, index) || CudnnInputInHostMemory(node, index);
 }
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsDeviceViewOp(node)) return NodeSupport::Yes();  // any fixed-size dtype: the bytes stay where they are
   if (IsLayoutOp(node.op)) return LayoutSupports(env, node);
+  if (IsCudnnOp(node.op)) return CudnnSupports(env, node);
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -263,6 +265,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
   if (!CudaSupports(env, node).supported) return {};
   if (IsViewOp(node.op)) return ViewOpKernel(node.op);
   if (IsLayoutOp(node.op)) return MakeLayoutKernel(env, node, fallback);
+  if (IsCudnnOp(node.op)) return MakeCudnnKernel(env, node, fallback);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

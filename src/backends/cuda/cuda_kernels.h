@@ -14,7 +14,15 @@
 //   - MatMul, BatchMatMul/V2/V3, _FusedMatMul and _TfhostFusedBatchMatMul
 //     on cuBLASLt (cublaslt_matmul.h), fused_ops [BiasAdd] with an optional
 //     activation: Relu in cuBLASLt's epilogue, the others in an element-wise
-//     kernel over the result.
+//     kernel over the result;
+//   - on cuDNN (cudnn_ops.h), NHWC: Conv2D (grouped too), DepthwiseConv2dNative
+//     (a grouped convolution), _FusedConv2D and FusedDepthwiseConv2dNative with
+//     fused_ops [BiasAdd], optional Add (residual), optional activation (Relu
+//     in cuDNN's epilogue, the others in an element-wise kernel),
+//     Conv2DBackpropInput, MaxPool and AvgPool; filters rewritten to KRSC
+//     once per filter buffer; padding cuDNN cannot take (asymmetric SAME,
+//     EXPLICIT) written into a padded copy of the input. Refused, staying on
+//     the host, where the plugin was built without cuDNN.
 // Every kernel reads and writes device memory on the backend's stream and
 // returns once its work is enqueued.
 //
@@ -28,17 +36,19 @@
 namespace tfhost::backends::cuda {
 
 class CublasLtMatmul;
+class CudnnContext;
 
 struct CudaKernelEnv {
   int device = 0;
   std::string backend_name;      // "cuda:0", for reasons
   CublasLtMatmul* matmul = nullptr;  // owned by the backend, which outlives its kernels
+  CudnnContext* cudnn = nullptr;     // likewise; null where the plugin has no cuDNN
   bool allow_tf32 = true;  // unless a node says _tfhost_fp32_strict (ir/precision_attrs.h)
 };
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node);
 // The inputs its kernels read in host memory: view ops' shapes and dims,
-// reductions' axes.
+// reductions' axes, layout ops' indices, Conv2DBackpropInput's input_sizes.
 bool CudaInputInHostMemory(const ir::Node& node, int index);
 ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback);
 
