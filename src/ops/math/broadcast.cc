@@ -1,12 +1,13 @@
 #include "ops/math/broadcast.h"
 
 #include <limits>
+#include <span>
 
 namespace tfhost::ops::math {
 
-std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
+DimVector BroadcastStrides(const Shape& in, const Shape& out) {
   const int rank = out.rank();
-  std::vector<int64_t> strides(rank, 0);
+  DimVector strides(static_cast<size_t>(rank), 0);
   int64_t stride = 1;
   for (int d = in.rank() - 1; d >= 0; --d) {
     int od = rank - in.rank() + d;
@@ -20,10 +21,10 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
 
 namespace {
 
-std::string ShapeList(const std::vector<Shape>& shapes) {
+std::string ShapeList(const Shape* shapes, size_t n) {
   std::string s;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    if (i) s += (i + 1 == shapes.size()) ? " and " : ", ";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) s += (i + 1 == n) ? " and " : ", ";
     s += shapes[i].ToString();
   }
   return s;
@@ -31,29 +32,30 @@ std::string ShapeList(const std::vector<Shape>& shapes) {
 
 }  // namespace
 
-StatusOr<Broadcaster> Broadcaster::Make(const std::vector<Shape>& inputs) {
-  if (inputs.empty() || inputs.size() > kMaxInputs) {
-    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(inputs.size()));
+StatusOr<Broadcaster> Broadcaster::Make(const Shape* inputs, size_t n) {
+  if (n == 0 || n > kMaxInputs) {
+    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(n));
   }
   Shape out = inputs[0];
-  for (size_t k = 1; k < inputs.size(); ++k) {
+  for (size_t k = 1; k < n; ++k) {
+    if (inputs[k] == out) continue;  // the common case, without BroadcastShapes' work
     auto next = BroadcastShapes(out, inputs[k]);
     if (!next.ok()) {
-      return InvalidArgument("incompatible shapes for broadcasting: " + ShapeList(inputs));
+      return InvalidArgument("incompatible shapes for broadcasting: " + ShapeList(inputs, n));
     }
     out = std::move(*next);
   }
   Broadcaster b;
   b.output_shape_ = std::move(out);
-  TFHOST_RETURN_IF_ERROR(b.Init(inputs));
+  TFHOST_RETURN_IF_ERROR(b.Init(inputs, n));
   return b;
 }
 
-StatusOr<Broadcaster> Broadcaster::MakeTo(const std::vector<Shape>& inputs, const Shape& out) {
-  if (inputs.empty() || inputs.size() > kMaxInputs) {
-    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(inputs.size()));
+StatusOr<Broadcaster> Broadcaster::MakeTo(const Shape* inputs, size_t n, const Shape& out) {
+  if (n == 0 || n > kMaxInputs) {
+    return InvalidArgument("Broadcaster takes 1 to 3 shapes, got " + std::to_string(n));
   }
-  for (const Shape& in : inputs) {
+  for (const Shape& in : std::span<const Shape>(inputs, n)) {
     auto b = BroadcastShapes(in, out);
     if (!b.ok() || *b != out) {
       return InvalidArgument("shape " + in.ToString() + " cannot be broadcast to " + out.ToString());
@@ -61,14 +63,14 @@ StatusOr<Broadcaster> Broadcaster::MakeTo(const std::vector<Shape>& inputs, cons
   }
   Broadcaster b;
   b.output_shape_ = out;
-  TFHOST_RETURN_IF_ERROR(b.Init(inputs));
+  TFHOST_RETURN_IF_ERROR(b.Init(inputs, n));
   return b;
 }
 
-Status Broadcaster::Init(const std::vector<Shape>& inputs) {
-  num_inputs_ = static_cast<int>(inputs.size());
+Status Broadcaster::Init(const Shape* inputs, size_t n) {
+  num_inputs_ = static_cast<int>(n);
   const Shape& out = output_shape_;
-  std::array<std::vector<int64_t>, kMaxInputs> full;
+  std::array<DimVector, kMaxInputs> full;
   for (int k = 0; k < num_inputs_; ++k) {
     full[k] = BroadcastStrides(inputs[k], out);
     identity_[k] = inputs[k] == out;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "base/shape.h"
@@ -28,17 +29,26 @@ namespace tfhost::ops::math {
 // Strides (in elements) of row-major `in` viewed with the rank of `out`:
 // 0 on dimensions where `in` is broadcast (missing or of size 1). Precondition:
 // `in` broadcasts to `out` (check with Broadcaster::MakeTo first).
-std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out);
+DimVector BroadcastStrides(const Shape& in, const Shape& out);
 
 class Broadcaster {
  public:
   static constexpr int kMaxInputs = 3;
 
   // Broadcasts 1..kMaxInputs shapes together; the error names every shape.
-  static StatusOr<Broadcaster> Make(const std::vector<Shape>& inputs);
+  // (Up to rank 6, a Broadcaster allocates nothing: kernels make one per call.)
+  static StatusOr<Broadcaster> Make(std::initializer_list<Shape> inputs) { return Make(inputs.begin(), inputs.size()); }
+  static StatusOr<Broadcaster> Make(const std::vector<Shape>& inputs) { return Make(inputs.data(), inputs.size()); }
+  static StatusOr<Broadcaster> Make(const Shape* inputs, size_t n);
   // Broadcasts every input to exactly `out` (an input may not enlarge it);
   // the error names the input and the target shape.
-  static StatusOr<Broadcaster> MakeTo(const std::vector<Shape>& inputs, const Shape& out);
+  static StatusOr<Broadcaster> MakeTo(std::initializer_list<Shape> inputs, const Shape& out) {
+    return MakeTo(inputs.begin(), inputs.size(), out);
+  }
+  static StatusOr<Broadcaster> MakeTo(const std::vector<Shape>& inputs, const Shape& out) {
+    return MakeTo(inputs.data(), inputs.size(), out);
+  }
+  static StatusOr<Broadcaster> MakeTo(const Shape* inputs, size_t n, const Shape& out);
 
   const Shape& output_shape() const { return output_shape_; }
   int64_t num_elements() const { return output_shape_.num_elements(); }
@@ -55,13 +65,13 @@ class Broadcaster {
   void ForEach(int64_t begin, int64_t end, Fn&& fn) const;
 
  private:
-  Status Init(const std::vector<Shape>& inputs);
+  Status Init(const Shape* inputs, size_t n);
 
   int num_inputs_ = 0;
   Shape output_shape_;
   // Collapsed iteration space: dims_[d] and, per input, strides_[k][d].
-  std::vector<int64_t> dims_;
-  std::array<std::vector<int64_t>, kMaxInputs> strides_;
+  DimVector dims_;
+  std::array<DimVector, kMaxInputs> strides_;
   std::array<bool, kMaxInputs> identity_{};
   std::array<bool, kMaxInputs> scalar_{};
 };
@@ -76,7 +86,7 @@ void Broadcaster::ForEach(int64_t begin, int64_t end, Fn&& fn) const {
     return;
   }
   // Multi-index of `begin`, and the matching offsets.
-  std::vector<int64_t> idx(rank, 0);
+  DimVector idx(static_cast<size_t>(rank), 0);
   int64_t rest = begin;
   for (int d = rank - 1; d >= 0; --d) {
     idx[d] = rest % dims_[d];

@@ -85,15 +85,8 @@ StatusOr<int> ReadScalarAxis(const KernelContext& ctx, const Tensor& axis, int r
   return WrapAxis(ctx, values[0], rank, what);
 }
 
-void ParallelElementwise(const KernelContext& ctx, int64_t n,
-                         const std::function<void(int64_t, int64_t)>& fn) {
-  constexpr int64_t kMinChunk = 1 << 15;
-  ThreadPool* pool = ctx.intra_op();
-  if (pool == nullptr || pool->num_threads() == 0 || n < 2 * kMinChunk) {
-    if (n > 0) fn(0, n);
-    return;
-  }
-  pool->ParallelFor(n, kMinChunk, fn);
+void ParallelElementwiseOnPool(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  pool->ParallelFor(n, kParallelElementwiseMinChunk, fn);
 }
 
 }  // namespace tfhost::ops::math

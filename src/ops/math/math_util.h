@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/tensor.h"
+#include "base/thread_pool.h"
 #include "ops/op_kernel.h"
 #include "ops/wrapping_arithmetic.h"
 
@@ -88,8 +89,19 @@ StatusOr<int> ReadScalarAxis(const KernelContext& ctx, const Tensor& axis, int r
 // ---- parallelism ---------------------------------------------------------------
 
 // Runs fn(begin, end) over [0, n): on the intra-op pool when there is one and
-// the work is large enough, otherwise inline.
-void ParallelElementwise(const KernelContext& ctx, int64_t n,
-                         const std::function<void(int64_t, int64_t)>& fn);
+// the work is large enough, otherwise inline. The inline case makes no
+// std::function (a lambda capturing more than two references would be
+// copied to the heap): small tensors, a While loop's scalars, are most calls.
+inline constexpr int64_t kParallelElementwiseMinChunk = 1 << 15;
+void ParallelElementwiseOnPool(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+template <typename Fn>
+void ParallelElementwise(const KernelContext& ctx, int64_t n, Fn&& fn) {
+  ThreadPool* pool = ctx.intra_op();
+  if (pool == nullptr || pool->num_threads() == 0 || n < 2 * kParallelElementwiseMinChunk) {
+    if (n > 0) fn(int64_t{0}, n);
+    return;
+  }
+  ParallelElementwiseOnPool(pool, n, fn);
+}
 
 }  // namespace tfhost::ops::math

@@ -160,6 +160,12 @@ Status TensorListGetItem(KernelContext& ctx) {
     return ctx.Error("index " + std::to_string(index) + " is out of range for a list of " +
                      std::to_string(list->items.size()) + " elements");
   }
+  // A set element is returned as it is (as TensorFlow does); the shape the
+  // zeros of an unset one take is only worked out for those.
+  if (list->items[index].valid()) {
+    ctx.set_output(0, list->items[index]);
+    return OkStatus();
+  }
   TFHOST_ASSIGN_OR_RETURN(ir::PartialShape shape, MergedShape(ctx, *list, 2));
   TFHOST_ASSIGN_OR_RETURN(Tensor item, ItemOrZeros(ctx, *list, index, shape));
   ctx.set_output(0, std::move(item));
@@ -171,7 +177,8 @@ Status TensorListSetItem(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(int64_t index, ReadScalarIndex(ctx, 1, "index"));
   const Tensor& item = ctx.input(2);
   TFHOST_RETURN_IF_ERROR(CheckItem(ctx, *list, item));
-  TFHOST_ASSIGN_OR_RETURN(bool resize, ctx.AttrOr<bool>("resize_if_index_out_of_bounds", false));
+  static const std::string kResizeAttr = "resize_if_index_out_of_bounds";  // past std::string's inline size
+  TFHOST_ASSIGN_OR_RETURN(bool resize, ctx.AttrOr<bool>(kResizeAttr, false));
   int64_t size = static_cast<int64_t>(list->items.size());
   if (index < 0 || (index >= size && !resize) || index >= tensor_array::kMaxElements) {
     return ctx.Error("index " + std::to_string(index) + " is out of range for a list of " + std::to_string(size) +

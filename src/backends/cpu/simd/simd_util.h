@@ -29,15 +29,17 @@ inline constexpr int64_t kMinChunkCheap = 1 << 15;
 inline constexpr int64_t kMinChunkExpensive = 1 << 12;
 
 // fn(begin, end) over [0, n): inline when there is no pool, it has no
-// workers, or n is below two chunks; otherwise over the pool.
-inline void ParallelRange(ThreadPool* pool, int64_t n, int64_t min_chunk,
-                          const std::function<void(int64_t, int64_t)>& fn) {
+// workers, or n is below two chunks; otherwise over the pool. Inline, no
+// std::function is made (a lambda capturing more than two references would
+// be copied to the heap on every call).
+template <typename Fn>
+void ParallelRange(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
   if (n <= 0) return;
   if (pool == nullptr || pool->num_threads() == 0 || n < 2 * min_chunk) {
-    fn(0, n);
+    fn(int64_t{0}, n);
     return;
   }
-  pool->ParallelFor(n, min_chunk, fn);
+  pool->ParallelFor(n, min_chunk, std::function<void(int64_t, int64_t)>(fn));
 }
 
 // `candidate` itself when it is a float32 tensor of `shape` that nobody else
