@@ -12,4 +12,12 @@ StatusOr<Tensor> Backend::CopyOut(const Tensor& src) const {
                        ") has no copies to host memory");
 }
 
+std::optional<DeviceMemoryStats> Backend::device_memory() const {
+  if (memory_space().host_accessible() || allocator() == nullptr) return std::nullopt;
+  DeviceMemoryStats s;
+  s.allocator = allocator()->stats();
+  s.bytes_reserved = s.allocator.bytes_in_use;
+  return s;
+}
+
 }  // namespace tfhost::backends

@@ -17,6 +17,7 @@
 // called from several threads at once.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,15 @@ struct NodeSupport {
   std::string reason;  // when not supported
   static NodeSupport Yes() { return {true, ""}; }
   static NodeSupport No(std::string why) { return {false, std::move(why)}; }
+};
+
+// What a device backend's allocator holds of its device, for /metrics and
+// `tfhost monitor`: the allocator's own figures (in use, peak, limit,
+// failures) and what it has taken from the device, which a caching
+// allocator (BfcAllocator) keeps past the tensors that used it.
+struct DeviceMemoryStats {
+  AllocatorStats allocator;
+  int64_t bytes_reserved = 0;  // >= allocator.bytes_in_use
 };
 
 class Backend {
@@ -91,6 +101,12 @@ class Backend {
   // sees the result (CopyOut synchronizes before returning).
   virtual StatusOr<Tensor> CopyIn(const Tensor& src) const;
   virtual StatusOr<Tensor> CopyOut(const Tensor& src) const;
+
+  // Its device memory figures; none for host backends (memory_space() host
+  // accessible, or no allocator). By default from allocator()->stats(), with
+  // nothing reserved beyond what is in use; a backend whose allocator caches
+  // device memory says what it holds. Thread-safe.
+  virtual std::optional<DeviceMemoryStats> device_memory() const;
 };
 
 }  // namespace tfhost::backends

@@ -144,6 +144,10 @@ void BfcAllocator::Deallocate(void* ptr, size_t) {
 
 AllocatorStats BfcAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return StatsLocked();
+}
+
+AllocatorStats BfcAllocator::StatsLocked() const {
   AllocatorStats s = counters_.Snapshot();
   s.bytes_limit = options_.memory_limit;
   s.failed = failed_;
@@ -153,6 +157,9 @@ AllocatorStats BfcAllocator::stats() const {
 BfcStats BfcAllocator::bfc_stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   BfcStats s;
+  // Under the same lock as `reserved_`, so that in use never exceeds
+  // reserved in one reading.
+  s.allocator = StatsLocked();
   s.bytes_reserved = reserved_;
   s.largest_free_chunk = free_.empty() ? 0 : static_cast<int64_t>(free_.rbegin()->first);
   for (const Region& r : regions_) s.regions += r.ptr != nullptr;

@@ -56,6 +56,7 @@ struct BfcOptions {
 };
 
 struct BfcStats {
+  AllocatorStats allocator;        // stats(), read at the same instant
   int64_t bytes_reserved = 0;      // held in regions
   int64_t largest_free_chunk = 0;  // the biggest request that fits without growing
   int regions = 0;
@@ -99,6 +100,8 @@ class BfcAllocator : public Allocator {
   // Under mu_: adds a region able to hold `size`; false when the source or
   // the limit refuses.
   bool Grow(size_t size);
+  // Under mu_: stats().
+  AllocatorStats StatsLocked() const;
   // Under mu_: gives back every region that is one free chunk.
   void ReleaseFreeRegions();
   void InsertFree(Chunk* c) { free_.insert({c->size, c}); }

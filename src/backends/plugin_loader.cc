@@ -40,7 +40,8 @@ std::vector<std::string> PluginSearchPath() {
   return dirs;
 }
 
-PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registry) {
+PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registry,
+                               const BackendPluginOptions& options) {
   PluginReport report;
   report.name = name;
   const std::string file = "libtfhost_" + name + ".so";
@@ -67,7 +68,7 @@ PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registr
     return report;
   }
   using AbiFn = int (*)();
-  using RegisterFn = int (*)(BackendRegistry*, char*, size_t);
+  using RegisterFn = int (*)(BackendRegistry*, const BackendPluginOptions*, char*, size_t);
   auto abi = reinterpret_cast<AbiFn>(::dlsym(handle, "tfhost_backend_plugin_abi"));
   auto add = reinterpret_cast<RegisterFn>(::dlsym(handle, "tfhost_backend_plugin_register"));
   if (abi == nullptr || add == nullptr) {
@@ -84,7 +85,7 @@ PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registr
   // Kept loaded for the life of the process: its backends live in `registry`.
   report.loaded = true;
   char detail[512] = {0};
-  report.backends = add(&registry, detail, sizeof(detail));
+  report.backends = add(&registry, &options, detail, sizeof(detail));
   detail[sizeof(detail) - 1] = '\0';
   report.detail = detail;
   return report;

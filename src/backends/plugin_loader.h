@@ -10,9 +10,12 @@
 // The plugin contract (ABI version kBackendPluginAbi): a plugin exports
 //   extern "C" int tfhost_backend_plugin_abi(void);
 //   extern "C" int tfhost_backend_plugin_register(
-//       tfhost::backends::BackendRegistry* registry, char* detail, size_t detail_size);
-// The first returns the ABI it was built for. The second adds its backends
-// to `registry` and returns how many it added (0 when none is usable), and
+//       tfhost::backends::BackendRegistry* registry,
+//       const tfhost::backends::BackendPluginOptions* options,
+//       char* detail, size_t detail_size);
+// The first returns the ABI it was built for. The second adds its backends,
+// made with `options` (plugin_options.h; never null), to `registry` and
+// returns how many it added (0 when none is usable or an option is bad), and
 // writes one line into `detail`: what it added, or why nothing. A plugin
 // resolves tfhost's own symbols from the executable (which exports them),
 // so it must be built from the same sources as the binary loading it.
@@ -25,10 +28,12 @@
 #include <vector>
 
 #include "backends/backend_registry.h"
+#include "backends/plugin_options.h"
 
 namespace tfhost::backends {
 
-inline constexpr int kBackendPluginAbi = 1;
+// 2: the register function takes options; Backend has device_memory().
+inline constexpr int kBackendPluginAbi = 2;
 
 struct PluginReport {
   std::string name;           // "cuda"
@@ -41,8 +46,10 @@ struct PluginReport {
 // The folders searched for plugins, in order.
 std::vector<std::string> PluginSearchPath();
 
-// Loads libtfhost_<name>.so from the search path into `registry`. Never
-// fails: the report says what happened.
-PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registry);
+// Loads libtfhost_<name>.so from the search path into `registry`, its
+// backends made with `options`. Never fails: the report says what happened
+// (a bad option: loaded, no backends, the plugin's reason in `detail`).
+PluginReport LoadBackendPlugin(const std::string& name, BackendRegistry& registry,
+                               const BackendPluginOptions& options = {});
 
 }  // namespace tfhost::backends

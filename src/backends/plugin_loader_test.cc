@@ -39,6 +39,43 @@ TEST(PluginLoaderTest, APluginAddsItsBackendsToTheRegistry) {
   EXPECT_EQ(registry.backends().front(), device);  // priority 100, ahead of the reference
 }
 
+// The options reach the plugin's factory: the fake device's BfcAllocator
+// may take memory_fraction of its pretend 4 GiB, and without allow_growth
+// takes all of it at the first allocation.
+TEST(PluginLoaderTest, OptionsReachThePluginsBackends) {
+  PluginPath path(TFHOST_TEST_PLUGIN_DIR);
+  BackendRegistry registry;
+  BackendPluginOptions options;
+  options.Set(kMemoryFractionOption, "0.01");
+  options.Set(kAllowGrowthOption, "false");
+  const PluginReport report = LoadBackendPlugin("fake", registry, options);
+  ASSERT_EQ(report.backends, 1) << report.detail;
+  const Backend* device = registry.Find("fake_device");
+  ASSERT_NE(device, nullptr);
+  const int64_t limit = static_cast<int64_t>(static_cast<double>(int64_t{4} << 30) * 0.01);
+  std::optional<DeviceMemoryStats> before = device->device_memory();
+  ASSERT_TRUE(before.has_value());
+  EXPECT_EQ(before->allocator.bytes_limit, limit);
+  EXPECT_EQ(before->bytes_reserved, 0);
+  auto t = Tensor::Allocate(DType::kFloat, Shape({16}), device->allocator());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  std::optional<DeviceMemoryStats> after = device->device_memory();
+  EXPECT_EQ(after->allocator.bytes_in_use, 256);  // 64 bytes, rounded up to the BFC's alignment
+  EXPECT_EQ(after->bytes_reserved, limit / 256 * 256);
+}
+
+TEST(PluginLoaderTest, ABadOptionAddsNothingAndSaysWhy) {
+  PluginPath path(TFHOST_TEST_PLUGIN_DIR);
+  BackendRegistry registry;
+  BackendPluginOptions options;
+  options.Set(kMemoryFractionOption, "2");
+  const PluginReport report = LoadBackendPlugin("fake", registry, options);
+  EXPECT_TRUE(report.loaded);
+  EXPECT_EQ(report.backends, 0);
+  EXPECT_EQ(report.detail, "fake_device plugin: option memory_fraction must be a number in [0, 1], got '2'");
+  EXPECT_TRUE(registry.backends().empty());
+}
+
 TEST(PluginLoaderTest, MissingOrForeignLibrariesAreReportedNotFatal) {
   PluginPath path(TFHOST_TEST_PLUGIN_DIR);
   BackendRegistry registry;

@@ -39,6 +39,7 @@
 #include "cli/bench_profile.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/gpu_memory_flags.h"
 #include "cli/trace_flag.h"
 #include "runtime/flop_count.h"
 
@@ -373,6 +374,8 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   AddSignatureAndTagFlags(flags, &signature_name, &tags);
   AddKernelsFlag(flags, &kernels_flag);
   AddDeviceFlag(flags, &device);
+  GpuMemoryFlags gpu_memory;
+  AddGpuMemoryFlags(flags, &gpu_memory);
   AddPrecisionFlag(flags, &precision);
   flags.AddInt("seed", &seed, "N", "random seed for the synthesized inputs (default: 1)");
   flags.AddString("peak-gflops", &peak_flag, "X",
@@ -395,7 +398,7 @@ int BenchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   auto shapes = ParseShapeFlags(shape_flags);
   if (!shapes.ok()) return ReportUsage(err, "bench", shapes.status().message());
   auto kernels = ParseKernelsFlag(kernels_flag);
-  auto backends = ApplyDeviceFlag(device, "bench", err);
+  auto backends = ApplyDeviceFlags(device, gpu_memory, "bench", err);
   if (!backends.ok()) return ReportFlagStatus(err, "bench", backends.status());
   if (!kernels.ok()) return ReportUsage(err, "bench", kernels.status().message());
   if (Status st = CheckPrecisionFlag(precision); !st.ok()) return ReportUsage(err, "bench", st.message());

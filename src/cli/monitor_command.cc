@@ -1,8 +1,10 @@
-// `tfhost monitor [--interval S] [--once] [--prometheus ADDR] [--record FILE]`:
-// a live dashboard of the GPUs (NVML) and the host (procfs), a Prometheus
-// exporter using DCGM exporter's GPU metric names and node exporter's host
-// names, and a JSON-lines recording for `tfhost advise`. Ends on Ctrl-C, or
-// after --count samples (--once = one sample).
+// `tfhost monitor [--interval S] [--once] [--prometheus ADDR] [--record FILE]
+// [--serve HOST:PORT]`: a live dashboard of the GPUs (NVML) and the host
+// (procfs), a Prometheus exporter using DCGM exporter's GPU metric names and
+// node exporter's host names, and a JSON-lines recording for `tfhost advise`;
+// with --serve, also the device memory a running `tfhost serve` holds (its
+// GPU allocators, read from its metrics). Ends on Ctrl-C, or after --count
+// samples (--once = one sample).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "base/file_util.h"
@@ -19,6 +22,7 @@
 #include "cli/command_util.h"
 #include "host/monitor/metrics_server.h"
 #include "host/monitor/monitor.h"
+#include "host/monitor/serve_scrape.h"
 
 namespace tfhost::cli {
 
@@ -45,7 +49,7 @@ double WallNow() {
 }  // namespace
 
 int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string interval_text = "1", prometheus, record, root = "/", nvml_xml;
+  std::string interval_text = "1", prometheus, record, root = "/", nvml_xml, serve_text;
   bool once = false, json = false, no_gpu = false;
   int count = 0;
   FlagParser flags("tfhost monitor [flags]",
@@ -61,6 +65,10 @@ int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std:
   flags.AddString("root", &root, "DIR", "read host counters from a snapshot folder instead of /");
   flags.AddString("nvml-xml", &nvml_xml, "FILE", "GPU metrics from an `nvidia-smi -q -x` recording instead of NVML");
   flags.AddBool("no-gpu", &no_gpu, "skip GPU metrics");
+  flags.AddString("serve", &serve_text, "HOST:PORT[/PATH]",
+                  "also show the device memory of a tfhost serve's GPU allocators (in use, peak, reserved, limit, "
+                  "failed allocations), read from its REST port's metrics (default path "
+                  "/monitoring/prometheus/metrics) each sample");
   if (int code = ParseOrExit(flags, args, "monitor", out, err); code >= 0) return code;
   char* end = nullptr;
   double interval = std::strtod(interval_text.c_str(), &end);
@@ -68,6 +76,12 @@ int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std:
     return ReportUsage(err, "monitor", "--interval must be a number of seconds in [0.05, 3600], got '" + interval_text + "'");
   }
   if (count < 0) return ReportUsage(err, "monitor", "--count must be >= 0");
+  std::optional<host::ServeEndpoint> serve;
+  if (!serve_text.empty()) {
+    StatusOr<host::ServeEndpoint> endpoint = host::ParseServeEndpoint(serve_text);
+    if (!endpoint.ok()) return ReportUsage(err, "monitor", endpoint.status().message());
+    serve = *endpoint;
+  }
   if (once) count = 1;
 
   std::unique_ptr<host::FsReader> fs = host::NewRootedFsReader(root);
@@ -129,6 +143,18 @@ int MonitorCommand(const std::vector<std::string>& args, std::ostream& out, std:
       break;
     }
     ++produced;
+    if (serve) {
+      // A server that is down or slow is shown as such; the host's figures
+      // still come. Bounded by the interval, so sampling keeps its pace.
+      s->serve = serve->ToString();
+      const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(std::min(interval, 2.0) * 500));
+      StatusOr<std::string> text = host::FetchServeMetrics(*serve, timeout);
+      if (text.ok()) {
+        s->serve_devices = host::ParseServeDeviceMemory(*text);
+      } else {
+        s->serve_error = text.status().message();
+      }
+    }
     if (server) server->Update(host::FormatPrometheus(*s));
     if (recording.is_open()) recording << host::FormatSampleJsonLine(*s) << "\n" << std::flush;
     if (json) {

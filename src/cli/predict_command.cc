@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/gpu_memory_flags.h"
 #include "cli/trace_flag.h"
 #include "data/predict/predict.h"
 
@@ -94,6 +95,8 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
       "the signature's inputs by name. See docs/predict.md.");
   AddModelPathFlag(flags, &path);
   AddDeviceFlag(flags, &device);
+  GpuMemoryFlags gpu_memory;
+  AddGpuMemoryFlags(flags, &gpu_memory);
   flags.AddRepeated("input", &inputs, "FILES...", "input files (TFRecord, or .jsonl/.ndjson/.json); globs allowed");
   flags.AddString("output", &output, "PREFIX", "output path prefix (its directory is created)");
   AddSignatureAndTagFlags(flags, &signature, &tags);
@@ -164,7 +167,7 @@ int PredictCommand(const std::vector<std::string>& args, std::ostream& out, std:
   o.sync = !no_sync;
   o.reader.max_decompressed_bytes = DecompressedLimitBytes(max_decompressed_mb);
 
-  auto backends = ApplyDeviceFlag(device, cmd.c_str(), err);
+  auto backends = ApplyDeviceFlags(device, gpu_memory, cmd.c_str(), err);
   if (!backends.ok()) return ReportFlagStatus(err, cmd, backends.status());
   auto tracer = CliTrace::Start(trace_path, "tfhost predict");
   if (!tracer.ok()) return ReportFailure(err, cmd, tracer.status());

@@ -7,6 +7,7 @@
 #include "base/file_util.h"
 #include "cli/cli.h"
 #include "cli/command_util.h"
+#include "cli/gpu_memory_flags.h"
 #include "cli/npy_io.h"
 #include "cli/tensor_input.h"
 #include "cli/trace_flag.h"
@@ -58,6 +59,8 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   flags.AddInt("threads", &threads, "N", "intra-op threads (default 0: one per hardware thread)");
   AddKernelsFlag(flags, &kernels_flag);
   AddDeviceFlag(flags, &device);
+  GpuMemoryFlags gpu_memory;
+  AddGpuMemoryFlags(flags, &gpu_memory);
   AddPrecisionFlag(flags, &precision);
   AddTraceFlag(flags, &trace_path);
   AddModelLimitFlags(flags, &limits);
@@ -70,7 +73,7 @@ int RunCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
   NoteBf16Fallback(err, "run", precision);
   auto inputs = ParseInputFlags(input_flags);
   if (!inputs.ok()) return ReportUsage(err, "run", inputs.status().message());
-  auto backends = ApplyDeviceFlag(device, "run", err);
+  auto backends = ApplyDeviceFlags(device, gpu_memory, "run", err);
   if (!backends.ok()) return ReportFlagStatus(err, "run", backends.status());
 
   auto tracer = CliTrace::Start(trace_path, "tfhost run");

@@ -287,7 +287,7 @@ int ServeCommand(const std::vector<std::string>& args, std::ostream& out, std::o
   if (auto threshold = ServeMallocMmapThreshold(std::getenv("MALLOC_MMAP_THRESHOLD_"), std::getenv("GLIBC_TUNABLES"))) {
     mallopt(M_MMAP_THRESHOLD, static_cast<int>(*threshold));
   }
-  auto backends = ApplyDeviceFlag(f.device, "serve", err);
+  auto backends = ApplyDeviceFlags(f.device, f.gpu_memory, "serve", err);
   if (!backends.ok()) return ReportFlagStatus(err, "serve", backends.status());
   NoteBf16Fallback(err, "serve", f.precision);
   if (f.rest_api_port == 0 && f.port == 0 && f.grpc_socket_path.empty()) {

@@ -60,6 +60,13 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
            {"--max_request_tensor_mb=0", "--max_request_tensor_mb must be between 1 and 1048576, got 0"},
            {"--max_request_string_bytes=0", "--max_request_string_bytes must be between 1 and 2147483647, got 0"},
            {"--max_loop_iterations=-5", "--max_loop_iterations must be between 0 and 2147483647, got -5"},
+           {"--per_process_gpu_memory_fraction=1.5",
+            "--per_process_gpu_memory_fraction must be a number in [0, 1], got '1.5'"},
+           {"--per_process_gpu_memory_fraction=-0.1",
+            "--per_process_gpu_memory_fraction must be a number in [0, 1], got '-0.1'"},
+           {"--per_process_gpu_memory_fraction=most",
+            "--per_process_gpu_memory_fraction must be a number in [0, 1], got 'most'"},
+           {"--gpu_allow_growth=yes", "--gpu_allow_growth must be true or false, got 'yes'"},
        }) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand({flag}, out, err), kExitUsage) << flag;
@@ -77,11 +84,23 @@ TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
         "--rest_api_timeout_in_ms", "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
         "--max_num_load_retries", "--load_retry_interval_micros", "--num_request_iterations_for_warmup",
         "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models",
-        "--grpc_socket_path", "--ssl_config_file", "--enable_per_model_batching_parameters"}) {
+        "--grpc_socket_path", "--ssl_config_file", "--enable_per_model_batching_parameters",
+        "--per_process_gpu_memory_fraction", "--gpu_allow_growth"}) {
     // Long names put their help on the next line.
     const bool listed = out.str().find(std::string(flag) + " ") != std::string::npos ||
                         out.str().find(std::string(flag) + "\n") != std::string::npos;
     EXPECT_TRUE(listed) << flag;
+  }
+}
+
+TEST(ServeCommandTest, HelpSaysTheGpuMemoryFlagsDoNothingWithoutAGpu) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ServeCommand({"--help"}, out, err), kExitOk);
+  const std::string help = out.str();
+  for (const char* flag : {"--per_process_gpu_memory_fraction", "--gpu_allow_growth"}) {
+    const size_t at = help.find(flag);
+    ASSERT_NE(at, std::string::npos) << flag;
+    EXPECT_NE(help.find("No effect without a usable GPU", at), std::string::npos) << help.substr(at, 400);
   }
 }
 
@@ -127,9 +146,15 @@ std::string Request(int port, const std::string& method, const std::string& path
 // A `tfhost serve` child process whose output goes to a file.
 class ServeProcess {
  public:
-  ServeProcess(const std::vector<std::string>& args, const fs::path& log) : log_(log) {
+  // `env`: NAME=VALUE settings for the child alone.
+  ServeProcess(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {})
+      : log_(log) {
     pid_ = ::fork();
     if (pid_ == 0) {
+      for (const std::string& setting : env) {
+        const size_t eq = setting.find('=');
+        ::setenv(setting.substr(0, eq).c_str(), setting.substr(eq + 1).c_str(), 1);
+      }
       FILE* f = std::fopen(log.c_str(), "w");
       if (f != nullptr) {
         ::dup2(fileno(f), 1);
@@ -401,6 +426,39 @@ TEST(ServeBinaryTest, ServesTfServingsGoodModelConfigWithItsMonitoringConfig) {
             std::string::npos);
   std::string metrics = Request(port, "GET", "/monitoring/prometheus/metrics");
   EXPECT_NE(metrics.find(":tensorflow:serving:request_count"), std::string::npos) << metrics.substr(0, 500);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(20s), 0) << server.Log();
+  fs::remove_all(dir);
+}
+
+// The GPU memory flags through the binary: the stand-in CUDA plugin's one
+// fake GPU (4 GiB, src/backends/testing) gets --per_process_gpu_memory_fraction
+// of it, all at the first allocation without growth, and /metrics shows its
+// allocator labelled by device.
+TEST(ServeBinaryTest, GpuMemoryFlagsReachTheGpuAndItsAllocatorIsInTheMetrics) {
+  std::string model = testing::FixturePath("models/tfserving/saved_model_half_plus_two_cpu");
+  TFHOST_REQUIRE_FIXTURE(model);
+  fs::path dir = TempDir();
+  int port = FreePort();
+  ServeProcess server({"--model_name=half_plus_two", "--model_base_path", model, "--rest_api_address=127.0.0.1",
+                       "--rest_api_port=" + std::to_string(port), "--port=0", "--device=gpu",
+                       "--per_process_gpu_memory_fraction", "0.01", "--gpu_allow_growth", "false"},
+                      dir / "serve.log", {std::string("TFHOST_PLUGIN_PATH=") + TFHOST_FAKE_CUDA_PLUGIN_DIR});
+  ASSERT_TRUE(server.WaitReady(port, 60s)) << server.Log();
+  std::string predict = Request(port, "POST", "/v1/models/half_plus_two:predict", R"({"instances": [1.0, 2.0, 5.0]})");
+  EXPECT_NE(predict.find(R"({"predictions": [2.5,3.0,4.5]})"), std::string::npos) << predict;
+  const std::string metrics = Request(port, "GET", "/monitoring/prometheus/metrics");
+  const std::string labels = "{device=\"gpu:0\",backend=\"cuda:0\"} ";
+  const int64_t limit = static_cast<int64_t>(static_cast<double>(int64_t{4} << 30) * 0.01);
+  EXPECT_NE(metrics.find(":tfhost:serving:device_memory_limit_bytes" + labels + std::to_string(limit) + "\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find(":tfhost:serving:device_memory_reserved_bytes" + labels + std::to_string(limit / 256 * 256) +
+                         "\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find(":tfhost:serving:device_memory_allocation_failures" + labels + "0\n"), std::string::npos)
+      << metrics;
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(20s), 0) << server.Log();
   fs::remove_all(dir);

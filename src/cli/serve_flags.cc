@@ -10,6 +10,7 @@ void AddServeFlags(FlagParser& flags, ServeFlags& f) {
                   "address the gRPC API listens on: HOST (with --port) or HOST:PORT, [IPv6]:PORT (default 0.0.0.0; "
                   "127.0.0.1 keeps it local)");
   AddDeviceFlag(flags, &f.device);
+  AddGpuMemoryFlags(flags, &f.gpu_memory);
   flags.AddString("grpc_socket_path", &f.grpc_socket_path, "PATH",
                   "also serve gRPC on this UNIX domain socket (as TF Serving); with --port=0, only there");
   flags.AddInt("grpc_max_message_bytes", &f.grpc_max_message_bytes, "BYTES",
@@ -135,6 +136,7 @@ Status CheckServeFlags(const ServeFlags& f) {
   TFHOST_RETURN_IF_ERROR(check(f.max_request_string_bytes, 1, INT_MAX, "max_request_string_bytes"));
   TFHOST_RETURN_IF_ERROR(CheckModelLimitFlags(f.limits));
   TFHOST_RETURN_IF_ERROR(CheckPrecisionFlag(f.precision));
+  TFHOST_RETURN_IF_ERROR(ParseGpuMemoryFlags(f.gpu_memory).status());
   if (!f.model_base_path.empty() && !f.model_config_file.empty()) {
     return InvalidArgument("give either --model_base_path or --model_config_file, not both");
   }

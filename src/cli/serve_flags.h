@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "cli/flags.h"
+#include "cli/gpu_memory_flags.h"
 #include "cli/limit_flags.h"
 #include "serving/servable/request_limits.h"
 
@@ -22,6 +23,7 @@ struct ServeFlags {
   std::string grpc_address = "0.0.0.0";
   std::string grpc_socket_path;
   std::string device = "cpu";
+  GpuMemoryFlags gpu_memory;
   std::string model_name = "default";
   std::string model_base_path;
   std::string model_config_file;

@@ -54,6 +54,9 @@ ServerCore::ServerCore(ServerCoreOptions options) : options_(std::move(options))
     registry_ = owned_registry_.get();
   }
   metrics_ = std::make_unique<ServingMetrics>(registry_);
+  if (const backends::BackendRegistry* backends = options_.manager.load_options.session.backends) {
+    device_memory_metrics_ = std::make_unique<DeviceMemoryMetrics>(registry_, *backends);
+  }
   request_logger_ = std::make_unique<logging::RequestLogger>(registry_, options_.request_logging);
   default_runner_ = std::make_shared<DirectRunner>();
   ModelManagerOptions mopts = options_.manager;

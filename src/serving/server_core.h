@@ -32,6 +32,7 @@
 
 #include "base/status.h"
 #include "serving/logging/request_logger.h"
+#include "serving/metrics/device_memory_metrics.h"
 #include "serving/metrics/metrics_registry.h"
 #include "serving/model_manager/model_config.h"
 #include "serving/model_manager/model_manager.h"
@@ -246,6 +247,10 @@ class ServerCore {
   std::unique_ptr<MetricsRegistry> owned_registry_;
   MetricsRegistry* registry_ = nullptr;
   std::unique_ptr<ServingMetrics> metrics_;
+  // The device memory of the backends models run on
+  // (manager.load_options.session.backends); after the registry, which
+  // outlives it.
+  std::unique_ptr<DeviceMemoryMetrics> device_memory_metrics_;
   std::unique_ptr<logging::RequestLogger> request_logger_;
   mutable std::shared_mutex predict_cells_mu_;
   mutable std::map<std::string, std::unique_ptr<PredictCells>, std::less<>> predict_cells_;

@@ -18,8 +18,21 @@ BackendRegistry& PluginRegistry() {
 }
 
 // Under Mutex().
+BackendPluginOptions& CudaOptions() {
+  static BackendPluginOptions* options = new BackendPluginOptions;
+  return *options;
+}
+
+// Under Mutex(); null until the plugin is loaded.
+const PluginReport*& CudaReport() {
+  static const PluginReport* report = nullptr;
+  return report;
+}
+
+// Under Mutex().
 const PluginReport& LoadedCuda() {
-  static PluginReport* report = new PluginReport(LoadBackendPlugin("cuda", PluginRegistry()));
+  const PluginReport*& report = CudaReport();
+  if (report == nullptr) report = new PluginReport(LoadBackendPlugin("cuda", PluginRegistry(), CudaOptions()));
   return *report;
 }
 
@@ -43,6 +56,17 @@ StatusOr<DeviceChoice> ParseDevice(const std::string& text) {
     return c;
   }
   return InvalidArgument("--device '" + text + "' is not one of: cpu, gpu, gpu:N, auto");
+}
+
+Status SetGpuPluginOptions(const BackendPluginOptions& options) {
+  std::lock_guard<std::mutex> lock(Mutex());
+  if (CudaReport() != nullptr && !(options == CudaOptions())) {
+    auto shown = [](const BackendPluginOptions& o) { return o.empty() ? std::string("none") : o.ToString(); };
+    return FailedPrecondition("the CUDA plugin is already loaded with options " + shown(CudaOptions()) +
+                              "; it cannot take " + shown(options) + " in the same process");
+  }
+  CudaOptions() = options;
+  return OkStatus();
 }
 
 const PluginReport& CudaPluginReport() {

@@ -5,7 +5,7 @@
 // is gpu:0 when the plugin gave one, else cpu, saying why.
 //
 // The CUDA plugin is loaded once per process, on the first request for a
-// GPU; its backends and every registry made here live until the process
+// GPU, with the options SetGpuPluginOptions gave; its backends and every registry made here live until the process
 // ends (the GPU backends must not be torn down after the CUDA runtime).
 //
 // Thread-safety: ForDevice may be called from several threads at once.
@@ -36,6 +36,13 @@ struct DeviceRegistry {
 // FailedPrecondition for gpu/gpu:N when that GPU is not usable, with the
 // plugin's reason (no driver, no device, no plugin in this build).
 StatusOr<DeviceRegistry> ForDevice(const DeviceChoice& choice);
+
+// The options the CUDA plugin is loaded with (plugin_options.h: the GPU
+// memory flags). Call before the first ForDevice, CudaPluginReport or
+// GpuBackends; once the plugin is loaded its GPUs keep the options they were
+// made with, so a later call with other options is FailedPrecondition
+// naming both (the same options again are fine).
+Status SetGpuPluginOptions(const BackendPluginOptions& options);
 
 // What loading the CUDA plugin gave, and the GPU backends it added (loads
 // it if no one has yet).

@@ -70,7 +70,7 @@ Status CudaStream::Synchronize() {
 }
 
 StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const CudaBackendOptions& options) {
-  if (options.memory_fraction <= 0 || options.memory_fraction > 1) {
+  if (!(options.memory_fraction > 0 && options.memory_fraction <= 1)) {
     return InvalidArgument("cuda:" + std::to_string(device) + ": memory fraction must be in (0, 1], got " +
                            std::to_string(options.memory_fraction));
   }
@@ -119,6 +119,11 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
 #endif
   b->env_.allow_tf32 = options.allow_tf32;
   return b;
+}
+
+std::optional<DeviceMemoryStats> CudaBackend::device_memory() const {
+  const BfcStats bfc = allocator_->bfc_stats();
+  return DeviceMemoryStats{bfc.allocator, bfc.bytes_reserved};
 }
 
 NodeSupport CudaBackend::Supports(const ir::Node& node) const { return CudaSupports(env_, node); }

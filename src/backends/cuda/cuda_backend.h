@@ -27,10 +27,13 @@ namespace tfhost::backends::cuda {
 
 struct CudaBackendOptions {
   // The share of the device's memory the allocator may take (TF Serving's
-  // --per_process_gpu_memory_fraction); of the memory free at creation.
+  // --per_process_gpu_memory_fraction, which the plugin's memory_fraction
+  // option sets); of the memory free at creation, so that other processes'
+  // use is not promised again. In (0, 1].
   double memory_fraction = 0.9;
-  // Take memory as needed (TensorFlow's allow_growth) rather than all of it
-  // at the first allocation.
+  // Take memory as needed (TensorFlow's allow_growth; the plugin's
+  // allow_growth option, --gpu_allow_growth) rather than all of it at the
+  // first allocation.
   bool allow_growth = true;
   // Float32 products may round their operands to TF32 on the tensor cores,
   // as TensorFlow allows by default.
@@ -67,6 +70,8 @@ class CudaBackend : public Backend {
   bool InputInHostMemory(const ir::Node& node, int index) const override;
   StatusOr<Tensor> CopyIn(const Tensor& src) const override;
   StatusOr<Tensor> CopyOut(const Tensor& src) const override;
+  // The BfcAllocator's figures and the regions it holds.
+  std::optional<DeviceMemoryStats> device_memory() const override;
 
   // "NVIDIA H100 80GB HBM3, sm_90, 79.2 GiB, limit 71.3 GiB".
   const std::string& description() const { return description_; }

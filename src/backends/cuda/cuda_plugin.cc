@@ -19,8 +19,20 @@ void Say(char* detail, size_t size, const std::string& text) {
 
 extern "C" int tfhost_backend_plugin_abi() { return tfhost::backends::kBackendPluginAbi; }
 
-extern "C" int tfhost_backend_plugin_register(tfhost::backends::BackendRegistry* registry, char* detail,
+extern "C" int tfhost_backend_plugin_register(tfhost::backends::BackendRegistry* registry,
+                                              const tfhost::backends::BackendPluginOptions* options, char* detail,
                                               size_t detail_size) {
+  // Checked before the devices are touched: a bad option is the user's
+  // error and reads the same on every machine.
+  tfhost::backends::cuda::CudaBackendOptions backend_options;
+  auto memory = tfhost::backends::ReadDeviceMemoryOptions(*options, "cuda", backend_options.memory_fraction,
+                                                         backend_options.allow_growth);
+  if (!memory.ok()) {
+    Say(detail, detail_size, memory.status().message());
+    return 0;
+  }
+  backend_options.memory_fraction = memory->memory_fraction;
+  backend_options.allow_growth = memory->allow_growth;
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
@@ -41,7 +53,7 @@ extern "C" int tfhost_backend_plugin_register(tfhost::backends::BackendRegistry*
   std::string added, failed;
   int made = 0;
   for (int device = 0; device < count; ++device) {
-    auto backend = tfhost::backends::cuda::CudaBackend::Create(device, {});
+    auto backend = tfhost::backends::cuda::CudaBackend::Create(device, backend_options);
     if (!backend.ok()) {
       failed += (failed.empty() ? "" : "; ") + backend.status().message();
       continue;

@@ -7,6 +7,11 @@
 // fallbacks stay within the device's memory space); it takes the view ops
 // (backends/view_ops.h) as a GPU backend does.
 //
+// Its memory comes from a FakeDeviceAllocator (a counting allocator with an
+// optional limit), or, as the stand-in GPU plugin makes it (WithBfc), from a
+// BfcAllocator over host regions, as a CUDA backend's comes from one over
+// cudaMalloc: device_memory() then reports what the BFC reserved.
+//
 // Header-only (tests only). Thread-safety: counters are atomic; kernels may
 // run concurrently.
 #pragma once
@@ -14,8 +19,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "backends/backend.h"
+#include "backends/bfc_allocator.h"
 #include "backends/view_ops.h"
 #include "ir/attrs.h"
 
@@ -49,6 +56,24 @@ class FakeDeviceAllocator : public Allocator {
   AllocatorCounters counters_;
 };
 
+// Host memory standing in for device:0 regions of a BfcAllocator.
+class FakeRegionSource : public RegionSource {
+ public:
+  std::string name() const override { return "fake_device:0"; }
+  MemorySpace space() const override { return MemorySpace::Device(0); }
+  StatusOr<void*> AllocateRegion(size_t bytes) override {
+    void* p = std::aligned_alloc(256, (std::max<size_t>(bytes, 1) + 255) / 256 * 256);
+    if (p == nullptr) return ResourceExhausted("fake_device:0: no host memory for a " + std::to_string(bytes) +
+                                               " byte region");
+    return p;
+  }
+  void FreeRegion(void* ptr, size_t) override { std::free(ptr); }
+  Status Copy(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return OkStatus();
+  }
+};
+
 class FakeStream : public Stream {
  public:
   std::string name() const override { return "fake_stream"; }
@@ -59,7 +84,16 @@ class FakeStream : public Stream {
 class FakeDeviceBackend : public Backend {
  public:
   explicit FakeDeviceBackend(int64_t memory_limit = 0, std::string name = "fake_device")
-      : name_(std::move(name)), allocator_(memory_limit) {}
+      : name_(std::move(name)), allocator_(std::make_unique<FakeDeviceAllocator>(memory_limit)) {}
+
+  // Memory from a BfcAllocator over host regions (FakeRegionSource); an
+  // error names the bad BFC option.
+  static StatusOr<std::unique_ptr<FakeDeviceBackend>> WithBfc(std::string name, BfcOptions options) {
+    auto bfc = BfcAllocator::Create(std::make_unique<FakeRegionSource>(), options);
+    if (!bfc.ok()) return bfc.status();
+    std::unique_ptr<FakeDeviceBackend> b(new FakeDeviceBackend(std::move(name), std::move(*bfc)));
+    return b;
+  }
 
   const std::string& name() const override { return name_; }
   int priority() const override { return 100; }
@@ -69,7 +103,12 @@ class FakeDeviceBackend : public Backend {
     c.asynchronous = true;
     return c;
   }
-  Allocator* allocator() const override { return &allocator_; }
+  Allocator* allocator() const override { return allocator_.get(); }
+  std::optional<DeviceMemoryStats> device_memory() const override {
+    if (bfc_ == nullptr) return Backend::device_memory();
+    const BfcStats s = bfc_->bfc_stats();
+    return DeviceMemoryStats{s.allocator, s.bytes_reserved};
+  }
   Stream* stream() const override { return &stream_; }
 
   NodeSupport Supports(const ir::Node& node) const override {
@@ -89,7 +128,7 @@ class FakeDeviceBackend : public Backend {
     const bool relu = node.op == "Relu";
     const bool add = node.op == "AddV2";
     return [this, relu, add, fallback](ops::KernelContext& ctx) -> Status {
-      if (ctx.stream() != &stream_ || ctx.allocator() != &allocator_) return ctx.Error("kernel ran without its stream");
+      if (ctx.stream() != &stream_ || ctx.allocator() != allocator_.get()) return ctx.Error("kernel ran without its stream");
       const Tensor& a = ctx.input(0);
       // Equal shapes, or one operand a single element; other broadcasts go
       // to the fallback.
@@ -116,7 +155,7 @@ class FakeDeviceBackend : public Backend {
 
   StatusOr<Tensor> CopyIn(const Tensor& src) const override {
     if (src.memory_space() != MemorySpace::Host()) return InvalidArgument("CopyIn of a non-host tensor");
-    auto t = Tensor::Allocate(src.dtype(), src.shape(), &allocator_);
+    auto t = Tensor::Allocate(src.dtype(), src.shape(), allocator_.get());
     if (!t.ok()) return t.status();
     std::memcpy(t->raw_data(), src.raw_data(), src.ByteSize());
     copies_in.fetch_add(1);
@@ -135,8 +174,12 @@ class FakeDeviceBackend : public Backend {
   mutable std::atomic<int> copies_out{0};
 
  private:
+  FakeDeviceBackend(std::string name, std::unique_ptr<BfcAllocator> bfc)
+      : name_(std::move(name)), bfc_(bfc.get()), allocator_(std::move(bfc)) {}
+
   const std::string name_;
-  mutable FakeDeviceAllocator allocator_;
+  const BfcAllocator* bfc_ = nullptr;  // allocator_, when WithBfc made it
+  std::unique_ptr<Allocator> allocator_;
   mutable FakeStream stream_;
 };
 

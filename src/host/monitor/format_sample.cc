@@ -72,6 +72,19 @@ std::string Bar(double pct, int width) {
   return "[" + std::string(static_cast<size_t>(fill), '#') + std::string(static_cast<size_t>(width - fill), ' ') + "]";
 }
 
+// 512 B, 1.5 MiB, 71.3 GiB.
+std::string Bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return text;
+}
+
 std::string Fixed(double v, int decimals = 1) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
@@ -275,6 +288,24 @@ std::string FormatSampleJsonLine(const MonitorSample& s) {
     w.EndObject();
   }
   w.EndArray();
+  if (!s.serve.empty()) {
+    str("serve", s.serve);
+    if (!s.serve_error.empty()) str("serve_error", s.serve_error);
+    w.Key("serve_devices");
+    w.StartArray();
+    for (const ServeDeviceMemory& d : s.serve_devices) {
+      w.StartObject();
+      str("device", d.device);
+      str("backend", d.backend);
+      num("in_use_bytes", d.in_use_bytes);
+      num("peak_bytes", d.peak_bytes);
+      num("limit_bytes", d.limit_bytes);
+      num("reserved_bytes", d.reserved_bytes);
+      num("allocation_failures", d.allocation_failures);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }
@@ -305,6 +336,21 @@ std::string FormatDashboard(const MonitorSample& s) {
     }
   }
   if (s.gpus.empty()) o << "no GPU metrics (no NVIDIA GPU or driver)\n";
+  if (!s.serve.empty()) {
+    // The error names the server itself.
+    if (!s.serve_error.empty()) {
+      o << "\n" << s.serve_error << "\n";
+    } else {
+      o << "\ntfhost serve " << s.serve << (s.serve_devices.empty() ? ": no device memory (serving on the CPU)" : "")
+        << "\n";
+    }
+    for (const ServeDeviceMemory& d : s.serve_devices) {
+      const double pct = d.limit_bytes > 0 ? 100.0 * d.reserved_bytes / d.limit_bytes : 0;
+      o << "  " << d.device << " (" << d.backend << ")  reserved " << Bar(pct, 20) << " " << Bytes(d.reserved_bytes)
+        << "/" << Bytes(d.limit_bytes) << "  in use " << Bytes(d.in_use_bytes) << "  peak " << Bytes(d.peak_bytes)
+        << "  " << Num(d.allocation_failures) << " failed allocations\n";
+    }
+  }
   o << "\nCPU " << Bar(h.cpu_busy_pct, 40) << " " << Fixed(h.cpu_busy_pct) << "%\n";
   for (size_t i = 0; i < h.core_busy_pct.size(); ++i) {
     o << "  " << (i < 10 ? " " : "") << i << " " << Bar(h.core_busy_pct[i], 10) << (i % 4 == 3 ? "\n" : " ");

@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "host/probe/fs_reader.h"
+#include "host/monitor/serve_scrape.h"
 #include "host/probe/gpu_sample.h"
 
 namespace tfhost::host {
@@ -65,6 +66,11 @@ struct MonitorSample {
   HostCounters counters;  // the raw counters at the end of the interval (exported as node_* counters)
   HostRates host;
   std::vector<GpuSample> gpus;
+  // With --serve: the server read (its endpoint), its devices' allocators,
+  // or why they could not be read this time.
+  std::string serve;
+  std::vector<ServeDeviceMemory> serve_devices;
+  std::string serve_error;
 };
 
 // Reads the counters now. `time_s` is stamped by the caller (tests choose it).

@@ -237,7 +237,23 @@ std::string FormatPrometheusValue(double value) {
   return std::string(buf, res.ptr);
 }
 
+int MetricsRegistry::AddCollector(std::function<void()> refresh) {
+  std::lock_guard lock(collectors_mu_);
+  const int id = next_collector_++;
+  collectors_[id] = std::move(refresh);
+  return id;
+}
+
+void MetricsRegistry::RemoveCollector(int id) {
+  std::lock_guard lock(collectors_mu_);
+  collectors_.erase(id);
+}
+
 std::string MetricsRegistry::ToPrometheusText() const {
+  {
+    std::lock_guard lock(collectors_mu_);
+    for (const auto& [id, refresh] : collectors_) refresh();
+  }
   struct Entry {
     MetricType type;
     const void* family;

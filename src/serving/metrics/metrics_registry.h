@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -127,6 +128,16 @@ class MetricsRegistry {
   Histogram* AddHistogram(const std::string& name, const std::string& help,
                           std::vector<std::string> label_names, std::vector<double> bounds);
 
+  // Runs `refresh` at the start of every ToPrometheusText, so that families
+  // mirroring figures kept elsewhere (device allocators) are current when
+  // scraped rather than updated on every change. `refresh` must not call
+  // ToPrometheusText or add or remove collectors. Returns the id
+  // RemoveCollector takes.
+  int AddCollector(std::function<void()> refresh);
+  // After it returns `refresh` is not running and never runs again, so what
+  // it captured may be destroyed.
+  void RemoveCollector(int id);
+
   // Prometheus text format 0.0.4: per family "# HELP" and "# TYPE" lines,
   // then samples; label values escaped (\\, \", \n); histograms as
   // _bucket{le="..."} (cumulative, ending le="+Inf"), _sum and _count.
@@ -141,6 +152,11 @@ class MetricsRegistry {
   std::map<std::string, std::unique_ptr<Counter>> counters_;
   std::map<std::string, std::unique_ptr<Gauge>> gauges_;
   std::map<std::string, std::unique_ptr<Histogram>> histograms_;
+  // Held while collectors run, so that RemoveCollector waits for a scrape
+  // that is running one; scrapes refresh one at a time.
+  mutable std::mutex collectors_mu_;
+  std::map<int, std::function<void()>> collectors_;
+  int next_collector_ = 0;
 };
 
 // Escapes a label value for the exposition format.
