@@ -41,7 +41,8 @@ TEST(DimVectorTest, CopiesAndMovesAreIndependentInlineAndOnTheHeap) {
     DimVector d;
     d = std::move(c);
     EXPECT_EQ(d, b);
-    d = d;  // self-assignment keeps the values
+    DimVector& alias = d;
+    d = alias;  // self-assignment keeps the values
     EXPECT_EQ(d, b);
   }
 }

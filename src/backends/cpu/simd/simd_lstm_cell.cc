@@ -20,18 +20,22 @@ struct CellRow {
   int64_t units;
 };
 
+// Gate k's sums (x + y) + bias at units [j, j + n). A function, not a
+// lambda: a lambda is compiled without its caller's target attribute, and
+// returning a 256-bit vector from it breaks the AVX2 copy under clang.
+template <int W>
+TFHOST_SIMD_INLINE VF<W> GateSum(const CellRow& r, int64_t k, int64_t j, int64_t n) {
+  const int64_t at = k * r.units + j;
+  if (n == W) return (Load<W>(r.x + at) + Load<W>(r.y + at)) + Load<W>(r.bias + at);
+  return (LoadPartial<W>(r.x + at, n) + LoadPartial<W>(r.y + at, n)) + LoadPartial<W>(r.bias + at, n);
+}
+
 template <int W>
 TFHOST_SIMD_INLINE void CellSpan(const CellRow& r, int64_t j, int64_t n) {
-  const int64_t u = r.units;
-  auto gate = [&](int64_t k) {
-    const int64_t at = k * u + j;
-    if (n == W) return (Load<W>(r.x + at) + Load<W>(r.y + at)) + Load<W>(r.bias + at);
-    return (LoadPartial<W>(r.x + at, n) + LoadPartial<W>(r.y + at, n)) + LoadPartial<W>(r.bias + at, n);
-  };
-  const VF<W> i = Sigmoid<W>(gate(0));
-  const VF<W> f = Sigmoid<W>(gate(1));
-  const VF<W> g = Tanh<W>(gate(2));
-  const VF<W> o = Sigmoid<W>(gate(3));
+  const VF<W> i = Sigmoid<W>(GateSum<W>(r, 0, j, n));
+  const VF<W> f = Sigmoid<W>(GateSum<W>(r, 1, j, n));
+  const VF<W> g = Tanh<W>(GateSum<W>(r, 2, j, n));
+  const VF<W> o = Sigmoid<W>(GateSum<W>(r, 3, j, n));
   const VF<W> c = n == W ? Load<W>(r.c + j) : LoadPartial<W>(r.c + j, n);
   const VF<W> forget = f * c;
   const VF<W> input = i * g;
