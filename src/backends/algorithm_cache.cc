@@ -12,7 +12,9 @@
 namespace tfhost::backends {
 namespace {
 
-constexpr char kHeader[] = "# tfhost algorithm cache v1";
+constexpr char kHeader[] = "# tfhost algorithm cache v2";
+// The first version, whose lines have no blob field; still read.
+constexpr char kHeaderV1[] = "# tfhost algorithm cache v1";
 
 // Keys are built from device and library names the driver reports; tabs and
 // newlines in them would break the line format, so they become spaces.
@@ -43,6 +45,39 @@ bool ParseInt(const std::string& s, int64_t* out) {
   return true;
 }
 
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+std::string ToHex(const std::string& bytes) {
+  if (bytes.empty()) return "-";
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    hex += kHexDigits[b >> 4];
+    hex += kHexDigits[b & 15];
+  }
+  return hex;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "-" is no blob; anything else must be pairs of hex digits.
+bool FromHex(const std::string& hex, std::string* bytes) {
+  bytes->clear();
+  if (hex == "-") return true;
+  if (hex.empty() || hex.size() % 2 != 0 || hex.size() / 2 > kMaxAlgorithmBlobBytes) return false;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = HexValue(hex[i]), lo = HexValue(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    *bytes += static_cast<char>(hi * 16 + lo);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string AlgorithmKey::ToString() const {
@@ -67,15 +102,33 @@ std::optional<AlgorithmChoice> AlgorithmCache::Lookup(const AlgorithmKey& key, i
   return it->second;
 }
 
+bool AlgorithmCache::MergeLocked(const std::string& key, const AlgorithmChoice& choice) {
+  auto [it, inserted] = entries_.emplace(key, choice);
+  if (inserted) return true;
+  if (!choice.measured() && it->second.measured()) return false;
+  it->second = choice;
+  return true;
+}
+
 void AlgorithmCache::Insert(const AlgorithmKey& key, const AlgorithmChoice& choice) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, inserted] = entries_.emplace(key.ToString(), choice);
-  if (!inserted && (choice.measured() || !it->second.measured())) it->second = choice;
+  if (MergeLocked(key.ToString(), choice)) ++changes_;
+}
+
+void AlgorithmCache::Replace(const AlgorithmKey& key, const AlgorithmChoice& choice) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_[key.ToString()] = choice;
+  ++changes_;
 }
 
 size_t AlgorithmCache::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.size();
+}
+
+uint64_t AlgorithmCache::changes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return changes_;
 }
 
 Status AlgorithmCache::Save(const std::string& path) const {
@@ -88,7 +141,7 @@ Status AlgorithmCache::Save(const std::string& path) const {
       std::snprintf(number, sizeof(number), "%.3f", c.micros);
       text += key + "\t" + std::to_string(c.algorithm) + "\t" + std::to_string(c.workspace_bytes) + "\t" +
               (c.measured() ? std::string(number) : std::string("-1")) + "\t" +
-              (c.measured() ? "measured" : "heuristic") + "\n";
+              (c.measured() ? "measured" : "heuristic") + "\t" + ToHex(c.blob) + "\n";
     }
   }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -110,39 +163,45 @@ Status AlgorithmCache::Load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("no algorithm cache at " + path);
   std::string line;
-  if (!std::getline(in, line) || line != kHeader) {
-    return InvalidArgument(path + ":1: not a tfhost algorithm cache (expected the line \"" + std::string(kHeader) +
-                           "\")");
+  if (!std::getline(in, line) || (line != kHeader && line != kHeaderV1)) {
+    return InvalidArgument(path + ":1: not a tfhost algorithm cache of a version this tfhost reads (expected the line \"" +
+                           std::string(kHeader) + "\" or \"" + std::string(kHeaderV1) + "\")");
   }
+  const bool v1 = line == kHeaderV1;
+  const size_t fields = v1 ? 5 : 6;
   std::map<std::string, AlgorithmChoice> read;
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(number);
     const std::vector<std::string> f = SplitTabs(line);
     AlgorithmChoice c;
-    bool ok = f.size() == 5 && !f[0].empty() && ParseInt(f[1], &c.algorithm) && ParseInt(f[2], &c.workspace_bytes) &&
-              c.workspace_bytes >= 0 && (f[4] == "measured" || f[4] == "heuristic");
+    bool ok = f.size() == fields && !f[0].empty() && ParseInt(f[1], &c.algorithm) &&
+              ParseInt(f[2], &c.workspace_bytes) && c.workspace_bytes >= 0 &&
+              (f[4] == "measured" || f[4] == "heuristic");
     if (ok) {
       char* end = nullptr;
       c.micros = std::strtod(f[3].c_str(), &end);
       ok = end == f[3].c_str() + f[3].size() && !f[3].empty();
       if (ok && (f[4] == "measured") != (c.micros >= 0)) {
-        return InvalidArgument(path + ":" + std::to_string(number) + ": entry '" + f[0] + "' is " + f[4] +
-                               " but its microseconds field is " + f[3] +
+        return InvalidArgument(where + ": entry '" + f[0] + "' is " + f[4] + " but its microseconds field is " + f[3] +
                                " (expected a time >= 0 for a measured entry, a negative value for a heuristic one)");
       }
     }
     if (!ok) {
-      return InvalidArgument(path + ":" + std::to_string(number) +
-                             ": expected key, algorithm, workspace bytes, microseconds and "
-                             "\"measured\" or \"heuristic\", separated by tabs");
+      return InvalidArgument(where + ": expected key, algorithm, workspace bytes, microseconds, " +
+                             "\"measured\" or \"heuristic\"" + (v1 ? "" : " and the algorithm blob") +
+                             ", separated by tabs");
+    }
+    if (!v1 && !FromHex(f[5], &c.blob)) {
+      return InvalidArgument(where + ": entry '" + f[0] + "' has a malformed algorithm blob '" +
+                             (f[5].size() > 40 ? f[5].substr(0, 40) + "..." : f[5]) +
+                             "' (expected \"-\" or pairs of hex digits, at most " +
+                             std::to_string(kMaxAlgorithmBlobBytes) + " bytes)");
     }
     read[f[0]] = c;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [key, c] : read) {
-    auto [it, inserted] = entries_.emplace(key, c);
-    if (!inserted && (c.measured() || !it->second.measured())) it->second = c;
-  }
+  for (auto& [key, c] : read) MergeLocked(key, c);
   return OkStatus();
 }
 

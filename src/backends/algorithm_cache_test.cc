@@ -53,15 +53,15 @@ TEST(AlgorithmCacheTest, KeyNamesEveryFactTheChoiceDependsOn) {
 
 TEST(AlgorithmCacheTest, LookupHonoursTheWorkspaceCapAndExhaustiveSearchsNeedForTimings) {
   AlgorithmCache cache;
-  cache.Insert(ConvKey(), AlgorithmChoice{7, 64 << 20, -1});
+  cache.Insert(ConvKey(), AlgorithmChoice{7, 64 << 20, -1, ""});
   ASSERT_TRUE(cache.Lookup(ConvKey(), 64 << 20).has_value());
   EXPECT_EQ(cache.Lookup(ConvKey(), 64 << 20)->algorithm, 7);
   EXPECT_FALSE(cache.Lookup(ConvKey(), 32 << 20).has_value());  // needs more workspace than allowed
   EXPECT_FALSE(cache.Lookup(ConvKey(), 64 << 20, /*need_measured=*/true).has_value());
-  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5});
+  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5, ""});
   EXPECT_EQ(cache.Lookup(ConvKey(), 32 << 20, true)->algorithm, 3);
   // A heuristic pick never replaces a timed one.
-  cache.Insert(ConvKey(), AlgorithmChoice{9, 0, -1});
+  cache.Insert(ConvKey(), AlgorithmChoice{9, 0, -1, ""});
   EXPECT_EQ(cache.Lookup(ConvKey(), 32 << 20)->algorithm, 3);
   AlgorithmKey other = ConvKey();
   other.libraries = "cudnn 9.20.0";
@@ -71,13 +71,13 @@ TEST(AlgorithmCacheTest, LookupHonoursTheWorkspaceCapAndExhaustiveSearchsNeedFor
 TEST(AlgorithmCacheTest, SavedCacheLoadsBackIntoAnotherProcessesCache) {
   const std::string path = TempPath("nested/cache.tsv");
   AlgorithmCache cache;
-  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5});
+  cache.Insert(ConvKey(), AlgorithmChoice{3, 1 << 20, 812.5, ""});
   AlgorithmKey matmul = ConvKey();
   matmul.op = "matmul";
   matmul.layout = "row-major";
   matmul.shapes = {{32, 768}, {768, 3072}};
   matmul.attrs = "epilogue=gelu_bias";
-  cache.Insert(matmul, AlgorithmChoice{0, 0, -1});
+  cache.Insert(matmul, AlgorithmChoice{0, 0, -1, ""});
   ASSERT_TRUE(cache.Save(path).ok());
   AlgorithmCache loaded;
   ASSERT_TRUE(loaded.Load(path).ok());
@@ -101,7 +101,12 @@ TEST(AlgorithmCacheTest, MissingOrCorruptFilesAreRefusedNamingFileAndLine) {
   std::ofstream(path) << "not a cache\n";
   Status header = cache.Load(path);
   EXPECT_EQ(header.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(header.message(), path + ":1: not a tfhost algorithm cache (expected the line \"# tfhost algorithm cache v1\")");
+  EXPECT_EQ(header.message(), path +
+                                  ":1: not a tfhost algorithm cache of a version this tfhost reads (expected the line "
+                                  "\"# tfhost algorithm cache v2\" or \"# tfhost algorithm cache v1\")");
+  std::ofstream(path) << "# tfhost algorithm cache v3\nop=x\t3\t0\t-1\theuristic\t-\n";
+  TFHOST_EXPECT_ERROR(cache.Load(path), StatusCode::kInvalidArgument,
+                      path + ":1: not a tfhost algorithm cache of a version this tfhost reads");
   std::ofstream(path) << "# tfhost algorithm cache v1\nop=x\t3\t0\t-1\theuristic\nop=y\tseven\t0\t-1\theuristic\n";
   Status line = cache.Load(path);
   EXPECT_EQ(line.code(), StatusCode::kInvalidArgument);
@@ -112,6 +117,85 @@ TEST(AlgorithmCacheTest, MissingOrCorruptFilesAreRefusedNamingFileAndLine) {
   TFHOST_EXPECT_ERROR(cache.Load(path), StatusCode::kInvalidArgument,  // timed but marked heuristic
                       path + ":2: entry 'op=x' is heuristic but its microseconds field is 12.5");
   fs::remove_all(fs::path(path).parent_path());
+}
+
+// cuBLASLt's algorithms are 64-byte structs, not enum values: every byte
+// value, zeros and tabs included, comes back as it was saved.
+TEST(AlgorithmCacheTest, BlobsRoundTripThroughTheFile) {
+  const std::string path = TempPath("blob.tsv");
+  std::string bytes;
+  for (int i = 0; i < 64; ++i) bytes += static_cast<char>((i * 37) & 0xff);  // 0x00, 0x09 (tab), 0x0a, 0xff...
+  AlgorithmKey matmul = ConvKey();
+  matmul.op = "matmul";
+  AlgorithmCache cache;
+  cache.Insert(matmul, AlgorithmChoice{21, 4 << 20, 15.25, bytes});
+  cache.Insert(ConvKey(), AlgorithmChoice{1, 0, -1, ""});
+  ASSERT_TRUE(cache.Save(path).ok());
+  std::ifstream in(path);
+  std::string header, first;
+  std::getline(in, header);
+  EXPECT_EQ(header, "# tfhost algorithm cache v2");
+  std::getline(in, first);  // entries in key order: conv2d_fwd first, with no blob
+  EXPECT_EQ(first.substr(first.rfind('\t')), "\t-");
+  AlgorithmCache loaded;
+  ASSERT_TRUE(loaded.Load(path).ok());
+  auto lt = loaded.Lookup(matmul, INT64_MAX, true);
+  ASSERT_TRUE(lt.has_value());
+  EXPECT_EQ(lt->algorithm, 21);
+  EXPECT_EQ(lt->workspace_bytes, 4 << 20);
+  EXPECT_EQ(lt->blob, bytes);
+  ASSERT_TRUE(loaded.Lookup(ConvKey(), 0).has_value());
+  EXPECT_EQ(loaded.Lookup(ConvKey(), 0)->blob, "");
+  fs::remove_all(fs::path(path).parent_path());
+}
+
+TEST(AlgorithmCacheTest, VersionOneFilesStillLoadWithoutBlobs) {
+  const std::string path = TempPath("v1.tsv");
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << "# tfhost algorithm cache v1\n" << ConvKey().ToString() << "\t3\t1048576\t812.500\tmeasured\n";
+  AlgorithmCache cache;
+  ASSERT_TRUE(cache.Load(path).ok());
+  auto conv = cache.Lookup(ConvKey(), INT64_MAX, true);
+  ASSERT_TRUE(conv.has_value());
+  EXPECT_EQ(conv->algorithm, 3);
+  EXPECT_DOUBLE_EQ(conv->micros, 812.5);
+  EXPECT_EQ(conv->blob, "");
+  // A v1 line is not a v2 line: the blob field is required there.
+  std::ofstream(path) << "# tfhost algorithm cache v2\n" << ConvKey().ToString() << "\t3\t1048576\t812.500\tmeasured\n";
+  TFHOST_EXPECT_ERROR(AlgorithmCache().Load(path), StatusCode::kInvalidArgument,
+                      path + ":2: expected key, algorithm, workspace bytes, microseconds, \"measured\" or "
+                             "\"heuristic\" and the algorithm blob, separated by tabs");
+  fs::remove_all(fs::path(path).parent_path());
+}
+
+TEST(AlgorithmCacheTest, MalformedBlobsAreRefusedNamingFileLineAndEntry) {
+  const std::string path = TempPath("badblob.tsv");
+  fs::create_directories(fs::path(path).parent_path());
+  const std::string too_long(2 * (kMaxAlgorithmBlobBytes + 1), 'a');
+  for (const std::string& bad : {std::string("abc"), std::string("zz"), std::string(""), std::string("0x12"),
+                                 std::string("--"), too_long}) {
+    std::ofstream(path) << "# tfhost algorithm cache v2\nop=x\t3\t0\t-1\theuristic\t00ff\nop=y\t-1\t0\t-1\theuristic\t"
+                        << bad << "\n";
+    AlgorithmCache cache;
+    const std::string shown = bad.size() > 40 ? bad.substr(0, 40) + "..." : bad;
+    TFHOST_EXPECT_ERROR(cache.Load(path), StatusCode::kInvalidArgument,
+                        path + ":3: entry 'op=y' has a malformed algorithm blob '" + shown +
+                            "' (expected \"-\" or pairs of hex digits, at most 1024 bytes)");
+    EXPECT_EQ(cache.size(), 0u) << bad;  // nothing from a refused file, not even line 2
+  }
+  fs::remove_all(fs::path(path).parent_path());
+}
+
+TEST(AlgorithmCacheTest, ReplaceOverridesAMeasuredEntryAndChangesAreCounted) {
+  AlgorithmCache cache;
+  EXPECT_EQ(cache.changes(), 0u);
+  cache.Insert(ConvKey(), AlgorithmChoice{3, 0, 10, "\x01"});
+  EXPECT_EQ(cache.changes(), 1u);
+  cache.Insert(ConvKey(), AlgorithmChoice{4, 0, -1, "\x02"});  // heuristic: refused, no change
+  EXPECT_EQ(cache.changes(), 1u);
+  cache.Replace(ConvKey(), AlgorithmChoice{4, 0, -1, "\x02"});  // the measured blob no longer ran
+  EXPECT_EQ(cache.changes(), 2u);
+  EXPECT_EQ(cache.Lookup(ConvKey(), 0)->blob, "\x02");
 }
 
 }  // namespace

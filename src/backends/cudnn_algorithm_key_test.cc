@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/algorithm_cache.h"
 #include "backends/cuda/conv_plan.h"
+#include "base/test_temp_dir.h"
 
 namespace tfhost::backends::cuda {
 namespace {
@@ -29,7 +31,7 @@ struct Variant {
   std::string library = "cudnn 9.19.0";
 };
 
-std::string KeyOf(const Variant& v) {
+AlgorithmKey ConvKeyOf(const Variant& v) {
   auto window = ops::nn::MakeWindow2D(v.strides, v.padding, v.explicit_paddings, "NHWC", v.dilations, true);
   EXPECT_TRUE(window.ok()) << v.name << ": " << window.status().ToString();
   auto plan = MakeConvPlan(v.op, *window, Shape(v.x), Shape(v.filter));
@@ -41,8 +43,10 @@ std::string KeyOf(const Variant& v) {
     if (op == "Relu") e.act = UnaryOp::kRelu;
     if (op == "Tanh") e.act = UnaryOp::kTanh;
   }
-  return CudnnConvKey(*plan, v.direction, e, v.tf32, v.device, v.library).ToString();
+  return CudnnConvKey(*plan, v.direction, e, v.tf32, v.device, v.library);
 }
+
+std::string KeyOf(const Variant& v) { return ConvKeyOf(v).ToString(); }
 
 TEST(CudnnAlgorithmKeyTest, EveryFieldTheChoiceDependsOnChangesTheKey) {
   std::vector<Variant> variants(1);
@@ -99,6 +103,40 @@ TEST(CudnnAlgorithmKeyTest, TheSameProblemHasTheSameKey) {
   a.fused = {"BiasAdd", "Tanh"};
   b.fused = {"BiasAdd"};
   EXPECT_EQ(KeyOf(a), KeyOf(b));
+}
+
+// The backend keeps cuDNN's choices (enum values, no blob) in a file across
+// starts: a key made again in a new process finds what the last one saved,
+// heuristic and measured entries alike.
+TEST(CudnnAlgorithmKeyTest, ChoicesRoundTripThroughTheCacheFile) {
+  testing::TempDir dir("tfhost_cudnn_keys");
+  const std::string path = dir.Sub("gpu_algorithms.tsv");
+  Variant fwd, bwd, fused;
+  bwd.direction = "bwd_data";
+  fused.fused = {"BiasAdd", "Add", "Relu"};
+  fused.padding = "EXPLICIT";
+  fused.explicit_paddings = {0, 0, 2, 2, 2, 2, 0, 0};
+  AlgorithmCache saved;
+  saved.Insert(ConvKeyOf(fwd), AlgorithmChoice{1, 0, -1, ""});
+  saved.Insert(ConvKeyOf(bwd), AlgorithmChoice{5, 4 << 20, 37.5, ""});
+  saved.Insert(ConvKeyOf(fused), AlgorithmChoice{2, 1 << 20, -1, ""});
+  ASSERT_TRUE(saved.Save(path).ok());
+  AlgorithmCache loaded;
+  ASSERT_TRUE(loaded.Load(path).ok());
+  EXPECT_EQ(loaded.size(), 3u);
+  auto f = loaded.Lookup(ConvKeyOf(fwd), 32 << 20);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->algorithm, 1);
+  EXPECT_FALSE(f->measured());
+  auto b = loaded.Lookup(ConvKeyOf(bwd), 32 << 20, /*need_measured=*/true);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->algorithm, 5);
+  EXPECT_EQ(b->workspace_bytes, 4 << 20);
+  EXPECT_DOUBLE_EQ(b->micros, 37.5);
+  auto u = loaded.Lookup(ConvKeyOf(fused), 32 << 20);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->algorithm, 2);
+  EXPECT_EQ(u->blob, "");
 }
 
 }  // namespace

@@ -76,6 +76,23 @@ TEST(PluginLoaderTest, ABadOptionAddsNothingAndSaysWhy) {
   EXPECT_TRUE(registry.backends().empty());
 }
 
+// The device plugins take the algorithm options too, and refuse a bad one
+// with the same words as the CUDA plugin (below).
+TEST(PluginLoaderTest, TheFakeDeviceTakesTheAlgorithmOptionsAndRefusesBadOnes) {
+  PluginPath path(TFHOST_TEST_PLUGIN_DIR);
+  BackendRegistry registry;
+  BackendPluginOptions options;
+  options.Set(kAlgorithmCacheOption, "");
+  options.Set(kAlgorithmSearchOption, "exhaustive");
+  const PluginReport good = LoadBackendPlugin("fake", registry, options);
+  EXPECT_EQ(good.backends, 1) << good.detail;
+  BackendRegistry other;
+  options.Set(kAlgorithmSearchOption, "fastest");
+  const PluginReport bad = LoadBackendPlugin("fake", other, options);
+  EXPECT_EQ(bad.backends, 0);
+  EXPECT_EQ(bad.detail, "fake_device plugin: option algorithm_search must be heuristic or exhaustive, got 'fastest'");
+}
+
 TEST(PluginLoaderTest, MissingOrForeignLibrariesAreReportedNotFatal) {
   PluginPath path(TFHOST_TEST_PLUGIN_DIR);
   BackendRegistry registry;
@@ -108,6 +125,34 @@ TEST(PluginLoaderTest, CudaPluginAddsAGpuBackendOrSaysWhyNone) {
   } else {
     ASSERT_NE(registry.Find("cuda:0"), nullptr) << report.detail;
     EXPECT_EQ(registry.Find("cuda:0")->memory_space(), MemorySpace::Device(0));
+  }
+}
+
+// The CUDA plugin reads its options before it touches a device, so on any
+// machine it refuses a bad one naming it, and takes the algorithm keys
+// (without a GPU it then says there is none).
+TEST(PluginLoaderTest, CudaPluginChecksItsOptionsOnAnyMachine) {
+  const std::string dir = TFHOST_CUDA_PLUGIN_DIR;
+  if (dir.empty()) GTEST_SKIP() << "this build has no CUDA plugin (TFHOST_CUDA=OFF or no toolkit)";
+  PluginPath path(dir);
+  BackendRegistry registry;
+  BackendPluginOptions bad;
+  bad.Set(kAlgorithmSearchOption, "fastest");
+  const PluginReport refused = LoadBackendPlugin("cuda", registry, bad);
+  ASSERT_TRUE(refused.loaded) << refused.detail;
+  EXPECT_EQ(refused.backends, 0);
+  EXPECT_EQ(refused.detail, "cuda plugin: option algorithm_search must be heuristic or exhaustive, got 'fastest'");
+  BackendPluginOptions unknown;
+  unknown.Set("algorithm_cache_dir", "/tmp");
+  EXPECT_EQ(LoadBackendPlugin("cuda", registry, unknown).detail,
+            "cuda plugin: unknown option 'algorithm_cache_dir' (it takes memory_fraction, allow_growth, "
+            "algorithm_cache, algorithm_search)");
+  BackendPluginOptions good;
+  good.Set(kAlgorithmCacheOption, "");  // nothing written, even where there is a GPU
+  good.Set(kAlgorithmSearchOption, "exhaustive");
+  const PluginReport taken = LoadBackendPlugin("cuda", registry, good);
+  if (taken.backends == 0) {
+    EXPECT_EQ(taken.detail.rfind("no usable GPU: ", 0), 0u) << taken.detail;
   }
 }
 

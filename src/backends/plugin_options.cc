@@ -57,6 +57,12 @@ StatusOr<bool> BackendPluginOptions::GetBool(const std::string& key, bool fallba
   return InvalidArgument("option " + key + " must be true or false, got '" + it->second + "'");
 }
 
+std::optional<std::string> BackendPluginOptions::Get(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::string BackendPluginOptions::ToString() const {
   std::string out;
   for (const auto& [key, value] : values_) out += (out.empty() ? "" : ", ") + key + "=" + value;
@@ -65,7 +71,8 @@ std::string BackendPluginOptions::ToString() const {
 
 StatusOr<DeviceMemoryOptions> ReadDeviceMemoryOptions(const BackendPluginOptions& options, const std::string& plugin,
                                                       double default_fraction, bool default_allow_growth) {
-  TFHOST_RETURN_IF_ERROR(options.CheckKeys(plugin, {kMemoryFractionOption, kAllowGrowthOption}));
+  TFHOST_RETURN_IF_ERROR(options.CheckKeys(
+      plugin, {kMemoryFractionOption, kAllowGrowthOption, kAlgorithmCacheOption, kAlgorithmSearchOption}));
   DeviceMemoryOptions read;
   auto fraction = options.GetDouble(kMemoryFractionOption, 0, 0, 1);
   if (!fraction.ok()) return fraction.status().WithContext(plugin + " plugin");
@@ -74,6 +81,19 @@ StatusOr<DeviceMemoryOptions> ReadDeviceMemoryOptions(const BackendPluginOptions
   // 0 is TF Serving's "let the runtime choose".
   read.memory_fraction = *fraction > 0 ? *fraction : default_fraction;
   read.allow_growth = *growth;
+  return read;
+}
+
+StatusOr<DeviceAlgorithmOptions> ReadDeviceAlgorithmOptions(const BackendPluginOptions& options,
+                                                            const std::string& plugin) {
+  DeviceAlgorithmOptions read;
+  read.cache_path = options.Get(kAlgorithmCacheOption);
+  const std::string search = options.Get(kAlgorithmSearchOption).value_or("heuristic");
+  if (search != "heuristic" && search != "exhaustive") {
+    return InvalidArgument(plugin + " plugin: option " + kAlgorithmSearchOption +
+                           " must be heuristic or exhaustive, got '" + search + "'");
+  }
+  read.exhaustive_search = search == "exhaustive";
   return read;
 }
 

@@ -11,12 +11,19 @@
 //                    (TF Serving's --per_process_gpu_memory_fraction)
 //   allow_growth     true|false: take device memory as needed rather than
 //                    the whole share at the first allocation
+//   algorithm_cache  a file path where the library algorithm choices persist
+//                    (algorithm_cache_file.h); empty disables persistence;
+//                    absent means the plugin's default path
+//   algorithm_search heuristic|exhaustive: take the libraries' heuristic
+//                    choice (the default) or time the candidates once per
+//                    shape and keep the fastest
 //
 // Thread-safety: a plain value; const methods may be called concurrently.
 #pragma once
 
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -25,6 +32,8 @@ namespace tfhost::backends {
 
 inline constexpr char kMemoryFractionOption[] = "memory_fraction";
 inline constexpr char kAllowGrowthOption[] = "allow_growth";
+inline constexpr char kAlgorithmCacheOption[] = "algorithm_cache";
+inline constexpr char kAlgorithmSearchOption[] = "algorithm_search";
 
 class BackendPluginOptions {
  public:
@@ -40,6 +49,8 @@ class BackendPluginOptions {
   StatusOr<double> GetDouble(const std::string& key, double fallback, double lo, double hi) const;
   // "true" or "false"; `fallback` when absent; InvalidArgument otherwise.
   StatusOr<bool> GetBool(const std::string& key, bool fallback) const;
+  // The value, or nullopt when the key is absent.
+  std::optional<std::string> Get(const std::string& key) const;
 
   // "allow_growth=false, memory_fraction=0.5" (key order); "" when empty.
   std::string ToString() const;
@@ -53,12 +64,24 @@ class BackendPluginOptions {
 };
 
 // The memory_fraction and allow_growth options of a device plugin, read and
-// checked. memory_fraction 0 (or absent) leaves `default_fraction`.
+// checked, with every key checked against the four keys above.
+// memory_fraction 0 (or absent) leaves `default_fraction`.
 struct DeviceMemoryOptions {
   double memory_fraction = 0;
   bool allow_growth = true;
 };
 StatusOr<DeviceMemoryOptions> ReadDeviceMemoryOptions(const BackendPluginOptions& options, const std::string& plugin,
                                                       double default_fraction, bool default_allow_growth);
+
+// The algorithm_cache and algorithm_search options of a device plugin, read
+// and checked (the keys are ReadDeviceMemoryOptions' to check).
+// InvalidArgument naming the plugin, the option, the text and the allowed
+// values for a search other than heuristic or exhaustive.
+struct DeviceAlgorithmOptions {
+  std::optional<std::string> cache_path;  // nullopt: the plugin's default; "": no persistence
+  bool exhaustive_search = false;
+};
+StatusOr<DeviceAlgorithmOptions> ReadDeviceAlgorithmOptions(const BackendPluginOptions& options,
+                                                            const std::string& plugin);
 
 }  // namespace tfhost::backends

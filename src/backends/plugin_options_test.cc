@@ -44,7 +44,39 @@ TEST(PluginOptionsTest, BadValuesAndUnknownKeysAreRefusedNamingThem) {
   BackendPluginOptions unknown;
   unknown.Set("memory_limit", "5");
   TFHOST_EXPECT_ERROR(ReadDeviceMemoryOptions(unknown, "cuda", 0.9, true), StatusCode::kInvalidArgument,
-                      "cuda plugin: unknown option 'memory_limit' (it takes memory_fraction, allow_growth)");
+                      "cuda plugin: unknown option 'memory_limit' (it takes memory_fraction, allow_growth, "
+                      "algorithm_cache, algorithm_search)");
+}
+
+TEST(PluginOptionsTest, AlgorithmOptionsAreReadAndAbsentMeansThePluginsDefault) {
+  auto read = ReadDeviceAlgorithmOptions(BackendPluginOptions{}, "cuda");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_FALSE(read->cache_path.has_value());
+  EXPECT_FALSE(read->exhaustive_search);
+  BackendPluginOptions options;
+  options.Set(kAlgorithmCacheOption, "");  // persistence off, not the default path
+  options.Set(kAlgorithmSearchOption, "exhaustive");
+  EXPECT_TRUE(ReadDeviceMemoryOptions(options, "cuda", 0.9, true).ok());  // the keys are device plugins' keys
+  read = ReadDeviceAlgorithmOptions(options, "cuda");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->cache_path, std::optional<std::string>(""));
+  EXPECT_TRUE(read->exhaustive_search);
+  options.Set(kAlgorithmCacheOption, "/var/cache/tfhost/algos.tsv");
+  options.Set(kAlgorithmSearchOption, "heuristic");
+  read = ReadDeviceAlgorithmOptions(options, "cuda");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->cache_path, std::optional<std::string>("/var/cache/tfhost/algos.tsv"));
+  EXPECT_FALSE(read->exhaustive_search);
+}
+
+TEST(PluginOptionsTest, ABadAlgorithmSearchNamesTheOptionAndTheAllowedValues) {
+  for (const char* bad : {"", "fast", "Exhaustive", "heuristic "}) {
+    BackendPluginOptions options;
+    options.Set(kAlgorithmSearchOption, bad);
+    TFHOST_EXPECT_ERROR(ReadDeviceAlgorithmOptions(options, "cuda"), StatusCode::kInvalidArgument,
+                        "cuda plugin: option algorithm_search must be heuristic or exhaustive, got '" +
+                            std::string(bad) + "'");
+  }
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ void FlagParser::AddString(const std::string& name, std::string* out, const std:
                            const std::string& help) {
   flags_.push_back({name, Kind::kString, out, value_name, help});
 }
+void FlagParser::AddOptionalString(const std::string& name, std::optional<std::string>* out,
+                                   const std::string& value_name, const std::string& help) {
+  flags_.push_back({name, Kind::kOptionalString, out, value_name, help});
+}
 void FlagParser::AddInt(const std::string& name, int* out, const std::string& value_name, const std::string& help) {
   flags_.push_back({name, Kind::kInt, out, value_name, help});
 }
@@ -83,6 +87,9 @@ Status FlagParser::Assign(const Flag& flag, const std::string& value) {
   switch (flag.kind) {
     case Kind::kString:
       *static_cast<std::string*>(flag.out) = value;
+      break;
+    case Kind::kOptionalString:
+      *static_cast<std::optional<std::string>*>(flag.out) = value;
       break;
     case Kind::kRepeated:
       static_cast<std::vector<std::string>*>(flag.out)->push_back(value);

@@ -7,6 +7,7 @@
 // Thread-safety: none; a parser is used once, on one thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ class FlagParser {
   // help ("--threads N"). Pointers must outlive Parse().
   void AddString(const std::string& name, std::string* out, const std::string& value_name,
                  const std::string& help);
+  // As AddString, for a flag whose absence differs from every value, the
+  // empty one included: `out` stays nullopt unless the flag is given.
+  void AddOptionalString(const std::string& name, std::optional<std::string>* out, const std::string& value_name,
+                         const std::string& help);
   void AddInt(const std::string& name, int* out, const std::string& value_name, const std::string& help);
   void AddBool(const std::string& name, bool* out, const std::string& help);
   // May be given many times; each occurrence appends.
@@ -52,7 +57,7 @@ class FlagParser {
   std::string Help() const;
 
  private:
-  enum class Kind { kString, kInt, kBool, kRepeated };
+  enum class Kind { kString, kOptionalString, kInt, kBool, kRepeated };
   struct Flag {
     std::string name;
     Kind kind;

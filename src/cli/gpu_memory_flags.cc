@@ -16,6 +16,14 @@ void AddGpuMemoryFlags(FlagParser& flags, GpuMemoryFlags* gpu) {
   flags.AddString("gpu_allow_growth", &gpu->allow_growth, "true|false",
                   "true (default): take GPU memory as needed, up to the share; false: take the whole share at the "
                   "first allocation (TensorFlow's allow_growth). No effect without a usable GPU");
+  flags.AddOptionalString("gpu_algorithm_cache", &gpu->algorithm_cache, "PATH",
+                          "file where cuDNN's and cuBLASLt's algorithm choices persist across starts; \"\" keeps "
+                          "them in memory only (default $XDG_CACHE_HOME/tfhost/gpu_algorithms.tsv, else "
+                          "~/.cache/tfhost/gpu_algorithms.tsv). No effect without a usable GPU");
+  flags.AddString("gpu_algorithm_search", &gpu->algorithm_search, "heuristic|exhaustive",
+                  "heuristic (default): take the libraries' heuristic algorithm for each new shape; exhaustive: "
+                  "time the candidates once per shape and keep the fastest (a slower first run). No effect without "
+                  "a usable GPU");
 }
 
 StatusOr<backends::BackendPluginOptions> ParseGpuMemoryFlags(const GpuMemoryFlags& gpu) {
@@ -31,8 +39,14 @@ StatusOr<backends::BackendPluginOptions> ParseGpuMemoryFlags(const GpuMemoryFlag
   if (gpu.allow_growth != "true" && gpu.allow_growth != "false") {
     return InvalidArgument("--gpu_allow_growth must be true or false, got '" + gpu.allow_growth + "'");
   }
+  if (gpu.algorithm_search != "heuristic" && gpu.algorithm_search != "exhaustive") {
+    return InvalidArgument("--gpu_algorithm_search must be heuristic or exhaustive, got '" + gpu.algorithm_search +
+                           "'");
+  }
   if (fraction > 0) options.Set(backends::kMemoryFractionOption, text);
   if (gpu.allow_growth != "true") options.Set(backends::kAllowGrowthOption, gpu.allow_growth);
+  if (gpu.algorithm_cache.has_value()) options.Set(backends::kAlgorithmCacheOption, *gpu.algorithm_cache);
+  if (gpu.algorithm_search != "heuristic") options.Set(backends::kAlgorithmSearchOption, gpu.algorithm_search);
   return options;
 }
 

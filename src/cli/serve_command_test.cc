@@ -67,6 +67,8 @@ TEST(ServeCommandTest, OutOfRangeAndContradictoryFlagsAreUsageErrors) {
            {"--per_process_gpu_memory_fraction=most",
             "--per_process_gpu_memory_fraction must be a number in [0, 1], got 'most'"},
            {"--gpu_allow_growth=yes", "--gpu_allow_growth must be true or false, got 'yes'"},
+           {"--gpu_algorithm_search=fastest",
+            "--gpu_algorithm_search must be heuristic or exhaustive, got 'fastest'"},
        }) {
     std::ostringstream out, err;
     EXPECT_EQ(ServeCommand({flag}, out, err), kExitUsage) << flag;
@@ -85,7 +87,8 @@ TEST(ServeCommandTest, HelpListsTfServingFlagNames) {
         "--max_num_load_retries", "--load_retry_interval_micros", "--num_request_iterations_for_warmup",
         "--allow_version_labels_for_unavailable_models", "--force_allow_any_version_labels_for_unavailable_models",
         "--grpc_socket_path", "--ssl_config_file", "--enable_per_model_batching_parameters",
-        "--per_process_gpu_memory_fraction", "--gpu_allow_growth"}) {
+        "--per_process_gpu_memory_fraction", "--gpu_allow_growth", "--gpu_algorithm_cache",
+        "--gpu_algorithm_search"}) {
     // Long names put their help on the next line.
     const bool listed = out.str().find(std::string(flag) + " ") != std::string::npos ||
                         out.str().find(std::string(flag) + "\n") != std::string::npos;
@@ -97,7 +100,8 @@ TEST(ServeCommandTest, HelpSaysTheGpuMemoryFlagsDoNothingWithoutAGpu) {
   std::ostringstream out, err;
   EXPECT_EQ(ServeCommand({"--help"}, out, err), kExitOk);
   const std::string help = out.str();
-  for (const char* flag : {"--per_process_gpu_memory_fraction", "--gpu_allow_growth"}) {
+  for (const char* flag : {"--per_process_gpu_memory_fraction", "--gpu_allow_growth", "--gpu_algorithm_cache",
+                           "--gpu_algorithm_search"}) {
     const size_t at = help.find(flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_NE(help.find("No effect without a usable GPU", at), std::string::npos) << help.substr(at, 400);

@@ -69,7 +69,16 @@ Status CudaStream::Synchronize() {
   return OkStatus();
 }
 
-StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const CudaBackendOptions& options) {
+CudaBackend::~CudaBackend() {
+  // The plugin's GPUs share the file; each one leaving writes what all of
+  // them added so far (SaveIfChanged writes nothing twice), and the last
+  // one's reference flushes the rest.
+  if (algorithms_ != nullptr) (void)algorithms_->SaveIfChanged();
+}
+
+StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const CudaBackendOptions& options,
+                                                           std::shared_ptr<AlgorithmCacheFile> algorithms) {
+  if (algorithms == nullptr) return InvalidArgument("cuda:" + std::to_string(device) + ": no algorithm cache");
   if (!(options.memory_fraction > 0 && options.memory_fraction <= 1)) {
     return InvalidArgument("cuda:" + std::to_string(device) + ": memory fraction must be in (0, 1], got " +
                            std::to_string(options.memory_fraction));
@@ -107,14 +116,17 @@ StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(int device, const Cud
                     GiB(static_cast<double>(bfc.memory_limit));
   const std::string device_key = std::string(prop.name) + " sm_" + std::to_string(prop.major) +
                                  std::to_string(prop.minor);
-  auto matmul = CublasLtMatmul::Create(device, device_key, b->allocator_.get());
+  b->algorithms_ = std::move(algorithms);
+  auto matmul = CublasLtMatmul::Create(device, device_key, b->allocator_.get(), &b->algorithms_->cache(),
+                                       options.exhaustive_search);
   if (!matmul.ok()) return matmul.status();
   b->matmul_ = std::move(*matmul);
   b->env_.device = device;
   b->env_.backend_name = b->name_;
   b->env_.matmul = b->matmul_.get();
 #ifdef TFHOST_CUDA_CUDNN
-  b->cudnn_ = std::make_shared<CudnnContext>(device, device_key, b->allocator_.get());
+  b->cudnn_ = std::make_shared<CudnnContext>(device, device_key, b->allocator_.get(), &b->algorithms_->cache(),
+                                             options.exhaustive_search);
   b->env_.cudnn = b->cudnn_.get();
 #endif
   b->env_.allow_tf32 = options.allow_tf32;

@@ -15,30 +15,17 @@
 #include <memory>
 #include <string>
 
+#include "backends/algorithm_cache_file.h"
 #include "backends/backend.h"
 #include "backends/bfc_allocator.h"
 #include "backends/cuda/cublaslt_matmul.h"
 #include "backends/cuda/cuda_kernels.h"
+#include "backends/cuda/cuda_plugin_options.h"
 #include "backends/cuda/cudnn_handle.h"
 
 typedef struct CUstream_st* cudaStream_t;
 
 namespace tfhost::backends::cuda {
-
-struct CudaBackendOptions {
-  // The share of the device's memory the allocator may take (TF Serving's
-  // --per_process_gpu_memory_fraction, which the plugin's memory_fraction
-  // option sets); of the memory free at creation, so that other processes'
-  // use is not promised again. In (0, 1].
-  double memory_fraction = 0.9;
-  // Take memory as needed (TensorFlow's allow_growth; the plugin's
-  // allow_growth option, --gpu_allow_growth) rather than all of it at the
-  // first allocation.
-  bool allow_growth = true;
-  // Float32 products may round their operands to TF32 on the tensor cores,
-  // as TensorFlow allows by default.
-  bool allow_tf32 = true;
-};
 
 class CudaStream : public Stream {
  public:
@@ -56,8 +43,14 @@ class CudaStream : public Stream {
 
 class CudaBackend : public Backend {
  public:
-  // Errors name the device and the CUDA call that failed.
-  static StatusOr<std::unique_ptr<CudaBackend>> Create(int device, const CudaBackendOptions& options);
+  // Errors name the device and the CUDA call that failed. `algorithms`
+  // (not null) holds the algorithm choices; the plugin shares one among its
+  // GPUs (the keys name the device), loaded from and saved to
+  // options.algorithm_cache_path.
+  static StatusOr<std::unique_ptr<CudaBackend>> Create(int device, const CudaBackendOptions& options,
+                                                       std::shared_ptr<AlgorithmCacheFile> algorithms);
+  // Saves the algorithm choices this process added, if any.
+  ~CudaBackend() override;
 
   const std::string& name() const override { return name_; }
   int priority() const override { return 100; }
@@ -85,6 +78,8 @@ class CudaBackend : public Backend {
   BackendCapabilities capabilities_;
   std::unique_ptr<CudaStream> stream_;
   std::unique_ptr<BfcAllocator> allocator_;
+  // Declared before the users of its cache, so it outlives them.
+  std::shared_ptr<AlgorithmCacheFile> algorithms_;
   std::unique_ptr<CublasLtMatmul> matmul_;
   // Made where the plugin has cuDNN (TFHOST_CUDA_CUDNN); its handle and
   // workspace on first use. Destroyed before the allocator its workspace

@@ -96,28 +96,71 @@ bool Acceptable(const Perf& perf, bool allow_tf32) {
   return allow_tf32 || perf.mathType != CUDNN_TENSOR_OP_MATH;
 }
 
+// A cached choice that cannot be one of cuDNN's algorithms of the kind
+// (a hand-edited file, say) is chosen again and replaced, rather than
+// failing the node on every run.
+bool InRange(int64_t algorithm, int count) { return algorithm >= 0 && algorithm < count; }
+
+// Records a fresh choice: over a stale entry unconditionally, else as
+// AlgorithmCache::Insert does.
+void Record(const CudaKernelEnv& env, const AlgorithmKey& key, const AlgorithmChoice& choice, bool stale) {
+  if (stale) {
+    env.cudnn->algorithms().Replace(key, choice);
+  } else {
+    env.cudnn->algorithms().Insert(key, choice);
+  }
+}
+
+// The first acceptable result of a Find...Ex call, which sorts them by
+// measured time, with that time; -1 when none.
+template <typename Perf>
+int64_t FastestAcceptable(const Perf* perf, int found, bool allow_tf32, double* micros) {
+  for (int i = 0; i < found; ++i) {
+    if (Acceptable(perf[i], allow_tf32)) {
+      *micros = static_cast<double>(perf[i].time) * 1000.0;  // cuDNN reports milliseconds
+      return perf[i].algo;
+    }
+  }
+  return -1;
+}
+
+// `x`, `w` and `y` are the call's buffers: exhaustive search runs the
+// candidates on them (y is overwritten; the real call writes it after).
 StatusOr<int64_t> ForwardAlgorithm(const CudaKernelEnv& env, const ops::KernelContext& ctx, const ConvNode& node,
-                                   const ConvPlan& p, const ConvDescriptors& d, cudnnHandle_t handle) {
+                                   const ConvPlan& p, const ConvDescriptors& d, const CudnnContext::Lease& lease,
+                                   const void* x, const void* w, void* y) {
   const AlgorithmKey key =
       CudnnConvKey(p, "fwd", node.epilogue, node.allow_tf32, env.cudnn->device_key(), env.cudnn->library());
-  if (auto known = env.cudnn->algorithms().Lookup(key, CudnnContext::kWorkspaceBytes)) return known->algorithm;
+  const bool forced = node.epilogue.bias && node.epilogue.act != UnaryOp::kRelu;
+  // The one algorithm IDENTITY runs with leaves nothing to time.
+  const bool exhaustive = env.cudnn->exhaustive_search() && !forced;
+  const auto known = env.cudnn->algorithms().Lookup(key, CudnnContext::kWorkspaceBytes, exhaustive);
+  if (known && InRange(known->algorithm, CUDNN_CONVOLUTION_FWD_ALGO_COUNT)) return known->algorithm;
+  const bool stale = known.has_value();
+  const cudnnHandle_t handle = lease.handle();
   AlgorithmChoice choice;
-  if (node.epilogue.bias && node.epilogue.act != UnaryOp::kRelu) {
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  if (forced) {
     choice.algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;  // the only one IDENTITY runs with
+  } else if (exhaustive) {
+    TFHOST_CUDNN_CALL(cudnnFindConvolutionForwardAlgorithmEx(handle, d.x, x, d.w, w, d.conv, d.y, y,
+                                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
+                                                             lease.workspace(), CudnnContext::kWorkspaceBytes),
+                      "cudnnFindConvolutionForwardAlgorithmEx");
+    choice.algorithm = FastestAcceptable(perf, found, node.allow_tf32, &choice.micros);
   } else {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int found = 0;
     TFHOST_CUDNN_CALL(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y,
                                                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
                       "cudnnGetConvolutionForwardAlgorithm_v7");
     for (int i = 0; i < found && choice.algorithm < 0; ++i) {
       if (Acceptable(perf[i], node.allow_tf32)) choice.algorithm = perf[i].algo;
     }
-    if (choice.algorithm < 0) {
-      return Unimplemented(ir::NodeContext(ctx.node()) + ": cuDNN has no forward algorithm within a " +
-                           std::to_string(CudnnContext::kWorkspaceBytes >> 20) + " MiB workspace for " +
-                           key.ToString());
-    }
+  }
+  if (choice.algorithm < 0) {
+    return Unimplemented(ir::NodeContext(ctx.node()) + ": cuDNN has no forward algorithm within a " +
+                         std::to_string(CudnnContext::kWorkspaceBytes >> 20) + " MiB workspace for " +
+                         key.ToString());
   }
   size_t bytes = 0;
   TFHOST_CUDNN_CALL(cudnnGetConvolutionForwardWorkspaceSize(handle, d.x, d.w, d.conv, d.y,
@@ -130,24 +173,38 @@ StatusOr<int64_t> ForwardAlgorithm(const CudaKernelEnv& env, const ops::KernelCo
                          std::to_string(CudnnContext::kWorkspaceBytes >> 20) + " MiB there is");
   }
   choice.workspace_bytes = static_cast<int64_t>(bytes);
-  env.cudnn->algorithms().Insert(key, choice);
+  Record(env, key, choice, stale);
   return choice.algorithm;
 }
 
+// As ForwardAlgorithm: `dx` is overwritten by exhaustive search.
 StatusOr<int64_t> BackwardDataAlgorithm(const CudaKernelEnv& env, const ops::KernelContext& ctx,
                                         const ConvNode& node, const ConvPlan& p, const ConvDescriptors& d,
-                                        cudnnHandle_t handle) {
+                                        const CudnnContext::Lease& lease, const void* w, const void* dy, void* dx) {
   const AlgorithmKey key =
       CudnnConvKey(p, "bwd_data", node.epilogue, node.allow_tf32, env.cudnn->device_key(), env.cudnn->library());
-  if (auto known = env.cudnn->algorithms().Lookup(key, CudnnContext::kWorkspaceBytes)) return known->algorithm;
+  const bool exhaustive = env.cudnn->exhaustive_search();
+  const auto known = env.cudnn->algorithms().Lookup(key, CudnnContext::kWorkspaceBytes, exhaustive);
+  if (known && InRange(known->algorithm, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT)) return known->algorithm;
+  const bool stale = known.has_value();
+  const cudnnHandle_t handle = lease.handle();
   cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
   int found = 0;
-  TFHOST_CUDNN_CALL(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x,
-                                                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
-                    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   AlgorithmChoice choice;
-  for (int i = 0; i < found && choice.algorithm < 0; ++i) {
-    if (Acceptable(perf[i], node.allow_tf32)) choice.algorithm = perf[i].algo;
+  if (exhaustive) {
+    TFHOST_CUDNN_CALL(cudnnFindConvolutionBackwardDataAlgorithmEx(handle, d.w, w, d.y, dy, d.conv, d.x, dx,
+                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found,
+                                                                  perf, lease.workspace(),
+                                                                  CudnnContext::kWorkspaceBytes),
+                      "cudnnFindConvolutionBackwardDataAlgorithmEx");
+    choice.algorithm = FastestAcceptable(perf, found, node.allow_tf32, &choice.micros);
+  } else {
+    TFHOST_CUDNN_CALL(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x,
+                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
+                      "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+    for (int i = 0; i < found && choice.algorithm < 0; ++i) {
+      if (Acceptable(perf[i], node.allow_tf32)) choice.algorithm = perf[i].algo;
+    }
   }
   if (choice.algorithm < 0) {
     return Unimplemented(ir::NodeContext(ctx.node()) + ": cuDNN has no backward-data algorithm within a " +
@@ -164,7 +221,7 @@ StatusOr<int64_t> BackwardDataAlgorithm(const CudaKernelEnv& env, const ops::Ker
                          std::to_string(bytes) + " bytes of workspace, more than there is");
   }
   choice.workspace_bytes = static_cast<int64_t>(bytes);
-  env.cudnn->algorithms().Insert(key, choice);
+  Record(env, key, choice, stale);
   return choice.algorithm;
 }
 
@@ -229,7 +286,8 @@ Status RunForward(const CudaKernelEnv& env, const ConvNode& node, KrscFilterCach
     TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(CudnnStreamOf(ctx), ctx.node()));
     ConvDescriptors d;
     TFHOST_RETURN_IF_ERROR(MakeDescriptors(env, ctx, p, node.allow_tf32, &d));
-    TFHOST_ASSIGN_OR_RETURN(int64_t algo, ForwardAlgorithm(env, ctx, node, p, d, lease.handle()));
+    TFHOST_ASSIGN_OR_RETURN(int64_t algo,
+                            ForwardAlgorithm(env, ctx, node, p, d, lease, xin.raw_data(), krsc.raw_data(), y.raw_data()));
     const auto fwd = static_cast<cudnnConvolutionFwdAlgo_t>(algo);
     const float one = 1.0f, zero = 0.0f;
     if (!node.epilogue.bias) {
@@ -314,7 +372,8 @@ Status RunBackpropInput(const CudaKernelEnv& env, const ConvNode& node, KrscFilt
     TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(stream, ctx.node()));
     ConvDescriptors d;
     TFHOST_RETURN_IF_ERROR(MakeDescriptors(env, ctx, p, node.allow_tf32, &d));
-    TFHOST_ASSIGN_OR_RETURN(int64_t algo, BackwardDataAlgorithm(env, ctx, node, p, d, lease.handle()));
+    TFHOST_ASSIGN_OR_RETURN(int64_t algo, BackwardDataAlgorithm(env, ctx, node, p, d, lease, krsc.raw_data(),
+                                                                dy.raw_data(), dxp.raw_data()));
     const float one = 1.0f, zero = 0.0f;
     TFHOST_CUDNN_CALL(cudnnConvolutionBackwardData(lease.handle(), &one, d.w, krsc.raw_data(), d.y, dy.raw_data(),
                                                    d.conv, static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),

@@ -12,8 +12,11 @@
 //   IMPLICIT_PRECOMP_GEMM, then an element-wise kernel over the result.
 // - Float32 lets the tensor cores use TF32 (CUDNN_DEFAULT_MATH) unless the
 //   node says _tfhost_fp32_strict (ir/precision_attrs.h): then CUDNN_FMA_MATH.
-// - Algorithms come from cuDNN's heuristic (..._v7), once per
-//   CudnnConvKey, within CudnnContext::kWorkspaceBytes.
+// - Algorithms come from cuDNN's heuristic (..._v7) or, with exhaustive
+//   search, from timing them (cudnnFind...AlgorithmEx, on the call's own
+//   buffers), once per CudnnConvKey, within CudnnContext::kWorkspaceBytes,
+//   kept in the backend's AlgorithmCache as enum values (no blob), and so
+//   in its file across starts.
 // Errors name the node, its op and the failing cuDNN call.
 //
 // Thread-safety: the kernels may run from several threads at once.

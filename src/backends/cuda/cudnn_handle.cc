@@ -11,8 +11,13 @@
 
 namespace tfhost::backends::cuda {
 
-CudnnContext::CudnnContext(int device, std::string device_key, Allocator* allocator)
-    : device_(device), device_key_(std::move(device_key)), allocator_(allocator) {
+CudnnContext::CudnnContext(int device, std::string device_key, Allocator* allocator, AlgorithmCache* algorithms,
+                           bool exhaustive_search)
+    : device_(device),
+      device_key_(std::move(device_key)),
+      allocator_(allocator),
+      algorithms_(algorithms),
+      exhaustive_search_(exhaustive_search) {
   // cuDNN 9 numbers its versions major * 10000 + minor * 100 + patch.
   const size_t v = cudnnGetVersion();
   library_ = "cudnn " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +

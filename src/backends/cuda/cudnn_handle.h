@@ -1,9 +1,10 @@
 // The cuDNN state of one GPU for the CUDA backend's convolutions and pools
 // (cudnn_conv.h, cudnn_pool.h): a cudnnHandle_t made on first use, one
-// workspace of at most kWorkspaceBytes made on first use too, and the
+// workspace of at most kWorkspaceBytes made on first use too, and where the
 // algorithm choices (backends/algorithm_cache.h) keyed by shape, math mode,
-// device and cuDNN version. The backend owns one per GPU and outlives every
-// kernel that uses it.
+// device and cuDNN version go: the backend's cache, which its GPUs share and
+// which persists across starts. The backend owns one context per GPU and
+// outlives every kernel that uses it.
 //
 // Thread-safety: every method may be called from several threads at once.
 // cuDNN forbids using one handle from several threads at a time, so a Lease
@@ -36,9 +37,12 @@ class CudnnContext {
   static constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
   // Makes nothing on the device yet. `device_key` names the GPU in
-  // algorithm keys ("NVIDIA H100 80GB HBM3 sm_90"); `allocator` (the
-  // backend's) outlives the context.
-  CudnnContext(int device, std::string device_key, Allocator* allocator);
+  // algorithm keys ("NVIDIA H100 80GB HBM3 sm_90"); `allocator` and
+  // `algorithms` (the backend's) outlive the context. `exhaustive_search`:
+  // the convolutions time cuDNN's algorithms (cudnnFind...Ex) once per
+  // shape instead of taking its heuristic's first.
+  CudnnContext(int device, std::string device_key, Allocator* allocator, AlgorithmCache* algorithms,
+               bool exhaustive_search);
   ~CudnnContext();
   CudnnContext(const CudnnContext&) = delete;
   CudnnContext& operator=(const CudnnContext&) = delete;
@@ -60,7 +64,8 @@ class CudnnContext {
   // ResourceExhausted where the workspace cannot be had.
   StatusOr<Lease> Acquire(cudaStream_t stream, const ir::Node& node);
 
-  AlgorithmCache& algorithms() { return algorithms_; }
+  AlgorithmCache& algorithms() { return *algorithms_; }
+  bool exhaustive_search() const { return exhaustive_search_; }
   int device() const { return device_; }
   const std::string& device_key() const { return device_key_; }
   // "cudnn 9.19.0": the loaded library's version (cudnnGetVersion).
@@ -71,7 +76,8 @@ class CudnnContext {
   std::string device_key_;
   std::string library_;
   Allocator* allocator_ = nullptr;
-  AlgorithmCache algorithms_;
+  AlgorithmCache* algorithms_ = nullptr;
+  bool exhaustive_search_ = false;
 
   std::mutex mu_;
   cudnnHandle_t handle_ = nullptr;  // guarded by mu_

@@ -9,7 +9,9 @@
 // BfcAllocator may take memory_fraction (default 0.9, the CUDA backend's),
 // as needed or at once (allow_growth), so that the memory flags, the
 // allocator's metrics and running out of device memory can be tested on a
-// machine without a GPU.
+// machine without a GPU. It checks algorithm_cache and algorithm_search as
+// the CUDA plugin does, so the GPU flags are refused with the same words,
+// and has no library algorithms to choose, so they do nothing more.
 #ifndef TFHOST_FAKE_BACKEND_NAME
 #define TFHOST_FAKE_BACKEND_NAME "fake_device"
 #endif
@@ -34,6 +36,11 @@ extern "C" int tfhost_backend_plugin_register(tfhost::backends::BackendRegistry*
   auto memory = tfhost::backends::ReadDeviceMemoryOptions(*options, TFHOST_FAKE_BACKEND_NAME, 0.9, true);
   if (!memory.ok()) {
     std::snprintf(detail, detail_size, "%s", memory.status().message().c_str());
+    return 0;
+  }
+  auto algorithms = tfhost::backends::ReadDeviceAlgorithmOptions(*options, TFHOST_FAKE_BACKEND_NAME);
+  if (!algorithms.ok()) {
+    std::snprintf(detail, detail_size, "%s", algorithms.status().message().c_str());
     return 0;
   }
   tfhost::backends::BfcOptions bfc;
