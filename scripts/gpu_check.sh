@@ -24,7 +24,22 @@
 #      against TensorFlow's outputs, fp32-strict (tests/zoo);
 #   4. a GEMM roofline: chains of N x N matrix products through `tfhost
 #      bench --device gpu`, TF32 (the default) and fp32-strict, beside
-#      PyTorch's torch.mm on the same GPU in the same run.
+#      PyTorch's torch.mm on the same GPU in the same run;
+#   5. ResNet-50 and BERT-base, made there by PyTorch (scripts/gpu_models.py:
+#      torchvision's and transformers' models when they import, else the same
+#      networks from torch.nn layers; random weights, the figures are speeds):
+#      exported to ONNX on the CPU, then PyTorch eager timed on the GPU
+#      (ResNet-50 channels_last at batch 1/32/256, BERT-base at sequence 128
+#      and batch 1/32, fp32 with TF32 and bf16 autocast);
+#   6. `tfhost bench MODEL.onnx --device gpu` on the same settings in fp32 and
+#      bf16 (fp16: tfhost has no such precision yet, and the table says so),
+#      batch 256 last, skipped when the time is spent;
+#   7. the table of both (scripts/gpu_perf_table.py).
+# Every step's limit is cut to what is left of the run's GPU_CHECK_DEADLINE_S
+# (default 480 s); a step with under 10 s left is skipped, saying so.
+# Without torch in python3 (GPU_CHECK_PYTHON names another) or without a
+# GPU for it, steps 5-6 say so and end at once (GPU_CHECK_FORCE_MODELS=1
+# exports and benches all the same: a check of the paths without a GPU).
 # OUTDIR (default $OUT, else gpu_check/out) gets summary.txt and one log per
 # step; summary.txt is what goes into the issue note and docs/perf.md.
 set -uo pipefail
@@ -107,13 +122,22 @@ run() {
   local summary="$outdir/summary.txt"
   : > "$summary"
   say() { echo "$*" | tee -a "$summary"; }
+  local deadline="${GPU_CHECK_DEADLINE_S:-480}"
+  left() { echo $((deadline - SECONDS)); }
   step() {  # step NAME SECONDS COMMAND...: output to OUTDIR/NAME.log, exit status to the summary
     local name="$1" secs="$2"
     shift 2
-    local t0=$SECONDS
-    timeout "$secs" "$@" > "$outdir/$name.log" 2>&1
-    local rc=$?
-    say "$name: exit $rc in $((SECONDS - t0)) s"
+    # No step outlives the run's deadline; 124 is timeout's own status.
+    [ "$secs" -le "$(left)" ] || secs=$(left)
+    if [ "$secs" -lt 10 ]; then
+      say "$name: skipped, the run's $deadline s are spent" | tee "$outdir/$name.log"
+      return 124
+    fi
+    local t0=$SECONDS rc why=""
+    timeout -k 10 "$secs" "$@" > "$outdir/$name.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 124 ] && why=" (its limit of $secs s)"
+    say "$name: exit $rc in $((SECONDS - t0)) s$why"
     return $rc
   }
   gtest_summary() {  # LOG: how many ran and passed, and the first 40 that failed or skipped
@@ -189,7 +213,7 @@ run() {
         "$outdir/gemm_${n}_$p.log" | tee -a "$summary"
     done
   done
-  step torch_gemm 90 python3 - <<'PY'
+  step torch_gemm 90 "${GPU_CHECK_PYTHON:-python3}" - <<'PY'
 import torch, time
 for n in (4096, 8192):
     for tf32 in (True, False):
@@ -209,7 +233,101 @@ for n in (4096, 8192):
               f"{2 * n ** 3 / dt / 1e12:.1f} TFLOP/s")
 PY
   sed 's/^/  /' "$outdir/torch_gemm.log" | tee -a "$summary"
+
+  # 5-7. ResNet-50 and BERT-base: PyTorch against tfhost.
+  models "$tfhost" "$unpack/models"
   say "done in $SECONDS s; logs in $outdir"
+}
+
+# Steps 5-7 of run (it defines say, step, left, outdir and summary).
+models() {  # TFHOST MODELDIR
+  local tfhost="$1" dir="$2" py="${GPU_CHECK_PYTHON:-python3}"
+  local torch_budget="${GPU_CHECK_TORCH_BUDGET_S:-75}" tfhost_budget="${GPU_CHECK_TFHOST_BUDGET_S:-150}"
+  local gm="$root/scripts/gpu_models.py" probe_out
+  rm -rf "$dir" && mkdir -p "$dir"
+  # One quick look first, so that a machine without torch or without a GPU
+  # says so at once instead of exporting models nothing will run.
+  probe_out="$(timeout -k 5 60 "$py" -c 'import torch; print(torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1)"
+  case "$probe_out" in
+    *" True") say "models: $py has torch ${probe_out% True} and a GPU for it" ;;
+    *" False")
+      if [ -z "${GPU_CHECK_FORCE_MODELS:-}" ]; then
+        say "models: $py has torch ${probe_out% False} but no GPU for it (torch.cuda.is_available() is False):" \
+            "ResNet-50 and BERT-base are not made, PyTorch is not timed, tfhost is not benched"
+        return 0
+      fi
+      say "models: no GPU for torch ${probe_out% False}; GPU_CHECK_FORCE_MODELS is set, so the steps run anyway" ;;
+    *)
+      say "models: $py cannot import torch ($probe_out): ResNet-50 and BERT-base are not made," \
+          "PyTorch is not timed, tfhost is not benched"
+      return 0 ;;
+  esac
+
+  # 5. The ONNX files (on the CPU), then PyTorch's own timing on the GPU.
+  # BERT at opset 16: at 17 the exporter writes LayerNormalization, which
+  # tfhost's ONNX loader does not map; at 16 it is ReduceMean, Sub, Pow, Sqrt, Div.
+  step torch_export 120 "$py" "$gm" --export-only --out "$dir" --opset 17 --bert-opset 16
+  python3 - "$outdir/torch_export.log" <<'PY' | tee -a "$summary"
+import json, sys
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if not isinstance(r, dict):
+        continue
+    if r["event"] == "model":
+        print(f"  {r['model']}: {r['impl']}, {r['params']:,} parameters, {r['weights']}")
+    elif r["event"] == "export" and r["ok"]:
+        print(f"  {r['model']}.onnx: opset {r['opset']}, {r['bytes'] / 2**20:.0f} MiB in {r['seconds']} s"
+              + (f" ({r['note']})" if "note" in r else ""))
+    elif r["event"] in ("export", "error"):
+        print(f"  {r.get('model', '')} export failed: {r['error']}")
+PY
+  step torch_time $((torch_budget + 45)) "$py" "$gm" --time-only --device cuda --budget-s "$torch_budget"
+  grep -E '"event": "(env|error)"' "$outdir/torch_time.log" | cut -c1-400 | sed 's/^/  /' | tee -a "$summary"
+
+  # 6. tfhost on the same settings, most wanted first: batch 256 goes when time is short.
+  local spec model precision batches runs warmup t0=$SECONDS need secs
+  for spec in "resnet50 fp32 1,32 20 3" "bert_base fp32 1,32 20 3" "resnet50 bf16 1,32 20 3" \
+              "bert_base bf16 1,32 20 3" "resnet50 fp32 256 8 2" "resnet50 bf16 256 8 1"; do
+    read -r model precision batches runs warmup <<< "$spec"
+    local name="tfhost_bench-$model-$precision-b${batches//,/_}"
+    if [ ! -f "$dir/$model.onnx" ]; then
+      say "$name: skipped, no $model.onnx (see torch_export)"
+      continue
+    fi
+    need=20
+    [ "$batches" = 256 ] && need=30
+    secs=$((tfhost_budget - (SECONDS - t0)))
+    [ "$secs" -le 75 ] || secs=75
+    if [ "$secs" -lt "$need" ] || [ "$(left)" -lt $((need + 10)) ]; then
+      say "$name: skipped, $((tfhost_budget - (SECONDS - t0))) s left of tfhost's $tfhost_budget s and $(left) s of the run's"
+      continue
+    fi
+    step "$name" "$secs" "$tfhost" bench "$dir/$model.onnx" --device gpu --batch "$batches" --threads 0 \
+      --precision "$precision" --runs "$runs" --warmup "$warmup" --json
+  done
+  say "fp16: not measured: tfhost bench --precision takes fp32, fp32-strict and bf16 only (no fp16 path yet)"
+  # Where the nodes went (GPU, host backends, copies) and where the time goes,
+  # at batch 1: what explains the figures above, bf16's above all (a node the
+  # CUDA backend declines runs on the host). Only with time to spare.
+  for spec in "resnet50 fp32" "resnet50 bf16" "bert_base fp32" "bert_base bf16"; do
+    read -r model precision <<< "$spec"
+    [ -f "$dir/$model.onnx" ] || continue
+    local name="tfhost_profile-$model-$precision"
+    if [ "$(left)" -lt 45 ]; then
+      say "$name: skipped, $(left) s left of the run's"
+      continue
+    fi
+    step "$name" 30 "$tfhost" bench "$dir/$model.onnx" --device gpu --batch 1 --threads 0 \
+      --precision "$precision" --runs 3 --warmup 2 --profile
+    grep -A7 -E "^  placement:" "$outdir/$name.log" | sed 's/^/  /' | tee -a "$summary"
+  done
+
+  # 7. The table.
+  say "ResNet-50 and BERT-base, tfhost against PyTorch eager, same GPU, same run:"
+  python3 "$root/scripts/gpu_perf_table.py" "$outdir" 2>&1 | sed 's/^/  /' | tee -a "$summary"
 }
 
 case "$mode" in
