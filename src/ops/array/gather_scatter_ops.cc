@@ -336,15 +336,24 @@ Status TensorScatterKernel(KernelContext& ctx, ScatterMode mode) {
     return ctx.Error("updates shape " + updates.shape().ToString() + " must be " + Shape(expected).ToString() +
                      " for indices shape " + indices_t.shape().ToString() + " and tensor shape " + shape.ToString());
   }
+  const int64_t slice = DimProduct(shape, static_cast<int>(depth), shape.rank());
+  Tensor out(tensor.dtype(), shape);
+  CopyElements(tensor, 0, out, 0, tensor.NumElements());
+  // Empty slices combine nothing. (With depth 0 there is one offset per
+  // index vector, and indices of shape [2^40, 0] hold no element but name
+  // 2^40 vectors: a vector of their offsets would not fit in memory.)
+  if (slice == 0 || updates.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   std::vector<int64_t> offsets;
   if (depth == 0) {
+    // Each vector's update is a whole tensor's worth of `updates`: at most
+    // updates.NumElements() / slice of them.
     offsets.assign(DimProduct(indices_t.shape(), 0, indices_t.rank() - 1), 0);
   } else {
     TFHOST_ASSIGN_OR_RETURN(offsets, IndexVectorOffsets(ctx, indices, depth, shape, false));
   }
-  const int64_t slice = DimProduct(shape, static_cast<int>(depth), shape.rank());
-  Tensor out(tensor.dtype(), shape);
-  CopyElements(tensor, 0, out, 0, tensor.NumElements());
   const DType dt = tensor.dtype();
   const bool complex = dt == DType::kComplex64 || dt == DType::kComplex128;
   if (mode == ScatterMode::kUpdate && (IsStringLike(dt) || DTypeSize(dt) > 0)) {

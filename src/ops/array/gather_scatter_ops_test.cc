@@ -102,6 +102,28 @@ TEST(ScatterNdTest, SliceUpdatesAndBadIndexError) {
 
 ir::AttrMap TS(DType t) { return {{"T", MakeAttr(t)}, {"Tindices", MakeAttr(DType::kInt32)}}; }
 
+// Found by graph_kernel_fuzz: depth-0 indices of shape [2^40, 0] name 2^40
+// index vectors without holding an element, and the kernel made a vector of
+// 2^40 offsets. Empty slices combine nothing: the output is the tensor.
+TEST(TensorScatterTest, EmptyUpdatesWithHugeIndexBatchGiveTheTensorWithoutAllocating) {
+  const int64_t huge = int64_t{1} << 40;
+  Tensor empty = Tensor::FromVector<float>({}, Shape({0}));
+  Tensor idx(DType::kInt32, Shape({huge, 0}));
+  Tensor upd(DType::kFloat, Shape({huge, 0}));
+  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax"}) {
+    auto out = RunSingleOp(op, {empty, idx, upd}, TS(DType::kFloat));
+    ASSERT_TRUE(out.ok()) << op << ": " << out.status().ToString();
+    EXPECT_EQ((*out)[0].shape(), Shape({0})) << op;
+  }
+  // Indices of depth 1 selecting nothing leave the tensor as it was.
+  Tensor ones = Tensor::FromVector<float>({1, 2, 3});
+  auto same = RunSingleOp("TensorScatterAdd",
+                          {ones, Tensor(DType::kInt32, Shape({0, 1})), Tensor(DType::kFloat, Shape({0}))},
+                          TS(DType::kFloat));
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_TRUE(TensorsEqual((*same)[0], ones));
+}
+
 TEST(TensorScatterTest, UpdateAddSubMinMaxIntoACopy) {
   // tf.tensor_scatter_nd_update doc: tensor [0..7]? here ones(8), indices
   // [[4], [3], [1], [7]], updates [9, 10, 11, 12] -> [1, 11, 1, 10, 9, 1, 1, 12].
