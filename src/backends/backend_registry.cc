@@ -183,6 +183,13 @@ NodeKernel BackendRegistry::MakeKernelFrom(const std::string& name, const ir::No
   return NodeKernel{name, MarkedWith(*b, node, std::move(kernel))};
 }
 
+bool BackendRegistry::HasDeviceBackend() const {
+  for (const Backend* b : order_) {
+    if (!b->memory_space().host_accessible()) return true;
+  }
+  return false;
+}
+
 bool BackendRegistry::HostHasNativeBf16() const {
   for (const Backend* b : order_) {
     if (b->memory_space().host_accessible() && b->capabilities().native_bf16) return true;

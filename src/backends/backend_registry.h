@@ -90,6 +90,9 @@ class BackendRegistry {
   // Whether some host backend computes bf16 natively (what the bf16 passes
   // ask before keeping activations in bf16).
   bool HostHasNativeBf16() const;
+  // Whether some backend computes in memory the host cannot read (a GPU):
+  // placement may then put products there.
+  bool HasDeviceBackend() const;
 
  private:
   std::vector<std::unique_ptr<Backend>> owned_;

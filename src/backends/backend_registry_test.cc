@@ -4,6 +4,7 @@
 
 #include "backends/kernel_table.h"
 #include "backends/reference_backend.h"
+#include "backends/testing/fake_device_backend.h"
 #include "base/test_status.h"
 
 namespace tfhost::backends {
@@ -158,6 +159,16 @@ TEST(BackendRegistryTest, NativeBf16IsAskedOfTheHostBackends) {
   ASSERT_TRUE(bf16.Add(HostBackend("bf16", 5, "Relu", Always(&calls), caps)).ok());
   EXPECT_FALSE(plain.HostHasNativeBf16());
   EXPECT_TRUE(bf16.HostHasNativeBf16());
+}
+
+TEST(BackendRegistryTest, ADeviceBackendIsOneWhoseMemoryTheHostCannotRead) {
+  BackendRegistry host_only, with_device;
+  int calls = 0;
+  ASSERT_TRUE(host_only.Add(HostBackend("host", 5, "Relu", Always(&calls))).ok());
+  ASSERT_TRUE(with_device.Add(HostBackend("host", 5, "Relu", Always(&calls))).ok());
+  ASSERT_TRUE(with_device.Add(std::make_unique<testing::FakeDeviceBackend>()).ok());
+  EXPECT_FALSE(host_only.HasDeviceBackend());
+  EXPECT_TRUE(with_device.HasDeviceBackend());
 }
 
 TEST(BackendRegistryTest, GlobalRegistryHasTheReferenceBackendLast) {

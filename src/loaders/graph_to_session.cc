@@ -31,11 +31,15 @@ Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, con
   }
   if (options.precision == "bf16") {
     // bf16 activations only where bf16 kernels run: elsewhere --precision
-    // bf16 computes in float32, and so must the edges between nodes.
+    // bf16 computes in float32, and so must the edges between nodes. Not
+    // with a device backend either: the edges are the host kernels' format,
+    // and a GPU backend refuses nodes that read or write them, so a
+    // convolution chain would stay on the host (the GPU computes a bf16
+    // mark in float32 for now).
     const backends::BackendRegistry& registry =
         options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
-    const bool bf16_activations =
-        options.session.kernels == backends::KernelChoice::kFast && registry.HostHasNativeBf16();
+    const bool bf16_activations = options.session.kernels == backends::KernelChoice::kFast &&
+                                  registry.HostHasNativeBf16() && !registry.HasDeviceBackend();
     return passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
   }
   if (options.precision == "fp32-strict") {

@@ -9,7 +9,11 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include "backends/kernel_table.h"
+#include "backends/reference_backend.h"
+#include "backends/testing/fake_device_backend.h"
 #include "base/test_status.h"
+#include "ir/precision_attrs.h"
 
 namespace tfhost::loaders {
 namespace {
@@ -185,6 +189,51 @@ TEST(GraphToSessionPruningTest, WhileLoopKeepsEveryNodeItsFetchedExitNeeds) {
   auto out = (*session)->Run({{"x:0", Tensor::FromVector<float>({1, 1.5f})}}, {"while/Exit_1:0"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Floats((*out)[0]), (std::vector<float>{8, 12}));
+}
+
+// Two wide 1x1 convolutions in a row: --precision bf16 on a CPU with native
+// bf16 stores the first one's output in bf16 for the second (bf16 activation
+// chaining). Not when a device backend is there: a GPU refuses nodes on bf16
+// edges, so the chain would stay on the host.
+constexpr char kConvChain[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } dim { size: 4 } dim { size: 128 } } } } }
+  node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 1 }
+                                              dim { size: 128 } dim { size: 128 } } float_val: 0.01 } } } }
+  node { name: "a" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: "padding" value { s: "VALID" } } }
+  node { name: "b" op: "Conv2D" input: "a" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: "padding" value { s: "VALID" } } }
+)pb";
+
+int Bf16Edges(const runtime::Session& session) {
+  int n = 0;
+  for (const auto& node : session.graph().nodes()) n += node.FindAttr(ir::kOutputDtypeAttr) != nullptr;
+  return n;
+}
+
+TEST(GraphToSessionTest, Bf16ActivationsAreChainedOnANativeBf16HostButNotBesideADevice) {
+  auto make = [](bool with_device) {
+    auto registry = std::make_unique<backends::BackendRegistry>();
+    backends::BackendCapabilities bf16;
+    bf16.native_bf16 = true;
+    EXPECT_TRUE(registry->Add(std::make_unique<backends::HostKernelBackend>("bf16_host", 5, bf16,
+                                                                           backends::KernelTable())).ok());
+    EXPECT_TRUE(registry->Add(std::make_unique<backends::ReferenceBackend>()).ok());
+    if (with_device) EXPECT_TRUE(registry->Add(std::make_unique<backends::testing::FakeDeviceBackend>()).ok());
+    return registry;
+  };
+  for (bool with_device : {false, true}) {
+    SCOPED_TRACE(with_device ? "with a device backend" : "host only");
+    auto registry = make(with_device);
+    LoadOptions options;
+    options.precision = "bf16";
+    options.session.backends = registry.get();
+    auto session = Load(kConvChain, {"b"}, options);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    EXPECT_EQ(Bf16Edges(**session), with_device ? 0 : 1);
+  }
 }
 
 }  // namespace
