@@ -1,25 +1,33 @@
-// MatMul of a few rows (1 to 4) by a large float32 matrix: the recurrent
-// product h x U of an LSTM or GRU step at batch 1 to 4, and a dense layer at
-// batch 1. Such a product does 1 to 4 multiply-adds per weight it loads, so
-// it runs at the speed the weights stream from L2 or L3, not at the FMA
-// peak. Read row by row, a [K, N] matrix is K strided pieces of N floats;
-// oneDNN 2.6's kernel for it took 10.5-11 us for 256 x 1024 (1 MiB) on the
-// Zen 4 core this was written on.
+// MatMul of one row by a large float32 matrix: the recurrent product h x U
+// of an LSTM or GRU step at batch 1, and a dense layer at batch 1. Such a
+// product does one multiply-add per weight it loads, so it runs at the
+// speed the weights stream from L2 or L3, not at the FMA peak. Read row by
+// row, a [K, N] matrix is K strided pieces of N floats; oneDNN 2.6's kernel
+// for it took 10.5-11 us for 256 x 1024 (1 MiB) on the Zen 4 core this was
+// written on.
 //
 // The weights are packed once per buffer (a Const or a variable's value: no
 // kernel writes into a buffer another tensor shares, base/tensor.h) into
 // panels of 32 columns, each panel its K x 32 floats in one run, zero-padded
 // past the last column. The kernel then reads every weight in address order.
-// Per panel and row it keeps 2 vectors of sums for even k and 2 for odd k
-// (two chains, so the FMA latency hides behind the loads) and adds them at
-// the end. On that core the packed read took 6.7-7.5 us for the same matrix,
-// and bench/peers' LSTM at batch 1 (two such products a step, 100 steps) ran
+// It keeps 2 vectors of sums for even k and 2 for odd k (two chains, so the
+// FMA latency hides behind the loads) and adds them at the end. On that
+// core the packed read took 6.7-7.5 us for the same matrix, and
+// bench/peers' LSTM at batch 1 (two such products a step, 100 steps) ran
 // 1.78 -> 1.56 ms p50 with this kernel (interleaved A/B, 4 rounds).
 //
-// Declined, to the kernel registered after this one (oneDNN's): more than 4
-// rows, transpose_a, weights under 64 KiB (they stay in L1/L2, where
-// oneDNN's reordered copy reads as fast), other dtypes, bf16 nodes, and CPUs
-// without AVX-512.
+// One row only (kGemvMaxRows): `tfhost bench` on single-MatMul graphs, this
+// kernel against oneDNN's, p50 of 3,000 runs twice each, gave
+//   1 row:  256x1024 8 vs 10-11 us, 1024x1024 40 vs 41, 2048x1000 64-67 vs
+//           74, 512x4096 66-67 vs 75-78, 768x3072 76 vs 85-86;
+//   2 rows: 0.89-1.0x oneDNN's speed; 4 rows: 0.82-1.2x
+// (the rows' extra multiply-adds per load make it compute-bound where
+// oneDNN's blocked kernel is not), so 2 rows and more go to oneDNN.
+//
+// Declined, to the kernel registered after this one (oneDNN's): more rows,
+// transpose_a, weights under 64 KiB (they stay in L1/L2, where oneDNN's
+// reordered copy reads as fast), other dtypes, bf16 nodes, and CPUs without
+// AVX-512.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -112,7 +120,7 @@ TFHOST_GEMV_TARGET void RunPanels(const float* a, const float* packed, float* y,
 }
 
 using PanelFn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t);
-constexpr PanelFn kPanelFns[kGemvMaxRows] = {RunPanels<1>, RunPanels<2>, RunPanels<3>, RunPanels<4>};
+constexpr PanelFn kPanelFns[kGemvMaxRows] = {RunPanels<1>};
 #endif  // TFHOST_SIMD_X86
 
 class GemvKernel {

@@ -19,7 +19,7 @@ ir::AttrMap MatMulAttrs(bool transpose_b) {
 // the reference's.
 constexpr double kTol = 1e-4;
 
-TEST(SimdGemvTest, FewRowProductsMatchReferenceOverShapes) {
+TEST(SimdGemvTest, OneRowProductsMatchReferenceOverShapes) {
   TFHOST_SKIP_WITHOUT_AVX512("matrix product");
   // Column counts around the 32-column panels and odd depths (the odd-k tail).
   const std::vector<std::pair<int64_t, int64_t>> kn = {{256, 1024}, {64, 1024}, {1031, 65}, {129, 130},
@@ -70,7 +70,9 @@ TEST(SimdGemvTest, ANewWeightsBufferIsRepacked) {
 // still give the reference's result, including its shape error.
 TEST(SimdGemvTest, DeclinedShapesFallBackWithTheSameResults) {
   TFHOST_SKIP_WITHOUT_AVX512("matrix product");
-  // Five rows; weights under the size floor; an empty product.
+  // More rows than the kernel takes; weights under the size floor; an empty product.
+  ExpectSimdMatchesReference("MatMul", {RandomFloats(Shape({kGemvMaxRows + 1, 256}), -1, 1, false), RandomFloats(Shape({256, 512}), -1, 1, false)},
+                             MatMulAttrs(false), kTol, kTol, {IsaLevel::kAvx512});
   ExpectSimdMatchesReference("MatMul", {RandomFloats(Shape({5, 256}), -1, 1, false), RandomFloats(Shape({256, 512}), -1, 1, false)},
                              MatMulAttrs(false), kTol, kTol, {IsaLevel::kAvx512});
   ExpectSimdMatchesReference("MatMul", {RandomFloats(Shape({1, 64}), -1, 1, false), RandomFloats(Shape({64, 64}), -1, 1, false)},

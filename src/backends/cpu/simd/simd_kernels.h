@@ -18,9 +18,10 @@ void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
 void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
 void RegisterLstmCellKernels(KernelTable& table);   // simd_lstm_cell.cc
 // Above oneDNN's MatMul too: products of at most kGemvMaxRows rows by
-// weights of at least kGemvMinWeightElements; it hands the rest to oneDNN.
+// weights of at least kGemvMinWeightElements (simd_gemv.cc says why one
+// row); it hands the rest to oneDNN.
 void RegisterGemvKernels(KernelTable& table);       // simd_gemv.cc
-inline constexpr int64_t kGemvMaxRows = 4;
+inline constexpr int64_t kGemvMaxRows = 1;
 inline constexpr int64_t kGemvMinWeightElements = 16 * 1024;  // 64 KiB of float32
 
 // The simd backend's priority is above oneDNN's (register.cc), whose
