@@ -10,7 +10,7 @@
 //
 // Matched on float32 nodes, each operand order of AddV2/Add and Mul (IEEE
 // addition and multiplication commute exactly), the Split's axis a Const 1
-// or -1 of a rank-2 z. Every node but h and c_out must have no reader outside
+// or -1 of a rank-2 z, x, y and c of static rank 2. Every node but h and c_out must have no reader outside
 // the pattern (c_out usually has one: the step returns it) and none but h may
 // be fetchable by name. h's node becomes the fused node under its name, with
 // the same output 0; c_out's readers read its output 1. The result is the same float32
@@ -84,6 +84,13 @@ class LstmCellFusion : public GraphPass {
       reader = use.consumer;
     }
     return reader;
+  }
+
+  // The static rank of `ref`, or -1.
+  static int RankOf(const ir::Graph& graph, const ir::TensorRef& ref) {
+    const ir::Node& n = graph.node(ref.node);
+    if (ref.index < 0 || ref.index >= static_cast<int>(n.output_shapes.size())) return -1;
+    return n.output_shapes[ref.index].rank();
   }
 
   // A binary node whose inputs are {a:0, other} in either order; `other` set.
@@ -169,6 +176,9 @@ class LstmCellFusion : public GraphPass {
         !(graph.node(m.tanh_c).inputs[0] == ir::TensorRef{m.c_out, 0})) {
       return std::nullopt;
     }
+    // The kernel takes x, y [rows, 4 units] and c [rows, units]; AddV2 and
+    // Mul would also broadcast a rank-1 operand, which it does not.
+    if (RankOf(graph, m.x) != 2 || RankOf(graph, m.y) != 2 || RankOf(graph, m.c) != 2) return std::nullopt;
     // c_out's readers other than tanh_c read the fused node's output 1: none
     // may be by control edge (the fused node keeps h's name, not c_out's).
     if (internal::UsesOf(graph, consumers, m.c_out).control) return std::nullopt;

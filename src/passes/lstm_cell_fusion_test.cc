@@ -115,6 +115,39 @@ TEST(LstmCellFusionTest, AFetchableIntermediateIsLeftAlone) {
   EXPECT_EQ(CountOp(g, ops::nn::kLstmCellOp), 0);
 }
 
+// A rank-1 operand AddV2 would broadcast (a bias added as a second term) is
+// not the kernel's form: the cell keeps its ops.
+TEST(LstmCellFusionTest, ARankOneAddendIsLeftAlone) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {-1, 4 * kUnits})
+      .Placeholder("y", DType::kFloat, {4 * kUnits})
+      .Placeholder("c", DType::kFloat, {-1, kUnits})
+      .Const("bias", Wave(Shape({4 * kUnits}), 0.5f, 2.f))
+      .Const("split_dim", Tensor::Scalar<int32_t>(1))
+      .Add("add", "AddV2", {"x", "y"})
+      .Add("bias_add", "BiasAdd", {"add", "bias"})
+      .Add("split", "Split", {"split_dim", "bias_add"}, {{"num_split", ops::MakeAttr(int64_t{4})}})
+      .Add("sig_i", "Sigmoid", {"split:0"})
+      .Add("sig_f", "Sigmoid", {"split:1"})
+      .Add("tanh_g", "Tanh", {"split:2"})
+      .Add("sig_o", "Sigmoid", {"split:3"})
+      .Add("mul", "Mul", {"sig_f", "c"})
+      .Add("mul_1", "Mul", {"sig_i", "tanh_g"})
+      .Add("c_out", "AddV2", {"mul", "mul_1"})
+      .Add("tanh_c", "Tanh", {"c_out"})
+      .Add("h", "Mul", {"sig_o", "tanh_c"})
+      .Add("c_next", "Identity", {"c_out"});
+  std::map<std::string, Tensor> feeds = {{"x", Wave(Shape({2, 4 * kUnits}), 3.f, 0.f)},
+                                         {"y", Wave(Shape({4 * kUnits}), 2.f, 1.f)},
+                                         {"c", Wave(Shape({2, kUnits}), 1.5f, 0.5f)}};
+  ir::Graph before = b.Build();
+  ir::Graph after = before;
+  PassContext ctx = PassContext::FromRoots(after, {"h", "c_next"});
+  ASSERT_TRUE(MakeLstmCellFusion()->Run(&after, ctx).ok());
+  EXPECT_EQ(CountOp(after, ops::nn::kLstmCellOp), 0);
+  ExpectSameTensors(Evaluate(before, feeds, {"h", "c_next"}), Evaluate(after, feeds, {"h", "c_next"}));
+}
+
 // The kernel computes tanh: a cell built with another activation keeps its ops.
 TEST(LstmCellFusionTest, ACellWithAnotherActivationIsLeftAlone) {
   CellOptions o;
