@@ -2,7 +2,22 @@
 
 #include <cstring>
 
+#include "base/buffer_pool.h"
+#include "ir/graph.h"
+
 namespace tfhost::ops::tensor_array {
+
+Status CheckSlotsFit(const KernelContext& ctx, int64_t n, const std::string& what) {
+  const BufferPool* pool = BufferPool::Current();
+  if (pool == nullptr || pool->max_in_use_bytes() <= 0 || n <= 0) return OkStatus();
+  // n <= kMaxElements: no overflow. Per slot: the Tensor and two flag bytes.
+  const int64_t bytes = n * static_cast<int64_t>(sizeof(Tensor) + 2);
+  if (bytes <= pool->max_in_use_bytes()) return OkStatus();
+  return ResourceExhausted(ir::NodeContext(ctx.node()) + ": " + what + " of " + std::to_string(n) +
+                           " elements needs " + std::to_string(bytes) +
+                           " bytes of element slots, more than the session's tensor memory limit of " +
+                           std::to_string(pool->max_in_use_bytes()) + " bytes");
+}
 
 StatusOr<ir::PartialShape> ReadElementShape(const KernelContext& ctx, int i) {
   const Tensor& t = ctx.input(i);

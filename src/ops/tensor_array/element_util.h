@@ -17,6 +17,13 @@ namespace tfhost::ops::tensor_array {
 // treated as malformed rather than allowed to exhaust memory.
 inline constexpr int64_t kMaxElements = int64_t{1} << 26;
 
+// A list or array of `n` elements holds a Tensor slot for each, set or not:
+// the slots count against the session's tensor memory limit (the current
+// BufferPool's max_in_use_bytes, where there is one) as the elements' bytes
+// do. An empty array of kMaxElements elements is 5 GiB of slots.
+// ResourceExhausted names the node and `what`.
+Status CheckSlotsFit(const KernelContext& ctx, int64_t n, const std::string& what);
+
 // An element_shape input: a scalar -1 means unknown rank, otherwise a vector
 // whose -1 entries are unknown dims.
 StatusOr<ir::PartialShape> ReadElementShape(const KernelContext& ctx, int i);

@@ -78,6 +78,7 @@ Status PrepareWrite(const KernelContext& ctx, TensorArrayState& ta, int64_t inde
                      std::to_string(size));
   }
   if (index >= size) {
+    TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, index + 1, "a TensorArray grown"));
     ta.items.resize(index + 1);
     ta.written.resize(index + 1, 0);
     ta.cleared.resize(index + 1, 0);
@@ -153,6 +154,7 @@ Status TensorArrayV3(KernelContext& ctx) {
   if (size < 0 || size > kMaxElements) {
     return ctx.Error("size must be in [0, " + std::to_string(kMaxElements) + "], got " + std::to_string(size));
   }
+  TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, size, "a TensorArray"));
   auto ta = std::make_shared<TensorArrayState>();
   TFHOST_ASSIGN_OR_RETURN(ta->dtype, ctx.Attr<DType>("dtype"));
   TFHOST_ASSIGN_OR_RETURN(ta->element_shape, ctx.AttrOr<ir::PartialShape>("element_shape", ir::PartialShape()));

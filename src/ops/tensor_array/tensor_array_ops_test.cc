@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "base/buffer_pool.h"
 #include "ops/run_single_op.h"
 #include "ops/tensor_array/step_container.h"
 #include "base/test_status.h"
@@ -157,6 +158,30 @@ TEST_F(TensorArrayOpsTest, V2AndV1NamesUseStringHandles) {
   auto pack = RunSingleOp("TensorArrayPack", {h, Tensor::Scalar<float>(0)}, {{"dtype", MakeAttr(DType::kFloat)}});
   ASSERT_TRUE(pack.ok()) << pack.status().ToString();
   EXPECT_EQ(Floats((*pack)[0]), std::vector<float>({4, 5}));
+}
+
+// Found by graph_kernel_fuzz: a TensorArray of 2^26 elements allocated 5 GiB
+// of empty element slots outside the session's tensor memory limit. The
+// slots now count against it, for arrays and lists alike.
+TEST(TensorArraySlotsTest, SlotsPastTheSessionsMemoryLimitAreResourceExhaustedNotAllocated) {
+  auto pool = BufferPool::Create(BufferPool::kDefaultMaxRetainedBytes, int64_t{1} << 20);
+  BufferPool::ScopedCurrent current(pool.get());
+  StepContainer step;
+  ScopedStepContainer scoped(&step);
+  const ir::AttrMap array_attrs = {{"dtype", MakeAttr(DType::kFloat)}};
+  auto big = RunSingleOp("TensorArrayV3", {Tensor::Scalar<int32_t>(1 << 24)}, array_attrs);
+  TFHOST_ASSERT_ERROR(big, StatusCode::kResourceExhausted, "a TensorArray of 16777216 elements needs");
+  EXPECT_NE(big.status().message().find("more than the session's tensor memory limit of 1048576 bytes"),
+            std::string::npos)
+      << big.status().ToString();
+  const ir::AttrMap list_attrs = {{"element_dtype", MakeAttr(DType::kFloat)}, {"shape_type", MakeAttr(DType::kInt32)}};
+  auto list = RunSingleOp("TensorListReserve", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(1 << 24)},
+                          list_attrs);
+  TFHOST_ASSERT_ERROR(list, StatusCode::kResourceExhausted, "a list of 16777216 elements needs");
+  // Within the limit both are made.
+  EXPECT_TRUE(RunSingleOp("TensorArrayV3", {Tensor::Scalar<int32_t>(1000)}, array_attrs).ok());
+  EXPECT_TRUE(RunSingleOp("TensorListReserve", {Tensor::Scalar<int32_t>(-1), Tensor::Scalar<int32_t>(1000)},
+                          list_attrs).ok());
 }
 
 }  // namespace

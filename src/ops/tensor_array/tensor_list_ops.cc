@@ -113,6 +113,7 @@ StatusOr<int64_t> ReadCount(const KernelContext& ctx, int i, const std::string& 
     return ctx.Error(what + " must be in [0, " + std::to_string(tensor_array::kMaxElements) + "], got " +
                      std::to_string(n));
   }
+  TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, n, "a list"));
   return n;
 }
 
@@ -186,7 +187,10 @@ Status TensorListSetItem(KernelContext& ctx) {
   }
   list.reset();
   WritableList out = TakeWritableList(ctx, 0);
-  if (index >= size) out.list->items.resize(index + 1);
+  if (index >= size) {
+    TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, index + 1, "a list grown"));
+    out.list->items.resize(index + 1);
+  }
   out.list->items[index] = item;
   ctx.set_output(0, std::move(out).Output());
   return OkStatus();
@@ -383,7 +387,10 @@ Status ScatterRows(const KernelContext& ctx, TensorList& list, const Tensor& ten
     if (i < 0 || i >= tensor_array::kMaxElements) return ctx.Error("index " + std::to_string(i) + " is out of range");
     Tensor row = tensor_array::Row(tensor, static_cast<int64_t>(k));
     TFHOST_RETURN_IF_ERROR(CheckItem(ctx, list, row));
-    if (i >= static_cast<int64_t>(list.items.size())) list.items.resize(i + 1);
+    if (i >= static_cast<int64_t>(list.items.size())) {
+      TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, i + 1, "a list grown"));
+      list.items.resize(i + 1);
+    }
     list.items[i] = std::move(row);
   }
   return OkStatus();
@@ -408,6 +415,7 @@ Status TensorListScatterV2(KernelContext& ctx) {
     TFHOST_ASSIGN_OR_RETURN(n, ReadScalarIndex(ctx, 3, "num_elements"));
   }
   if (n > tensor_array::kMaxElements) return ctx.Error("num_elements is too large");
+  TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, n, "a list"));
   if (n > 0) list->items.resize(n);
   TFHOST_RETURN_IF_ERROR(ScatterRows(ctx, *list, ctx.input(0), 1));
   if (n >= 0 && static_cast<int64_t>(list->items.size()) > n) {
