@@ -75,52 +75,35 @@ std::shared_ptr<const PackedWeights> Pack(const Tensor& b, int64_t k_dim, int64_
 #ifdef TFHOST_SIMD_X86
 #define TFHOST_GEMV_TARGET __attribute__((target("avx512f,avx2,fma")))
 
-// Panels [p0, p1) of y = a x b for the M rows of a ([M, K], row stride K).
-template <int M>
+// Panels [p0, p1) of y = a x b for the one row of a ([1, K]).
 TFHOST_GEMV_TARGET void RunPanels(const float* a, const float* packed, float* y, int64_t k_dim, int64_t n_dim,
                                   int64_t p0, int64_t p1) {
   for (int64_t p = p0; p < p1; ++p) {
     const float* w = packed + p * k_dim * kPanel;
-    // acc[m][0..1]: even k, columns 0-15 and 16-31; acc[m][2..3]: odd k.
-    __m512 acc[M][4];
-    for (int m = 0; m < M; ++m) {
-      for (int v = 0; v < 4; ++v) acc[m][v] = _mm512_setzero_ps();
-    }
+    // Even k into even0/even1 (columns 0-15 and 16-31), odd k into odd0/odd1.
+    __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
+    __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
     int64_t k = 0;
     for (; k + 2 <= k_dim; k += 2, w += 2 * kPanel) {
-      const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-      const __m512 w2 = _mm512_loadu_ps(w + kPanel), w3 = _mm512_loadu_ps(w + kPanel + 16);
-      for (int m = 0; m < M; ++m) {
-        const __m512 x0 = _mm512_set1_ps(a[m * k_dim + k]);
-        const __m512 x1 = _mm512_set1_ps(a[m * k_dim + k + 1]);
-        acc[m][0] = _mm512_fmadd_ps(x0, w0, acc[m][0]);
-        acc[m][1] = _mm512_fmadd_ps(x0, w1, acc[m][1]);
-        acc[m][2] = _mm512_fmadd_ps(x1, w2, acc[m][2]);
-        acc[m][3] = _mm512_fmadd_ps(x1, w3, acc[m][3]);
-      }
+      const __m512 x0 = _mm512_set1_ps(a[k]), x1 = _mm512_set1_ps(a[k + 1]);
+      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
+      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
+      odd0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel), odd0);
+      odd1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel + 16), odd1);
     }
     if (k < k_dim) {
-      const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-      for (int m = 0; m < M; ++m) {
-        const __m512 x0 = _mm512_set1_ps(a[m * k_dim + k]);
-        acc[m][0] = _mm512_fmadd_ps(x0, w0, acc[m][0]);
-        acc[m][1] = _mm512_fmadd_ps(x0, w1, acc[m][1]);
-      }
+      const __m512 x0 = _mm512_set1_ps(a[k]);
+      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
+      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
     }
     const int64_t n0 = p * kPanel;
     const int64_t width = std::min(kPanel, n_dim - n0);
     const __mmask16 lo = width >= 16 ? __mmask16(0xffff) : __mmask16((1u << width) - 1);
     const __mmask16 hi = width >= 32 ? __mmask16(0xffff) : width <= 16 ? __mmask16(0) : __mmask16((1u << (width - 16)) - 1);
-    for (int m = 0; m < M; ++m) {
-      float* row = y + m * n_dim + n0;
-      _mm512_mask_storeu_ps(row, lo, _mm512_add_ps(acc[m][0], acc[m][2]));
-      _mm512_mask_storeu_ps(row + 16, hi, _mm512_add_ps(acc[m][1], acc[m][3]));
-    }
+    _mm512_mask_storeu_ps(y + n0, lo, _mm512_add_ps(even0, odd0));
+    _mm512_mask_storeu_ps(y + n0 + 16, hi, _mm512_add_ps(even1, odd1));
   }
 }
-
-using PanelFn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t);
-constexpr PanelFn kPanelFns[kGemvMaxRows] = {RunPanels<1>};
 #endif  // TFHOST_SIMD_X86
 
 class GemvKernel {
@@ -147,15 +130,14 @@ class GemvKernel {
         weights_->Get(b, nullptr, {k_dim, n_dim}, [&] { return Pack(b, k_dim, n_dim, transpose_b_); });
     Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({m_dim, n_dim}));
 #ifdef TFHOST_SIMD_X86
-    const PanelFn run = kPanelFns[m_dim - 1];
     const float* x = a.data<float>();
     const float* w = packed->panels.data();
     float* out = y.data<float>();
     const int64_t panels = (n_dim + kPanel - 1) / kPanel;
     // A thread's share is worth waking it for from about 2^17 multiply-adds.
-    const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 17) / (k_dim * kPanel * m_dim));
+    const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 17) / (k_dim * kPanel));
     ParallelRange(ctx.intra_op(), panels, min_panels,
-                  [&](int64_t p0, int64_t p1) { run(x, w, out, k_dim, n_dim, p0, p1); });
+                  [&](int64_t p0, int64_t p1) { RunPanels(x, w, out, k_dim, n_dim, p0, p1); });
 #endif
     ctx.set_output(0, std::move(y));
     return OkStatus();
