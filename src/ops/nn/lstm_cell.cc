@@ -8,17 +8,19 @@
 namespace tfhost::ops::nn {
 
 StatusOr<LstmCellGeometry> CheckLstmCellInputs(const KernelContext& ctx) {
+  return CheckLstmCellOperands(ctx, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3));
+}
+
+StatusOr<LstmCellGeometry> CheckLstmCellOperands(const KernelContext& ctx, const Tensor& x, const Tensor& y,
+                                                 const Tensor& bias, const Tensor& c) {
   static constexpr const char* kNames[] = {"x", "y", "bias", "c"};
+  const Tensor* operands[] = {&x, &y, &bias, &c};
   for (int i = 0; i < 4; ++i) {
-    if (ctx.input(i).dtype() != DType::kFloat) {
+    if (operands[i]->dtype() != DType::kFloat) {
       return ctx.Error(std::string("input ") + kNames[i] + " must be float32, got " +
-                       DTypeShortName(ctx.input(i).dtype()));
+                       DTypeShortName(operands[i]->dtype()));
     }
   }
-  const Tensor& x = ctx.input(0);
-  const Tensor& y = ctx.input(1);
-  const Tensor& bias = ctx.input(2);
-  const Tensor& c = ctx.input(3);
   if (x.rank() != 2 || y.rank() != 2 || c.rank() != 2 || bias.rank() != 1) {
     return ctx.Error("expected x and y [batch, 4 * units], bias [4 * units] and c [batch, units], got " +
                      x.shape().ToString() + ", " + y.shape().ToString() + ", " + bias.shape().ToString() + " and " +
@@ -55,6 +57,25 @@ float SigmoidOf(float v) {
   return e / (1.0f + e);
 }
 
+}  // namespace
+
+void LstmCellRowReference(const float* x, const float* y, const float* bias, const float* c, float* h, float* c_out,
+                          int64_t units) {
+  const int64_t u = units;
+  auto z = [&](int64_t k) { return (x[k] + y[k]) + bias[k]; };
+  for (int64_t j = 0; j < u; ++j) {
+    const float i_gate = SigmoidOf(z(j));
+    const float f_gate = SigmoidOf(z(u + j));
+    const float g_gate = std::tanh(z(2 * u + j));
+    const float o_gate = SigmoidOf(z(3 * u + j));
+    const float next = f_gate * c[j] + i_gate * g_gate;
+    c_out[j] = next;
+    h[j] = o_gate * std::tanh(next);
+  }
+}
+
+namespace {
+
 Status LstmCellKernel(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(LstmCellGeometry g, CheckLstmCellInputs(ctx));
   const int64_t u = g.units;
@@ -65,18 +86,7 @@ Status LstmCellKernel(KernelContext& ctx) {
     const float* x = ctx.input(0).data<float>() + r * g.x_stride;
     const float* y = ctx.input(1).data<float>() + r * g.y_stride;
     const float* c = ctx.input(3).data<float>() + r * g.c_stride;
-    float* hr = h.data<float>() + r * u;
-    float* cr = c_out.data<float>() + r * u;
-    auto z = [&](int64_t k) { return (x[k] + y[k]) + bias[k]; };
-    for (int64_t j = 0; j < u; ++j) {
-      const float i_gate = SigmoidOf(z(j));
-      const float f_gate = SigmoidOf(z(u + j));
-      const float g_gate = std::tanh(z(2 * u + j));
-      const float o_gate = SigmoidOf(z(3 * u + j));
-      const float next = f_gate * c[j] + i_gate * g_gate;
-      cr[j] = next;
-      hr[j] = o_gate * std::tanh(next);
-    }
+    LstmCellRowReference(x, y, bias, c, h.data<float>() + r * u, c_out.data<float>() + r * u, u);
   }
   ctx.set_output(0, std::move(h));
   ctx.set_output(1, std::move(c_out));

@@ -27,5 +27,14 @@ struct LstmCellGeometry {
 
 // Checks the inputs' dtypes and shapes; errors name the node and the input.
 StatusOr<LstmCellGeometry> CheckLstmCellInputs(const KernelContext& ctx);
+// The same for a cell's operands held elsewhere (the fused loop's step);
+// errors name ctx's node.
+StatusOr<LstmCellGeometry> CheckLstmCellOperands(const KernelContext& ctx, const Tensor& x, const Tensor& y,
+                                                 const Tensor& bias, const Tensor& c);
+
+// One row of the cell as the reference kernel computes it: x, y and bias
+// hold 4 * units floats, c, h and c_out units.
+void LstmCellRowReference(const float* x, const float* y, const float* bias, const float* c, float* h, float* c_out,
+                          int64_t units);
 
 }  // namespace tfhost::ops::nn

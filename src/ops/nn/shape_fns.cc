@@ -344,6 +344,25 @@ Status LstmCellShape(ShapeContext& ctx) {
   return OkStatus();
 }
 
+// _TfhostLstmLoop (ops/nn/lstm_loop.h): each output is its input, except
+// h and c, [rows, units] with units from the recurrent kernel.
+Status LstmLoopShape(ShapeContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs() && i < ctx.num_inputs(); ++i) ctx.set_output(i, ctx.input(i));
+  auto h = ctx.Attr<int64_t>("h_index");
+  auto c = ctx.Attr<int64_t>("c_index");
+  auto kernel = ctx.Attr<int64_t>("kernel_index");
+  if (!h || !c || !kernel) return OkStatus();
+  int64_t units = -1;
+  if (*kernel >= 0 && *kernel < ctx.num_inputs()) {
+    const ir::PartialShape& k = ctx.input(static_cast<int>(*kernel));
+    if (k.rank_known() && k.rank() == 2 && k.dim(1) >= 0 && k.dim(1) % 4 == 0) units = k.dim(1) / 4;
+  }
+  for (int64_t i : {*h, *c}) {
+    if (i >= 0 && i < ctx.num_outputs()) ctx.set_output(static_cast<int>(i), ir::PartialShape::Known({-1, units}));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 void RegisterNnShapeFns(ShapeFnRegistry& registry) {
@@ -361,6 +380,7 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputShape);
   registry.Register("Dilation2D", Dilation2DShape);
   registry.Register("_TfhostLstmCell", LstmCellShape);
+  registry.Register("_TfhostLstmLoop", LstmLoopShape);
   registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);
   registry.Register("BiasAdd", [](ShapeContext& ctx) { return BiasAddShape(ctx, false); });
   registry.Register("BiasAddV1", [](ShapeContext& ctx) { return BiasAddShape(ctx, true); });

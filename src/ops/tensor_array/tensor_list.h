@@ -27,4 +27,25 @@ struct TensorList : VariantValue {
 // The list held by variant input `i` (a scalar); error names the node.
 StatusOr<std::shared_ptr<const TensorList>> ReadList(const KernelContext& ctx, int i);
 
+// A variant scalar holding `list`.
+Tensor ListTensor(std::shared_ptr<TensorList> list);
+
+// The list of variant input `i` (already checked by ReadList, whose result
+// the caller has released), to modify and output: the list itself when this
+// node holds the only reference to it, as a loop body that owns its loop
+// variables does (TensorFlow forwards it the same way), else a copy, so that
+// whoever else holds it keeps its value. Copying it on every iteration would
+// make a loop of n steps cost n^2.
+struct WritableList {
+  Tensor holder;                     // input i, taken
+  std::shared_ptr<TensorList> list;  // what to modify
+  // The output tensor holding `list`.
+  Tensor Output() &&;
+};
+WritableList TakeWritableList(KernelContext& ctx, int i);
+
+// Whether `item` may be stored in `list`: its dtype, and a shape that fits
+// the list's element shape; the error names the node.
+Status CheckListItem(const KernelContext& ctx, const TensorList& list, const Tensor& item);
+
 }  // namespace tfhost::ops::tensor_array

@@ -29,35 +29,15 @@ StatusOr<std::shared_ptr<const TensorList>> ReadList(const KernelContext& ctx, i
   return list;
 }
 
-}  // namespace tensor_array
-
-namespace {
-
-using tensor_array::ReadElementShape;
-using tensor_array::ReadList;
-using tensor_array::ReadScalarIndex;
-using tensor_array::TensorList;
-
 Tensor ListTensor(std::shared_ptr<TensorList> list) { return Tensor::VariantScalar(std::move(list)); }
 
-// The list of variant input `i` (already checked by ReadList, whose result
-// the caller has released), to modify and output: the list itself when this
-// node holds the only reference to it, as a loop body that owns its loop
-// variables does (TensorFlow forwards it the same way), else a copy, so that
-// whoever else holds it keeps its value. Copying it on every iteration would
-// make a loop of n steps cost n^2.
-struct WritableList {
-  Tensor holder;                     // input i, taken
-  std::shared_ptr<TensorList> list;  // what to modify
-  // The output tensor holding `list`.
-  Tensor Output() && {
-    if (list.get() == holder.variants()[0].get()) {
-      list.reset();
-      return std::move(holder);
-    }
-    return ListTensor(std::move(list));
+Tensor WritableList::Output() && {
+  if (list.get() == holder.variants()[0].get()) {
+    list.reset();
+    return std::move(holder);
   }
-};
+  return ListTensor(std::move(list));
+}
 
 WritableList TakeWritableList(KernelContext& ctx, int i) {
   WritableList w;
@@ -71,6 +51,30 @@ WritableList TakeWritableList(KernelContext& ctx, int i) {
   }
   return w;
 }
+
+Status CheckListItem(const KernelContext& ctx, const TensorList& list, const Tensor& item) {
+  if (item.dtype() != list.element_dtype) {
+    return ctx.Error("the list holds " + DTypeShortName(list.element_dtype) + ", got " + DTypeShortName(item.dtype()));
+  }
+  if (!list.element_shape.IsCompatibleWith(item.shape())) {
+    return ctx.Error("element of shape " + item.shape().ToString() + " does not fit the list's element shape " +
+                     list.element_shape.ToString());
+  }
+  return OkStatus();
+}
+
+}  // namespace tensor_array
+
+namespace {
+
+using tensor_array::CheckListItem;
+using tensor_array::ListTensor;
+using tensor_array::ReadElementShape;
+using tensor_array::ReadList;
+using tensor_array::ReadScalarIndex;
+using tensor_array::TakeWritableList;
+using tensor_array::TensorList;
+using tensor_array::WritableList;
 
 Status CheckElementDType(const KernelContext& ctx, const TensorList& list) {
   TFHOST_ASSIGN_OR_RETURN(DType dtype, ctx.Attr<DType>("element_dtype"));
@@ -88,17 +92,6 @@ StatusOr<ir::PartialShape> MergedShape(const KernelContext& ctx, const TensorLis
   if (!merged.ok()) return ctx.Error("element_shape " + given.ToString() + " conflicts with the list's " +
                                      list.element_shape.ToString());
   return *merged;
-}
-
-Status CheckItem(const KernelContext& ctx, const TensorList& list, const Tensor& item) {
-  if (item.dtype() != list.element_dtype) {
-    return ctx.Error("the list holds " + DTypeShortName(list.element_dtype) + ", got " + DTypeShortName(item.dtype()));
-  }
-  if (!list.element_shape.IsCompatibleWith(item.shape())) {
-    return ctx.Error("element of shape " + item.shape().ToString() + " does not fit the list's element shape " +
-                     list.element_shape.ToString());
-  }
-  return OkStatus();
 }
 
 StatusOr<Tensor> ItemOrZeros(const KernelContext& ctx, const TensorList& list, size_t index,
@@ -177,7 +170,7 @@ Status TensorListSetItem(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(auto list, ReadList(ctx, 0));
   TFHOST_ASSIGN_OR_RETURN(int64_t index, ReadScalarIndex(ctx, 1, "index"));
   const Tensor& item = ctx.input(2);
-  TFHOST_RETURN_IF_ERROR(CheckItem(ctx, *list, item));
+  TFHOST_RETURN_IF_ERROR(CheckListItem(ctx, *list, item));
   static const std::string kResizeAttr = "resize_if_index_out_of_bounds";  // past std::string's inline size
   TFHOST_ASSIGN_OR_RETURN(bool resize, ctx.AttrOr<bool>(kResizeAttr, false));
   int64_t size = static_cast<int64_t>(list->items.size());
@@ -264,7 +257,7 @@ Status TensorListGather(KernelContext& ctx) {
 Status TensorListPushBack(KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(auto list, ReadList(ctx, 0));
   const Tensor& item = ctx.input(1);
-  TFHOST_RETURN_IF_ERROR(CheckItem(ctx, *list, item));
+  TFHOST_RETURN_IF_ERROR(CheckListItem(ctx, *list, item));
   int64_t size = static_cast<int64_t>(list->items.size());
   if ((list->max_num_elements >= 0 && size >= list->max_num_elements) || size >= tensor_array::kMaxElements) {
     return ctx.Error("the list is full (" + std::to_string(size) + " elements)");
@@ -386,7 +379,7 @@ Status ScatterRows(const KernelContext& ctx, TensorList& list, const Tensor& ten
     int64_t i = indices[k];
     if (i < 0 || i >= tensor_array::kMaxElements) return ctx.Error("index " + std::to_string(i) + " is out of range");
     Tensor row = tensor_array::Row(tensor, static_cast<int64_t>(k));
-    TFHOST_RETURN_IF_ERROR(CheckItem(ctx, list, row));
+    TFHOST_RETURN_IF_ERROR(CheckListItem(ctx, list, row));
     if (i >= static_cast<int64_t>(list.items.size())) {
       TFHOST_RETURN_IF_ERROR(tensor_array::CheckSlotsFit(ctx, i + 1, "a list grown"));
       list.items.resize(i + 1);

@@ -25,6 +25,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterRequantizeKernels(table);
   simd::RegisterGemvKernels(table);
   simd::RegisterLstmCellKernels(table);
+  simd::RegisterLstmLoopKernels(table);
   return std::make_unique<HostKernelBackend>(simd::kBackendName, kSimdPriority, BackendCapabilities{},
                                              std::move(table));
 }

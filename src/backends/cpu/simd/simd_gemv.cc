@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "backends/cpu/simd/cpu_features.h"
+#include "backends/cpu/simd/simd_gemv.h"
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
@@ -43,18 +44,11 @@
 
 namespace tfhost::backends::simd {
 
-namespace {
+namespace gemv {
 
-constexpr int64_t kPanel = 32;  // columns per panel: two AVX-512 vectors
-
-struct PackedWeights {
-  std::vector<float> panels;  // [panel][k][kPanel]
-};
-
-// b is [K, N], or [N, K] when `transposed`.
-std::shared_ptr<const PackedWeights> Pack(const Tensor& b, int64_t k_dim, int64_t n_dim, bool transposed) {
+std::shared_ptr<const PackedWeights> PackPanels(const Tensor& b, int64_t k_dim, int64_t n_dim, bool transposed) {
   auto packed = std::make_shared<PackedWeights>();
-  const int64_t panels = (n_dim + kPanel - 1) / kPanel;
+  const int64_t panels = NumPanels(n_dim);
   packed->panels.assign(panels * k_dim * kPanel, 0.0f);
   const float* src = b.data<float>();
   float* dst = packed->panels.data();
@@ -75,36 +69,114 @@ std::shared_ptr<const PackedWeights> Pack(const Tensor& b, int64_t k_dim, int64_
 #ifdef TFHOST_SIMD_X86
 #define TFHOST_GEMV_TARGET __attribute__((target("avx512f,avx2,fma")))
 
-// Panels [p0, p1) of y = a x b for the one row of a ([1, K]).
-TFHOST_GEMV_TARGET void RunPanels(const float* a, const float* packed, float* y, int64_t k_dim, int64_t n_dim,
-                                  int64_t p0, int64_t p1) {
-  for (int64_t p = p0; p < p1; ++p) {
-    const float* w = packed + p * k_dim * kPanel;
-    // Even k into even0/even1 (columns 0-15 and 16-31), odd k into odd0/odd1.
-    __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
-    __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
-    int64_t k = 0;
-    for (; k + 2 <= k_dim; k += 2, w += 2 * kPanel) {
-      const __m512 x0 = _mm512_set1_ps(a[k]), x1 = _mm512_set1_ps(a[k + 1]);
-      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
-      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
-      odd0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel), odd0);
-      odd1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel + 16), odd1);
+namespace {
+
+struct PanelMasks {
+  __mmask16 lo, hi;
+};
+
+TFHOST_GEMV_TARGET PanelMasks MasksFor(int64_t width) {
+  return {width >= 16 ? __mmask16(0xffff) : __mmask16((1u << width) - 1),
+          width >= 32 ? __mmask16(0xffff) : width <= 16 ? __mmask16(0) : __mmask16((1u << (width - 16)) - 1)};
+}
+
+// One row: even k into even0/even1 (columns 0-15 and 16-31), odd k into
+// odd0/odd1, two chains so the FMA latency hides behind the loads.
+TFHOST_GEMV_TARGET void PanelOneRow(const float* a, const float* w, float* y, int64_t k_dim, PanelMasks m) {
+  __m512 even0 = _mm512_setzero_ps(), even1 = _mm512_setzero_ps();
+  __m512 odd0 = _mm512_setzero_ps(), odd1 = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + 2 <= k_dim; k += 2, w += 2 * kPanel) {
+    const __m512 x0 = _mm512_set1_ps(a[k]), x1 = _mm512_set1_ps(a[k + 1]);
+    even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
+    even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
+    odd0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel), odd0);
+    odd1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(w + kPanel + 16), odd1);
+  }
+  if (k < k_dim) {
+    const __m512 x0 = _mm512_set1_ps(a[k]);
+    even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
+    even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
+  }
+  _mm512_mask_storeu_ps(y, m.lo, _mm512_add_ps(even0, odd0));
+  _mm512_mask_storeu_ps(y + 16, m.hi, _mm512_add_ps(even1, odd1));
+}
+
+// R rows (2..8) at once: each pair of weight vectors loaded feeds 2R
+// multiply-adds into 2R of the 32 vector registers, R independent chains per
+// column half.
+template <int R>
+TFHOST_GEMV_TARGET void PanelRows(const float* a, int64_t a_stride, const float* w, float* y, int64_t y_stride,
+                                  int64_t k_dim, PanelMasks m) {
+  __m512 lo[R], hi[R];
+  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < k_dim; ++k, w += kPanel) {
+    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * a_stride + k]);
+      lo[r] = _mm512_fmadd_ps(x, w0, lo[r]);
+      hi[r] = _mm512_fmadd_ps(x, w1, hi[r]);
     }
-    if (k < k_dim) {
-      const __m512 x0 = _mm512_set1_ps(a[k]);
-      even0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w), even0);
-      even1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(w + 16), even1);
-    }
-    const int64_t n0 = p * kPanel;
-    const int64_t width = std::min(kPanel, n_dim - n0);
-    const __mmask16 lo = width >= 16 ? __mmask16(0xffff) : __mmask16((1u << width) - 1);
-    const __mmask16 hi = width >= 32 ? __mmask16(0xffff) : width <= 16 ? __mmask16(0) : __mmask16((1u << (width - 16)) - 1);
-    _mm512_mask_storeu_ps(y + n0, lo, _mm512_add_ps(even0, odd0));
-    _mm512_mask_storeu_ps(y + n0 + 16, hi, _mm512_add_ps(even1, odd1));
+  }
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_ps(y + r * y_stride, m.lo, lo[r]);
+    _mm512_mask_storeu_ps(y + r * y_stride + 16, m.hi, hi[r]);
   }
 }
+
+inline constexpr int64_t kMaxTileRows = 8;
+
+// One tile of `rows` (1..kMaxTileRows) rows of one panel.
+TFHOST_GEMV_TARGET void PanelTile(const float* a, int64_t rows, const float* w, float* y, int64_t k_dim,
+                                  int64_t n_dim, PanelMasks m) {
+  switch (rows) {
+    case 8: PanelRows<8>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 7: PanelRows<7>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 6: PanelRows<6>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 5: PanelRows<5>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 4: PanelRows<4>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 3: PanelRows<3>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    case 2: PanelRows<2>(a, k_dim, w, y, n_dim, k_dim, m); break;
+    default: PanelOneRow(a, w, y, k_dim, m); break;
+  }
+}
+
+TFHOST_GEMV_TARGET void RunPanelsAvx512(const float* a, int64_t rows, const PackedWeights& b, float* y,
+                                        int64_t k_dim, int64_t n_dim, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* w = b.panels.data() + p * k_dim * kPanel;
+    const int64_t n0 = p * kPanel;
+    const PanelMasks m = MasksFor(std::min(kPanel, n_dim - n0));
+    // Tiles as even as kMaxTileRows allows (32 rows: 4 of 8; 13: 7 and 6),
+    // so no tile is left with one or two rows doing few multiply-adds per load.
+    const int64_t tiles = (rows + kMaxTileRows - 1) / kMaxTileRows;
+    for (int64_t t = 0, r = 0; t < tiles; ++t) {
+      const int64_t n = rows / tiles + (t < rows % tiles ? 1 : 0);
+      PanelTile(a + r * k_dim, n, w, y + r * n_dim + n0, k_dim, n_dim, m);
+      r += n;
+    }
+  }
+}
+
+}  // namespace
+
+bool PanelKernelsAvailable() { return ActiveIsaLevel() == IsaLevel::kAvx512; }
+
+void RunPanels(const float* a, int64_t rows, const PackedWeights& b, float* y, int64_t k_dim, int64_t n_dim,
+               int64_t p0, int64_t p1) {
+  RunPanelsAvx512(a, rows, b, y, k_dim, n_dim, p0, p1);
+}
+#else
+bool PanelKernelsAvailable() { return false; }
+void RunPanels(const float*, int64_t, const PackedWeights&, float*, int64_t, int64_t, int64_t, int64_t) {}
 #endif  // TFHOST_SIMD_X86
+
+}  // namespace gemv
+
+namespace {
+
+using gemv::kPanel;
+using gemv::PackedWeights;
 
 class GemvKernel {
  public:
@@ -127,18 +199,14 @@ class GemvKernel {
       return fallback_(ctx);
     }
     std::shared_ptr<const PackedWeights> packed =
-        weights_->Get(b, nullptr, {k_dim, n_dim}, [&] { return Pack(b, k_dim, n_dim, transpose_b_); });
+        weights_->Get(b, nullptr, {k_dim, n_dim}, [&] { return gemv::PackPanels(b, k_dim, n_dim, transpose_b_); });
     Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({m_dim, n_dim}));
-#ifdef TFHOST_SIMD_X86
     const float* x = a.data<float>();
-    const float* w = packed->panels.data();
     float* out = y.data<float>();
-    const int64_t panels = (n_dim + kPanel - 1) / kPanel;
     // A thread's share is worth waking it for from about 2^17 multiply-adds.
     const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 17) / (k_dim * kPanel));
-    ParallelRange(ctx.intra_op(), panels, min_panels,
-                  [&](int64_t p0, int64_t p1) { RunPanels(x, w, out, k_dim, n_dim, p0, p1); });
-#endif
+    ParallelRange(ctx.intra_op(), gemv::NumPanels(n_dim), min_panels,
+                  [&](int64_t p0, int64_t p1) { gemv::RunPanels(x, m_dim, *packed, out, k_dim, n_dim, p0, p1); });
     ctx.set_output(0, std::move(y));
     return OkStatus();
   }
@@ -150,10 +218,7 @@ class GemvKernel {
 };
 
 ops::KernelFn MakeGemvKernel(const ir::Node& node, const ops::KernelFn& fallback) {
-#ifndef TFHOST_SIMD_X86
-  return {};
-#endif
-  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
+  if (!gemv::PanelKernelsAvailable() || !IsFloatNode(node)) return {};
   auto precision = ir::GetAttrOr<std::string>(node, ir::kPrecisionAttr, "");
   if (!precision.ok() || !precision->empty()) return {};
   auto transpose_a = ir::GetAttrOr<bool>(node, "transpose_a", false);

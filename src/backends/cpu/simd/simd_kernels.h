@@ -17,6 +17,7 @@ void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
 void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
 void RegisterLstmCellKernels(KernelTable& table);   // simd_lstm_cell.cc
+void RegisterLstmLoopKernels(KernelTable& table);   // simd_lstm_loop.cc
 // Above oneDNN's MatMul too: products of at most kGemvMaxRows rows by
 // weights of at least kGemvMinWeightElements (simd_gemv.cc says why one
 // row); it hands the rest to oneDNN.

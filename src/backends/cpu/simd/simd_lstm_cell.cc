@@ -3,6 +3,7 @@
 // the approximations the Sigmoid and Tanh kernels use), c_out and h, in
 // registers. The values are the ones the separate simd kernels would give.
 #include "backends/cpu/simd/simd_kernels.h"
+#include "backends/cpu/simd/simd_lstm_cell.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
 #include "ops/nn/lstm_cell.h"
@@ -10,28 +11,18 @@
 namespace tfhost::backends::simd {
 namespace {
 
-struct CellRow {
-  const float* x;
-  const float* y;
-  const float* bias;
-  const float* c;
-  float* h;
-  float* c_out;
-  int64_t units;
-};
-
 // Gate k's sums (x + y) + bias at units [j, j + n). A function, not a
 // lambda: a lambda is compiled without its caller's target attribute, and
 // returning a 256-bit vector from it breaks the AVX2 copy under clang.
 template <int W>
-TFHOST_SIMD_INLINE VF<W> GateSum(const CellRow& r, int64_t k, int64_t j, int64_t n) {
+TFHOST_SIMD_INLINE VF<W> GateSum(const LstmCellRow& r, int64_t k, int64_t j, int64_t n) {
   const int64_t at = k * r.units + j;
   if (n == W) return (Load<W>(r.x + at) + Load<W>(r.y + at)) + Load<W>(r.bias + at);
   return (LoadPartial<W>(r.x + at, n) + LoadPartial<W>(r.y + at, n)) + LoadPartial<W>(r.bias + at, n);
 }
 
 template <int W>
-TFHOST_SIMD_INLINE void CellSpan(const CellRow& r, int64_t j, int64_t n) {
+TFHOST_SIMD_INLINE void CellSpan(const LstmCellRow& r, int64_t j, int64_t n) {
   const VF<W> i = Sigmoid<W>(GateSum<W>(r, 0, j, n));
   const VF<W> f = Sigmoid<W>(GateSum<W>(r, 1, j, n));
   const VF<W> g = Tanh<W>(GateSum<W>(r, 2, j, n));
@@ -51,21 +42,19 @@ TFHOST_SIMD_INLINE void CellSpan(const CellRow& r, int64_t j, int64_t n) {
 }
 
 template <int W>
-TFHOST_SIMD_INLINE void CellBody(const CellRow& r) {
+TFHOST_SIMD_INLINE void CellBody(const LstmCellRow& r) {
   int64_t j = 0;
   for (; j + W <= r.units; j += W) CellSpan<W>(r, j, W);
   if (j < r.units) CellSpan<W>(r, j, r.units - j);
 }
 
-TFHOST_SIMD_DEFINE_VARIANTS(Cell, CellBody, (const CellRow& r), (r))
+TFHOST_SIMD_DEFINE_VARIANTS(Cell, CellBody, (const LstmCellRow& r), (r))
 
-using CellFn = void (*)(const CellRow&);
-
-Status LstmCellKernel(CellFn fn, ops::KernelContext& ctx) {
+Status LstmCellKernel(LstmCellRowFn fn, ops::KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(ops::nn::LstmCellGeometry g, ops::nn::CheckLstmCellInputs(ctx));
   Tensor h = Tensor::Uninitialized(DType::kFloat, Shape({g.batch, g.units}));
   Tensor c_out = Tensor::Uninitialized(DType::kFloat, Shape({g.batch, g.units}));
-  CellRow row{nullptr, nullptr, ctx.input(2).data<float>(), nullptr, nullptr, nullptr, g.units};
+  LstmCellRow row{nullptr, nullptr, ctx.input(2).data<float>(), nullptr, nullptr, nullptr, g.units};
   // Rows are a few thousand floats: splitting them over threads would cost
   // more than it saves at the batch sizes a recurrent step runs.
   for (int64_t b = 0; b < g.batch; ++b) {
@@ -83,10 +72,12 @@ Status LstmCellKernel(CellFn fn, ops::KernelContext& ctx) {
 
 }  // namespace
 
+LstmCellRowFn PickLstmCellRow() { return IsaTable<LstmCellRowFn>{&CellAvx512, &CellAvx2, &CellGeneric}.Pick(); }
+
 void RegisterLstmCellKernels(KernelTable& table) {
   table.Add(ops::nn::kLstmCellOp, [](const ir::Node& node, const ops::KernelFn&) -> ops::KernelFn {
     if (!IsFloatNode(node)) return {};
-    const CellFn fn = IsaTable<CellFn>{&CellAvx512, &CellAvx2, &CellGeneric}.Pick();
+    const LstmCellRowFn fn = PickLstmCellRow();
     return [fn](ops::KernelContext& ctx) { return LstmCellKernel(fn, ctx); };
   });
 }

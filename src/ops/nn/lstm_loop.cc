@@ -1,0 +1,206 @@
+#include "ops/nn/lstm_loop.h"
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "ops/nn/lstm_cell.h"
+#include "ops/nn/nn_registrations.h"
+#include "ops/tensor_array/element_util.h"
+#include "ops/tensor_array/tensor_list.h"
+
+namespace tfhost::ops::nn {
+
+StatusOr<LstmLoopRoles> ReadLstmLoopRoles(const KernelContext& ctx) {
+  LstmLoopRoles roles;
+  int* fields[] = {&roles.counter, &roles.limit,      &roles.time,   &roles.outputs, &roles.h,
+                   &roles.c,       &roles.projection, &roles.kernel, &roles.bias};
+  std::vector<bool> taken(ctx.num_inputs(), false);
+  for (size_t k = 0; k < std::size(fields); ++k) {
+    TFHOST_ASSIGN_OR_RETURN(int64_t at, ctx.Attr<int64_t>(kLstmLoopRoleAttrs[k]));
+    if (at < 0 || at >= ctx.num_inputs()) {
+      return ctx.Error(std::string("attr ") + kLstmLoopRoleAttrs[k] + " is " + std::to_string(at) +
+                       ", expected an input position in [0, " + std::to_string(ctx.num_inputs()) + ")");
+    }
+    if (taken[at]) {
+      return ctx.Error(std::string("attr ") + kLstmLoopRoleAttrs[k] + " names input " + std::to_string(at) +
+                       ", which another role already names");
+    }
+    taken[at] = true;
+    *fields[k] = static_cast<int>(at);
+  }
+  TFHOST_ASSIGN_OR_RETURN(roles.steps, ctx.Attr<int64_t>("steps"));
+  if (roles.steps < 0 || roles.steps > INT32_MAX) {
+    return ctx.Error("attr steps is " + std::to_string(roles.steps) + ", expected a bound in [0, 2^31)");
+  }
+  TFHOST_ASSIGN_OR_RETURN(roles.output_slot, ctx.AttrOr<int64_t>("output_slot", -1));
+  if (roles.output_slot < -1 || roles.output_slot > INT32_MAX) {
+    return ctx.Error("attr output_slot is " + std::to_string(roles.output_slot) +
+                     ", expected -1 (the step index) or an element index in [0, 2^31)");
+  }
+  return roles;
+}
+
+void LstmStepReference(const LstmStepArgs& a) {
+  const int64_t width = 4 * a.units;
+  std::vector<double> acc(width);
+  for (int64_t r = 0; r < a.h_rows; ++r) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    for (int64_t q = 0; q < a.k; ++q) {
+      const double hv = a.h[r * a.k + q];
+      const float* w = a.kernel + q * width;
+      for (int64_t j = 0; j < width; ++j) acc[j] += hv * static_cast<double>(w[j]);
+    }
+    for (int64_t j = 0; j < width; ++j) a.y[r * width + j] = static_cast<float>(acc[j]);
+  }
+  const int64_t y_stride = a.h_rows == 1 ? 0 : width;
+  for (int64_t r = 0; r < a.rows; ++r) {
+    LstmCellRowReference(a.x + r * a.x_stride, a.y + r * y_stride, a.bias, a.c + r * a.c_stride,
+                         a.h_out + r * a.units, a.c_out + r * a.units, a.units);
+  }
+}
+
+namespace {
+
+StatusOr<int32_t> ReadInt32Scalar(const KernelContext& ctx, int i, const char* what) {
+  const Tensor& t = ctx.input(i);
+  if (t.dtype() != DType::kInt32 || t.NumElements() != 1) {
+    return ctx.Error(std::string(what) + " (input " + std::to_string(i) + ") must be an int32 scalar, got " +
+                     DTypeShortName(t.dtype()) + t.shape().ToString());
+  }
+  return t.data<int32_t>()[0];
+}
+
+Status CheckFloat(const KernelContext& ctx, const Tensor& t, int rank, const std::string& what) {
+  if (t.dtype() != DType::kFloat || t.rank() != rank) {
+    return ctx.Error(what + " must be float32 of rank " + std::to_string(rank) + ", got " + DTypeShortName(t.dtype()) +
+                     t.shape().ToString());
+  }
+  return OkStatus();
+}
+
+// x_t: element `time` of the projection list, as TensorListGetItem reads it.
+StatusOr<Tensor> ProjectionAt(const KernelContext& ctx, const tensor_array::TensorList& list, int64_t time,
+                              int64_t width, const std::string& step) {
+  if (time < 0 || time >= static_cast<int64_t>(list.items.size())) {
+    return ctx.Error(step + ": index " + std::to_string(time) + " is out of range for the projected input's list of " +
+                     std::to_string(list.items.size()) + " elements");
+  }
+  Tensor x = list.items[time];
+  if (!x.valid()) {
+    auto shape = ir::MergeShapes(list.element_shape, ir::PartialShape::Known({-1, width}));
+    if (!shape.ok()) {
+      return ctx.Error(step + ": the projected input's element shape " + list.element_shape.ToString() +
+                       " conflicts with [?, " + std::to_string(width) + "]");
+    }
+    TFHOST_ASSIGN_OR_RETURN(x, tensor_array::Zeros(ctx, DType::kFloat, *shape, "projected input element " +
+                                                                                  std::to_string(time)));
+  }
+  TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, x, 2, step + ": the projected input"));
+  if (x.dim(1) != width) {
+    return ctx.Error(step + ": the projected input " + x.shape().ToString() + " must have " + std::to_string(width) +
+                     " columns, 4 x the units of the recurrent kernel");
+  }
+  return x;
+}
+
+}  // namespace
+
+Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
+  TFHOST_ASSIGN_OR_RETURN(LstmLoopRoles roles, ReadLstmLoopRoles(ctx));
+  TFHOST_ASSIGN_OR_RETURN(int32_t counter, ReadInt32Scalar(ctx, roles.counter, "the iteration counter"));
+  TFHOST_ASSIGN_OR_RETURN(int32_t limit, ReadInt32Scalar(ctx, roles.limit, "the iteration limit"));
+  TFHOST_ASSIGN_OR_RETURN(int32_t time, ReadInt32Scalar(ctx, roles.time, "the step index"));
+  TFHOST_ASSIGN_OR_RETURN(auto projection, tensor_array::ReadList(ctx, roles.projection));
+  if (projection->element_dtype != DType::kFloat) {
+    return ctx.Error("the projected input's list holds " + DTypeShortName(projection->element_dtype) +
+                     ", expected float32");
+  }
+  const Tensor kernel = ctx.input(roles.kernel);
+  const Tensor bias = ctx.input(roles.bias);
+  TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, kernel, 2, "the recurrent kernel"));
+  const int64_t width = kernel.dim(1);
+  if (width % 4 != 0 || bias.dtype() != DType::kFloat || bias.rank() != 1 || bias.dim(0) != width) {
+    return ctx.Error("the recurrent kernel " + kernel.shape().ToString() + " and bias " + bias.shape().ToString() +
+                     " must be [k, 4 * units] and [4 * units]");
+  }
+  const int64_t units = width / 4;
+  Tensor h = ctx.input(roles.h);
+  Tensor c = ctx.input(roles.c);
+  { TFHOST_RETURN_IF_ERROR(tensor_array::ReadList(ctx, roles.outputs).status()); }
+  tensor_array::WritableList out = tensor_array::TakeWritableList(ctx, roles.outputs);
+  Tensor y;
+  while (counter < limit && time < roles.steps) {
+    const std::string step_name = "step " + std::to_string(time);
+    TFHOST_ASSIGN_OR_RETURN(Tensor x, ProjectionAt(ctx, *projection, time, width, step_name));
+    TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, h, 2, step_name + ": h"));
+    if (h.dim(1) != kernel.dim(0)) {
+      return ctx.Error(step_name + ": h " + h.shape().ToString() + " cannot multiply the recurrent kernel " +
+                       kernel.shape().ToString() + " (expected " + std::to_string(kernel.dim(0)) + " columns)");
+    }
+    if (!y.valid() || y.dim(0) != h.dim(0)) {
+      TFHOST_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(DType::kFloat, Shape({h.dim(0), width})));
+    }
+    auto geometry = CheckLstmCellOperands(ctx, x, y, bias, c);
+    if (!geometry.ok()) return geometry.status().WithContext(step_name);
+    TFHOST_ASSIGN_OR_RETURN(Tensor h_next, ctx.AllocateOutput(DType::kFloat, Shape({geometry->batch, units})));
+    TFHOST_ASSIGN_OR_RETURN(Tensor c_next, ctx.AllocateOutput(DType::kFloat, Shape({geometry->batch, units})));
+    if (geometry->batch > 0) {
+      LstmStepArgs a;
+      a.x = x.data<float>();
+      a.x_stride = geometry->x_stride;
+      a.h = h.data<float>();
+      a.h_rows = h.dim(0);
+      a.c = c.data<float>();
+      a.c_stride = geometry->c_stride;
+      a.kernel = kernel.data<float>();
+      a.bias = bias.data<float>();
+      a.y = y.data<float>();
+      a.h_out = h_next.data<float>();
+      a.c_out = c_next.data<float>();
+      a.rows = geometry->batch;
+      a.k = kernel.dim(0);
+      a.units = units;
+      step(a);
+    }
+    // TensorListSetItem(outputs, slot, h').
+    const int64_t slot = roles.output_slot < 0 ? time : roles.output_slot;
+    const int64_t size = static_cast<int64_t>(out.list->items.size());
+    if (slot >= size) {
+      return ctx.Error(step_name + ": index " + std::to_string(slot) + " is out of range for the outputs' list of " +
+                       std::to_string(size) + " elements");
+    }
+    TFHOST_RETURN_IF_ERROR(tensor_array::CheckListItem(ctx, *out.list, h_next));
+    out.list->items[slot] = h_next;
+    h = std::move(h_next);
+    c = std::move(c_next);
+    ++counter;
+    ++time;
+  }
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (i == roles.counter) {
+      ctx.set_output(i, Tensor::Scalar<int32_t>(counter));
+    } else if (i == roles.time) {
+      ctx.set_output(i, Tensor::Scalar<int32_t>(time));
+    } else if (i == roles.outputs) {
+      ctx.set_output(i, std::move(out).Output());
+    } else if (i == roles.h) {
+      ctx.set_output(i, std::move(h));
+    } else if (i == roles.c) {
+      ctx.set_output(i, std::move(c));
+    } else {
+      ctx.set_output(i, ctx.TakeInput(i));
+    }
+  }
+  return OkStatus();
+}
+
+void RegisterLstmLoopOps(OpRegistry& registry) {
+  ir::OpDefBuilder def(kLstmLoopOp);
+  def.Input("input: T").Output("output: T").Attr("T: list(type) >= 9");
+  for (const char* attr : kLstmLoopRoleAttrs) def.Attr(std::string(attr) + ": int");
+  def.Attr("steps: int").Attr("output_slot: int = -1");
+  registry.Register(def, [](KernelContext& ctx) { return RunLstmLoop(ctx, LstmStepReference); });
+}
+
+}  // namespace tfhost::ops::nn
