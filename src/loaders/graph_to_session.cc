@@ -24,10 +24,24 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 namespace {
 
 // The graph passes the load options ask for, on a graph whose `kept` names
-// must survive: the default passes, then the precision passes.
-Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, const LoadOptions& options) {
+// must survive: the default passes, then the precision passes. In a
+// `function_body`, `kept` (its arguments and results) is all a caller sees.
+Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, const LoadOptions& options,
+                     bool function_body) {
+  const backends::BackendRegistry& registry =
+      options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
   if (options.optimize_graph) {
-    TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, kept)));
+    passes::PassContext ctx = passes::PassContext::FromRoots(graph, kept);
+    ctx.keep_unconsumed = !function_body;
+    const backends::KernelChoice kernels = options.session.kernels;
+    // Not with a device backend: a fused host node would take its products
+    // off the GPU.
+    ctx.has_fast_kernel = [&registry, kernels](const ir::Node& node) {
+      if (kernels != backends::KernelChoice::kFast || registry.HasDeviceBackend()) return false;
+      const backends::Backend* chosen = registry.Choose(node, kernels);
+      return chosen != nullptr && chosen->name() != backends::kReferenceBackend;
+    };
+    TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, ctx));
   }
   if (options.precision == "bf16") {
     // bf16 activations only where bf16 kernels run: elsewhere --precision
@@ -36,8 +50,6 @@ Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, con
     // and a GPU backend refuses nodes that read or write them, so a
     // convolution chain would stay on the host (the GPU computes a bf16
     // mark in float32 for now).
-    const backends::BackendRegistry& registry =
-        options.session.backends != nullptr ? *options.session.backends : backends::BackendRegistry::Global();
     const bool bf16_activations = options.session.kernels == backends::KernelChoice::kFast &&
                                   registry.HostHasNativeBf16() && !registry.HasDeviceBackend();
     return passes::PassManager::Bf16(bf16_activations).Run(&graph, passes::PassContext::FromRoots(graph, kept));
@@ -100,7 +112,7 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
   // load naming the node; everything unknown stays for the kernels to check.
   st = ops::InferShapes(graph);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
-  st = OptimizeGraph(graph, kept, options);
+  st = OptimizeGraph(graph, kept, options, /*function_body=*/false);
   if (!st.ok()) return st.WithContext("model '" + model_name + "'");
   runtime::SessionOptions session_options = options.session;
   session_options.model_name = model_name;
@@ -110,7 +122,7 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     // runs as written, and its kernels report the conflict if it is reached.
     session_options.optimize_function_body = [options](ir::Graph& body, const std::vector<std::string>& roots) {
       if (!ops::InferShapes(body).ok()) return OkStatus();
-      return OptimizeGraph(body, roots, options);
+      return OptimizeGraph(body, roots, options, /*function_body=*/true);
     };
   }
   return runtime::Session::Create(std::move(graph), session_options, roots);

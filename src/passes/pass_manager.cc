@@ -57,6 +57,26 @@ bool IsProtected(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
+namespace {
+
+// Whether running `node` has no effect but its outputs: a registered op,
+// not stateful, not control flow, no function attrs, not a placeholder. A
+// node reading or writing a list or handle may be pure (TensorListGetItem):
+// with nothing reading its outputs, it may go, though passes must not
+// rewrite it (IsProtected).
+bool IsPure(const ir::Node& node) {
+  if (IsControlFlowOp(node.op)) return false;
+  if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault" || node.op == "PlaceholderV2") return false;
+  const ops::OpRegistration* reg = ops::OpRegistry::Global().Find(node.op);
+  if (reg == nullptr || reg->def.is_stateful()) return false;
+  for (const auto& [key, value] : node.attrs) {
+    if (value.has_func() || (value.has_list() && value.list().func_size() > 0)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<int> PassOrder(const ir::Graph& graph) {
   const int n = graph.num_nodes();
   std::vector<int> pending(n, 0);
@@ -99,7 +119,7 @@ Status PruneDeadNodes(ir::Graph* graph, const PassContext& ctx) {
   std::vector<int> work;
   auto removable = [&](int i) {
     const ir::Node& node = graph->node(i);
-    return keep[i] && uses[i] == 0 && !ctx.MustKeep(node) && !IsProtected(*graph, node);
+    return keep[i] && uses[i] == 0 && !ctx.MustKeep(node) && IsPure(node);
   };
   for (int i = 0; i < n; ++i) {
     if (removable(i)) work.push_back(i);
@@ -135,6 +155,8 @@ PassManager PassManager::Default() {
   pm.Add(MakeIdentityElimination());
   // Before folding: the shapes of the hoisted product fold where static.
   pm.Add(MakeLoopProjectionHoisting());
+  // On the hoisted loops: an LSTM layer's While becomes one node.
+  pm.Add(MakeLstmLoopFusion());
   pm.Add(MakeConstantFolding());
   // After folding, equal subgraphs have equal Const inputs to be merged by.
   pm.Add(MakeCommonSubexpressionElimination());
@@ -172,7 +194,7 @@ Status PassManager::Run(ir::Graph* graph, const PassContext& given, std::vector<
   // A node nothing consumes is there to be fetched or fed by name (a saver's
   // filename Const, a signature tensor the roots missed): keep it.
   PassContext ctx = given;
-  if (!ctx.keep_all) {
+  if (!ctx.keep_all && ctx.keep_unconsumed) {
     std::vector<bool> used(graph->num_nodes(), false);
     for (const auto& node : graph->nodes()) {
       for (const auto& in : node.inputs) used[in.node] = true;

@@ -11,6 +11,7 @@
 // and ops producing or consuming resource/variant handles.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -26,8 +27,18 @@ struct PassContext {
   // Empty `keep` with keep_all = true means every name is fetchable.
   std::unordered_set<std::string> keep;
   bool keep_all = false;
+  // Whether nodes nothing reads are kept as if named in `keep` (PassManager::Run):
+  // a model's graph may be fetched by names its roots missed. A function
+  // body is called only through its arguments and results, so there a node
+  // nothing reads is dead, as TensorFlow's function pruning treats it.
+  bool keep_unconsumed = true;
   // Largest total byte size of a folded node's outputs (constant folding).
   int64_t max_folded_bytes = 10 << 20;
+  // Whether a backend faster than the reference kernels takes `node`, for
+  // fusions whose fused op is only worth it with such a kernel
+  // (lstm_loop_fusion); null: assume one does. The loader asks its
+  // backends (loaders/graph_to_session.cc).
+  std::function<bool(const ir::Node&)> has_fast_kernel;
 
   // Builds the context the loader uses: `roots` as node or tensor names
   // ("n", "n:1", "^n"); empty roots = every node may be fetched.
@@ -62,7 +73,7 @@ struct PassStats {
 
 class PassManager {
  public:
-  // arithmetic_identities, identity_elimination, loop_projection_hoisting, constant_folding,
+  // arithmetic_identities, identity_elimination, loop_projection_hoisting, lstm_loop_fusion, constant_folding,
   // common_subexpression_elimination, pad_folding,
   // batch_norm_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
@@ -97,6 +108,7 @@ std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
 std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeLstmCellFusion();
+std::unique_ptr<GraphPass> MakeLstmLoopFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // Not in Default(): the loader adds it for LoadOptions::precision "bf16" and
 // "fp32-strict". kBf16 marks wide float32 convolutions and matrix products
