@@ -342,7 +342,9 @@ StatusOr<Tensor> TensorBundleReader::Read(const std::string& key) const {
                     Hex32(stored) + " computed " + Hex32(crc32c::Mask(computed)) + " (masked)");
   };
 
-  Tensor tensor(dtype, shape);
+  // Fixed-size elements are read over in full, so they are not zeroed first:
+  // for a model's weights that was a second pass over every byte.
+  Tensor tensor = IsFixedSize(dtype) ? Tensor::Uninitialized(dtype, shape) : Tensor(dtype, shape);
   if (IsFixedSize(dtype)) {
     TFHOST_RETURN_IF_ERROR(shard->ReadAt(offset, size, static_cast<char*>(tensor.raw_data())));
     uint32_t computed = crc32c::Value(tensor.raw_data(), size);
