@@ -14,6 +14,7 @@
 #include "loaders/graph_to_session.h"
 #include "loaders/savedmodel/object_graph_captures.h"
 #include "loaders/savedmodel/ref_variables.h"
+#include "loaders/savedmodel/restore_subset.h"
 #include "loaders/savedmodel/signatures.h"
 #include "loaders/savedmodel/variable_freezing.h"
 #include "ops/op_registry.h"
@@ -267,7 +268,13 @@ StatusOr<std::vector<Tensor>> RestoredVariableValues(const ir::Graph& graph, con
   plain.precision = "fp32";
   plain.keep.clear();
   ir::Graph copy = graph;
-  std::vector<std::string> roots = {restore_op};
+  // Only the plan's variables are read afterwards, so only their part of
+  // the restore step runs when that part can be told apart.
+  std::vector<std::string> sources;
+  for (const FreezePlan::Variable& var : plan.variables) sources.push_back(var.source);
+  std::vector<std::string> targets = NarrowRestore(copy, restore_op, sources);
+  if (targets.empty()) targets = {restore_op};
+  std::vector<std::string> roots = targets;
   std::vector<std::string> fetches;
   for (const auto& [tensor, value] : restore_feeds) roots.push_back(tensor);
   for (const FreezePlan::Variable& var : plan.variables) {
@@ -287,7 +294,7 @@ StatusOr<std::vector<Tensor>> RestoredVariableValues(const ir::Graph& graph, con
   }
   TFHOST_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Session> session,
                           GraphToSession(std::move(copy), op_defs, plain, model_name, roots));
-  TFHOST_RETURN_IF_ERROR(session->Run(restore_feeds, {}, {restore_op}).status());
+  TFHOST_RETURN_IF_ERROR(session->Run(restore_feeds, {}, targets).status());
   return session->Run({}, fetches);
 }
 
