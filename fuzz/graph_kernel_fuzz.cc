@@ -136,7 +136,9 @@ class GraphBuilder {
       out->set_type(static_cast<tensorflow::DataType>(dtype));
     } else if (type == "int") {
       const bool is_count = IsNumberAttr(def, attr.name());
-      int64_t v = is_count && !wild ? in_.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(attr.minimum(), 1), 3)
+      // A count's schema minimum may be past 3 (_TfhostLstmLoop's 9 inputs).
+      const int64_t least = std::max<int64_t>(attr.minimum(), 1);
+      int64_t v = is_count && !wild ? in_.ConsumeIntegralInRange<int64_t>(least, std::max<int64_t>(least, 3))
                                     : tfhost::fuzz::PickInteger<int32_t>(in_);
       if (wild && !is_count) v = tfhost::fuzz::PickInteger<int64_t>(in_);
       out->set_i(v);
@@ -160,7 +162,8 @@ class GraphBuilder {
       out->mutable_func()->set_name("f" + std::to_string(in_.ConsumeIntegralInRange<int>(0, 3)));
     } else if (type.rfind("list(", 0) == 0) {
       const bool is_type_list = type == "list(type)";
-      const int n = is_type_list ? in_.ConsumeIntegralInRange<int>(std::max<int64_t>(attr.minimum(), 0), 3)
+      const int least = static_cast<int>(std::clamp<int64_t>(attr.minimum(), 0, 64));
+      const int n = is_type_list ? in_.ConsumeIntegralInRange<int>(least, std::max(least, 3))
                                  : in_.ConsumeIntegralInRange<int>(0, 5);
       auto* list = out->mutable_list();
       for (int i = 0; i < n; ++i) {
