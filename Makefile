@@ -95,7 +95,7 @@ asan:
 # (frame_executor_test, whose loop iterations overlap, crashes under TSan
 # inside the uninstrumented libprotobuf's text parser while building its test
 # graphs; it passes under ASan/UBSan.)
-TSAN_TESTS := session_test thread_pool_test
+TSAN_TESTS := session_test thread_pool_test step_team_test
 tsan:
 	cmake --preset tsan -G "$(GENERATOR)"
 	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)

@@ -47,6 +47,7 @@ void ThreadPool::Schedule(std::function<void()> fn) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(fn));
+    queued_.fetch_add(1, std::memory_order_relaxed);
   }
   cv_.notify_one();
 }
@@ -60,6 +61,7 @@ void ThreadPool::WorkerLoop() {
       if (queue_.empty()) return;  // stopping and drained
       fn = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     fn();
   }

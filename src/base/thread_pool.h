@@ -4,6 +4,7 @@
 // everything inline (deterministic single-threaded execution).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,6 +28,9 @@ class ThreadPool {
   // Calls fn(begin, end) over chunks covering [0, n); `min_chunk` bounds the
   // smallest piece worth a task switch.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
+  // Whether tasks are waiting for a worker (a long-running task polls this
+  // to give its worker back, base/step_team.h).
+  bool HasQueuedTasks() const { return queued_.load(std::memory_order_relaxed) > 0; }
 
  private:
   void WorkerLoop();
@@ -34,6 +38,7 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
+  std::atomic<int> queued_{0};  // queue_.size(), readable without the lock
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

@@ -4,9 +4,10 @@
 // (simd_lstm_cell.h). The loop itself, its checks and its lists are the
 // reference kernel's (RunLstmLoop); only the step differs.
 //
-// With intra-op threads, the panels are split the same way on every step,
-// so each thread keeps re-reading its own share of the kernel from its
-// core's cache. Every other step reads the panels in reverse order: a
+// With intra-op threads, a StepTeam (base/step_team.h) runs the steps: its
+// members split the panels the same way on every step, so each keeps
+// re-reading its own share of the kernel from its core's cache, and then
+// the cells' rows; no step waits for a sleeping worker to wake. Every other step reads the panels in reverse order: a
 // kernel about the size of L2 (256 x 1024 floats is 1 MiB, Zen 4's L2)
 // read in the same order each step evicts each line just before it is read
 // again, while the reverse pass starts on the lines the last one left in
@@ -14,8 +15,9 @@
 // ms on the Zen 4 core this was written on).
 //
 // Declined (to the reference kernel) on CPUs without the panel kernels
-// (AVX-512), for bf16-marked nodes and for layers of under 4 units; passes/lstm_loop_fusion only writes
-// the node where a backend other than the reference takes it.
+// (AVX-512), for bf16-marked nodes and for layers of under 4 units;
+// passes/lstm_loop_fusion only writes the node where a backend other than
+// the reference takes it.
 #include <algorithm>
 #include <memory>
 
@@ -24,6 +26,7 @@
 #include "backends/cpu/simd/simd_lstm_cell.h"
 #include "backends/cpu/simd/simd_util.h"
 #include "backends/cpu/simd/simd_weight_cache.h"
+#include "base/step_team.h"
 #include "ir/precision_attrs.h"
 #include "ops/nn/lstm_loop.h"
 
@@ -54,26 +57,45 @@ class LstmLoopKernel {
     ThreadPool* pool = ctx.intra_op();
     const LstmCellRowFn cell = cell_;
     bool backwards = false;
+    std::unique_ptr<StepTeam> team;  // made on the first step worth one
     return ops::nn::RunLstmLoop(ctx, [&](const ops::nn::LstmStepArgs& a) {
       const int64_t width = 4 * a.units;
-      if (packed != nullptr) {
-        // A thread's share is worth waking it for from about 2^17 multiply-adds.
+      const int64_t panels = gemv::NumPanels(width);
+      if (team == nullptr && packed != nullptr && pool != nullptr && pool->num_threads() > 0) {
+        // A member's share is worth having from about 2^17 multiply-adds.
         const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 17) / (a.h_rows * a.k * gemv::kPanel));
-        ParallelRange(pool, gemv::NumPanels(width), min_panels, [&](int64_t p0, int64_t p1) {
-          if (!backwards) {
-            gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p0, p1);
-            return;
-          }
-          for (int64_t p = p1 - 1; p >= p0; --p) gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p, p + 1);
-        });
-        backwards = !backwards;
-      } else {
-        std::fill(a.y, a.y + a.h_rows * width, 0.0f);  // k = 0: the empty sum
+        const int64_t members = std::min<int64_t>(pool->num_threads() + 1, panels / min_panels);
+        if (members > 1) team = std::make_unique<StepTeam>(pool, static_cast<int>(members));
       }
+      const int64_t members = team != nullptr ? team->chunks() : 1;
+      auto product = [&](int m) {
+        const int64_t p0 = panels * m / members, p1 = panels * (m + 1) / members;
+        if (!backwards) {
+          gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p0, p1);
+          return;
+        }
+        for (int64_t p = p1 - 1; p >= p0; --p) gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p, p + 1);
+      };
+      if (packed == nullptr) {
+        std::fill(a.y, a.y + a.h_rows * width, 0.0f);  // k = 0: the empty sum
+      } else if (team != nullptr) {
+        team->Run(product);
+      } else {
+        product(0);
+      }
+      backwards = !backwards;
       const int64_t y_stride = a.h_rows == 1 ? 0 : width;
-      for (int64_t r = 0; r < a.rows; ++r) {
-        cell(LstmCellRow{a.x + r * a.x_stride, a.y + r * y_stride, a.bias, a.c + r * a.c_stride,
-                         a.h_out + r * a.units, a.c_out + r * a.units, a.units});
+      auto cells = [&](int m) {
+        for (int64_t r = a.rows * m / members; r < a.rows * (m + 1) / members; ++r) {
+          cell(LstmCellRow{a.x + r * a.x_stride, a.y + r * y_stride, a.bias, a.c + r * a.c_stride,
+                           a.h_out + r * a.units, a.c_out + r * a.units, a.units});
+        }
+      };
+      // Rows of a few thousand floats each: worth sharing from a few per member.
+      if (team != nullptr && a.rows >= 4 * members) {
+        team->Run(cells);
+      } else {
+        for (int m = 0; m < members; ++m) cells(m);
       }
     });
   }
