@@ -30,6 +30,7 @@
 #include "backends/placement.h"
 #include "cli/command_util.h"
 #include "ir/precision_attrs.h"
+#include "loaders/graph_to_session.h"
 #include "loaders/model_loader.h"
 #include "ops/op_registry.h"
 #include "passes/pass_manager.h"
@@ -437,7 +438,9 @@ Status PrintPassStats(runtime::Model& model, const std::string& precision, std::
     for (const auto& t : sig.outputs) roots.push_back(t.tensor_name);
   }
   std::vector<passes::PassStats> stats;
-  TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));
+  passes::PassContext ctx = passes::PassContext::FromRoots(graph, roots);
+  ctx.has_fast_kernel = loaders::FastKernelCheck(backends::BackendRegistry::Global(), backends::KernelChoice::kFast);
+  TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, ctx, &stats));
   if (precision == "bf16") {
     TFHOST_RETURN_IF_ERROR(passes::PassManager::Bf16(backends::BackendRegistry::Global().HostHasNativeBf16())
                                .Run(&graph, passes::PassContext::FromRoots(graph, roots), &stats));

@@ -21,6 +21,15 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   return ss.str();
 }
 
+std::function<bool(const ir::Node&)> FastKernelCheck(const backends::BackendRegistry& registry,
+                                                     backends::KernelChoice kernels) {
+  return [&registry, kernels](const ir::Node& node) {
+    if (kernels != backends::KernelChoice::kFast || registry.HasDeviceBackend()) return false;
+    const backends::Backend* chosen = registry.Choose(node, kernels);
+    return chosen != nullptr && chosen->name() != backends::kReferenceBackend;
+  };
+}
+
 namespace {
 
 // The graph passes the load options ask for, on a graph whose `kept` names
@@ -33,14 +42,7 @@ Status OptimizeGraph(ir::Graph& graph, const std::vector<std::string>& kept, con
   if (options.optimize_graph) {
     passes::PassContext ctx = passes::PassContext::FromRoots(graph, kept);
     ctx.keep_unconsumed = !function_body;
-    const backends::KernelChoice kernels = options.session.kernels;
-    // Not with a device backend: a fused host node would take its products
-    // off the GPU.
-    ctx.has_fast_kernel = [&registry, kernels](const ir::Node& node) {
-      if (kernels != backends::KernelChoice::kFast || registry.HasDeviceBackend()) return false;
-      const backends::Backend* chosen = registry.Choose(node, kernels);
-      return chosen != nullptr && chosen->name() != backends::kReferenceBackend;
-    };
+    ctx.has_fast_kernel = FastKernelCheck(registry, options.session.kernels);
     TFHOST_RETURN_IF_ERROR(passes::PassManager::Default().Run(&graph, ctx));
   }
   if (options.precision == "bf16") {

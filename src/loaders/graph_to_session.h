@@ -8,10 +8,12 @@
 // the Session, checking that every node the model needs has a kernel.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/backend_registry.h"
 #include "loaders/model_loader.h"
 #include "tensorflow/core/framework/op_def.pb.h"
 
@@ -24,6 +26,13 @@ namespace tfhost::loaders {
 StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
     ir::Graph graph, const tensorflow::OpList* model_op_defs, const LoadOptions& options,
     const std::string& model_name, const std::vector<std::string>& roots);
+
+// PassContext::has_fast_kernel as the loader sets it: whether `registry`
+// places `node` on a backend other than the reference kernels, with
+// `kernels` kFast and no device backend loaded (a fused host node would
+// take its products off the GPU). `registry` must outlive the result.
+std::function<bool(const ir::Node&)> FastKernelCheck(const backends::BackendRegistry& registry,
+                                                     backends::KernelChoice kernels);
 
 // Reads a whole file; errors name the path.
 StatusOr<std::string> ReadFileToString(const std::string& path);
