@@ -203,8 +203,12 @@ class GemvKernel {
     Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({m_dim, n_dim}));
     const float* x = a.data<float>();
     float* out = y.data<float>();
-    // A thread's share is worth waking it for from about 2^17 multiply-adds.
-    const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 17) / (k_dim * kPanel));
+    // A share is worth a worker from about 2^20 multiply-adds: the product
+    // streams its weights at 100-150 GB/s, so 4 MiB take about as long as
+    // waking a sleeping worker does (about 25 us, base/thread_pool.cc). With
+    // 2^17 (half a MiB, 4 us), bench/peers' unfused LSTM at batch 1 ran
+    // slower on 2 threads than on 1.
+    const int64_t min_panels = std::max<int64_t>(1, (int64_t{1} << 20) / (k_dim * kPanel));
     ParallelRange(ctx.intra_op(), gemv::NumPanels(n_dim), min_panels,
                   [&](int64_t p0, int64_t p1) { gemv::RunPanels(x, m_dim, *packed, out, k_dim, n_dim, p0, p1); });
     ctx.set_output(0, std::move(y));

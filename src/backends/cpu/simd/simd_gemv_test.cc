@@ -21,9 +21,11 @@ constexpr double kTol = 1e-4;
 
 TEST(SimdGemvTest, OneRowProductsMatchReferenceOverShapes) {
   TFHOST_SKIP_WITHOUT_AVX512("matrix product");
-  // Column counts around the 32-column panels and odd depths (the odd-k tail).
+  // Column counts around the 32-column panels and odd depths (the odd-k
+  // tail); 1024 x 2049 (8 MiB) is large enough to be split over the pool.
   const std::vector<std::pair<int64_t, int64_t>> kn = {{256, 1024}, {64, 1024}, {1031, 65}, {129, 130},
-                                                       {512, 33},   {16, 1025}, {1024, 17}, {257, 64}};
+                                                       {512, 33},   {16, 1025}, {1024, 17}, {257, 64},
+                                                       {1024, 2049}};
   for (int64_t m = 1; m <= kGemvMaxRows; ++m) {
     for (auto [k, n] : kn) {
       for (bool transpose_b : {false, true}) {
