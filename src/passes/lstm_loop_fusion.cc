@@ -15,6 +15,9 @@
 //   h', c' = _TfhostLstmCell(TensorListGetItem(projection, time), MatMul(h, kernel), bias, c)
 //     (x and y in either order; MatMul without transposes)
 //   _ret[h] = h', _ret[c] = c', every other _ret[k] = argument k
+// or, in a masked layer, h, c and the output state o kept where the step's
+// mask is false (SelectV2 of Tile(TensorListGetItem(mask, time), [1, n])
+// between the new value and the argument), o' stored in the outputs list;
 // with no other node than those, their Consts and the arguments, and the
 // condition is LogicalAnd of Less(counter, limit) and Less(time, Const
 // steps), in either order. The While keeps its name, inputs and outputs; it
@@ -126,6 +129,44 @@ bool FloatElements(const ir::Node& n) {
   return v.ok() && *v == DType::kFloat;
 }
 
+// A masked layer's state: `ref` is SelectV2(m, from, argument k), with m
+// the same node for every state (`*mask`, -1 until the first); k, or -1.
+int KeptArg(const Instance& f, const ir::TensorRef& ref, const ir::TensorRef& from, int* mask,
+            std::vector<int>* used) {
+  const ir::Node& s = f.graph.node(ref.node);
+  if (ref.index != 0 || s.op != "SelectV2" || s.inputs.size() != 3 || s.inputs[1] != from ||
+      s.inputs[0].index != 0 || !internal::IsFloatNode(s)) {
+    return -1;
+  }
+  if (*mask >= 0 && s.inputs[0].node != *mask) return -1;
+  *mask = s.inputs[0].node;
+  used->push_back(ref.node);
+  return ArgOf(f, s.inputs[2]);
+}
+
+// m = Tile(TensorListGetItem(mask list, time), [1, n]): sets r.mask and
+// r.mask_units (n; the kernel checks it is 1 or the units).
+bool MatchMask(const Instance& f, int tile, ops::nn::LstmLoopRoles* r, std::vector<int>* used) {
+  const ir::Graph& g = f.graph;
+  const ir::Node& t = g.node(tile);
+  if (t.op != "Tile" || t.inputs.size() != 2 || t.inputs[0].index != 0) return false;
+  auto multiples = internal::ConstValue(g, t.inputs[1]);
+  if (!multiples || multiples->dtype() != DType::kInt32 || multiples->NumElements() != 2 ||
+      multiples->data<int32_t>()[0] != 1) {
+    return false;
+  }
+  const ir::Node& item = g.node(t.inputs[0].node);
+  auto dtype = ir::GetAttrOr<DType>(item, "element_dtype", DType::kInvalid);
+  if (item.op != "TensorListGetItem" || item.inputs.size() != 3 || !dtype.ok() || *dtype != DType::kBool ||
+      ArgOf(f, item.inputs[1]) != r->time || !internal::ConstValue(g, item.inputs[2])) {
+    return false;
+  }
+  r->mask = ArgOf(f, item.inputs[0]);
+  r->mask_units = multiples->data<int32_t>()[1];
+  used->insert(used->end(), {tile, t.inputs[1].node, t.inputs[0].node, item.inputs[2].node});
+  return r->mask >= 0;
+}
+
 std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<int>* used) {
   ops::nn::LstmLoopRoles r;
   const ir::Graph& g = f.graph;
@@ -138,15 +179,9 @@ std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<i
   if (cell < 0 || g.node(cell).inputs.size() != 4) return std::nullopt;
   used->push_back(cell);
   const ir::Node& cn = g.node(cell);
+  const ir::TensorRef h_new{cell, 0}, c_new{cell, 1};
   r.bias = ArgOf(f, cn.inputs[2]);
   r.c = ArgOf(f, cn.inputs[3]);
-  for (size_t k = 0; k < f.results.size(); ++k) {
-    if (f.results[k] == ir::TensorRef{cell, 0}) r.h = r.h < 0 ? static_cast<int>(k) : -2;
-    if (f.results[k] == ir::TensorRef{cell, 1}) {
-      if (static_cast<int>(k) != r.c) return std::nullopt;
-    }
-  }
-  if (r.bias < 0 || r.c < 0 || r.h < 0 || f.results[r.c] != ir::TensorRef{cell, 1}) return std::nullopt;
   // x and y: the projection's element and the recurrent product.
   int matmul = -1, get_item = -1;
   for (int side = 0; side < 2; ++side) {
@@ -157,27 +192,43 @@ std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<i
       get_item = b.node;
     }
   }
-  if (matmul < 0) return std::nullopt;
+  if (matmul < 0 || r.bias < 0 || r.c < 0) return std::nullopt;
   const ir::Node& mm = g.node(matmul);
   if (mm.inputs.size() != 2 || !internal::IsFloatNode(mm) || BoolAttr(mm, "transpose_a") ||
-      BoolAttr(mm, "transpose_b") || ArgOf(f, mm.inputs[0]) != r.h) {
+      BoolAttr(mm, "transpose_b")) {
     return std::nullopt;
   }
+  r.h = ArgOf(f, mm.inputs[0]);
   r.kernel = ArgOf(f, mm.inputs[1]);
   const ir::Node& gi = g.node(get_item);
-  if (r.kernel < 0 || gi.inputs.size() != 3 || !FloatElements(gi)) return std::nullopt;
+  if (r.h < 0 || r.kernel < 0 || gi.inputs.size() != 3 || !FloatElements(gi)) return std::nullopt;
   r.projection = ArgOf(f, gi.inputs[0]);
   r.time = ArgOf(f, gi.inputs[1]);
   if (r.projection < 0 || r.time < 0 || !internal::ConstValue(g, gi.inputs[2])) return std::nullopt;
   used->insert(used->end(), {matmul, get_item, gi.inputs[2].node});
-  // outputs = TensorListSetItem(outputs, time, h').
+  // h and c: the cell's outputs, or in a masked layer SelectV2s keeping the
+  // state's last value where the mask is false.
+  int mask = -1;
+  const bool masked = f.results[r.h] != h_new;
+  if (masked) {
+    if (KeptArg(f, f.results[r.h], h_new, &mask, used) != r.h || KeptArg(f, f.results[r.c], c_new, &mask, used) != r.c) {
+      return std::nullopt;
+    }
+  } else if (f.results[r.c] != c_new) {
+    return std::nullopt;
+  }
+  // outputs = TensorListSetItem(outputs, time, h'), or the output state o'.
   for (size_t k = 0; k < f.results.size(); ++k) {
     const ir::Node& s = g.node(f.results[k].node);
     if (s.op != "TensorListSetItem" || f.results[k].index != 0) continue;
-    if (s.inputs.size() != 3 || ArgOf(f, s.inputs[0]) != static_cast<int>(k) ||
-        s.inputs[2] != ir::TensorRef{cell, 0} || !FloatElements(s) ||
+    if (s.inputs.size() != 3 || ArgOf(f, s.inputs[0]) != static_cast<int>(k) || !FloatElements(s) ||
         BoolAttr(s, "resize_if_index_out_of_bounds") || r.outputs >= 0) {
       return std::nullopt;
+    }
+    if (!masked && s.inputs[2] != h_new) return std::nullopt;
+    if (masked) {
+      r.output_state = KeptArg(f, s.inputs[2], h_new, &mask, used);
+      if (r.output_state < 0 || f.results[r.output_state] != s.inputs[2]) return std::nullopt;
     }
     if (ArgOf(f, s.inputs[1]) != r.time) {
       auto slot = internal::ConstValue(g, s.inputs[1]);
@@ -191,9 +242,10 @@ std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<i
     used->push_back(f.results[k].node);
   }
   if (r.outputs < 0 || IncrementedArg(f, f.results[r.time], used) != r.time) return std::nullopt;
+  if (masked && !MatchMask(f, mask, &r, used)) return std::nullopt;
   for (size_t k = 0; k < f.results.size(); ++k) {
     const int kk = static_cast<int>(k);
-    if (kk == r.time || kk == r.outputs || kk == r.h || kk == r.c) continue;
+    if (kk == r.time || kk == r.outputs || kk == r.h || kk == r.c || kk == r.output_state) continue;
     if (ArgOf(f, f.results[k]) == kk) continue;
     if (r.counter >= 0 || IncrementedArg(f, f.results[k], used) != kk) return std::nullopt;
     r.counter = kk;
@@ -284,23 +336,29 @@ class LstmLoopFusion : public GraphPass {
       return std::nullopt;
     }
     const int positions[] = {roles->counter, roles->limit,      roles->time,   roles->outputs, roles->h,
-                             roles->c,       roles->projection, roles->kernel, roles->bias};
+                             roles->c,       roles->projection, roles->kernel, roles->bias,
+                             roles->mask,    roles->output_state};
+    const DType expected[] = {DType::kInt32, DType::kInt32,   DType::kInt32, DType::kVariant,
+                              DType::kFloat, DType::kFloat,   DType::kVariant, DType::kFloat,
+                              DType::kFloat, DType::kVariant, DType::kFloat};
     for (size_t a = 0; a < std::size(positions); ++a) {
+      if (positions[a] < 0) continue;  // an unmasked layer's mask and output state
+      if (loop.output_dtypes[positions[a]] != expected[a]) return std::nullopt;
       for (size_t b = a + 1; b < std::size(positions); ++b) {
         if (positions[a] == positions[b]) return std::nullopt;
       }
-    }
-    const DType expected[] = {DType::kInt32,   DType::kInt32,   DType::kInt32, DType::kVariant, DType::kFloat,
-                              DType::kFloat,   DType::kVariant, DType::kFloat, DType::kFloat};
-    for (size_t a = 0; a < std::size(positions); ++a) {
-      if (loop.output_dtypes[positions[a]] != expected[a]) return std::nullopt;
     }
     ir::Node fused = loop;
     fused.op = ops::nn::kLstmLoopOp;
     fused.attrs.clear();
     fused.attrs["T"] = loop.attrs.at("T");
-    for (size_t a = 0; a < std::size(positions); ++a) {
+    for (size_t a = 0; a < std::size(ops::nn::kLstmLoopRoleAttrs); ++a) {
       fused.attrs[ops::nn::kLstmLoopRoleAttrs[a]] = ops::MakeAttr(static_cast<int64_t>(positions[a]));
+    }
+    if (roles->mask >= 0) {
+      fused.attrs["mask_index"] = ops::MakeAttr(static_cast<int64_t>(roles->mask));
+      fused.attrs["output_state_index"] = ops::MakeAttr(static_cast<int64_t>(roles->output_state));
+      fused.attrs["mask_units"] = ops::MakeAttr(roles->mask_units);
     }
     fused.attrs["steps"] = ops::MakeAttr(roles->steps);
     fused.attrs["output_slot"] = ops::MakeAttr(roles->output_slot);

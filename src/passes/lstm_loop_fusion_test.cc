@@ -133,6 +133,56 @@ std::string LoopText(const std::string& extra_body_node = "", const std::string&
   return g;
 }
 
+void Replace(std::string& s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+}
+
+// The same layer behind Keras's Masking: loop variables gain the mask list
+// (row 1 masked from step 2 on) and the last output; h, c and the output
+// keep their last value where the step's mask is false.
+std::string MaskedLoopText() {
+  std::string g = LoopText();
+  std::string mask = "node { name: \"mask\" op: \"Const\" attr { key: \"dtype\" value { type: DT_BOOL } }\n"
+                     "  attr { key: \"value\" value { tensor { dtype: DT_BOOL tensor_shape { dim { size: 5 } "
+                     "dim { size: 2 } dim { size: 1 } }";
+  for (int t = 0; t < kSteps; ++t) mask += std::string(" bool_val: true bool_val: ") + (t < 2 ? "true" : "false");
+  mask += " } } } }\n";
+  mask += IntConst("m_shape", {-1, 1}, false);
+  mask += "node { name: \"ms\" op: \"TensorListFromTensor\" input: \"mask\" input: \"m_shape\" "
+          "attr { key: \"element_dtype\" value { type: DT_BOOL } } attr { key: \"shape_type\" value { type: DT_INT32 } } }\n";
+  mask += FloatConst("o0", {kBatch, kUnits}, 0.1f, 0.2f);
+  Replace(g, "node { name: \"loop\"", mask + "node { name: \"loop\"");
+  Replace(g, "input: \"wr\" input: \"b\"\n", "input: \"wr\" input: \"b\" input: \"ms\" input: \"o0\"\n");
+  Replace(g, "type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT } } }", "type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT type: DT_VARIANT type: DT_FLOAT } } }");
+  const std::string last_arg = "input_arg { name: \"bias\" type: DT_FLOAT } ";
+  const std::string more_args = last_arg + "input_arg { name: \"ml\" type: DT_VARIANT } input_arg { name: \"po\" type: DT_FLOAT } ";
+  Replace(g, last_arg, more_args);  // cond
+  const size_t body = g.find("signature { name: \"body\" ");
+  g.replace(g.find(last_arg, body), last_arg.size(), more_args);
+  Replace(g, "output_arg { name: \"bias_out\" type: DT_FLOAT } }",
+          "output_arg { name: \"bias_out\" type: DT_FLOAT } output_arg { name: \"ml_out\" type: DT_VARIANT } "
+          "output_arg { name: \"po_out\" type: DT_FLOAT } }");
+  const std::string selects =
+      "node_def { name: \"melem\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } attr { key: "
+      "\"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } int_val: -1 int_val: 1 } } } }\n"
+      "node_def { name: \"mult\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } attr { key: "
+      "\"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } int_val: 1 int_val: 1 } } } }\n" +
+      Op("mitem", "TensorListGetItem", {"ml", "time", "melem:output:0"},
+         "attr { key: \"element_dtype\" value { type: DT_BOOL } }") +
+      Op("mt", "Tile", {"mitem:item:0", "mult:output:0"},
+         "attr { key: \"T\" value { type: DT_BOOL } } attr { key: \"Tmultiples\" value { type: DT_INT32 } }") +
+      Op("sel_o", "SelectV2", {"mt:output:0", "h2:z:0", "po"}) +
+      Op("sel_h", "SelectV2", {"mt:output:0", "h2:z:0", "h"}) + Op("sel_c", "SelectV2", {"mt:output:0", "c2:z:0", "c"});
+  Replace(g, "node_def { name: \"write\"", selects + "node_def { name: \"write\"");
+  Replace(g, "input: \"out\" input: \"time\" input: \"h2:z:0\"", "input: \"out\" input: \"time\" input: \"sel_o:output:0\"");
+  Replace(g, "ret { key: \"h_out\" value: \"h2:z:0\" } ret { key: \"c_out\" value: \"c2:z:0\" }",
+          "ret { key: \"h_out\" value: \"sel_h:output:0\" } ret { key: \"c_out\" value: \"sel_c:output:0\" } "
+          "ret { key: \"ml_out\" value: \"ml\" } ret { key: \"po_out\" value: \"sel_o:output:0\" }");
+  return g;
+}
+
 ir::Graph Build(const std::string& text) {
   tensorflow::GraphDef gd;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &gd)) << text;
@@ -196,6 +246,26 @@ TEST(LstmLoopFusionTest, AKerasLstmLayersWhileBecomesOneNodeWithTheSameOutputs) 
   }
   EXPECT_EQ(got[3].data<int32_t>()[0], kSteps);
   EXPECT_EQ(got[4].data<int32_t>()[0], kSteps);
+}
+
+TEST(LstmLoopFusionTest, AMaskedLayersWhileBecomesOneNodeWithTheSameOutputs) {
+  ir::Graph before = Build(MaskedLoopText());
+  ir::Graph after = Optimized(before);
+  ASSERT_EQ(LoopOp(after), ops::nn::kLstmLoopOp);
+  const ir::Node& fused = after.node(after.FindNode("loop"));
+  EXPECT_EQ(ir::GetAttrOr<int64_t>(fused, "mask_index", -1).value(), 10);
+  EXPECT_EQ(ir::GetAttrOr<int64_t>(fused, "output_state_index", -1).value(), 11);
+  EXPECT_EQ(ir::GetAttrOr<int64_t>(fused, "mask_units", -1).value(), 1);
+  std::vector<Tensor> want = RunLoop(std::move(before));
+  std::vector<Tensor> got = RunLoop(std::move(after));
+  ASSERT_EQ(want.size(), 5u);
+  ASSERT_EQ(got.size(), 5u);
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << i;
+    for (int64_t k = 0; k < want[i].NumElements(); ++k) {
+      EXPECT_NEAR(got[i].data<float>()[k], want[i].data<float>()[k], 2e-6f) << "output " << i << " element " << k;
+    }
+  }
 }
 
 TEST(LstmLoopFusionTest, WithoutAFastKernelForTheFusedNodeTheLoopStays) {

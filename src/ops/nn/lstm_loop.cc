@@ -1,5 +1,6 @@
 #include "ops/nn/lstm_loop.h"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <vector>
@@ -29,6 +30,23 @@ StatusOr<LstmLoopRoles> ReadLstmLoopRoles(const KernelContext& ctx) {
     taken[at] = true;
     *fields[k] = static_cast<int>(at);
   }
+  int* optional[] = {&roles.mask, &roles.output_state};
+  const char* optional_attrs[] = {"mask_index", "output_state_index"};
+  for (int k = 0; k < 2; ++k) {
+    TFHOST_ASSIGN_OR_RETURN(int64_t at, ctx.AttrOr<int64_t>(optional_attrs[k], -1));
+    if (at == -1) continue;
+    if (at < 0 || at >= ctx.num_inputs() || taken[at]) {
+      return ctx.Error(std::string("attr ") + optional_attrs[k] + " is " + std::to_string(at) +
+                       ", expected -1 or an input position in [0, " + std::to_string(ctx.num_inputs()) +
+                       ") no other role names");
+    }
+    taken[at] = true;
+    *optional[k] = static_cast<int>(at);
+  }
+  if ((roles.mask < 0) != (roles.output_state < 0)) {
+    return ctx.Error("attrs mask_index and output_state_index must be set together (a masked layer) or both be -1");
+  }
+  TFHOST_ASSIGN_OR_RETURN(roles.mask_units, ctx.AttrOr<int64_t>("mask_units", -1));
   TFHOST_ASSIGN_OR_RETURN(roles.steps, ctx.Attr<int64_t>("steps"));
   if (roles.steps < 0 || roles.steps > INT32_MAX) {
     return ctx.Error("attr steps is " + std::to_string(roles.steps) + ", expected a bound in [0, 2^31)");
@@ -104,6 +122,53 @@ StatusOr<Tensor> ProjectionAt(const KernelContext& ctx, const tensor_array::Tens
   return x;
 }
 
+// The mask of step `time`: element `time` of the mask list, bool [rows, 1].
+StatusOr<Tensor> MaskAt(const KernelContext& ctx, const tensor_array::TensorList& list, int64_t time,
+                        const std::string& step) {
+  if (time >= static_cast<int64_t>(list.items.size())) {
+    return ctx.Error(step + ": index " + std::to_string(time) + " is out of range for the mask's list of " +
+                     std::to_string(list.items.size()) + " elements");
+  }
+  Tensor m = list.items[time];
+  if (!m.valid()) {
+    TFHOST_ASSIGN_OR_RETURN(m, tensor_array::Zeros(ctx, DType::kBool, list.element_shape,
+                                                   "mask element " + std::to_string(time)));
+  }
+  if (m.dtype() != DType::kBool || m.rank() != 2 || m.dim(1) != 1) {
+    return ctx.Error(step + ": the mask must be bool [rows, 1], got " + DTypeShortName(m.dtype()) +
+                     m.shape().ToString());
+  }
+  return m;
+}
+
+// SelectV2(mask tiled over the columns, a, b), rows broadcast as SelectV2
+// broadcasts them; every operand has `units` columns.
+StatusOr<Tensor> SelectRows(const KernelContext& ctx, const Tensor& mask, const Tensor& a, const Tensor& b,
+                            int64_t units, const std::string& what) {
+  if (a.dtype() != DType::kFloat || b.dtype() != DType::kFloat || a.rank() != 2 || b.rank() != 2 ||
+      a.dim(1) != units || b.dim(1) != units) {
+    return ctx.Error(what + ": expected float32 [rows, " + std::to_string(units) + "] states, got " +
+                     DTypeShortName(a.dtype()) + a.shape().ToString() + " and " + DTypeShortName(b.dtype()) +
+                     b.shape().ToString());
+  }
+  const int64_t rows = std::max({mask.dim(0), a.dim(0), b.dim(0)});
+  const bool empty = mask.dim(0) == 0 || a.dim(0) == 0 || b.dim(0) == 0;
+  for (int64_t r : {mask.dim(0), a.dim(0), b.dim(0)}) {
+    if (!empty && r != rows && r != 1) {
+      return ctx.Error(what + ": rows do not broadcast: mask " + mask.shape().ToString() + ", " +
+                       a.shape().ToString() + " and " + b.shape().ToString());
+    }
+  }
+  TFHOST_ASSIGN_OR_RETURN(Tensor out, ctx.AllocateOutput(DType::kFloat, Shape({empty ? 0 : rows, units})));
+  for (int64_t r = 0; r < (empty ? 0 : rows); ++r) {
+    const bool keep = mask.data<bool>()[mask.dim(0) == 1 ? 0 : r];
+    const Tensor& from = keep ? a : b;
+    const float* src = from.data<float>() + (from.dim(0) == 1 ? 0 : r) * units;
+    std::copy(src, src + units, out.data<float>() + r * units);
+  }
+  return out;
+}
+
 }  // namespace
 
 Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
@@ -128,6 +193,18 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
   Tensor h = ctx.input(roles.h);
   Tensor c = ctx.input(roles.c);
   { TFHOST_RETURN_IF_ERROR(tensor_array::ReadList(ctx, roles.outputs).status()); }
+  std::shared_ptr<const tensor_array::TensorList> mask;
+  Tensor output_state;
+  if (roles.mask >= 0) {
+    TFHOST_ASSIGN_OR_RETURN(mask, tensor_array::ReadList(ctx, roles.mask));
+    // Tiled to one column (Keras tiles by [1, 1]) SelectV2 broadcasts it.
+    if (roles.mask_units != units && roles.mask_units != 1) {
+      return ctx.Error("the mask is tiled to " + std::to_string(roles.mask_units) +
+                       " columns (attr mask_units), which do not broadcast against the layer's " +
+                       std::to_string(units) + " units");
+    }
+    output_state = ctx.input(roles.output_state);
+  }
   tensor_array::WritableList out = tensor_array::TakeWritableList(ctx, roles.outputs);
   Tensor y;
   while (counter < limit && time < roles.steps) {
@@ -163,6 +240,14 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
       a.units = units;
       step(a);
     }
+    if (mask != nullptr) {
+      // o' = SelectV2(m, h', o), h' = SelectV2(m, h', h), c' = SelectV2(m, c', c).
+      TFHOST_ASSIGN_OR_RETURN(Tensor m, MaskAt(ctx, *mask, time, step_name));
+      TFHOST_ASSIGN_OR_RETURN(output_state, SelectRows(ctx, m, h_next, output_state, units, step_name + ": output"));
+      TFHOST_ASSIGN_OR_RETURN(h_next, SelectRows(ctx, m, h_next, h, units, step_name + ": h"));
+      TFHOST_ASSIGN_OR_RETURN(c_next, SelectRows(ctx, m, c_next, c, units, step_name + ": c"));
+    }
+    const Tensor& written = mask != nullptr ? output_state : h_next;
     // TensorListSetItem(outputs, slot, h').
     const int64_t slot = roles.output_slot < 0 ? time : roles.output_slot;
     const int64_t size = static_cast<int64_t>(out.list->items.size());
@@ -170,8 +255,8 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
       return ctx.Error(step_name + ": index " + std::to_string(slot) + " is out of range for the outputs' list of " +
                        std::to_string(size) + " elements");
     }
-    TFHOST_RETURN_IF_ERROR(tensor_array::CheckListItem(ctx, *out.list, h_next));
-    out.list->items[slot] = h_next;
+    TFHOST_RETURN_IF_ERROR(tensor_array::CheckListItem(ctx, *out.list, written));
+    out.list->items[slot] = written;
     h = std::move(h_next);
     c = std::move(c_next);
     ++counter;
@@ -188,6 +273,8 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
       ctx.set_output(i, std::move(h));
     } else if (i == roles.c) {
       ctx.set_output(i, std::move(c));
+    } else if (i == roles.output_state) {
+      ctx.set_output(i, std::move(output_state));
     } else {
       ctx.set_output(i, ctx.TakeInput(i));
     }
@@ -200,6 +287,7 @@ void RegisterLstmLoopOps(OpRegistry& registry) {
   def.Input("input: T").Output("output: T").Attr("T: list(type) >= 9");
   for (const char* attr : kLstmLoopRoleAttrs) def.Attr(std::string(attr) + ": int");
   def.Attr("steps: int").Attr("output_slot: int = -1");
+  def.Attr("mask_index: int = -1").Attr("output_state_index: int = -1").Attr("mask_units: int = -1");
   registry.Register(def, [](KernelContext& ctx) { return RunLstmLoop(ctx, LstmStepReference); });
 }
 

@@ -5,6 +5,9 @@
 //   h', c' = _TfhostLstmCell(x_t, MatMul(h, kernel), bias, c)
 //   outputs = TensorListSetItem(outputs, time, h')   (or at a fixed index:
 //             a layer without return_sequences keeps only the last h)
+// or, in a masked layer, with m = Tile(TensorListGetItem(mask, time), [1, 1 or units]):
+//   o' = SelectV2(m, h', o); h' = SelectV2(m, h', h); c' = SelectV2(m, c', c)
+//   outputs = TensorListSetItem(outputs, time, o')
 //   time + 1, counter + 1; every other loop variable returned unchanged
 // and whose condition is counter < limit && time < steps. Run as a While,
 // each step is a dozen nodes through the executor (the condition's three, the
@@ -44,6 +47,12 @@ struct LstmLoopRoles {
   int bias = -1;        // float [4 * units]
   int64_t steps = 0;    // time's bound
   int64_t output_slot = -1;  // the outputs' element each h' goes to; -1: element `time`
+  // A masked layer (Keras's Masking, Embedding(mask_zero=True)): a
+  // TensorList of bool [rows, 1] elements, and the loop variable holding the
+  // last output. Both -1 for an unmasked layer.
+  int mask = -1;
+  int output_state = -1;
+  int64_t mask_units = -1;  // the columns the body tiles the mask to: 1 or the units
 };
 
 // The attr naming each role, in the order of LstmLoopRoles' fields.
@@ -52,7 +61,9 @@ inline constexpr const char* kLstmLoopRoleAttrs[] = {"counter_index", "limit_ind
                                                      "projection_index", "kernel_index", "bias_index"};
 
 // Reads and checks the role attrs against ctx's inputs: distinct positions
-// among them, `steps` in [0, 2^31), `output_slot` -1 or in [0, 2^31). Errors name the node and the attr.
+// among them (mask_index and output_state_index both -1 or both set),
+// `steps` in [0, 2^31), `output_slot` -1 or in [0, 2^31). Errors name the
+// node and the attr.
 StatusOr<LstmLoopRoles> ReadLstmLoopRoles(const KernelContext& ctx);
 
 // One step's operands, checked by RunLstmLoop. Rows broadcast as in

@@ -142,6 +142,65 @@ TEST(LstmLoopTest, RowsBroadcastFromOneAsTheCellBroadcastsThem) {
   EXPECT_EQ((*out)[4].shape(), Shape({3, 4}));
 }
 
+// A list of bool [rows, 1] masks: row r is masked out from step cut[r] on.
+Tensor MaskList(int64_t rows, int64_t steps, const std::vector<int64_t>& cut) {
+  std::vector<Tensor> items;
+  for (int64_t t = 0; t < steps; ++t) {
+    Tensor m(DType::kBool, Shape({rows, 1}));
+    for (int64_t r = 0; r < rows; ++r) m.data<bool>()[r] = t < cut[r];
+    items.push_back(m);
+  }
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = DType::kBool;
+  list->element_shape = ir::PartialShape::Known({-1, 1});
+  list->items = std::move(items);
+  return tensor_array::ListTensor(std::move(list));
+}
+
+TEST(LstmLoopTest, AMaskedLayerKeepsEachRowsStatesAndOutputWhereItsMaskIsFalseAsSelectV2Would) {
+  const Layer layer(3, 4, 5);
+  std::vector<Tensor> inputs = layer.Inputs(100, layer.steps);
+  const Tensor output0 = Wave(Shape({3, 4}), 0.3f, 0.4f);
+  inputs.push_back(MaskList(3, layer.steps, {5, 2, 0}));
+  inputs.push_back(output0);
+  ir::AttrMap attrs = Attrs(layer.steps);
+  std::vector<DType> types = {DType::kInt32, DType::kInt32, DType::kInt32, DType::kVariant, DType::kFloat, DType::kFloat,
+                              DType::kVariant, DType::kFloat, DType::kFloat, DType::kVariant, DType::kFloat};
+  attrs["T"] = MakeAttr(types);
+  attrs["mask_index"] = MakeAttr(int64_t{9});
+  attrs["output_state_index"] = MakeAttr(int64_t{10});
+  attrs["mask_units"] = MakeAttr(int64_t{1});
+  auto out = RunSingleOp(kLstmLoopOp, inputs, attrs);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // The step through the ops Keras's masked body runs.
+  const ir::AttrMap f32 = {{"T", MakeAttr(DType::kFloat)}};
+  const TensorList& masks = ListOf(inputs[9]);
+  Tensor h = layer.h0, c = layer.c0, o = output0;
+  for (int64_t t = 0; t < layer.steps; ++t) {
+    Tensor y = One("MatMul", {h, layer.kernel}, f32);
+    Tensor h_new = One(kLstmCellOp, {layer.projected[t], y, layer.bias, c}, f32, 0);
+    Tensor c_new = One(kLstmCellOp, {layer.projected[t], y, layer.bias, c}, f32, 1);
+    const Tensor& m = masks.items[t];
+    o = One("SelectV2", {m, h_new, o}, f32);
+    h = One("SelectV2", {m, h_new, h}, f32);
+    c = One("SelectV2", {m, c_new, c}, f32);
+    ExpectBitEqual(ListOf((*out)[3]).items[t], o);
+  }
+  ExpectBitEqual((*out)[4], h);
+  ExpectBitEqual((*out)[5], c);
+  ExpectBitEqual((*out)[10], o);
+  // Row 2 was masked from the start: its output stays output0's row.
+  EXPECT_EQ((*out)[10].data<float>()[8], output0.data<float>()[8]);
+  // A mask tiled to a width that does not broadcast is refused.
+  attrs["mask_units"] = MakeAttr(int64_t{3});
+  auto bad = RunSingleOp(kLstmLoopOp, inputs, attrs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("the mask is tiled to 3 columns (attr mask_units), which do not broadcast "
+                                        "against the layer's 4 units"),
+            std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   const Layer layer(1, 4, 3);
   // The steps bound past the projected list: step 3 reads past its end.
