@@ -7,7 +7,9 @@
 // With intra-op threads, a StepTeam (base/step_team.h) runs the steps: its
 // members split the panels the same way on every step, so each keeps
 // re-reading its own share of the kernel from its core's cache, and then
-// the cells' rows; no step waits for a sleeping worker to wake. Every other step reads the panels in reverse order: a
+// the cells' rows; no step waits for a sleeping worker to wake.
+//
+// Every other step reads the panels in reverse order: a
 // kernel about the size of L2 (256 x 1024 floats is 1 MiB, Zen 4's L2)
 // read in the same order each step evicts each line just before it is read
 // again, while the reverse pass starts on the lines the last one left in
