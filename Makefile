@@ -101,14 +101,15 @@ tsan:
 	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^($(subst $(eval) ,|,$(strip $(TSAN_TESTS))))$$'
 
-# The thread pool every kernel splits work over, under TSan: it needs only
-# src/base (8 objects), so CI runs it. On the ParallelFor that returned
-# before its last worker was done with the caller's stack, its test failed
-# 3 times in 3 (a data race on the caller's lock).
+# The thread pool every kernel splits work over, and the step teams built on
+# it, under TSan: they need only src/base, so CI runs them. On the
+# ParallelFor that returned before its last worker was done with the
+# caller's stack, its test failed 3 times in 3 (a data race on the caller's
+# lock).
 tsan-pool:
 	cmake --preset tsan -G "$(GENERATOR)"
-	cmake --build build-tsan -j $(JOBS) --target thread_pool_test
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^thread_pool_test$$'
+	cmake --build build-tsan -j $(JOBS) --target thread_pool_test step_team_test
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(thread_pool_test|step_team_test)$$'
 
 fuzz:
 	$(SANITIZER_CONFIGURE)
