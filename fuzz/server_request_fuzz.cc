@@ -87,6 +87,12 @@ struct Server {
   std::unique_ptr<grpc::GenericStub> stub;
 };
 
+// Shut down when the fuzzer exits (the destructors stop gRPC and HTTP and
+// join their threads): left running, gRPC's sync server dropped the records
+// of worker threads it had retired, and LeakSanitizer's check at exit
+// reported them, after 2 h 20 min and 12.5 million inputs.
+Server* the_server = nullptr;
+
 Server& TheServer() {
   static Server* server = [] {
     const std::string dir = tfhost::fuzz::ScratchDir() + "/demo";
@@ -105,6 +111,11 @@ Server& TheServer() {
     auto core = tfhost::serving::ServerCore::Create(std::move(options));
     if (!core.ok()) Fail("cannot serve the demo models: " + core.status().ToString());
     auto* s = new Server;
+    the_server = s;
+    std::atexit([] {
+      delete the_server;
+      the_server = nullptr;
+    });
     s->core = std::move(*core);
     s->rest = std::make_unique<tfhost::serving::RestApiHandler>(s->core.get(), tfhost::serving::RestApiOptions{});
 
