@@ -89,44 +89,48 @@ StatusOr<int32_t> ReadInt32Scalar(const KernelContext& ctx, int i, const char* w
   return t.data<int32_t>()[0];
 }
 
-Status CheckFloat(const KernelContext& ctx, const Tensor& t, int rank, const std::string& what) {
+// "step 3": errors inside the loop name the step. Built only for an error:
+// the loop runs once per time step.
+std::string StepName(int64_t time) { return "step " + std::to_string(time); }
+
+// `what`, prefixed with the step's name when `time` is one (>= 0).
+Status CheckFloat(const KernelContext& ctx, const Tensor& t, int rank, const char* what, int64_t time = -1) {
   if (t.dtype() != DType::kFloat || t.rank() != rank) {
-    return ctx.Error(what + " must be float32 of rank " + std::to_string(rank) + ", got " + DTypeShortName(t.dtype()) +
-                     t.shape().ToString());
+    return ctx.Error((time >= 0 ? StepName(time) + ": " : std::string()) + what + " must be float32 of rank " +
+                     std::to_string(rank) + ", got " + DTypeShortName(t.dtype()) + t.shape().ToString());
   }
   return OkStatus();
 }
 
 // x_t: element `time` of the projection list, as TensorListGetItem reads it.
 StatusOr<Tensor> ProjectionAt(const KernelContext& ctx, const tensor_array::TensorList& list, int64_t time,
-                              int64_t width, const std::string& step) {
+                              int64_t width) {
   if (time < 0 || time >= static_cast<int64_t>(list.items.size())) {
-    return ctx.Error(step + ": index " + std::to_string(time) + " is out of range for the projected input's list of " +
+    return ctx.Error(StepName(time) + ": index " + std::to_string(time) + " is out of range for the projected input's list of " +
                      std::to_string(list.items.size()) + " elements");
   }
   Tensor x = list.items[time];
   if (!x.valid()) {
     auto shape = ir::MergeShapes(list.element_shape, ir::PartialShape::Known({-1, width}));
     if (!shape.ok()) {
-      return ctx.Error(step + ": the projected input's element shape " + list.element_shape.ToString() +
+      return ctx.Error(StepName(time) + ": the projected input's element shape " + list.element_shape.ToString() +
                        " conflicts with [?, " + std::to_string(width) + "]");
     }
     TFHOST_ASSIGN_OR_RETURN(x, tensor_array::Zeros(ctx, DType::kFloat, *shape, "projected input element " +
                                                                                   std::to_string(time)));
   }
-  TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, x, 2, step + ": the projected input"));
+  TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, x, 2, "the projected input", time));
   if (x.dim(1) != width) {
-    return ctx.Error(step + ": the projected input " + x.shape().ToString() + " must have " + std::to_string(width) +
+    return ctx.Error(StepName(time) + ": the projected input " + x.shape().ToString() + " must have " + std::to_string(width) +
                      " columns, 4 x the units of the recurrent kernel");
   }
   return x;
 }
 
 // The mask of step `time`: element `time` of the mask list, bool [rows, 1].
-StatusOr<Tensor> MaskAt(const KernelContext& ctx, const tensor_array::TensorList& list, int64_t time,
-                        const std::string& step) {
+StatusOr<Tensor> MaskAt(const KernelContext& ctx, const tensor_array::TensorList& list, int64_t time) {
   if (time >= static_cast<int64_t>(list.items.size())) {
-    return ctx.Error(step + ": index " + std::to_string(time) + " is out of range for the mask's list of " +
+    return ctx.Error(StepName(time) + ": index " + std::to_string(time) + " is out of range for the mask's list of " +
                      std::to_string(list.items.size()) + " elements");
   }
   Tensor m = list.items[time];
@@ -135,19 +139,20 @@ StatusOr<Tensor> MaskAt(const KernelContext& ctx, const tensor_array::TensorList
                                                    "mask element " + std::to_string(time)));
   }
   if (m.dtype() != DType::kBool || m.rank() != 2 || m.dim(1) != 1) {
-    return ctx.Error(step + ": the mask must be bool [rows, 1], got " + DTypeShortName(m.dtype()) +
+    return ctx.Error(StepName(time) + ": the mask must be bool [rows, 1], got " + DTypeShortName(m.dtype()) +
                      m.shape().ToString());
   }
   return m;
 }
 
 // SelectV2(mask tiled over the columns, a, b), rows broadcast as SelectV2
-// broadcasts them; every operand has `units` columns.
+// broadcasts them; every operand has `units` columns. Errors name the step
+// and `what` (the state selected).
 StatusOr<Tensor> SelectRows(const KernelContext& ctx, const Tensor& mask, const Tensor& a, const Tensor& b,
-                            int64_t units, const std::string& what) {
+                            int64_t units, int64_t time, const char* what) {
   if (a.dtype() != DType::kFloat || b.dtype() != DType::kFloat || a.rank() != 2 || b.rank() != 2 ||
       a.dim(1) != units || b.dim(1) != units) {
-    return ctx.Error(what + ": expected float32 [rows, " + std::to_string(units) + "] states, got " +
+    return ctx.Error(StepName(time) + ": " + what + ": expected float32 [rows, " + std::to_string(units) + "] states, got " +
                      DTypeShortName(a.dtype()) + a.shape().ToString() + " and " + DTypeShortName(b.dtype()) +
                      b.shape().ToString());
   }
@@ -155,7 +160,7 @@ StatusOr<Tensor> SelectRows(const KernelContext& ctx, const Tensor& mask, const 
   const bool empty = mask.dim(0) == 0 || a.dim(0) == 0 || b.dim(0) == 0;
   for (int64_t r : {mask.dim(0), a.dim(0), b.dim(0)}) {
     if (!empty && r != rows && r != 1) {
-      return ctx.Error(what + ": rows do not broadcast: mask " + mask.shape().ToString() + ", " +
+      return ctx.Error(StepName(time) + ": " + what + ": rows do not broadcast: mask " + mask.shape().ToString() + ", " +
                        a.shape().ToString() + " and " + b.shape().ToString());
     }
   }
@@ -208,18 +213,17 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
   tensor_array::WritableList out = tensor_array::TakeWritableList(ctx, roles.outputs);
   Tensor y;
   while (counter < limit && time < roles.steps) {
-    const std::string step_name = "step " + std::to_string(time);
-    TFHOST_ASSIGN_OR_RETURN(Tensor x, ProjectionAt(ctx, *projection, time, width, step_name));
-    TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, h, 2, step_name + ": h"));
+    TFHOST_ASSIGN_OR_RETURN(Tensor x, ProjectionAt(ctx, *projection, time, width));
+    TFHOST_RETURN_IF_ERROR(CheckFloat(ctx, h, 2, "h", time));
     if (h.dim(1) != kernel.dim(0)) {
-      return ctx.Error(step_name + ": h " + h.shape().ToString() + " cannot multiply the recurrent kernel " +
+      return ctx.Error(StepName(time) + ": h " + h.shape().ToString() + " cannot multiply the recurrent kernel " +
                        kernel.shape().ToString() + " (expected " + std::to_string(kernel.dim(0)) + " columns)");
     }
     if (!y.valid() || y.dim(0) != h.dim(0)) {
       TFHOST_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(DType::kFloat, Shape({h.dim(0), width})));
     }
     auto geometry = CheckLstmCellOperands(ctx, x, y, bias, c);
-    if (!geometry.ok()) return geometry.status().WithContext(step_name);
+    if (!geometry.ok()) return geometry.status().WithContext(StepName(time));
     TFHOST_ASSIGN_OR_RETURN(Tensor h_next, ctx.AllocateOutput(DType::kFloat, Shape({geometry->batch, units})));
     TFHOST_ASSIGN_OR_RETURN(Tensor c_next, ctx.AllocateOutput(DType::kFloat, Shape({geometry->batch, units})));
     if (geometry->batch > 0) {
@@ -242,17 +246,17 @@ Status RunLstmLoop(KernelContext& ctx, const LstmStepFn& step) {
     }
     if (mask != nullptr) {
       // o' = SelectV2(m, h', o), h' = SelectV2(m, h', h), c' = SelectV2(m, c', c).
-      TFHOST_ASSIGN_OR_RETURN(Tensor m, MaskAt(ctx, *mask, time, step_name));
-      TFHOST_ASSIGN_OR_RETURN(output_state, SelectRows(ctx, m, h_next, output_state, units, step_name + ": output"));
-      TFHOST_ASSIGN_OR_RETURN(h_next, SelectRows(ctx, m, h_next, h, units, step_name + ": h"));
-      TFHOST_ASSIGN_OR_RETURN(c_next, SelectRows(ctx, m, c_next, c, units, step_name + ": c"));
+      TFHOST_ASSIGN_OR_RETURN(Tensor m, MaskAt(ctx, *mask, time));
+      TFHOST_ASSIGN_OR_RETURN(output_state, SelectRows(ctx, m, h_next, output_state, units, time, "output"));
+      TFHOST_ASSIGN_OR_RETURN(h_next, SelectRows(ctx, m, h_next, h, units, time, "h"));
+      TFHOST_ASSIGN_OR_RETURN(c_next, SelectRows(ctx, m, c_next, c, units, time, "c"));
     }
     const Tensor& written = mask != nullptr ? output_state : h_next;
     // TensorListSetItem(outputs, slot, h').
     const int64_t slot = roles.output_slot < 0 ? time : roles.output_slot;
     const int64_t size = static_cast<int64_t>(out.list->items.size());
     if (slot >= size) {
-      return ctx.Error(step_name + ": index " + std::to_string(slot) + " is out of range for the outputs' list of " +
+      return ctx.Error(StepName(time) + ": index " + std::to_string(slot) + " is out of range for the outputs' list of " +
                        std::to_string(size) + " elements");
     }
     TFHOST_RETURN_IF_ERROR(tensor_array::CheckListItem(ctx, *out.list, written));
