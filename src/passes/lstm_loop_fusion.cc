@@ -99,9 +99,11 @@ int ArgOf(const Instance& f, const ir::TensorRef& ref) {
   return -1;
 }
 
-bool IsIntConst(const ir::Graph& g, const ir::TensorRef& ref, int64_t value) {
+// The value of an int32 one-element Const `ref` reads, if it is one.
+std::optional<int32_t> Int32Scalar(const ir::Graph& g, const ir::TensorRef& ref) {
   auto v = internal::ConstValue(g, ref);
-  return v && v->dtype() == DType::kInt32 && v->NumElements() == 1 && v->data<int32_t>()[0] == value;
+  if (!v || v->dtype() != DType::kInt32 || v->NumElements() != 1) return std::nullopt;
+  return v->data<int32_t>()[0];
 }
 
 // `ref` is arg + 1 (AddV2 or Add of int32, either order): the argument, or -1.
@@ -110,7 +112,7 @@ int IncrementedArg(const Instance& f, const ir::TensorRef& ref, std::vector<int>
   if (ref.index != 0 || (n.op != "AddV2" && n.op != "Add") || n.inputs.size() != 2) return -1;
   for (int side = 0; side < 2; ++side) {
     const int arg = ArgOf(f, n.inputs[side]);
-    if (arg >= 0 && IsIntConst(f.graph, n.inputs[1 - side], 1)) {
+    if (arg >= 0 && Int32Scalar(f.graph, n.inputs[1 - side]) == 1) {
       used->push_back(ref.node);
       used->push_back(n.inputs[1 - side].node);
       return arg;
@@ -211,7 +213,8 @@ std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<i
   int mask = -1;
   const bool masked = f.results[r.h] != h_new;
   if (masked) {
-    if (KeptArg(f, f.results[r.h], h_new, &mask, used) != r.h || KeptArg(f, f.results[r.c], c_new, &mask, used) != r.c) {
+    if (KeptArg(f, f.results[r.h], h_new, &mask, used) != r.h ||
+        KeptArg(f, f.results[r.c], c_new, &mask, used) != r.c) {
       return std::nullopt;
     }
   } else if (f.results[r.c] != c_new) {
@@ -231,11 +234,9 @@ std::optional<ops::nn::LstmLoopRoles> MatchBody(const Instance& f, std::vector<i
       if (r.output_state < 0 || f.results[r.output_state] != s.inputs[2]) return std::nullopt;
     }
     if (ArgOf(f, s.inputs[1]) != r.time) {
-      auto slot = internal::ConstValue(g, s.inputs[1]);
-      if (!slot || slot->dtype() != DType::kInt32 || slot->NumElements() != 1 || slot->data<int32_t>()[0] < 0) {
-        return std::nullopt;
-      }
-      r.output_slot = slot->data<int32_t>()[0];
+      const std::optional<int32_t> slot = Int32Scalar(g, s.inputs[1]);
+      if (!slot || *slot < 0) return std::nullopt;
+      r.output_slot = *slot;
       used->push_back(s.inputs[1].node);
     }
     r.outputs = static_cast<int>(k);
@@ -263,9 +264,9 @@ bool MatchLess(const Instance& f, const ir::TensorRef& ref, int* a, int* b, int6
   if (*a < 0) return false;
   used->push_back(ref.node);
   if (*b >= 0) return true;
-  auto v = internal::ConstValue(f.graph, n.inputs[1]);
-  if (!v || v->dtype() != DType::kInt32 || v->NumElements() != 1) return false;
-  *bound = v->data<int32_t>()[0];
+  const std::optional<int32_t> v = Int32Scalar(f.graph, n.inputs[1]);
+  if (!v) return false;
+  *bound = *v;
   used->push_back(n.inputs[1].node);
   return true;
 }

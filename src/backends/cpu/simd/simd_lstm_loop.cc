@@ -26,7 +26,6 @@
 #include "backends/cpu/simd/simd_gemv.h"
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_lstm_cell.h"
-#include "backends/cpu/simd/simd_util.h"
 #include "backends/cpu/simd/simd_weight_cache.h"
 #include "base/step_team.h"
 #include "ir/precision_attrs.h"
