@@ -1,10 +1,7 @@
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "ir/op_def_util.h"
-#include "ops/op_registry.h"
-#include "ops/shape_inference.h"
 #include "passes/pass_manager.h"
+#include "passes/test_graph_util.h"
 #include "runtime/session.h"
 
 namespace tfhost::passes {
@@ -91,20 +88,7 @@ std::string LoopText(bool variable) {
   return text;
 }
 
-ir::Graph Build(const std::string& text) {
-  tensorflow::GraphDef gd;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &gd));
-  auto g = ir::Graph::FromGraphDef(gd);
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  ir::Graph graph = std::move(*g);
-  const auto& registry = ops::OpRegistry::Global();
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    if (const auto* r = registry.Find(graph.node(i).op)) ir::FillDefaultAttrs(r->def, &graph.mutable_node(i));
-  }
-  EXPECT_TRUE(ir::InferTypes(graph, registry.Lookup()).ok());
-  EXPECT_TRUE(ops::InferShapes(graph).ok());
-  return graph;
-}
+ir::Graph Build(const std::string& text) { return testing::AsLoaded(text); }
 
 // h after the loop, for x = ramp [5, 2, 3].
 Tensor FinalState(ir::Graph graph) {

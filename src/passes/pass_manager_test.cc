@@ -1,10 +1,8 @@
 #include "passes/pass_manager.h"
 
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "ir/op_def_util.h"
-#include "ops/op_registry.h"
+#include "passes/test_graph_util.h"
 
 namespace tfhost::passes {
 namespace {
@@ -27,19 +25,7 @@ node { name: "_ret" op: "IdentityN" input: "_arg_0" input: "_arg_1"
        attr { key: "T" value { list { type: DT_VARIANT type: DT_INT32 } } } }
 )";
 
-ir::Graph Build() {
-  tensorflow::GraphDef gd;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kBody, &gd));
-  auto g = ir::Graph::FromGraphDef(gd);
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  ir::Graph graph = std::move(*g);
-  const auto& registry = ops::OpRegistry::Global();
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    if (const auto* r = registry.Find(graph.node(i).op)) ir::FillDefaultAttrs(r->def, &graph.mutable_node(i));
-  }
-  EXPECT_TRUE(ir::InferTypes(graph, registry.Lookup()).ok());
-  return graph;
-}
+ir::Graph Build() { return testing::AsLoaded(std::string(kBody)); }
 
 TEST(PassManagerTest, InAFunctionBodyAPureNodeNothingReadsIsDroppedButAStatefulOneStays) {
   ir::Graph graph = Build();

@@ -3,6 +3,7 @@
 // order), so a test can compare a graph's outputs before and after a pass.
 #pragma once
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -17,6 +18,31 @@
 #include "passes/pass_manager.h"
 
 namespace tfhost::passes::testing {
+
+// `def` as the loader hands a graph to the passes: schema defaults filled,
+// dtypes and static shapes inferred.
+inline ir::Graph AsLoaded(const tensorflow::GraphDef& def) {
+  auto g = ir::Graph::FromGraphDef(def);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  if (!g.ok()) return ir::Graph();
+  ir::Graph graph = std::move(*g);
+  const auto& registry = ops::OpRegistry::Global();
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (const auto* r = registry.Find(graph.node(i).op)) ir::FillDefaultAttrs(r->def, &graph.mutable_node(i));
+  }
+  Status st = ir::InferTypes(graph, registry.Lookup());
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  st = ops::InferShapes(graph);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return graph;
+}
+
+// The same for a GraphDef in text format.
+inline ir::Graph AsLoaded(const std::string& text) {
+  tensorflow::GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;
+  return AsLoaded(def);
+}
 
 class GraphBuilder {
  public:
@@ -43,20 +69,7 @@ class GraphBuilder {
     return Add(name, "Placeholder", {}, {{"dtype", ops::MakeAttr(dtype)}, {"shape", s}});
   }
   // A graph as the loader would hand it to the passes: defaults, dtypes, shapes.
-  ir::Graph Build() const {
-    auto g = ir::Graph::FromGraphDef(def_);
-    EXPECT_TRUE(g.ok()) << g.status().ToString();
-    ir::Graph graph = std::move(*g);
-    const auto& registry = ops::OpRegistry::Global();
-    for (int i = 0; i < graph.num_nodes(); ++i) {
-      if (const auto* r = registry.Find(graph.node(i).op)) ir::FillDefaultAttrs(r->def, &graph.mutable_node(i));
-    }
-    Status st = ir::InferTypes(graph, registry.Lookup());
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    st = ops::InferShapes(graph);
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    return graph;
-  }
+  ir::Graph Build() const { return AsLoaded(def_); }
 
  private:
   tensorflow::GraphDef def_;
