@@ -195,6 +195,7 @@ TEST(LstmLoopTest, AMaskedLayerKeepsEachRowsStatesAndOutputWhereItsMaskIsFalseAs
   attrs["mask_units"] = MakeAttr(int64_t{3});
   auto bad = RunSingleOp(kLstmLoopOp, inputs, attrs);
   ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("the mask is tiled to 3 columns (attr mask_units), which do not broadcast "
                                         "against the layer's 4 units"),
             std::string::npos)
@@ -214,6 +215,7 @@ TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   // An outputs list shorter than the steps.
   auto short_out = RunSingleOp(kLstmLoopOp, layer.Inputs(100, 2), Attrs(layer.steps));
   ASSERT_FALSE(short_out.ok());
+  EXPECT_EQ(short_out.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(short_out.status().message().find("step 2: index 2 is out of range for the outputs' list of 2"),
             std::string::npos)
       << short_out.status().ToString();
@@ -222,6 +224,7 @@ TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   wide[4] = Wave(Shape({1, 5}), 1, 0);
   auto bad_h = RunSingleOp(kLstmLoopOp, wide, Attrs(layer.steps));
   ASSERT_FALSE(bad_h.ok());
+  EXPECT_EQ(bad_h.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_h.status().message().find("step 0: h [1,5] cannot multiply the recurrent kernel [4,16]"),
             std::string::npos)
       << bad_h.status().ToString();
@@ -230,6 +233,7 @@ TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   vector_counter[0] = Tensor(DType::kInt32, Shape({2}));
   auto bad_counter = RunSingleOp(kLstmLoopOp, vector_counter, Attrs(layer.steps));
   ASSERT_FALSE(bad_counter.ok());
+  EXPECT_EQ(bad_counter.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_counter.status().message().find("the iteration counter (input 0) must be an int32 scalar"),
             std::string::npos)
       << bad_counter.status().ToString();
@@ -238,6 +242,7 @@ TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   twice["c_index"] = MakeAttr(int64_t{4});
   auto bad_roles = RunSingleOp(kLstmLoopOp, layer.Inputs(100, layer.steps), twice);
   ASSERT_FALSE(bad_roles.ok());
+  EXPECT_EQ(bad_roles.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_roles.status().message().find("attr c_index names input 4, which another role already names"),
             std::string::npos)
       << bad_roles.status().ToString();
@@ -246,6 +251,7 @@ TEST(LstmLoopTest, BadInputsAreErrorsNamingTheNodeTheStepAndWhatWasExpected) {
   narrow[8] = Wave(Shape({12}), 1, 0);
   auto bad_bias = RunSingleOp(kLstmLoopOp, narrow, Attrs(layer.steps));
   ASSERT_FALSE(bad_bias.ok());
+  EXPECT_EQ(bad_bias.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_bias.status().message().find("the recurrent kernel [4,16] and bias [12] must be"), std::string::npos)
       << bad_bias.status().ToString();
 }
