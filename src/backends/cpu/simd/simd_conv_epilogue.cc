@@ -26,7 +26,10 @@ bool ParseConvEpilogue(const ir::Node& node, bool allow_residual, ConvEpilogue* 
   }
   if (i < ops.size()) {
     auto act = ops::nn::ParseFusedActivation(ops[i]);
-    if (!act.ok() || (*act != ops::nn::Activation::kRelu && *act != ops::nn::Activation::kRelu6)) return false;
+    if (!act.ok() || (*act != ops::nn::Activation::kRelu && *act != ops::nn::Activation::kRelu6 &&
+                      !IsLogisticActivation(*act))) {
+      return false;
+    }
     e.act = *act;
     ++i;
   }
@@ -34,5 +37,19 @@ bool ParseConvEpilogue(const ir::Node& node, bool allow_residual, ConvEpilogue* 
   *out = e;
   return true;
 }
+
+#ifdef TFHOST_SIMD_X86
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))) void ApplyLogisticActivationAvx512(
+    float* data, int64_t n, ops::nn::Activation act) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(data + i, ApplyLogisticActivation(_mm512_loadu_ps(data + i), act));
+  if (i < n) {
+    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(data + i, mask, ApplyLogisticActivation(_mm512_maskz_loadu_ps(mask, data + i), act));
+  }
+}
+#else
+void ApplyLogisticActivationAvx512(float*, int64_t, ops::nn::Activation) {}
+#endif
 
 }  // namespace tfhost::backends::simd

@@ -1,5 +1,6 @@
 // 3x3 depthwise convolution, stride 1, NHWC float32 (DepthwiseConv2dNative
-// and FusedDepthwiseConv2dNative with an optional BiasAdd and Relu/Relu6):
+// and FusedDepthwiseConv2dNative with an optional BiasAdd and Relu, Relu6,
+// Sigmoid or Swish):
 // the MobileNet/BlazeFace layer that oneDNN 2.6's NHWC kernel (brdgmm_dw)
 // runs at 40-60 GFLOP/s on a core that does 230 (docs/perf.md, "3x3
 // depthwise convolution").
@@ -84,7 +85,7 @@ struct DepthwiseArgs {
   int64_t strips = 0;           // blocks of kRows output rows per image
   int64_t pad_top = 0;
   int64_t off[3] = {0, 0, 0};  // flat input offset of each filter column
-  Activation act = Activation::kNone;  // kNone, kRelu or kRelu6
+  Activation act = Activation::kNone;  // kNone, kRelu, kRelu6, kSigmoid or kSwish
 };
 
 // Keeps a loaded vector in a register: without it the compiler folds the
@@ -144,8 +145,9 @@ TFHOST_DW_INLINE VF<W> RowLoad(const float* row, int64_t i, int64_t n) {
 
 template <int W>
 TFHOST_DW_INLINE VF<W> Activate(VF<W> v, Activation act) {
-  // As the reference: NaN passes through both.
-  if (act != Activation::kNone) v = v < SplatVec<W>(0.0f) ? SplatVec<W>(0.0f) : v;
+  // As the reference: NaN passes through both. (Sigmoid and Swish are
+  // applied after the blocks, by DepthwiseBody.)
+  if (act == Activation::kRelu || act == Activation::kRelu6) v = v < SplatVec<W>(0.0f) ? SplatVec<W>(0.0f) : v;
   if (act == Activation::kRelu6) v = SplatVec<W>(6.0f) < v ? SplatVec<W>(6.0f) : v;
   return v;
 }
@@ -259,6 +261,9 @@ TFHOST_DW_INLINE void DepthwiseBody(const DepthwiseArgs& a, int64_t begin, int64
         }
       }
     }
+    // Sigmoid and Swish over the rows just written, still in cache: in the
+    // blocks their polynomials would crowd out the accumulators.
+    if (IsLogisticActivation(a.act)) ApplyLogisticActivationAvx512(out[0], rows * a.n_out, a.act);
   }
 }
 

@@ -61,10 +61,11 @@ TEST(SimdDepthwiseConvTest, MatchesReferenceForSameValidAndExplicitPaddingAtEver
   }
 }
 
-TEST(SimdDepthwiseConvTest, FusedBiasAndReluOrRelu6MatchReference) {
+TEST(SimdDepthwiseConvTest, FusedBiasAndEveryActivationItTakesMatchReference) {
   TFHOST_SKIP_WITHOUT_AVX512("depthwise convolution");
   const std::vector<std::vector<std::string>> epilogues = {
-      {}, {"BiasAdd"}, {"BiasAdd", "Relu"}, {"BiasAdd", "Relu6"}, {"Relu6"}};
+      {}, {"BiasAdd"}, {"BiasAdd", "Relu"}, {"BiasAdd", "Relu6"}, {"Relu6"}, {"BiasAdd", "Sigmoid"},
+      {"BiasAdd", "_MklSwish"}, {"_MklSwish"}};
   for (const Geometry& g : {Geometry{1, 10, 12, 24}, Geometry{2, 5, 5, 32}, Geometry{1, 4, 9, 7}}) {
     const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.c}), -8, 8, false, 5);
     const Tensor f = RandomFloats(Shape({3, 3, g.c, 1}), -1, 1, false, 6);
@@ -87,6 +88,7 @@ TEST(SimdDepthwiseConvTest, InfinitiesAndNanPropagateAsInTheReference) {
   Tensor x = RandomFloats(Shape({1, 6, 7, 24}), -1, 1, true, 8);
   const Tensor f = RandomFloats(Shape({3, 3, 24, 1}), 0.5f, 1, false, 9);
   ExpectConvMatchesReference("DepthwiseConv2dNative", {x, f}, DepthwiseAttrs("SAME"));
+  ExpectConvMatchesReference("FusedDepthwiseConv2dNative", {x, f}, FusedAttrs("SAME", {"_MklSwish"}));
 }
 
 TEST(SimdDepthwiseConvTest, OtherShapesRunOnTheFallbackWithTheSameResults) {

@@ -1,6 +1,7 @@
 // 1x1 convolution, stride 1, NHWC float32 (Conv2D and _FusedConv2D with an
-// optional BiasAdd, residual Add and Relu/Relu6): MobileNetV2's expansions
-// and projections and BlazeFace's 1x1 layers, where oneDNN 2.6's NHWC kernel
+// optional BiasAdd, residual Add and Relu, Relu6, Sigmoid or Swish):
+// MobileNetV2's and EfficientNet's expansions and projections and BlazeFace's
+// 1x1 layers, where oneDNN 2.6's NHWC kernel
 // (brgconv_1x1) reaches 40-75% of the FMA peak on the narrow ones (few input
 // channels: little work per output float stored) and wakes its second
 // OpenMP thread for layers shorter than the wake-up (docs/perf.md, "1x1

@@ -59,16 +59,20 @@ TEST(SimdPointwiseConvTest, MatchesReferenceAtEveryChannelCountAndPixelCount) {
   }
 }
 
-TEST(SimdPointwiseConvTest, FusedBiasResidualAndReluOrRelu6MatchReference) {
+TEST(SimdPointwiseConvTest, FusedBiasResidualAndEveryActivationItTakesMatchReference) {
   TFHOST_SKIP_WITHOUT_AVX512("1x1 convolution");
   const std::vector<std::vector<std::string>> epilogues = {{},
                                                            {"BiasAdd"},
                                                            {"BiasAdd", "Relu"},
                                                            {"BiasAdd", "Relu6"},
                                                            {"Relu6"},
+                                                           {"BiasAdd", "Sigmoid"},
+                                                           {"BiasAdd", "_MklSwish"},
+                                                           {"_MklSwish"},
                                                            {"BiasAdd", "Add"},
                                                            {"BiasAdd", "Add", "Relu"},
-                                                           {"BiasAdd", "Add", "Relu6"}};
+                                                           {"BiasAdd", "Add", "Relu6"},
+                                                           {"BiasAdd", "Add", "_MklSwish"}};
   for (const Geometry& g : {Geometry{1, 10, 12, 24, 24}, Geometry{2, 5, 5, 32, 144}, Geometry{1, 4, 9, 300, 7}}) {
     SCOPED_TRACE(Shape({g.n, g.h, g.w, g.in_c}).ToString() + " -> " + std::to_string(g.out_c));
     const Tensor x = RandomFloats(Shape({g.n, g.h, g.w, g.in_c}), -4, 4, false, 5);
@@ -208,6 +212,9 @@ TEST(SimdPointwiseConvTest, InfinitiesAndNanPropagateAsInTheReference) {
   const Tensor b = RandomFloats(Shape({40}), -1, 1, false, 11);
   ExpectConvMatchesReference("Conv2D", {x, f}, ConvAttrs());
   ExpectConvMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "Relu6"}));
+  // Swish of -inf is NaN (-inf * 0) in both; Sigmoid saturates to 0 and 1.
+  ExpectConvMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "_MklSwish"}));
+  ExpectConvMatchesReference("_FusedConv2D", {x, f, b}, FusedAttrs({"BiasAdd", "Sigmoid"}));
 }
 
 TEST(SimdPointwiseConvTest, OtherFiltersAndBadShapesRunOnTheFallback) {

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/cpu/simd/simd_conv_epilogue.h"
 #include "backends/cpu/simd/simd_math.h"
 
 namespace tfhost::backends::simd::pointwise {
@@ -140,8 +141,9 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, Y* y_base, int64_
       // max(0, o) and min(6, o) return o when o is NaN, as the reference.
       // (The all-lanes masked forms: GCC 12 warns about the plain ones'
       // undefined pass-through operand.)
-      if (a.act != Activation::kNone) o[v] = _mm512_mask_max_ps(o[v], 0xffff, zero, o[v]);
+      if (a.act == Activation::kRelu || a.act == Activation::kRelu6) o[v] = _mm512_mask_max_ps(o[v], 0xffff, zero, o[v]);
       if (a.act == Activation::kRelu6) o[v] = _mm512_mask_min_ps(o[v], 0xffff, six, o[v]);
+      o[v] = ApplyLogisticActivation(o[v], a.act);
     }
     Y* row = y + m * a.out_c;
     int v = 0;

@@ -93,6 +93,8 @@ def _fused_reference(x, w, args, fused, padding="SAME"):
         y = tf.raw_ops.LeakyRelu(features=y, alpha=0.25)
     elif ops[-1] in ("Tanh", "Sigmoid"):
         y = getattr(tf.raw_ops, ops[-1])(x=y)
+    elif ops[-1] == "MklSwish":  # "_MklSwish" split on "_"
+        y = tf.raw_ops.Mul(x=y, y=tf.raw_ops.Sigmoid(x=y))
     return [y]
 
 
@@ -123,10 +125,13 @@ def _fused_conv(b):
     b.add("_FusedConv2D", "pointwise", [b.rand([1, 3, 3, 8]), b.rand([1, 1, 8, 4]), [b.rand([4])], []],
           {**FUSED_CONV_ATTRS, "num_args": 1, "strides": [1, 1, 1, 1], "padding": "VALID",
            "fused_ops": ["BiasAdd", "Relu6"]})
-    for fused in (["BiasAdd"], ["BiasAdd", "Relu"], ["BiasAdd", "Relu6"], ["BiasAdd", "Add", "Relu"]):
+    # Sigmoid and Swish: EfficientNet's squeeze-and-excitation gates and
+    # expansions, wide enough for the SIMD 1x1 kernel's vectors and tail.
+    for fused in (["BiasAdd"], ["BiasAdd", "Relu"], ["BiasAdd", "Relu6"], ["BiasAdd", "Add", "Relu"],
+                  ["BiasAdd", "Sigmoid"], ["BiasAdd", "_MklSwish"], ["BiasAdd", "Add", "_MklSwish"]):
         xw, ww = b.rand([1, 4, 5, 24]), b.rand([1, 1, 24, 37])
         args = [b.rand([37])] + ([b.rand([1, 4, 5, 37])] if "Add" in fused else [])
-        b.add("_FusedConv2D", "pointwise_wide_" + "_".join(fused), [xw, ww, args, []],
+        b.add("_FusedConv2D", "pointwise_wide_" + "_".join(op.lstrip("_") for op in fused), [xw, ww, args, []],
               {**FUSED_CONV_ATTRS, "num_args": len(args), "strides": [1, 1, 1, 1], "padding": "VALID",
                "fused_ops": fused},
               fallback_fn=lambda xw=xw, ww=ww, args=args, fused=fused: _fused_reference(
@@ -190,6 +195,24 @@ def _depthwise(b):
             return [act(y)]
         b.add("FusedDepthwiseConv2dNative", fused, [x, w, [bias]], json_attrs=attrs, outputs_fn=reference,
               reference="TensorFlow DepthwiseConv2dNative + BiasAdd + activation op")
+    # One filter per channel, as the SIMD 3x3 kernel takes it; Sigmoid and
+    # Swish (EfficientNet's depthwise layers) beside Relu6.
+    for fused in (["BiasAdd", "Relu6"], ["BiasAdd", "Sigmoid"], ["BiasAdd", "_MklSwish"]):
+        name = "channels24_" + "_".join(op.lstrip("_") for op in fused)
+        b.seed("FusedDepthwiseConv2dNative", name)
+        x, w, bias = b.rand([1, 6, 7, 24], lo=-4, hi=4), b.rand([3, 3, 24, 1]), b.rand([24])
+        attrs = {"T": {"type": "float32"}, "num_args": {"i": 1}, "strides": {"list_i": [1, 1, 1, 1]},
+                 "padding": {"s": "SAME"}, "fused_ops": {"list_s": fused}}
+
+        def reference(x=x, w=w, bias=bias, act=fused[1]):
+            y = tf.raw_ops.BiasAdd(value=tf.raw_ops.DepthwiseConv2dNative(
+                input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME"), bias=bias)
+            if act == "Relu6":
+                return [tf.raw_ops.Relu6(features=y)]
+            sigmoid = tf.raw_ops.Sigmoid(x=y)
+            return [sigmoid if act == "Sigmoid" else tf.raw_ops.Mul(x=y, y=sigmoid)]
+        b.add("FusedDepthwiseConv2dNative", name, [x, w, [bias]], json_attrs=attrs, outputs_fn=reference,
+              reference="TensorFlow DepthwiseConv2dNative + BiasAdd + activation ops")
 
 
 def _conv3d(b):
