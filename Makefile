@@ -61,7 +61,7 @@ test: deps unit-test asan fuzz tsan-pool
 # build compiles every library once with ASan, UBSan and libFuzzer's coverage
 # for both (before, each compiled the whole tree once).
 # Only these tests are built, to keep the sanitizer pass short.
-ASAN_TESTS := crc32c_test segment_ops_test broadcast_test graph_runner_test tensor_proto_test proto_wire_test tensor_bundle_reader_test \
+ASAN_TESTS := crc32c_test segment_ops_test matrix_diag_ops_test broadcast_test graph_runner_test tensor_proto_test proto_wire_test tensor_bundle_reader_test \
   tensor_bundle_writer_test sstable_check_test function_inliner_test ref_variables_test \
   graphdef_loader_test tfjs_loader_test saved_model_fixtures_test tfjs_models_test \
   example_decoder_test parse_example_test npy_io_test tensor_input_test flags_test session_test \

@@ -158,10 +158,16 @@ Status MatrixDiagPart(KernelContext& ctx) {
   dims.push_back(b.max_len);
   TFHOST_ASSIGN_OR_RETURN(Shape shape, OutputShape(ctx, dims, "output"));
   Tensor out(in.dtype(), shape);
+  // No diagonals to fill (a huge batch of empty matrices, or no matrices of
+  // 2^40 x 2^40): nothing to visit, and rows * cols below would overflow.
+  // A non-empty output has rows, columns and a batch, so both products fit.
+  if (out.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   FillWithScalar(out, padding);
   const int64_t per_diag = b.NumDiags() * b.max_len, per_matrix = b.rows * b.cols;
-  // No diagonals to fill (a huge batch of empty matrices): nothing to visit.
-  for (int64_t i = 0; i < batch && out.NumElements() > 0; ++i) {
+  for (int64_t i = 0; i < batch; ++i) {
     ForEachBandElement(b, [&](int64_t r, int64_t c, int64_t l, int64_t n) {
       CopyElements(in, i * per_matrix + r * b.cols + c, out, i * per_diag + l * b.max_len + n, 1);
     });
@@ -195,9 +201,16 @@ Status MatrixSetDiag(KernelContext& ctx) {
   }
   Tensor out(in.dtype(), in.shape());
   CopyElements(in, 0, out, 0, in.NumElements());
+  // An empty diagonal (no matrices of 2^40 x 2^40, or empty ones): nothing to
+  // place, and rows * cols below would overflow. A non-empty one means
+  // rows, columns and a batch, so both products fit.
+  if (diag.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   const int64_t batch = DimProduct(in.shape(), 0, in.rank() - 2);
   const int64_t per_diag = b.NumDiags() * b.max_len, per_matrix = b.rows * b.cols;
-  for (int64_t i = 0; i < batch && diag.NumElements() > 0; ++i) {
+  for (int64_t i = 0; i < batch; ++i) {
     ForEachBandElement(b, [&](int64_t r, int64_t c, int64_t l, int64_t n) {
       CopyElements(diag, i * per_diag + l * b.max_len + n, out, i * per_matrix + r * b.cols + c, 1);
     });

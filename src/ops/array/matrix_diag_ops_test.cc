@@ -41,6 +41,20 @@ TEST(MatrixDiagTest, NoMatricesOfAHugeSizeAreAnEmptyOutput) {
   EXPECT_EQ((*out)[0].shape(), Shape({0, huge, huge}));
 }
 
+// Found by graph_kernel_fuzz: reading or setting the diagonals of no
+// matrices of 2^40 x 2^40 computed a matrix's 2^80 elements (signed
+// overflow) though there was nothing to read or place.
+TEST(MatrixDiagTest, NoMatricesOfAHugeSizeHaveAnEmptyPartAndSetNothing) {
+  const int64_t huge = int64_t{1} << 40;
+  const Tensor none(DType::kFloat, Shape({0, huge, huge}));
+  auto part = RunSingleOp("MatrixDiagPart", {none}, {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  EXPECT_EQ((*part)[0].shape(), Shape({0, huge}));
+  auto set = RunSingleOp("MatrixSetDiag", {none, (*part)[0]}, {{"T", MakeAttr(DType::kFloat)}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ((*set)[0].shape(), none.shape());
+}
+
 // Found by graph_kernel_fuzz: with empty matrices, every one of the 2^32
 // diagonals k can name was still visited, once per matrix: here 2^40 steps,
 // a hang the test's timeout would catch.
