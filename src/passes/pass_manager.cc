@@ -153,6 +153,8 @@ PassManager PassManager::Default() {
   // x * 1 becomes Identity(x), which the next pass removes.
   pm.Add(MakeArithmeticIdentities());
   pm.Add(MakeIdentityElimination());
+  // Keras's Reshape layers rebuild the batch size from Shape: -1 instead.
+  pm.Add(MakeReshapeBatchInference());
   // Before folding: the shapes of the hoisted product fold where static.
   pm.Add(MakeLoopProjectionHoisting());
   // On the hoisted loops: an LSTM layer's While becomes one node.

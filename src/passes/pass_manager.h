@@ -73,7 +73,8 @@ struct PassStats {
 
 class PassManager {
  public:
-  // arithmetic_identities, identity_elimination, loop_projection_hoisting, lstm_loop_fusion, constant_folding,
+  // arithmetic_identities, identity_elimination, reshape_batch_inference, loop_projection_hoisting,
+  // lstm_loop_fusion, constant_folding,
   // common_subexpression_elimination, pad_folding,
   // batch_norm_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
@@ -103,6 +104,7 @@ std::unique_ptr<GraphPass> MakeIdentityElimination();
 std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
+std::unique_ptr<GraphPass> MakeReshapeBatchInference();
 std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
