@@ -14,6 +14,7 @@ namespace tfhost::backends {
 std::unique_ptr<Backend> MakeSimdBackend() {
   KernelTable table;
   simd::RegisterDepthwiseConvKernels(table);
+  simd::RegisterDepthwisePixelKernels(table);
   simd::RegisterPointwiseConvKernels(table);
   simd::RegisterBinaryKernels(table);
   simd::RegisterUnaryKernels(table);

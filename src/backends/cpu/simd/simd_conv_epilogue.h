@@ -44,10 +44,13 @@ TFHOST_EPILOGUE_INLINE __m512 ApplyLogisticActivation(__m512 x, ops::nn::Activat
   if (act != ops::nn::Activation::kSigmoid && act != ops::nn::Activation::kSwish) return x;
   // a = max(-|x|, -110), where e^a is 0 in float (as from -104 on): the
   // reduction below needs a bounded n. max returns its second operand, a NaN
-  // x, as it is.
-  const __m512 a = _mm512_max_ps(_mm512_set1_ps(-110.0f), _mm512_or_ps(x, _mm512_set1_ps(-0.0f)));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // x, as it is. (All-lanes masked forms throughout: GCC 12 warns about the
+  // plain ones' undefined pass-through operand.)
+  const __m512 a =
+      _mm512_mask_max_ps(x, 0xffff, _mm512_set1_ps(-110.0f), _mm512_or_ps(x, _mm512_set1_ps(-0.0f)));
+  const __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f));
+  const __m512 n =
+      _mm512_mask_roundscale_ps(scaled, 0xffff, scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), a);
   r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
   __m512 p = _mm512_set1_ps(1.9875691500e-4f);
@@ -56,10 +59,10 @@ TFHOST_EPILOGUE_INLINE __m512 ApplyLogisticActivation(__m512 x, ops::nn::Activat
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 e = _mm512_scalef_ps(
-      _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f))), n);  // e^-|x|
+  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  const __m512 e = _mm512_mask_scalef_ps(y, 0xffff, y, n);  // e^-|x|
   const __m512 d = _mm512_add_ps(e, _mm512_set1_ps(1.0f));
-  __m512 inv = _mm512_rcp14_ps(d);
+  __m512 inv = _mm512_mask_rcp14_ps(d, 0xffff, d);
   inv = _mm512_mul_ps(inv, _mm512_fnmadd_ps(d, inv, _mm512_set1_ps(2.0f)));  // 1 / (1 + e)
   // sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below (NaN too).
   const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NGE_UQ);

@@ -28,6 +28,13 @@ inline constexpr int64_t kGemvMinWeightElements = 16 * 1024;  // 64 KiB of float
 // The simd backend's priority is above oneDNN's (register.cc), whose
 // convolutions take the calls these do not handle.
 void RegisterDepthwiseConvKernels(KernelTable& table);  // simd_depthwise_conv.cc
+// After it: the strided, 5x5 and wide depthwise layers it hands on.
+void RegisterDepthwisePixelKernels(KernelTable& table);  // simd_depthwise_pixels.cc
+// That kernel for `node`, or null where it does not apply (for its tests),
+// and its rule for the calls it runs itself (k x k filter, stride, input
+// bytes); it hands the others to its fallback.
+ops::KernelFn MakeDepthwisePixelKernel(const ir::Node& node, const ops::KernelFn& fallback);
+bool DepthwisePixelsTake(int64_t k, int64_t stride, size_t input_bytes);
 void RegisterPointwiseConvKernels(KernelTable& table);  // simd_pointwise_conv.cc
 
 // The 1x1 convolution kernel's rule for the shapes it runs itself (the rest
