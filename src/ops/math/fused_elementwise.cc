@@ -348,14 +348,24 @@ Status RunProgram(KernelContext& ctx, const Program& parsed) {
         } else if (v.mode == InputView::kScalar) {
           slot[k] = buffer(num_buffers + k);
         } else {
+          // Whole runs at a time, not element by element (those gathers took
+          // as long as BERT's layer-norm programs themselves).
           float* b = buffer(num_buffers + k);
           int64_t j = (off / v.inner) % v.period;
           if (v.inner == 1) {
-            for (int64_t i = 0; i < len; ++i) {
-              b[i] = v.data[j];
-              if (++j == v.period) j = 0;
+            // One period from j, then the filled part copied after itself
+            // (a multiple of the period each time): a few copies even for
+            // EfficientNet's 3-channel input scaling.
+            const int64_t first = std::min(len, v.period);
+            const int64_t head = std::min(first, v.period - j);
+            std::copy_n(v.data + j, head, b);
+            std::copy_n(v.data, first - head, b + head);
+            for (int64_t filled = first; filled < len;) {
+              const int64_t n = std::min(filled, len - filled);
+              std::copy_n(b, n, b + filled);
+              filled += n;
             }
-          } else {
+          } else if (v.inner < 16) {
             int64_t r = off % v.inner;
             for (int64_t i = 0; i < len; ++i) {
               b[i] = v.data[j];
@@ -363,6 +373,15 @@ Status RunProgram(KernelContext& ctx, const Program& parsed) {
                 r = 0;
                 if (++j == v.period) j = 0;
               }
+            }
+          } else {
+            int64_t r = off % v.inner;
+            for (int64_t i = 0; i < len;) {
+              const int64_t run = std::min(len - i, v.inner - r);
+              std::fill_n(b + i, run, v.data[j]);
+              i += run;
+              r = 0;
+              if (++j == v.period) j = 0;
             }
           }
           slot[k] = b;

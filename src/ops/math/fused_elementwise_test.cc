@@ -75,6 +75,27 @@ TEST(FusedElementwiseTest, LayerNormTailWithPerRowAndPerColumnOperandsMatchesSep
   ExpectBitEqual((*fused)[0], want);
 }
 
+TEST(FusedElementwiseTest, ShortPeriodsAndShortRowsAcrossBlocksMatchSeparateOpsBitForBit) {
+  // An image's per-channel scaling ([3] against [.., 3]: a period of 3, as
+  // EfficientNet's input normalization) and per-pixel values ([.., 1]: rows
+  // of 3, and of 20 against the wider x), over blocks that split periods
+  // and rows.
+  const Tensor x = Values(Shape({4, 333, 3}), 3.f, 0.f);
+  const Tensor channel = Values(Shape({3}), 1.f, 1.f);
+  const Tensor pixel = Values(Shape({4, 333, 1}), 1.f, 2.f);
+  // slots: 0 x, 1 channel, 2 pixel; 3 = x * channel, 4 = 3 + pixel
+  auto fused = RunSingleOp("_TfhostFusedElementwise", {x, channel, pixel},
+                           Program({"Mul", "AddV2"}, {0, 1, 3, 2}, 3));
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  ExpectBitEqual((*fused)[0], Run1("AddV2", {Run1("Mul", {x, channel}), pixel}));
+
+  const Tensor wide = Values(Shape({2, 61, 20}), 3.f, 0.f);
+  const Tensor row = Values(Shape({2, 61, 1}), 1.f, 3.f);
+  auto rows = RunSingleOp("_TfhostFusedElementwise", {wide, row}, Program({"Sub"}, {0, 1}, 2));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ExpectBitEqual((*rows)[0], Run1("Sub", {wide, row}));
+}
+
 TEST(FusedElementwiseTest, BroadcastsPerChannelAndGeneralOperandsLikeTheSeparateOps) {
   const Tensor x = Values(Shape({2, 3, 4}), 2.f, 0.f);
   const Tensor channel = Values(Shape({4}), 1.f, 1.f);       // suffix
