@@ -23,6 +23,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterTransposeKernels(table);
   simd::RegisterConcatKernels(table);
   simd::RegisterPadKernels(table);
+  simd::RegisterSelectKernels(table);
   simd::RegisterRequantizeKernels(table);
   simd::RegisterGemvKernels(table);
   simd::RegisterLstmCellKernels(table);

@@ -15,6 +15,7 @@ void RegisterSoftmaxKernels(KernelTable& table);    // simd_softmax.cc
 void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
 void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc
+void RegisterSelectKernels(KernelTable& table);     // simd_select.cc
 void RegisterRequantizeKernels(KernelTable& table); // simd_requantize.cc
 void RegisterLstmCellKernels(KernelTable& table);   // simd_lstm_cell.cc
 void RegisterLstmLoopKernels(KernelTable& table);   // simd_lstm_loop.cc

@@ -68,6 +68,11 @@ def _select(b):
         b.add("SelectV2", dt, [b.rand([2, 3], "bool"), b.rand([2, 3], dt), b.rand([2, 3], dt)])
     b.add("SelectV2", "broadcast_all", [b.rand([2, 1], "bool"), b.rand([1, 3]), b.rand([])])
     b.add("SelectV2", "scalar_cond", [b.const(True, "bool"), b.rand([2]), b.rand([2])])
+    # Rows of 16 and more, as attention masks are applied (the SIMD kernel's
+    # form): a [B, 1, T, T] mask against [B, H, T, T] scores and a scalar
+    # fill, and a per-row condition with a masked last vector.
+    b.add("SelectV2", "attention_mask", [b.rand([2, 1, 5, 20], "bool"), b.rand([2, 3, 5, 20]), b.rand([])])
+    b.add("SelectV2", "row_condition", [b.rand([3, 1], "bool"), b.rand([3, 37]), b.rand([37])])
     for dt in _each_type(b, "Select"):
         b.add("Select", dt, [b.rand([2, 3], "bool"), b.rand([2, 3], dt), b.rand([2, 3], dt)])
     # Select's rank-1 condition picks whole rows.
