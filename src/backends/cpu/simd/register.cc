@@ -16,6 +16,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterDepthwiseConvKernels(table);
   simd::RegisterDepthwisePixelKernels(table);
   simd::RegisterPointwiseConvKernels(table);
+  simd::RegisterStemConvKernels(table);
   simd::RegisterBinaryKernels(table);
   simd::RegisterUnaryKernels(table);
   simd::RegisterReduceKernels(table);

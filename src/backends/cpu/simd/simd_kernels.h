@@ -38,6 +38,12 @@ ops::KernelFn MakeDepthwisePixelKernel(const ir::Node& node, const ops::KernelFn
 bool DepthwisePixelsTake(int64_t k, int64_t stride, size_t input_bytes);
 void RegisterPointwiseConvKernels(KernelTable& table);  // simd_pointwise_conv.cc
 
+// A network's first 3x3 convolution, on 1-4 input channels (simd_conv_stem.cc):
+// its rule for the channels it takes, and the kernel for `node` (for its tests).
+void RegisterStemConvKernels(KernelTable& table);
+bool StemConvTakes(int64_t in_c, int64_t out_c);
+ops::KernelFn MakeStemConvKernel(const ir::Node& node, const ops::KernelFn& fallback);
+
 // The 1x1 convolution kernel's rule for the shapes it runs itself (the rest
 // go to its fallback, oneDNN's kernel), from bench/pointwise_conv's timings.
 bool PointwiseConvTakes(int64_t in_c);
