@@ -98,6 +98,15 @@ def _fused_reference(x, w, args, fused, padding="SAME"):
     return [y]
 
 
+def _fused_reference_strided(x, w, args, fused):
+    """_fused_reference for a stride-2 SAME convolution."""
+    y = tf.raw_ops.BiasAdd(value=tf.raw_ops.Conv2D(input=x, filter=w, strides=[1, 2, 2, 1], padding="SAME"),
+                           bias=args[0])
+    if fused[-1] == "Relu6":
+        return [tf.raw_ops.Relu6(features=y)]
+    return [tf.raw_ops.Mul(x=y, y=tf.raw_ops.Sigmoid(x=y))]
+
+
 def _fused_conv(b):
     # Where TensorFlow's CPU kernel lacks a fusion (Add, Tanh, Sigmoid, any
     # float16), the reference is Conv2D followed by the epilogue's own ops.
@@ -140,6 +149,16 @@ def _fused_conv(b):
     b.add("_FusedConv2D", "dilated", [b.rand([1, 6, 6, 2]), b.rand([2, 2, 2, 3]), [b.rand([3])], []],
           {**FUSED_CONV_ATTRS, "num_args": 1, "strides": [1, 1, 1, 1], "padding": "SAME", "dilations": [1, 2, 2, 1],
            "fused_ops": ["BiasAdd"]})
+    # A network's first convolution: 3 input channels, 32 output channels,
+    # stride 2 (the SIMD stem kernel's form), with Relu6 and with Swish.
+    b.seed("_FusedConv2D", "stem")
+    for fused in (["BiasAdd", "Relu6"], ["BiasAdd", "_MklSwish"]):
+        xs, ws = b.rand([1, 9, 10, 3]), b.rand([3, 3, 3, 32])
+        args = [b.rand([32])]
+        b.add("_FusedConv2D", "stem_" + "_".join(op.lstrip("_") for op in fused), [xs, ws, args, []],
+              {**FUSED_CONV_ATTRS, "num_args": 1, "strides": [1, 2, 2, 1], "padding": "SAME", "fused_ops": fused},
+              fallback_fn=lambda xs=xs, ws=ws, args=args, fused=fused: _fused_reference_strided(xs, ws, args, fused),
+              reference="TensorFlow Conv2D + the epilogue's ops")
 
 
 def _depthwise(b):
