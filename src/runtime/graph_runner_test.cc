@@ -162,6 +162,47 @@ TEST(GraphRunnerContractTest, WellFormedVariadicGraphLoadsAndRuns) {
 namespace tfhost::runtime {
 namespace {
 
+// Constants without control inputs are not run as nodes: their readers take
+// the decoded value directly. Every reader, a fetch of the constant itself,
+// a constant behind a control edge and repeated runs (inline and on an
+// inter-op pool) see the same values.
+TEST(GraphRunnerConstantsTest, ConstantsReachEveryReaderAndFetchWithoutRunningAsNodes) {
+  tensorflow::GraphDef gd;
+  SetConst(AddNode(gd, "c", "Const"), Matrix(2, 3));
+  AddNode(gd, "first", "NoOp");
+  SetConst(AddNode(gd, "after", "Const", {"^first"}), Matrix(2, 3));
+  for (const char* name : {"twice", "with_after"}) {
+    auto* add = AddNode(gd, name, "AddV2", {"c", std::string(name) == "twice" ? "c" : "after"});
+    SetType(add, "T", DType::kFloat);
+  }
+  auto* neg = AddNode(gd, "neg", "Neg", {"c"});
+  SetType(neg, "T", DType::kFloat);
+  for (int inter_op : {1, 2}) {
+    SCOPED_TRACE("inter_op_threads " + std::to_string(inter_op));
+    auto loaded = ir::Graph::FromGraphDef(gd);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    ir::Graph graph = std::move(*loaded);
+    ASSERT_TRUE(ir::InferTypes(graph, ops::OpRegistry::Global().Lookup()).ok());
+    SessionOptions options;
+    options.intra_op_threads = 1;
+    options.inter_op_threads = inter_op;
+    auto session = Session::Create(std::move(graph), options);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    for (int run = 0; run < 3; ++run) {
+      auto out = (*session)->Run({}, {"c", "twice", "with_after", "neg", "after"});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      for (int64_t i = 0; i < 6; ++i) {
+        const float v = static_cast<float>(i);
+        EXPECT_EQ((*out)[0].data<float>()[i], v);
+        EXPECT_EQ((*out)[1].data<float>()[i], 2 * v);
+        EXPECT_EQ((*out)[2].data<float>()[i], 2 * v);
+        EXPECT_EQ((*out)[3].data<float>()[i], -v);
+        EXPECT_EQ((*out)[4].data<float>()[i], v);
+      }
+    }
+  }
+}
+
 TEST(GraphRunnerConstantsTest, ConstantsHeldAsTensorsRunAndSmallOnesStayReadableInTheGraph) {
   ir::Graph graph;
   ir::Node big, small, sum;
