@@ -166,6 +166,8 @@ PassManager PassManager::Default() {
   pm.Add(MakePadFolding());
   // Before fusion: folding turns a batch norm into the BiasAdd fusion eats.
   pm.Add(MakeBatchNormFolding());
+  // (A B)^T as B^T A^T: einsum's attention scores lose their transpose.
+  pm.Add(MakeMatMulTransposeFolding());
   // GELU spelled out in ops becomes one node the conv/matmul fusion can take.
   pm.Add(MakeGeluFusion());
   // Dense on [B, T, D] (MatMul, Reshape, BiasAdd, act): the Reshape goes

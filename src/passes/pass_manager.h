@@ -76,7 +76,7 @@ class PassManager {
   // arithmetic_identities, identity_elimination, reshape_batch_inference, loop_projection_hoisting,
   // lstm_loop_fusion, constant_folding,
   // common_subexpression_elimination, pad_folding,
-  // batch_norm_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
+  // batch_norm_folding, matmul_transpose_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
   // residual_add_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
@@ -105,6 +105,7 @@ std::unique_ptr<GraphPass> MakeConstantFolding();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
 std::unique_ptr<GraphPass> MakeReshapeBatchInference();
+std::unique_ptr<GraphPass> MakeMatMulTransposeFolding();
 std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();
