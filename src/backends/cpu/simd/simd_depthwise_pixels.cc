@@ -28,6 +28,7 @@
 
 #include "backends/cpu/simd/cpu_features.h"
 #include "backends/cpu/simd/simd_conv_epilogue.h"
+#include "backends/cpu/simd/simd_depthwise_pixels.h"
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_util.h"
 #include "backends/cpu/simd/simd_weight_cache.h"
@@ -40,30 +41,6 @@ namespace {
 using ops::nn::Activation;
 
 constexpr int kLanes = 16;
-
-// Filter taps and bias, channel block by channel block: block b holds its K*K
-// tap vectors (ky-major) and then its bias vector, zero past the channels.
-struct PixelPattern {
-  std::vector<float> taps_and_bias;
-};
-
-std::shared_ptr<const PixelPattern> BuildPixelPattern(const Tensor& filter, const Tensor* bias, int64_t k,
-                                                      int64_t channels) {
-  auto pattern = std::make_shared<PixelPattern>();
-  const int64_t blocks = (channels + kLanes - 1) / kLanes;
-  const int64_t per_block = (k * k + 1) * kLanes;
-  pattern->taps_and_bias.assign(blocks * per_block, 0.0f);
-  const float* f = filter.data<float>();  // [k][k][channels][1]
-  for (int64_t b = 0; b < blocks; ++b) {
-    float* dst = pattern->taps_and_bias.data() + b * per_block;
-    for (int64_t j = 0; j < kLanes && b * kLanes + j < channels; ++j) {
-      const int64_t c = b * kLanes + j;
-      for (int64_t t = 0; t < k * k; ++t) dst[t * kLanes + j] = f[t * channels + c];
-      if (bias != nullptr) dst[k * k * kLanes + j] = bias->data<float>()[c];
-    }
-  }
-  return pattern;
-}
 
 struct PixelArgs {
   const float* x = nullptr;
@@ -155,15 +132,9 @@ TFHOST_DWP_INLINE void EdgePixel(const PixelArgs& a, const float* const* rows, f
 // register spills ran MobileNetV2's stride-2 112x112x96 layer 2.3x slower
 // than oneDNN.
 template <int K, int S, int P>
-TFHOST_DWP_INLINE void PixelRow(const PixelArgs& a, int64_t n, int64_t oy) {
+TFHOST_DWP_INLINE void PixelRowFrom(const PixelArgs& a, const float* const* rows, float* out) {
   const ops::nn::ConvGeometry& g = a.g;
   const int64_t c = a.channels;
-  const float* rows[K];
-  for (int ky = 0; ky < K; ++ky) {
-    const int64_t iy = oy * S - g.pad_top + ky;
-    rows[ky] = iy >= 0 && iy < g.in_h ? a.x + ((n * g.in_h + iy) * g.in_w) * c : nullptr;
-  }
-  float* out = a.y + ((n * g.out_h + oy) * g.out_w) * c;
   // Output columns whose window lies inside the input's columns.
   const int64_t inner_begin = std::min(g.out_w, (g.pad_left + S - 1) / S);
   const int64_t last_start = g.in_w - K + g.pad_left;  // the last window inside starts here, over S
@@ -205,10 +176,29 @@ TFHOST_DWP_INLINE void PixelRow(const PixelArgs& a, int64_t n, int64_t oy) {
   for (; ox < g.out_w; ++ox) EdgePixel<K>(a, rows, out, ox);
 }
 
+template <int K, int S, int P>
+TFHOST_DWP_INLINE void PixelRow(const PixelArgs& a, int64_t n, int64_t oy) {
+  const ops::nn::ConvGeometry& g = a.g;
+  const float* rows[K];
+  for (int ky = 0; ky < K; ++ky) {
+    const int64_t iy = oy * S - g.pad_top + ky;
+    rows[ky] = iy >= 0 && iy < g.in_h ? a.x + ((n * g.in_h + iy) * g.in_w) * a.channels : nullptr;
+  }
+  PixelRowFrom<K, S, P>(a, rows, a.y + ((n * g.out_h + oy) * g.out_w) * a.channels);
+}
+
 // Units [begin, end) of (image, output row).
 template <int K, int S, int P>
 TFHOST_DWP_TARGET void PixelRows(const PixelArgs& a, int64_t begin, int64_t end) {
   for (int64_t unit = begin; unit < end; ++unit) PixelRow<K, S, P>(a, unit / a.g.out_h, unit % a.g.out_h);
+}
+
+TFHOST_DWP_TARGET void Row3x3Avx512(const PixelArgs& a, const float* const rows[3], float* out) {
+  if (a.g.stride_w == 1) {
+    PixelRowFrom<3, 1, 4>(a, rows, out);
+  } else {
+    PixelRowFrom<3, 2, 4>(a, rows, out);
+  }
 }
 #endif  // TFHOST_SIMD_X86
 
@@ -218,7 +208,7 @@ class DepthwisePixelKernel {
       : window_(window),
         epilogue_(epilogue),
         fallback_(std::move(fallback)),
-        patterns_(std::make_shared<WeightCache<PixelPattern>>()) {}
+        patterns_(std::make_shared<WeightCache<depthwise_pixels::Pattern>>()) {}
 
   Status operator()(ops::KernelContext& ctx) const {
     if (ctx.num_inputs() != (epilogue_.bias ? 3 : 2)) return fallback_(ctx);
@@ -241,8 +231,8 @@ class DepthwisePixelKernel {
     a.channels = c;
     a.blocks = (c + kLanes - 1) / kLanes;
     a.act = epilogue_.act;
-    std::shared_ptr<const PixelPattern> pattern =
-        patterns_->Get(f, bias, {k, c}, [&] { return BuildPixelPattern(f, bias, k, c); });
+    std::shared_ptr<const depthwise_pixels::Pattern> pattern =
+        patterns_->Get(f, bias, {k, c}, [&] { return depthwise_pixels::BuildPattern(f, bias, k, c); });
     a.pattern = pattern->taps_and_bias.data();
     a.x = x.data<float>();
     Tensor y = Tensor::Uninitialized(DType::kFloat, Shape({geo->batch, geo->out_h, geo->out_w, c}));
@@ -270,7 +260,7 @@ class DepthwisePixelKernel {
   ops::nn::Window2D window_;
   ConvEpilogue epilogue_;  // no residual: ParseConvEpilogue refused one
   ops::KernelFn fallback_;
-  std::shared_ptr<WeightCache<PixelPattern>> patterns_;
+  std::shared_ptr<WeightCache<depthwise_pixels::Pattern>> patterns_;
 };
 
 }  // namespace
@@ -305,6 +295,39 @@ ops::KernelFn MakeDepthwisePixelKernel(const ir::Node& node, const ops::KernelFn
   }
   return DepthwisePixelKernel(*window, epilogue, fallback);
 }
+
+namespace depthwise_pixels {
+
+std::shared_ptr<const Pattern> BuildPattern(const Tensor& filter, const Tensor* bias, int64_t k, int64_t channels) {
+  auto pattern = std::make_shared<Pattern>();
+  const int64_t blocks = (channels + kLanes - 1) / kLanes;
+  const int64_t per_block = (k * k + 1) * kLanes;
+  pattern->taps_and_bias.assign(blocks * per_block, 0.0f);
+  const float* f = filter.data<float>();  // [k][k][channels][1]
+  for (int64_t b = 0; b < blocks; ++b) {
+    float* dst = pattern->taps_and_bias.data() + b * per_block;
+    for (int64_t j = 0; j < kLanes && b * kLanes + j < channels; ++j) {
+      const int64_t c = b * kLanes + j;
+      for (int64_t t = 0; t < k * k; ++t) dst[t * kLanes + j] = f[t * channels + c];
+      if (bias != nullptr) dst[k * k * kLanes + j] = bias->data<float>()[c];
+    }
+  }
+  return pattern;
+}
+
+void Row3x3(const RowArgs& r, const float* const rows[3], float* out) {
+#ifdef TFHOST_SIMD_X86
+  PixelArgs a;
+  a.pattern = r.pattern;
+  a.g = r.g;
+  a.channels = r.channels;
+  a.blocks = (r.channels + kLanes - 1) / kLanes;
+  a.act = r.act;
+  Row3x3Avx512(a, rows, out);
+#endif
+}
+
+}  // namespace depthwise_pixels
 
 void RegisterDepthwisePixelKernels(KernelTable& table) {
   for (const char* op : {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) {

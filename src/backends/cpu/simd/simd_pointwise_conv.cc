@@ -61,18 +61,9 @@
 #include "ops/nn/conv_geometry.h"
 
 namespace tfhost::backends::simd {
-namespace {
 
-using pointwise::kBlockInputBytes;
-using pointwise::kL2Bytes;
-using pointwise::kLanes;
-using pointwise::kMaxMr;
-using pointwise::kMaxNv;
-using pointwise::PackedFilter;
-using pointwise::PanelBegin;
-using pointwise::PointwiseArgs;
+namespace pointwise {
 
-// `pairs`: bf16 weight_pairs (rounded to nearest even) instead of weights.
 std::shared_ptr<const PackedFilter> PackFilter(const Tensor& filter, const Tensor* bias, int64_t in_c, int64_t out_c,
                                                bool pairs) {
   auto packed = std::make_shared<PackedFilter>();
@@ -105,6 +96,19 @@ std::shared_ptr<const PackedFilter> PackFilter(const Tensor& filter, const Tenso
   if (bias != nullptr) std::memcpy(packed->bias.data(), bias->data<float>(), out_c * sizeof(float));
   return packed;
 }
+
+}  // namespace pointwise
+
+namespace {
+
+using pointwise::kBlockInputBytes;
+using pointwise::kL2Bytes;
+using pointwise::kLanes;
+using pointwise::kMaxMr;
+using pointwise::kMaxNv;
+using pointwise::PackedFilter;
+using pointwise::PanelBegin;
+using pointwise::PointwiseArgs;
 
 class PointwiseConvKernel {
  public:
@@ -142,7 +146,7 @@ class PointwiseConvKernel {
 
     PointwiseArgs a;
     std::shared_ptr<const PackedFilter> packed =
-        filters_->Get(f, bias, {in_c, out_c}, [&] { return PackFilter(f, bias, in_c, out_c, bf16_weights_); });
+        filters_->Get(f, bias, {in_c, out_c}, [&] { return pointwise::PackFilter(f, bias, in_c, out_c, bf16_weights_); });
     a.filter = packed.get();
     a.pixels = out_shape.dim(0) * out_shape.dim(1) * out_shape.dim(2);
     a.in_c = in_c;

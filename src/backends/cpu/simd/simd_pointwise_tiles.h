@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "base/tensor.h"
 
 #include "ops/nn/fused_activation.h"
 
@@ -38,6 +41,11 @@ struct PackedFilter {
   std::vector<uint32_t> weight_pairs;
   std::vector<float> bias;  // vectors * 16 floats (zeros without bias)
 };
+
+// filter [1, 1, in_c, out_c] (and bias [out_c] or null) packed as above;
+// `pairs`: bf16 weight_pairs (rounded to nearest even) instead of weights.
+std::shared_ptr<const PackedFilter> PackFilter(const Tensor& filter, const Tensor* bias, int64_t in_c, int64_t out_c,
+                                               bool pairs);
 
 struct PointwiseArgs {
   const float* x = nullptr;          // pixels x in_c, or null when x_bf16 holds them
