@@ -30,6 +30,11 @@
 // Bound: `max_retained_bytes` of *free* blocks, raised to twice the largest
 // capacity ever in use at once (so each run finds its working set cached);
 // a block released beyond it goes back to the system; 0 keeps none (off).
+// Where that is not enough (the blocks a run leaves do not fit the next
+// run's requests), the pool churns: it hands blocks back and then asks the
+// system for new ones. So a system allocation after a block went back
+// raises the bound by its capacity, up to four times the largest capacity
+// in use at once, and the pool settles.
 //
 // Size classes: requests round up to a multiple of 64 bytes up to 1 KiB,
 // then to one of 8 steps per power of two, so a new block wastes at most
@@ -140,6 +145,9 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   const int64_t max_in_use_bytes_;
   bool closed_ = false;
   BufferPoolStats stats_;
+  int64_t peak_in_use_capacity_ = 0;
+  // released_to_system when the bound last grew for churn (Allocate).
+  int64_t released_at_growth_ = 0;
 };
 
 }  // namespace tfhost

@@ -135,6 +135,36 @@ TEST(BufferPoolTest, RetainedFreeBytesNeverExceedTwiceTheLargestWorkingSet) {
   EXPECT_EQ(s.in_use_bytes, 0);
 }
 
+TEST(BufferPoolTest, APoolThatChurnsRaisesItsBoundUntilRunsStopAskingTheSystem) {
+  auto pool = BufferPool::Create(/*max_retained_bytes=*/64 << 10);
+  BufferPool::ScopedCurrent current(pool.get());
+  // A "run": 8 small blocks at once, then a medium and a big one alone. At
+  // twice the largest capacity in use the big block goes back to the system
+  // every run (no cached block fits it), and comes from it again.
+  auto run = [] {
+    {
+      std::vector<Tensor> live;
+      for (int i = 0; i < 8; ++i) live.emplace_back(DType::kFloat, Shape({4096}));
+    }
+    { Tensor medium(DType::kFloat, Shape({25600})); }
+    { Tensor big(DType::kFloat, Shape({51200})); }
+  };
+  run();
+  const auto first = pool->stats();
+  EXPECT_GE(first.released_to_system, 1);
+  run();
+  const auto second = pool->stats();
+  EXPECT_GT(second.max_retained_bytes, first.max_retained_bytes) << "the bound grew on the churn";
+  for (int i = 0; i < 3; ++i) run();
+  const auto settled = pool->stats();
+  EXPECT_EQ(settled.system_allocations, second.system_allocations) << "later runs still went to the system";
+  EXPECT_LE(settled.retained_bytes, settled.max_retained_bytes);
+  // Never past four times the largest capacity in use at once (the 8 small
+  // blocks, or the big one).
+  EXPECT_LE(settled.max_retained_bytes, 4 * std::max<int64_t>(8 * BufferPool::ClassCapacity(16384),
+                                                               BufferPool::ClassCapacity(204800)));
+}
+
 TEST(BufferPoolTest, ZeroBoundKeepsNothing) {
   auto pool = BufferPool::Create(0);
   BufferPool::ScopedCurrent current(pool.get());
