@@ -177,6 +177,9 @@ PassManager PassManager::Default() {
   // On the fused convolutions the previous pass wrote, and before the
   // element-wise fusion would take their residual Add + activation.
   pm.Add(MakeResidualAddFusion());
+  // On the fused convolutions: an expansion and the depthwise layer reading
+  // it become one node, where a backend keeps the expanded rows in cache.
+  pm.Add(MakeExpandDepthwiseFusion());
   // A Keras LSTM step's gates, before the element-wise fusion takes them
   // apart from their Split.
   pm.Add(MakeLstmCellFusion());

@@ -77,7 +77,7 @@ class PassManager {
   // lstm_loop_fusion, constant_folding,
   // common_subexpression_elimination, pad_folding,
   // batch_norm_folding, matmul_transpose_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
-  // residual_add_fusion, elementwise_fusion, then dead-node pruning.
+  // residual_add_fusion, expand_depthwise_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
   // --precision bf16, after Default(): the precision pass, then, when
@@ -106,6 +106,7 @@ std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
 std::unique_ptr<GraphPass> MakeReshapeBatchInference();
 std::unique_ptr<GraphPass> MakeMatMulTransposeFolding();
+std::unique_ptr<GraphPass> MakeExpandDepthwiseFusion();
 std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
 std::unique_ptr<GraphPass> MakeReshapeSinking();

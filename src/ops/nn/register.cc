@@ -10,6 +10,7 @@ void RegisterNnOps(OpRegistry& registry) {
   nn::RegisterConv2DBackpropOps(registry);
   nn::RegisterDepthwiseConvOps(registry);
   nn::RegisterFusedMatMulOps(registry);
+  nn::RegisterExpandDepthwiseOps(registry);
   nn::RegisterLstmCellOps(registry);
   nn::RegisterLstmLoopOps(registry);
   nn::RegisterBiasAddOps(registry);

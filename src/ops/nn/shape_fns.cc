@@ -153,6 +153,25 @@ Status DepthwiseConv2DShape(ShapeContext& ctx) {
   return MergeFusedResidual(ctx);
 }
 
+// _TfhostExpandDepthwise (ops/nn/expand_depthwise.h): the depthwise
+// convolution's output over the expansion's E = expand_filter[3] channels.
+Status ExpandDepthwiseShape(ShapeContext& ctx) {
+  const ir::PartialShape& in = ctx.input(0);
+  TFHOST_RETURN_IF_ERROR(CheckRank(ctx, in, 4, "input"));
+  TFHOST_RETURN_IF_ERROR(CheckRank(ctx, ctx.input(1), 4, "expand_filter"));
+  TFHOST_RETURN_IF_ERROR(CheckRank(ctx, ctx.input(3), 4, "depthwise_filter"));
+  auto w = WindowAttrs(ctx, /*has_dilations=*/true);
+  if (!w) return OkStatus();
+  if (!in.rank_known()) {
+    ctx.set_output(0, ir::PartialShape::UnknownOfRank(4));
+    return OkStatus();
+  }
+  const ir::PartialShape& e = ctx.input(1);
+  const ir::PartialShape& d = ctx.input(3);
+  const int64_t channels = e.rank_known() ? e.dim(3) : -1;
+  return SetWindowedOutput(ctx, *w, in, d.rank_known() ? d.dim(0) : -1, d.rank_known() ? d.dim(1) : -1, channels);
+}
+
 // MaxPool, AvgPool (ksize/strides attrs) and MaxPoolV2 (const inputs).
 Status PoolShape(ShapeContext& ctx, bool from_inputs) {
   const ir::PartialShape& in = ctx.input(0);
@@ -379,6 +398,7 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register({"Conv2DBackpropInput", "DepthwiseConv2dNativeBackpropInput"}, Conv2DBackpropInputShape);
   registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputShape);
   registry.Register("Dilation2D", Dilation2DShape);
+  registry.Register("_TfhostExpandDepthwise", ExpandDepthwiseShape);
   registry.Register("_TfhostLstmCell", LstmCellShape);
   registry.Register("_TfhostLstmLoop", LstmLoopShape);
   registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);

@@ -17,6 +17,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterDepthwisePixelKernels(table);
   simd::RegisterPointwiseConvKernels(table);
   simd::RegisterStemConvKernels(table);
+  simd::RegisterExpandDepthwiseKernels(table);
   simd::RegisterBinaryKernels(table);
   simd::RegisterUnaryKernels(table);
   simd::RegisterReduceKernels(table);

@@ -38,6 +38,12 @@ ops::KernelFn MakeDepthwisePixelKernel(const ir::Node& node, const ops::KernelFn
 bool DepthwisePixelsTake(int64_t k, int64_t stride, size_t input_bytes);
 void RegisterPointwiseConvKernels(KernelTable& table);  // simd_pointwise_conv.cc
 
+// _TfhostExpandDepthwise (simd_expand_depthwise.cc): a 1x1 expansion and its
+// 3x3 depthwise convolution with the expanded rows kept in cache; the kernel
+// for `node` (for its tests).
+void RegisterExpandDepthwiseKernels(KernelTable& table);
+ops::KernelFn MakeExpandDepthwiseKernel(const ir::Node& node, const ops::KernelFn& fallback);
+
 // A network's first 3x3 convolution, on 1-4 input channels (simd_conv_stem.cc):
 // its rule for the channels it takes, and the kernel for `node` (for its tests).
 void RegisterStemConvKernels(KernelTable& table);

@@ -275,6 +275,41 @@ def _lstm_cell(b):
               reference="TensorFlow, the Keras LSTM step's AddV2, BiasAdd, Split, Sigmoid, Tanh and Mul in turn")
 
 
+def _expand_depthwise(b):
+    """_TfhostExpandDepthwise (written by passes/expand_depthwise_fusion,
+    never in a model) against TensorFlow's 1x1 Conv2D, BiasAdd, activation,
+    DepthwiseConv2dNative, BiasAdd and activation in turn."""
+    def act(v, name):
+        if name == "Relu6":
+            return tf.raw_ops.Relu6(features=v)
+        return tf.raw_ops.Mul(x=v, y=tf.raw_ops.Sigmoid(x=v))  # _MklSwish
+
+    b.seed("_TfhostExpandDepthwise", "blocks")
+    # MobileNetV2's stride-2 block (Relu6, Keras's padding folded into the
+    # depthwise layer) and EfficientNet's (Swish, SAME); 24 and 40 expanded
+    # channels (a masked last vector in the SIMD kernel's rows).
+    for name, activation, padding, pads, e in (("relu6_explicit", "Relu6", "EXPLICIT", [0, 0, 0, 1, 0, 1, 0, 0], 24),
+                                               ("swish_same", "_MklSwish", "SAME", [], 40)):
+        x, we, be = b.rand([1, 9, 8, 5]), b.rand([1, 1, 5, e]), b.rand([e])
+        wd, bd = b.rand([3, 3, e, 1]), b.rand([e])
+        attrs = {"T": {"type": "float32"}, "strides": {"list_i": [1, 2, 2, 1]}, "padding": {"s": padding},
+                 "expand_fused_ops": {"list_s": ["BiasAdd", activation]},
+                 "depthwise_fused_ops": {"list_s": ["BiasAdd", activation]}}
+        if pads:
+            attrs["explicit_paddings"] = {"list_i": pads}
+
+        def reference(x=x, we=we, be=be, wd=wd, bd=bd, activation=activation, padding=padding, pads=pads):
+            y = act(tf.raw_ops.BiasAdd(value=tf.raw_ops.Conv2D(input=x, filter=we, strides=[1, 1, 1, 1],
+                                                               padding="VALID"), bias=be), activation)
+            if pads:
+                y = tf.pad(y, [[0, 0], [pads[2], pads[3]], [pads[4], pads[5]], [0, 0]])
+            y = tf.raw_ops.DepthwiseConv2dNative(input=y, filter=wd, strides=[1, 2, 2, 1],
+                                                 padding="VALID" if pads else padding)
+            return [act(tf.raw_ops.BiasAdd(value=y, bias=bd), activation)]
+        b.add("_TfhostExpandDepthwise", name, [x, we, be, wd, bd], json_attrs=attrs, outputs_fn=reference,
+              reference="TensorFlow Conv2D, BiasAdd, activation, DepthwiseConv2dNative, BiasAdd, activation")
+
+
 def build():
     b = Builder(FAMILY)
     _conv2d(b)
@@ -282,4 +317,5 @@ def build():
     _depthwise(b)
     _conv3d(b)
     _lstm_cell(b)
+    _expand_depthwise(b)
     return b
