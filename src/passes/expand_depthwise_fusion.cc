@@ -12,10 +12,10 @@
 // [3, 3, E, 1]; both with one bias arg; the expansion neither kept nor
 // protected. Done only where a backend other than the reference takes the
 // fused node (PassContext::has_fast_kernel).
+#include <algorithm>
+
 #include "ops/nn/expand_depthwise.h"
 #include "passes/pattern_util.h"
-
-#include <algorithm>
 
 namespace tfhost::passes {
 namespace {
@@ -37,14 +37,11 @@ bool Nhwc(const ir::Node& n) {
   return f.ok() && *f == "NHWC" && d.ok() && *d == std::vector<int64_t>{1, 1, 1, 1};
 }
 
-bool FilterShape(const ir::Graph& g, const ir::TensorRef& ref, std::vector<int64_t> want_prefix, int64_t* last) {
+// A Const float32 filter of rank 4, or nullopt.
+std::optional<Tensor> Filter(const ir::Graph& g, const ir::TensorRef& ref) {
   std::optional<Tensor> f = ConstValue(g, ref);
-  if (!f || f->dtype() != DType::kFloat || f->rank() != 4) return false;
-  for (size_t i = 0; i < want_prefix.size(); ++i) {
-    if (want_prefix[i] >= 0 && f->dim(static_cast<int>(i)) != want_prefix[i]) return false;
-  }
-  *last = f->dim(want_prefix.size() == 3 ? 3 : 2);
-  return true;
+  if (!f || f->dtype() != DType::kFloat || f->rank() != 4) return std::nullopt;
+  return f;
 }
 
 class ExpandDepthwiseFusion : public GraphPass {
@@ -75,13 +72,12 @@ class ExpandDepthwiseFusion : public GraphPass {
       auto pads = ir::GetAttrOr<std::vector<int64_t>>(ex, "explicit_paddings", {});
       if (!strides.ok() || *strides != std::vector<int64_t>{1, 1, 1, 1} || !padding.ok() || !pads.ok()) continue;
       if (*padding == "EXPLICIT" && std::any_of(pads->begin(), pads->end(), [](int64_t p) { return p != 0; })) continue;
-      int64_t expanded = -1, depth = -1;
-      if (!FilterShape(*graph, ex.inputs[1], {1, 1, -1}, &expanded) ||
-          !FilterShape(*graph, dw.inputs[1], {3, 3}, &depth) || depth != expanded) {
+      const std::optional<Tensor> we = Filter(*graph, ex.inputs[1]);  // [1, 1, C, E]
+      const std::optional<Tensor> wd = Filter(*graph, dw.inputs[1]);  // [3, 3, E, 1]
+      if (!we || !wd || we->dim(0) != 1 || we->dim(1) != 1 || wd->dim(0) != 3 || wd->dim(1) != 3 ||
+          wd->dim(2) != we->dim(3) || wd->dim(3) != 1) {
         continue;
       }
-      std::optional<Tensor> dw_filter = ConstValue(*graph, dw.inputs[1]);
-      if (dw_filter->dim(3) != 1) continue;
       ir::Node fused = dw;
       fused.op = ops::nn::kExpandDepthwiseOp;
       fused.inputs = {ex.inputs[0], ex.inputs[1], ex.inputs[2], dw.inputs[1], dw.inputs[2]};
