@@ -57,6 +57,12 @@ Status ArgKernel(KernelContext& ctx) {
     return ctx.Error("cannot take " + ctx.node().op + " over empty dimension " + std::to_string(axis) +
                      " of shape " + x.shape().ToString());
   }
+  // No outputs (an empty dim outside the axis): nothing to search, however
+  // many rows a huge dim before it names (2^40 empty rows were a hang).
+  if (out.NumElements() == 0) {
+    ctx.set_output(0, std::move(out));
+    return OkStatus();
+  }
   if (IsHalfLike(dtype)) x = HalfLikeToFloat(x);
   TFHOST_RETURN_IF_ERROR(VisitDType(
       x.dtype(),
