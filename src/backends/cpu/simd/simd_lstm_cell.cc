@@ -16,7 +16,7 @@ namespace {
 // returning a 256-bit vector from it breaks the AVX2 copy under clang.
 template <int W>
 TFHOST_SIMD_INLINE VF<W> GateSum(const LstmCellRow& r, int64_t k, int64_t j, int64_t n) {
-  const int64_t at = k * r.units + j;
+  const int64_t at = k * (r.gate_stride != 0 ? r.gate_stride : r.units) + j;
   if (n == W) return (Load<W>(r.x + at) + Load<W>(r.y + at)) + Load<W>(r.bias + at);
   return (LoadPartial<W>(r.x + at, n) + LoadPartial<W>(r.y + at, n)) + LoadPartial<W>(r.bias + at, n);
 }

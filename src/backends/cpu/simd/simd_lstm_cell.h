@@ -8,13 +8,17 @@
 namespace tfhost::backends::simd {
 
 struct LstmCellRow {
-  const float* x;     // 4 * units
-  const float* y;     // 4 * units
-  const float* bias;  // 4 * units
+  const float* x;     // 4 gates of `units`, gate_stride apart
+  const float* y;     // 4 gates of `units`, gate_stride apart
+  const float* bias;  // 4 gates of `units`, gate_stride apart
   const float* c;     // units
   float* h;           // units
   float* c_out;       // units
   int64_t units;
+  // Distance between the gates in x, y and bias; 0: `units`. A slice of a
+  // row's units (the fused loop's threads each take one) has the row's
+  // full width here.
+  int64_t gate_stride = 0;
 };
 
 using LstmCellRowFn = void (*)(const LstmCellRow&);

@@ -6,8 +6,11 @@
 //
 // With intra-op threads, a StepTeam (base/step_team.h) runs the steps: its
 // members split the panels the same way on every step, so each keeps
-// re-reading its own share of the kernel from its core's cache, and then
-// the cells' rows; no step waits for a sleeping worker to wake.
+// re-reading its own share of the kernel from its core's cache; no step
+// waits for a sleeping worker to wake. Where the units come in groups of 32
+// (one panel of each gate), a member takes whole groups: their four gates'
+// panels and then those units' cells, one team sync a step. Otherwise the
+// members split the panels, sync, and split the rows' cells.
 //
 // Every other step reads the panels in reverse order: a
 // kernel about the size of L2 (256 x 1024 floats is 1 MiB, Zen 4's L2)
@@ -69,6 +72,34 @@ class LstmLoopKernel {
         if (members > 1) team = std::make_unique<StepTeam>(pool, static_cast<int>(members));
       }
       const int64_t members = team != nullptr ? team->chunks() : 1;
+      const int64_t y_stride = a.h_rows == 1 ? 0 : width;
+      const int64_t groups = a.units / gemv::kPanel;  // 32-unit groups, one panel of each gate
+      if (team != nullptr && a.units % gemv::kPanel == 0 && groups >= members) {
+        // Each member takes whole groups of units: their four gates'
+        // panels, then those units' cells for every row, so a step needs
+        // one team sync instead of two and each member's gate sums are still
+        // in its cache when its cells read them.
+        const bool reverse = backwards;
+        team->Run([&](int m) {
+          const int64_t g0 = groups * m / members, g1 = groups * (m + 1) / members;
+          for (int k = 0; k < 4; ++k) {
+            const int64_t gate = reverse ? 3 - k : k;
+            const int64_t p0 = gate * groups + g0, p1 = gate * groups + g1;
+            if (!reverse) {
+              gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p0, p1);
+            } else {
+              for (int64_t p = p1 - 1; p >= p0; --p) gemv::RunPanels(a.h, a.h_rows, *packed, a.y, a.k, width, p, p + 1);
+            }
+          }
+          const int64_t u0 = g0 * gemv::kPanel, n = (g1 - g0) * gemv::kPanel;
+          for (int64_t r = 0; r < a.rows; ++r) {
+            cell(LstmCellRow{a.x + r * a.x_stride + u0, a.y + r * y_stride + u0, a.bias + u0, a.c + r * a.c_stride + u0,
+                             a.h_out + r * a.units + u0, a.c_out + r * a.units + u0, n, a.units});
+          }
+        });
+        backwards = !backwards;
+        return;
+      }
       auto product = [&](int m) {
         const int64_t p0 = panels * m / members, p1 = panels * (m + 1) / members;
         if (!backwards) {
@@ -85,7 +116,6 @@ class LstmLoopKernel {
         product(0);
       }
       backwards = !backwards;
-      const int64_t y_stride = a.h_rows == 1 ? 0 : width;
       auto cells = [&](int m) {
         for (int64_t r = a.rows * m / members; r < a.rows * (m + 1) / members; ++r) {
           cell(LstmCellRow{a.x + r * a.x_stride, a.y + r * y_stride, a.bias, a.c + r * a.c_stride,

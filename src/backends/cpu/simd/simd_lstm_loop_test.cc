@@ -87,6 +87,30 @@ TEST(SimdLstmLoopTest, MatchesTheReferenceLoopOverRowsUnitsAndPanelTails) {
   }
 }
 
+TEST(SimdLstmLoopTest, StepsSplitByGroupsOfUnitsOverATeamMatchTheReferenceLoop) {
+  if (!gemv::PanelKernelsAvailable()) GTEST_SKIP() << "this CPU has no AVX-512: the simd backend declines the loop";
+  // Units in groups of 32 and enough work for a team: each member takes
+  // whole groups (their gates' panels and cells). 96 units over 3 members
+  // is one group each, 128 over 3 uneven, 256 at batch 1 over 2; reversed
+  // panel order every other step.
+  ThreadPool two(2), one(1);
+  for (auto [rows, units] : std::vector<std::pair<int64_t, int64_t>>{{32, 96}, {5, 128}, {1, 256}, {9, 64}}) {
+    SCOPED_TRACE("rows " + std::to_string(rows) + " units " + std::to_string(units));
+    const std::vector<Tensor> inputs = Inputs(rows, units, units, 5, static_cast<uint32_t>(rows * 7 + units));
+    auto want = ops::RunSingleOp(ops::nn::kLstmLoopOp, inputs, Attrs(5));
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto node = ops::MakeSingleOpNode(ops::nn::kLstmLoopOp, Attrs(5));
+    ASSERT_TRUE(node.ok());
+    ops::KernelFn kernel = testing::MakeSimdKernel(*node);
+    ASSERT_TRUE(kernel);
+    for (ThreadPool* p : {&one, &two}) {
+      auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, p);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ExpectSameLoop(*got, *want);
+    }
+  }
+}
+
 TEST(SimdLstmLoopTest, ALayerOfNoUnitsGivesTheReferencesEmptyStates) {
   if (!gemv::PanelKernelsAvailable()) GTEST_SKIP() << "this CPU has no AVX-512: the simd backend declines the loop";
   const std::vector<Tensor> inputs = Inputs(2, 0, 0, 3, 7);
