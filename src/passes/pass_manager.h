@@ -73,11 +73,12 @@ struct PassStats {
 
 class PassManager {
  public:
-  // arithmetic_identities, identity_elimination, reshape_batch_inference, loop_projection_hoisting,
-  // lstm_loop_fusion, constant_folding,
-  // common_subexpression_elimination, pad_folding,
-  // batch_norm_folding, matmul_transpose_folding, gelu_fusion, reshape_sinking, conv_bias_activation_fusion,
-  // residual_add_fusion, expand_depthwise_fusion, elementwise_fusion, then dead-node pruning.
+  // arithmetic_identities, identity_elimination, reshape_batch_inference,
+  // loop_projection_hoisting, lstm_loop_fusion, constant_folding,
+  // common_subexpression_elimination, pad_folding, batch_norm_folding,
+  // matmul_transpose_folding, gelu_fusion, reshape_sinking,
+  // conv_bias_activation_fusion, residual_add_fusion, expand_depthwise_fusion,
+  // lstm_cell_fusion, elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
   // --precision bf16, after Default(): the precision pass, then, when
