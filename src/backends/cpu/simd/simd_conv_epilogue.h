@@ -69,6 +69,19 @@ TFHOST_EPILOGUE_INLINE __m512 ApplyLogisticActivation(__m512 x, ops::nn::Activat
   const __m512 sigmoid = _mm512_mask_mul_ps(inv, negative, e, inv);
   return act == ops::nn::Activation::kSwish ? _mm512_mul_ps(x, sigmoid) : sigmoid;
 }
+
+// The whole activation of a ConvEpilogue on 16 lanes, for the AVX-512
+// kernels that apply it to their sums: Relu and Relu6 (max(0, v) and
+// min(6, v) return v when it is NaN, as the reference; the all-lanes masked
+// forms, as GCC 12 warns about the plain ones' undefined pass-through
+// operand), or Sigmoid and Swish above.
+TFHOST_EPILOGUE_INLINE __m512 ApplyConvActivation(__m512 v, ops::nn::Activation act) {
+  if (act == ops::nn::Activation::kRelu || act == ops::nn::Activation::kRelu6) {
+    v = _mm512_mask_max_ps(v, 0xffff, _mm512_setzero_ps(), v);
+  }
+  if (act == ops::nn::Activation::kRelu6) v = _mm512_mask_min_ps(v, 0xffff, _mm512_set1_ps(6.0f), v);
+  return ApplyLogisticActivation(v, act);
+}
 #endif
 
 // The same over n floats in place, on AVX-512 (callers are AVX-512 kernels):

@@ -64,14 +64,6 @@ struct StemArgs {
 #define TFHOST_STEM_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 #define TFHOST_STEM_INLINE inline __attribute__((always_inline)) TFHOST_STEM_TARGET
 
-TFHOST_STEM_INLINE __m512 Activate(__m512 v, Activation act) {
-  // max(0, v) and min(6, v) return v when it is NaN, as the reference (the
-  // all-lanes masked forms: GCC 12 warns about the plain ones).
-  if (act == Activation::kRelu || act == Activation::kRelu6) v = _mm512_mask_max_ps(v, 0xffff, _mm512_setzero_ps(), v);
-  if (act == Activation::kRelu6) v = _mm512_mask_min_ps(v, 0xffff, _mm512_set1_ps(6.0f), v);
-  return ApplyLogisticActivation(v, act);
-}
-
 // One output pixel whose window may leave the image: each tap checked.
 template <int NV>
 TFHOST_STEM_INLINE void EdgePixel(const StemArgs& a, const float* image, int64_t oy, int64_t ox, float* out) {
@@ -92,7 +84,7 @@ TFHOST_STEM_INLINE void EdgePixel(const StemArgs& a, const float* image, int64_t
       }
     }
   }
-  for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + v * kLanes, Activate(acc[v], a.act));
+  for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + v * kLanes, ApplyConvActivation(acc[v], a.act));
 }
 
 // Output row `oy` of image `n`.
@@ -141,7 +133,7 @@ TFHOST_STEM_INLINE void StemRow(const StemArgs& a, int64_t n, int64_t oy) {
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p) {
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + (ox + p) * a.out_c + v * kLanes, Activate(acc[p][v], a.act));
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(out + (ox + p) * a.out_c + v * kLanes, ApplyConvActivation(acc[p][v], a.act));
     }
   }
   for (; ox < g.out_w; ++ox) EdgePixel<NV>(a, image, oy, ox, out + ox * a.out_c);

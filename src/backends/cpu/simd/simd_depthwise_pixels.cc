@@ -55,15 +55,6 @@ struct PixelArgs {
 #define TFHOST_DWP_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 #define TFHOST_DWP_INLINE inline __attribute__((always_inline)) TFHOST_DWP_TARGET
 
-TFHOST_DWP_INLINE __m512 Activate(__m512 v, Activation act) {
-  // max(0, v) and min(6, v) return v when it is NaN, as the reference. (The
-  // all-lanes masked forms: GCC 12 warns about the plain ones' undefined
-  // pass-through operand.)
-  if (act == Activation::kRelu || act == Activation::kRelu6) v = _mm512_mask_max_ps(v, 0xffff, _mm512_setzero_ps(), v);
-  if (act == Activation::kRelu6) v = _mm512_mask_min_ps(v, 0xffff, _mm512_set1_ps(6.0f), v);
-  return ApplyLogisticActivation(v, act);
-}
-
 // The channel block starting at c0: its lane mask and its taps and bias.
 struct Block {
   __mmask16 mask;
@@ -118,7 +109,7 @@ TFHOST_DWP_INLINE void EdgePixel(const PixelArgs& a, const float* const* rows, f
       }
     }
     for (int i = 0; i < n; ++i) {
-      _mm512_mask_storeu_ps(out + ox * a.channels + (cb0 + i) * kLanes, b[i].mask, Activate(acc[i], a.act));
+      _mm512_mask_storeu_ps(out + ox * a.channels + (cb0 + i) * kLanes, b[i].mask, ApplyConvActivation(acc[i], a.act));
     }
   }
 }
@@ -170,7 +161,7 @@ TFHOST_DWP_INLINE void PixelRowFrom(const PixelArgs& a, const float* const* rows
         }
       }
 #pragma GCC unroll 8
-      for (int p = 0; p < P; ++p) _mm512_mask_storeu_ps(out + (ox + p) * c + c0, b.mask, Activate(acc[p], a.act));
+      for (int p = 0; p < P; ++p) _mm512_mask_storeu_ps(out + (ox + p) * c + c0, b.mask, ApplyConvActivation(acc[p], a.act));
     }
   }
   for (; ox < g.out_w; ++ox) EdgePixel<K>(a, rows, out, ox);

@@ -13,8 +13,6 @@ namespace tfhost::backends::simd::pointwise {
 #ifdef TFHOST_SIMD_X86
 namespace {
 
-using ops::nn::Activation;
-
 // The tiles may use avx512_bf16: bf16 nodes' dot products and bf16 outputs'
 // conversion, which the kernel sets up only where the CPU has it
 // (ActiveIsaHasBf16). The compiler emits bf16 instructions only for those
@@ -131,19 +129,12 @@ TFHOST_PW_INLINE void Tile(const PointwiseArgs& a, const X* x, Y* y_base, int64_
       }
     }
   }
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #pragma GCC unroll 12
   for (int m = 0; m < MR; ++m) {
     __m512 o[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      o[v] = s[m][v];
-      // max(0, o) and min(6, o) return o when o is NaN, as the reference.
-      // (The all-lanes masked forms: GCC 12 warns about the plain ones'
-      // undefined pass-through operand.)
-      if (a.act == Activation::kRelu || a.act == Activation::kRelu6) o[v] = _mm512_mask_max_ps(o[v], 0xffff, zero, o[v]);
-      if (a.act == Activation::kRelu6) o[v] = _mm512_mask_min_ps(o[v], 0xffff, six, o[v]);
-      o[v] = ApplyLogisticActivation(o[v], a.act);
+      o[v] = ApplyConvActivation(s[m][v], a.act);
     }
     Y* row = y + m * a.out_c;
     int v = 0;
