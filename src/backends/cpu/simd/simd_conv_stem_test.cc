@@ -3,7 +3,6 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "base/test_status.h"
-#include "base/thread_pool.h"
 #include "ir/precision_attrs.h"
 
 namespace tfhost::backends::simd {
@@ -25,26 +24,9 @@ ir::AttrMap Attrs(int stride, const std::string& padding, std::vector<std::strin
   return a;
 }
 
-// The stem kernel itself (its fallback fails the call), inline and on a pool
-// of 2, against the reference kernel.
+// The stem kernel alone, against the reference kernel.
 void ExpectStemMatchesReference(const std::string& op, const std::vector<Tensor>& inputs, const ir::AttrMap& attrs) {
-  auto node = ops::MakeSingleOpNode(op, attrs);
-  ASSERT_TRUE(node.ok()) << node.status().ToString();
-  int fallbacks = 0;
-  ops::KernelFn kernel = MakeStemConvKernel(*node, [&](ops::KernelContext&) {
-    ++fallbacks;
-    return Internal("the stem kernel handed the call on");
-  });
-  ASSERT_TRUE(kernel) << "the stem kernel did not take the node";
-  auto want = ops::RunSingleOp(op, inputs, attrs);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  ThreadPool pool(1);
-  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-    auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, p);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol));
-  }
-  EXPECT_EQ(fallbacks, 0);
+  testing::ExpectKernelAloneMatchesReference(op, attrs, inputs, MakeStemConvKernel, kConvTol, kConvTol);
 }
 
 TEST(SimdConvStemTest, MatchesReferenceForEveryPaddingStrideAndChannelCount) {

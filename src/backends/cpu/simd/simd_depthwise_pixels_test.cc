@@ -5,7 +5,6 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "base/test_status.h"
-#include "base/thread_pool.h"
 #include "ir/precision_attrs.h"
 
 namespace tfhost::backends::simd {
@@ -27,27 +26,10 @@ ir::AttrMap Attrs(int stride, const std::string& padding, std::vector<std::strin
   return a;
 }
 
-// Runs the pixel kernel itself (its fallback fails the call) inline and on a
-// pool of 2, and compares with the reference kernel.
+// The pixel kernel alone, against the reference kernel.
 void ExpectPixelKernelMatchesReference(const std::string& op, const std::vector<Tensor>& inputs,
                                        const ir::AttrMap& attrs) {
-  auto node = ops::MakeSingleOpNode(op, attrs);
-  ASSERT_TRUE(node.ok()) << node.status().ToString();
-  int fallbacks = 0;
-  ops::KernelFn kernel = MakeDepthwisePixelKernel(*node, [&](ops::KernelContext&) {
-    ++fallbacks;
-    return Internal("the pixel kernel handed the call on");
-  });
-  ASSERT_TRUE(kernel) << "the pixel kernel did not take the node";
-  auto want = ops::RunSingleOp(op, inputs, attrs);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  ThreadPool pool(1);
-  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-    auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, p);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol));
-  }
-  EXPECT_EQ(fallbacks, 0);
+  testing::ExpectKernelAloneMatchesReference(op, attrs, inputs, MakeDepthwisePixelKernel, kConvTol, kConvTol);
 }
 
 struct Case {

@@ -3,7 +3,6 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "base/test_status.h"
-#include "base/thread_pool.h"
 #include "ops/nn/expand_depthwise.h"
 
 namespace tfhost::backends::simd {
@@ -32,23 +31,8 @@ void ExpectFusedMatchesReference(const ir::AttrMap& attrs, int64_t n, int64_t h,
                                       RandomFloats(Shape({e}), -1, 1, false, 3),
                                       RandomFloats(Shape({3, 3, e, 1}), -1, 1, false, 4),
                                       RandomFloats(Shape({e}), -1, 1, false, 5)};
-  auto node = ops::MakeSingleOpNode(ops::nn::kExpandDepthwiseOp, attrs);
-  ASSERT_TRUE(node.ok()) << node.status().ToString();
-  int fallbacks = 0;
-  ops::KernelFn kernel = MakeExpandDepthwiseKernel(*node, [&](ops::KernelContext&) {
-    ++fallbacks;
-    return Internal("the fused kernel handed the call on");
-  });
-  ASSERT_TRUE(kernel) << "the fused kernel did not take the node";
-  auto want = ops::RunSingleOp(ops::nn::kExpandDepthwiseOp, inputs, attrs);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  ThreadPool pool(1);
-  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-    auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, p);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], kConvTol, kConvTol));
-  }
-  EXPECT_EQ(fallbacks, 0);
+  testing::ExpectKernelAloneMatchesReference(ops::nn::kExpandDepthwiseOp, attrs, inputs, MakeExpandDepthwiseKernel,
+                                             kConvTol, kConvTol);
 }
 
 TEST(SimdExpandDepthwiseTest, MatchesTheTwoLayersForEveryPaddingAndWidth) {

@@ -5,7 +5,6 @@
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_test_util.h"
 #include "base/test_status.h"
-#include "base/thread_pool.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -21,37 +20,16 @@ Tensor RandomBools(const Shape& shape, uint32_t seed) {
 
 ir::AttrMap FloatAttrs() { return {{"T", ops::MakeAttr(DType::kFloat)}}; }
 
-// The simd kernel itself (its fallback fails the call), inline and on a pool
-// of 2, against the reference kernel: equal bit for bit.
+// The simd kernel alone, against the reference kernel, bit for bit, on
+// shared inputs (a new output buffer) and sole-owner ones (the output may be
+// t's or e's buffer).
 void ExpectSelectMatchesReference(const Tensor& c, const Tensor& t, const Tensor& e) {
-  auto node = ops::MakeSingleOpNode("SelectV2", FloatAttrs());
-  ASSERT_TRUE(node.ok());
-  KernelTable table;
-  RegisterSelectKernels(table);
-  int fallbacks = 0;
-  ops::KernelFn kernel = table.Make(*node, [&](ops::KernelContext&) {
-    ++fallbacks;
-    return Internal("the simd SelectV2 handed the call on");
-  });
-  ASSERT_TRUE(kernel);
-  auto want = ops::RunSingleOp("SelectV2", {c, t, e}, FloatAttrs());
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  ThreadPool pool(1);
-  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-    // Shared inputs (a new output buffer), then sole-owner ones (the output
-    // may be t's or e's buffer).
-    auto got = ops::RunKernelOnNode(*node, kernel, {c, t, e}, nullptr, p);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(testing::Close((*got)[0], (*want)[0], 0, 0));
-    auto owned = ops::RunKernelOnNode(*node, kernel, {c.Clone(), t.Clone(), e.Clone()}, nullptr, p);
-    ASSERT_TRUE(owned.ok()) << owned.status().ToString();
-    EXPECT_TRUE(testing::Close((*owned)[0], (*want)[0], 0, 0));
-  }
-  EXPECT_EQ(fallbacks, 0);
-  // The caller's inputs are as they were.
-  auto again = ops::RunSingleOp("SelectV2", {c, t, e}, FloatAttrs());
-  ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(testing::Close((*again)[0], (*want)[0], 0, 0));
+  const testing::KernelFactoryFn make = [](const ir::Node& node, const ops::KernelFn& fallback) {
+    KernelTable table;
+    RegisterSelectKernels(table);
+    return table.Make(node, fallback);
+  };
+  testing::ExpectKernelAloneMatchesReference("SelectV2", FloatAttrs(), {c, t, e}, make, 0, 0, /*owned_inputs=*/true);
 }
 
 TEST(SimdSelectTest, AttentionMasksScalarFillsAndEqualShapesMatchReferenceBitForBit) {

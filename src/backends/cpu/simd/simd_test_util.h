@@ -104,6 +104,46 @@ inline ops::KernelFn MakeSimdKernel(const ir::Node& node) {
   return fast.kernel;
 }
 
+// One kernel factory's kernel alone, its fallback failing the call (so a
+// call it hands on fails the test): `make` must take the node of `op` with
+// `attrs`, and its kernel, inline and on a 2-worker pool, must give the
+// reference kernel's outputs within rtol/atol. With `owned_inputs` it also
+// runs on sole-owner copies (a kernel may write into those) and checks the
+// caller's inputs are unchanged.
+using KernelFactoryFn = std::function<ops::KernelFn(const ir::Node&, const ops::KernelFn&)>;
+inline void ExpectKernelAloneMatchesReference(const std::string& op, const ir::AttrMap& attrs,
+                                              const std::vector<Tensor>& inputs, const KernelFactoryFn& make,
+                                              double rtol, double atol, bool owned_inputs = false) {
+  auto node = ops::MakeSingleOpNode(op, attrs);
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  int fallbacks = 0;
+  ops::KernelFn kernel = make(*node, [&](ops::KernelContext&) {
+    ++fallbacks;
+    return Internal("the kernel handed the call on");
+  });
+  ASSERT_TRUE(kernel) << "the kernel did not take the node";
+  auto want = ops::RunSingleOp(op, inputs, attrs);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  ThreadPool pool(1);
+  for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    auto got = ops::RunKernelOnNode(*node, kernel, inputs, nullptr, p);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(Close((*got)[0], (*want)[0], rtol, atol));
+    if (!owned_inputs) continue;
+    std::vector<Tensor> owned;
+    for (const Tensor& t : inputs) owned.push_back(t.Clone());
+    auto got_owned = ops::RunKernelOnNode(*node, kernel, std::move(owned), nullptr, p);
+    ASSERT_TRUE(got_owned.ok()) << got_owned.status().ToString();
+    EXPECT_TRUE(Close((*got_owned)[0], (*want)[0], rtol, atol));
+  }
+  EXPECT_EQ(fallbacks, 0);
+  if (owned_inputs) {
+    auto again = ops::RunSingleOp(op, inputs, attrs);
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(Close((*again)[0], (*want)[0], 0, 0));
+  }
+}
+
 // Runs `op` on `inputs` with the reference kernel, then with the SIMD kernel
 // under every supported ISA level, with no pool and a 2-worker pool, and
 // checks the outputs agree. `rtol`/`atol` default to the conformance ones;
