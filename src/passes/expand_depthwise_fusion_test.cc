@@ -34,10 +34,7 @@ GraphBuilder Block(int stride, int64_t dw_size = 3, bool expansion_read_twice = 
 }
 
 ir::Graph Fuse(ir::Graph g, std::vector<std::string> roots) {
-  PassContext ctx = PassContext::FromRoots(g, roots);
-  EXPECT_TRUE(MakeExpandDepthwiseFusion()->Run(&g, ctx).ok());
-  EXPECT_TRUE(PruneDeadNodes(&g, ctx).ok());
-  return g;
+  return testing::RunPassAndPrune(std::move(g), *MakeExpandDepthwiseFusion(), roots);
 }
 
 TEST(ExpandDepthwiseFusionTest, AnExpansionReadOnlyByADepthwiseLayerBecomesOneNodeWithTheirResults) {

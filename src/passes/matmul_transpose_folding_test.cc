@@ -17,10 +17,7 @@ ir::AttrMap Flags(const char* first, bool a, const char* second, bool b) {
 }
 
 ir::Graph Folded(ir::Graph g, std::vector<std::string> roots) {
-  PassContext ctx = PassContext::FromRoots(g, roots);
-  EXPECT_TRUE(MakeMatMulTransposeFolding()->Run(&g, ctx).ok());
-  EXPECT_TRUE(PruneDeadNodes(&g, ctx).ok());
-  return g;
+  return testing::RunPassAndPrune(std::move(g), *MakeMatMulTransposeFolding(), roots);
 }
 
 TEST(MatMulTransposeFoldingTest, ATransposedProductIsTheProductOfTheSwappedTransposedOperands) {

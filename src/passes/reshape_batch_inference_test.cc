@@ -51,12 +51,7 @@ std::vector<int64_t> ShapeInput(const ir::Graph& g) {
   return *ir::GetAttr<Tensor>(shape, "value")->ToInt64Vector();
 }
 
-ir::Graph Optimized(ir::Graph g) {
-  PassContext ctx = PassContext::FromRoots(g, {"out"});
-  EXPECT_TRUE(MakeReshapeBatchInference()->Run(&g, ctx).ok());
-  EXPECT_TRUE(PruneDeadNodes(&g, ctx).ok());
-  return g;
-}
+ir::Graph Optimized(ir::Graph g) { return testing::RunPassAndPrune(std::move(g), *MakeReshapeBatchInference(), {"out"}); }
 
 TEST(ReshapeBatchInferenceTest, KerasReshapeOfItsOwnBatchSizeReadsAConstantShapeAndDropsShapeSliceAndPack) {
   const std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>> cases = {

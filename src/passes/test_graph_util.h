@@ -131,6 +131,17 @@ inline void ExpectSameTensors(const std::vector<Tensor>& a, const std::vector<Te
   }
 }
 
+// `graph` after `pass` and dead-node pruning, with `roots` fetchable (the
+// pass and the pruning must succeed).
+inline ir::Graph RunPassAndPrune(ir::Graph graph, GraphPass& pass, const std::vector<std::string>& roots) {
+  const PassContext ctx = PassContext::FromRoots(graph, roots);
+  Status st = pass.Run(&graph, ctx);
+  EXPECT_TRUE(st.ok()) << pass.name() << ": " << st.ToString();
+  st = PruneDeadNodes(&graph, ctx);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return graph;
+}
+
 inline int CountOp(const ir::Graph& graph, const std::string& op) {
   int n = 0;
   for (const auto& node : graph.nodes()) n += node.op == op;
