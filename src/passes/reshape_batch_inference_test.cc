@@ -51,7 +51,9 @@ std::vector<int64_t> ShapeInput(const ir::Graph& g) {
   return *ir::GetAttr<Tensor>(shape, "value")->ToInt64Vector();
 }
 
-ir::Graph Optimized(ir::Graph g) { return testing::RunPassAndPrune(std::move(g), *MakeReshapeBatchInference(), {"out"}); }
+ir::Graph Optimized(ir::Graph g) {
+  return testing::RunPassAndPrune(std::move(g), *MakeReshapeBatchInference(), {"out"});
+}
 
 TEST(ReshapeBatchInferenceTest, KerasReshapeOfItsOwnBatchSizeReadsAConstantShapeAndDropsShapeSliceAndPack) {
   const std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>> cases = {
