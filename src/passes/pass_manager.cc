@@ -183,6 +183,9 @@ PassManager PassManager::Default() {
   // A Keras LSTM step's gates, before the element-wise fusion takes them
   // apart from their Split.
   pm.Add(MakeLstmCellFusion());
+  // Keras's layer normalization, before the element-wise fusion takes its
+  // normalizing arithmetic apart from its means.
+  pm.Add(MakeLayerNormFusion());
   // Last: what is left of element-wise chains once activations went into
   // the convolutions.
   pm.Add(MakeElementwiseFusion());

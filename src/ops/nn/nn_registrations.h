@@ -23,6 +23,7 @@ void RegisterMaxPoolWithArgmaxOps(OpRegistry& registry); // max_pool_with_argmax
 void RegisterDepthwiseConvBackpropOps(OpRegistry& registry);  // depthwise_conv2d_backprop_input.cc
 void RegisterConv3DBackpropOps(OpRegistry& registry);    // conv3d_backprop_input.cc
 void RegisterExpandDepthwiseOps(OpRegistry& registry);  // expand_depthwise.cc
+void RegisterLayerNormOps(OpRegistry& registry);         // layer_norm.cc
 void RegisterLstmCellOps(OpRegistry& registry);          // lstm_cell.cc
 void RegisterLstmLoopOps(OpRegistry& registry);          // lstm_loop.cc
 

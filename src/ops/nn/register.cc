@@ -11,6 +11,7 @@ void RegisterNnOps(OpRegistry& registry) {
   nn::RegisterDepthwiseConvOps(registry);
   nn::RegisterFusedMatMulOps(registry);
   nn::RegisterExpandDepthwiseOps(registry);
+  nn::RegisterLayerNormOps(registry);
   nn::RegisterLstmCellOps(registry);
   nn::RegisterLstmLoopOps(registry);
   nn::RegisterBiasAddOps(registry);

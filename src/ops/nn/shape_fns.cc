@@ -399,6 +399,7 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register("Conv3DBackpropInputV2", Conv3DBackpropInputShape);
   registry.Register("Dilation2D", Dilation2DShape);
   registry.Register("_TfhostExpandDepthwise", ExpandDepthwiseShape);
+  registry.Register("_TfhostLayerNorm", UnchangedShape);
   registry.Register("_TfhostLstmCell", LstmCellShape);
   registry.Register("_TfhostLstmLoop", LstmLoopShape);
   registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);

@@ -1,7 +1,7 @@
 // The simd backend: vectorized (AVX2/AVX-512, chosen at run time)
-// element-wise, reduction, softmax, transpose and copy (concat, pad) kernels,
-// an LSTM step's gates, TFLite's fixed-point requantization of int8 models,
-// and the depthwise and 1x1 convolutions and one-row matrix products for the
+// element-wise, reduction, softmax, layer normalization, transpose and copy
+// (concat, pad) kernels, an LSTM step's gates, TFLite's fixed-point
+// requantization of int8 models, and the depthwise and 1x1 convolutions and one-row matrix products for the
 // shapes where they beat oneDNN (docs/perf.md, "Kernel benchmarks"). Its
 // priority is above oneDNN's, so those kernels hand the shapes they decline
 // to oneDNN's.
@@ -22,6 +22,7 @@ std::unique_ptr<Backend> MakeSimdBackend() {
   simd::RegisterUnaryKernels(table);
   simd::RegisterReduceKernels(table);
   simd::RegisterSoftmaxKernels(table);
+  simd::RegisterLayerNormKernels(table);
   simd::RegisterTransposeKernels(table);
   simd::RegisterConcatKernels(table);
   simd::RegisterPadKernels(table);

@@ -12,6 +12,7 @@ void RegisterBinaryKernels(KernelTable& table);     // simd_binary.cc
 void RegisterUnaryKernels(KernelTable& table);      // simd_unary.cc
 void RegisterReduceKernels(KernelTable& table);     // simd_reduce.cc
 void RegisterSoftmaxKernels(KernelTable& table);    // simd_softmax.cc
+void RegisterLayerNormKernels(KernelTable& table);  // simd_layer_norm.cc
 void RegisterTransposeKernels(KernelTable& table);  // simd_transpose.cc
 void RegisterConcatKernels(KernelTable& table);     // simd_concat.cc
 void RegisterPadKernels(KernelTable& table);        // simd_pad.cc

@@ -1,7 +1,8 @@
 """Pooling (2-D, 3-D, MaxPoolV2, MaxPoolWithArgmax), Softmax/LogSoftmax,
 BiasAdd/BiasAddV1, FusedBatchNorm (V1-V3, inference and training), LRN,
-Dilation2D, TopKV2, InTopK/InTopKV2 and tfhost's Prelu (TF.js's op, checked
-against TensorFlow's Relu/Neg/Mul spelling of it)."""
+Dilation2D, TopKV2, InTopK/InTopKV2, tfhost's Prelu (TF.js's op, checked
+against TensorFlow's Relu/Neg/Mul spelling of it) and tfhost's
+_TfhostLayerNorm (Keras's layer normalization as one node)."""
 from case_builder import INTS, Builder, dtypes_of, tf
 
 FAMILY = "norm_pool"
@@ -168,10 +169,40 @@ def _misc(b):
                   reference="TensorFlow SelectV2(x >= 0, x, alpha * x)")
 
 
+def _layer_norm(b):
+    """_TfhostLayerNorm (written by passes/layer_norm_fusion, never in a
+    model) against keras.ops.layer_norm's ops run one by one in TensorFlow."""
+    def layer_norm(x, gamma, beta, epsilon):
+        mean = tf.raw_ops.Mean(input=x, axis=[-1], keep_dims=True)
+        var = tf.raw_ops.Mean(input=tf.raw_ops.SquaredDifference(x=x, y=mean), axis=[-1], keep_dims=True)
+        m = tf.raw_ops.Mul(x=tf.raw_ops.Rsqrt(x=tf.raw_ops.AddV2(x=var, y=tf.constant(epsilon))), y=gamma)
+        shift = tf.raw_ops.AddV2(x=tf.raw_ops.Mul(x=tf.raw_ops.Neg(x=mean), y=m), y=beta)
+        return [tf.raw_ops.AddV2(x=tf.raw_ops.Mul(x=x, y=m), y=shift)]
+
+    b.seed("_TfhostLayerNorm", "rows")
+    # BERT's rows (768: whole AVX-512 vectors), rows with a masked tail (37),
+    # one channel (the variance is 0), rank 1, gamma as [1, 1, C], and rows
+    # off zero. (Far off zero, x * m and -mean * m cancel: the result's error
+    # is that of x * m, and any two summation orders of the mean disagree by
+    # more than the tolerance; TensorFlow's ops do the same.)
+    for name, shape, params, lo, hi, epsilon in (("bert_rows", [1, 4, 768], [768], -4, 6, 1e-12),
+                                                 ("tail37", [2, 3, 37], [1, 1, 37], -3, 3, 1e-3),
+                                                 ("one_channel", [5, 1], [1], -3, 3, 1e-5),
+                                                 ("rank1", [19], [19], -2, 2, 1e-6),
+                                                 ("offset", [3, 64], [64], 5, 7, 1e-5)):
+        x, gamma, beta = b.rand(shape, lo=lo, hi=hi), b.rand(params, lo=0.5, hi=1.5), b.rand(params)
+        attrs = {"T": {"type": "float32"}, "epsilon": {"f": epsilon}}
+        b.add("_TfhostLayerNorm", name, [x, gamma, beta], json_attrs=attrs,
+              outputs_fn=lambda x=x, gamma=gamma, beta=beta, epsilon=epsilon: layer_norm(x, gamma, beta, epsilon),
+              reference="TensorFlow, keras.ops.layer_norm's Mean, SquaredDifference, AddV2, Rsqrt, Mul and Neg "
+                        "in turn")
+
+
 def build():
     b = Builder(FAMILY)
     _pool(b)
     _softmax_bias(b)
     _batch_norm(b)
     _misc(b)
+    _layer_norm(b)
     return b
