@@ -35,32 +35,19 @@ inline bool IsLogisticActivation(ops::nn::Activation act) {
 
 // Sigmoid or Swish of 16 lanes; any other activation returns v unchanged.
 // An epilogue runs it on every output of a layer (EfficientNet's first
-// expansion: 1.2M floats), so it is built for throughput: e^-|x| needs no
-// overflow checks, 2^n is one VSCALEFPS, and 1 / (1 + e) is VRCP14PS refined
-// by a Newton step (relative error about 2^-28) instead of a division.
-// Within a few float ulps of the exact sigmoid (simd_conv_epilogue_test). NaN stays NaN; Swish(-inf) is NaN
-// (-inf * 0), as in the reference.
+// expansion: 1.2M floats), so it is built for throughput: e^-|x| is
+// ExpNonPositiveAvx512 (simd_math.h), and 1 / (1 + e) is VRCP14PS refined by
+// a Newton step (relative error about 2^-28) instead of a division. Within a
+// few float ulps of the exact sigmoid (simd_conv_epilogue_test). NaN stays
+// NaN; Swish(-inf) is NaN (-inf * 0), as in the reference.
 TFHOST_EPILOGUE_INLINE __m512 ApplyLogisticActivation(__m512 x, ops::nn::Activation act) {
   if (act != ops::nn::Activation::kSigmoid && act != ops::nn::Activation::kSwish) return x;
   // a = max(-|x|, -110), where e^a is 0 in float (as from -104 on): the
-  // reduction below needs a bounded n. max returns its second operand, a NaN
-  // x, as it is. (All-lanes masked forms throughout: GCC 12 warns about the
-  // plain ones' undefined pass-through operand.)
+  // reduction needs a bounded n. max returns its second operand, a NaN x, as
+  // it is.
   const __m512 a =
       _mm512_mask_max_ps(x, 0xffff, _mm512_set1_ps(-110.0f), _mm512_or_ps(x, _mm512_set1_ps(-0.0f)));
-  const __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f));
-  const __m512 n =
-      _mm512_mask_roundscale_ps(scaled, 0xffff, scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), a);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  const __m512 e = _mm512_mask_scalef_ps(y, 0xffff, y, n);  // e^-|x|
+  const __m512 e = ExpNonPositiveAvx512(a);  // e^-|x|
   const __m512 d = _mm512_add_ps(e, _mm512_set1_ps(1.0f));
   __m512 inv = _mm512_mask_rcp14_ps(d, 0xffff, d);
   inv = _mm512_mul_ps(inv, _mm512_fnmadd_ps(d, inv, _mm512_set1_ps(2.0f)));  // 1 / (1 + e)

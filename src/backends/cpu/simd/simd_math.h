@@ -209,6 +209,33 @@ TFHOST_SIMD_INLINE VF<W> Exp(const VF<W>& x) {
   return IsNan<W>(x) ? x : y;
 }
 
+#ifdef TFHOST_SIMD_X86
+// e^a for 16 lanes with a in [-110, 0] or NaN, for the AVX-512 kernels whose
+// argument is non-positive by construction (softmax's x - max, sigmoid's
+// -|x|), built for throughput: no overflow checks, the polynomial in FMAs
+// and 2^n as one VSCALEFPS, which also makes the subnormal results and the
+// 0 below about -104. The same reduction and polynomial as Exp; within a few
+// float ulps of it. NaN stays NaN.
+inline __attribute__((always_inline, target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))) __m512
+ExpNonPositiveAvx512(__m512 a) {
+  // (All-lanes masked forms: GCC 12 warns about the plain ones' undefined
+  // pass-through operand.)
+  const __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f));
+  const __m512 n =
+      _mm512_mask_roundscale_ps(scaled, 0xffff, scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), a);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_mask_scalef_ps(y, 0xffff, y, n);
+}
+#endif
+
 // Natural log for finite x > 0 (callers guarantee the range): x = m 2^e
 // with m in [sqrt(1/2), sqrt(2)), then a degree-9 polynomial in m - 1
 // (Cephes' logf), ln2 split in two parts as in Exp.

@@ -38,5 +38,22 @@ TEST(SimdSoftmaxTest, RowsWithInfinitiesOrNanBehaveLikeTheReference) {
   }
 }
 
+TEST(SimdSoftmaxTest, WideRowsWithInfinitiesOrNanBehaveLikeTheReference) {
+  // Rows of 40 (the AVX-512 kernel's wide path, with a tail of 8): -inf
+  // entries give 0, a +inf or a NaN makes the row NaN, a row of only -inf is
+  // NaN, and logits far below the row's maximum underflow to 0.
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor x = RandomFloats(Shape({6, 40}), -20, 20, false, 5);
+  float* p = x.data<float>();
+  p[3] = -inf;
+  p[39] = -inf;
+  p[40 + 17] = inf;
+  p[80 + 38] = std::nanf("");
+  for (int i = 0; i < 40; ++i) p[120 + i] = -inf;
+  p[160] = 200.0f;  // the rest of row 4 is e^-180 and below
+  for (int i = 0; i < 40; ++i) p[200 + i] = 80.0f + 0.5f * static_cast<float>(i);
+  for (const char* op : {"Softmax", "LogSoftmax"}) ExpectSimdMatchesReference(op, {x}, FloatT());
+}
+
 }  // namespace
 }  // namespace tfhost::backends::simd
