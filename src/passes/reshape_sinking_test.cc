@@ -81,6 +81,49 @@ TEST(ReshapeSinkingTest, TensordotShapeOfGatheredBatchDimsAndAConstantLastDimIsE
   testing::ExpectSameTensors(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}));
 }
 
+TEST(ReshapeSinkingTest, EinsumDenseBiasInTheRowsDimsMovesAsAFlatBiasAndFuses) {
+  // Keras's EinsumDense on attention's query: BatchMatMulV2 to [B, T, H*D],
+  // Reshape to [B, T, H, D], AddV2 of an [H, D] bias.
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {2, 3, 4})
+      .Const("w", Ramp(Shape({4, 6}), 0.1f, -0.8f))
+      .Add("mm", "BatchMatMulV2", {"x", "w"})
+      .Const("shape", Tensor::FromVector<int32_t>({-1, 3, 2, 3}))
+      .Add("heads", "Reshape", {"mm", "shape"}, {{"Tshape", ops::MakeAttr(DType::kInt32)}})
+      .Const("b", Ramp(Shape({2, 3}), 0.3f, -0.6f))
+      .Add("biased", "AddV2", {"heads", "b"})
+      .Add("out", "Neg", {"biased"});
+  ir::Graph before = b.Build();
+  ir::Graph after = before;
+  ASSERT_TRUE(MakeReshapeSinking()->Run(&after, PassContext::FromRoots(after, {"out"})).ok());
+  const ir::Node& biased = after.node(after.FindNode("biased"));
+  EXPECT_EQ(after.node(biased.inputs[0].node).name, "mm");
+  EXPECT_EQ(after.node(biased.inputs[1].node).output_shapes[0].ToString(), "[6]");
+  EXPECT_EQ(biased.output_shapes[0].ToString(), "[2,3,6]");
+  EXPECT_EQ(after.node(after.node(after.FindNode("out")).inputs[0].node).name, "heads");
+  std::map<std::string, Tensor> feeds{{"x", Ramp(Shape({2, 3, 4}), 0.25f, -1.f)}};
+  testing::ExpectSameTensors(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}));
+
+  ir::Graph fused = before;
+  ASSERT_TRUE(PassManager::Default().Run(&fused, PassContext::FromRoots(fused, {"out"})).ok());
+  EXPECT_EQ(CountOp(fused, "_TfhostFusedBatchMatMul"), 1);
+  EXPECT_EQ(CountOp(fused, "AddV2"), 0);
+
+  // A bias broadcast along a row's dims ([2, 1]: one value per head) is no
+  // row bias of the product: it stays below the Reshape.
+  GraphBuilder other;
+  other.Placeholder("x", DType::kFloat, {2, 3, 4})
+      .Const("w", Ramp(Shape({4, 6}), 0.1f, -0.8f))
+      .Add("mm", "BatchMatMulV2", {"x", "w"})
+      .Const("shape", Tensor::FromVector<int32_t>({2, 3, 2, 3}))
+      .Add("heads", "Reshape", {"mm", "shape"}, {{"Tshape", ops::MakeAttr(DType::kInt32)}})
+      .Const("b", Ramp(Shape({2, 1}), 0.3f, -0.6f))
+      .Add("biased", "AddV2", {"heads", "b"});
+  ir::Graph g = other.Build();
+  ASSERT_TRUE(MakeReshapeSinking()->Run(&g, PassContext::FromRoots(g, {"biased"})).ok());
+  EXPECT_EQ(g.node(g.node(g.FindNode("biased")).inputs[0].node).name, "heads");
+}
+
 TEST(ReshapeSinkingTest, KeptNamesReshapesThatChangeTheLastDimAndOtherProducersStay) {
   {
     ir::Graph g = Dense3d("Relu").Build();
@@ -92,7 +135,7 @@ TEST(ReshapeSinkingTest, KeptNamesReshapesThatChangeTheLastDimAndOtherProducersS
     b.Placeholder("x", DType::kFloat, {6, 4})
         .Const("w", Ramp(Shape({4, 6}), 0.1f, -0.8f))
         .Add("mm", "MatMul", {"x", "w"})
-        .Const("shape", Tensor::FromVector<int32_t>({6, 2, 3}))  // last dim 3, not 6
+        .Const("shape", Tensor::FromVector<int32_t>({4, 9}))  // rows of 6 split across rows of 9
         .Add("reshaped", "Reshape", {"mm", "shape"}, {{"Tshape", ops::MakeAttr(DType::kInt32)}})
         .Add("act", "Relu", {"reshaped"});
     ir::Graph g = b.Build();
