@@ -186,6 +186,8 @@ PassManager PassManager::Default() {
   // Keras's layer normalization, before the element-wise fusion takes its
   // normalizing arithmetic apart from its means.
   pm.Add(MakeLayerNormFusion());
+  // Keras's masked softmax: the mask applied as the Softmax reads its rows.
+  pm.Add(MakeMaskedSoftmaxFusion());
   // Last: what is left of element-wise chains once activations went into
   // the convolutions.
   pm.Add(MakeElementwiseFusion());

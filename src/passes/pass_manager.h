@@ -78,8 +78,8 @@ class PassManager {
   // common_subexpression_elimination, pad_folding, batch_norm_folding,
   // matmul_transpose_folding, gelu_fusion, reshape_sinking,
   // conv_bias_activation_fusion, residual_add_fusion, expand_depthwise_fusion,
-  // lstm_cell_fusion, layer_norm_fusion, elementwise_fusion, then dead-node
-  // pruning.
+  // lstm_cell_fusion, layer_norm_fusion, masked_softmax_fusion,
+  // elementwise_fusion, then dead-node pruning.
   // docs/graph_passes.md explains each.
   static PassManager Default();
   // --precision bf16, after Default(): the precision pass, then, when
@@ -116,6 +116,7 @@ std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeLstmCellFusion();
 std::unique_ptr<GraphPass> MakeLstmLoopFusion();
 std::unique_ptr<GraphPass> MakeLayerNormFusion();
+std::unique_ptr<GraphPass> MakeMaskedSoftmaxFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // Not in Default(): the loader adds it for LoadOptions::precision "bf16" and
 // "fp32-strict". kBf16 marks wide float32 convolutions and matrix products

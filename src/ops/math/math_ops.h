@@ -15,6 +15,7 @@ void RegisterArgMinMaxOps(OpRegistry& registry);
 void RegisterScanOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
 void RegisterSoftmaxOps(OpRegistry& registry);
+void RegisterMaskedSoftmaxOp(OpRegistry& registry);  // masked_softmax.cc
 void RegisterSelectOps(OpRegistry& registry);
 void RegisterNaryOps(OpRegistry& registry);
 void RegisterEinsumOp(OpRegistry& registry);

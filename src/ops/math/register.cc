@@ -13,6 +13,7 @@ void RegisterMathOps(OpRegistry& registry) {
   math::RegisterScanOps(registry);
   math::RegisterMatMulOps(registry);
   math::RegisterSoftmaxOps(registry);
+  math::RegisterMaskedSoftmaxOp(registry);
   math::RegisterSelectOps(registry);
   math::RegisterNaryOps(registry);
   math::RegisterEinsumOp(registry);

@@ -202,6 +202,8 @@ void RegisterMathShapeFns(ShapeFnRegistry& registry) {
   // The graph passes' fused element-wise chains broadcast all their inputs
   // together, as the ops they replace did one pair at a time.
   registry.Register("_TfhostFusedElementwise", BroadcastingShape);
+  // Softmax(SelectV2(mask, logits, fill)): the three inputs' broadcast.
+  registry.Register("_TfhostMaskedSoftmax", BroadcastingShape);
   registry.Register({"Sum", "Mean", "Prod", "Max", "Min", "EuclideanNorm", "Any", "All"}, ReductionShape);
   registry.Register({"ArgMax", "ArgMin"}, ArgReductionShape);
   registry.Register({"MatMul", "_FusedMatMul"}, MatMulShape);

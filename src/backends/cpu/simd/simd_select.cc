@@ -28,11 +28,6 @@ namespace {
 
 constexpr int64_t kMinRow = 16;
 
-Shape WithoutLastDim(const Shape& s) {
-  if (s.rank() == 0) return s;
-  return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 1));
-}
-
 #ifdef TFHOST_SIMD_X86
 #define TFHOST_SELECT_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 

@@ -2,13 +2,17 @@
 // maximum, then e^(x - max) (vector exp, simd_math.h) summed in double, then
 // a scale by 1/sum (Softmax) or x - max - log(sum) (LogSoftmax). Rows are
 // split over the intra-op pool. Special values follow the reference: a row
-// holding +inf or NaN, or only -inf, becomes NaN.
+// holding +inf or NaN, or only -inf, becomes NaN. Also _TfhostMaskedSoftmax
+// (ops/math/masked_softmax.h) on AVX-512: the mask applied as each row is
+// read.
 #include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/simd/simd_kernels.h"
 #include "backends/cpu/simd/simd_math.h"
 #include "backends/cpu/simd/simd_util.h"
+#include "ops/math/broadcast.h"
+#include "ops/math/masked_softmax.h"
 
 namespace tfhost::backends::simd {
 namespace {
@@ -126,51 +130,98 @@ TFHOST_SOFTMAX_INLINE __m512 ExpAndSum(__m512 v, __m512 m, __m512d& sum0, __m512
   return e;
 }
 
-template <bool kLog>
-TFHOST_SIMD_TARGET_AVX512 void WideSoftmaxRowsAvx512(const SoftmaxArgs& a, int64_t begin, int64_t end) {
-  const int64_t n = a.depth;
+// A row's logits, 16 at i; lanes off the row (`lanes` clear) are -inf.
+struct PlainLogits {
+  const float* x;
+  TFHOST_SOFTMAX_INLINE __m512 operator()(int64_t i, __mmask16 lanes) const {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), lanes, x + i);
+  }
+};
+
+// The same with SelectV2(mask, logits, fill) applied: a mask row of bytes
+// (any non-zero byte is true, as SelectV2 reads a bool), or one mask value
+// for the whole row.
+struct MaskedLogits {
+  const float* x;
+  const bool* mask;
+  bool mask_row;  // one mask byte per logit, else mask[0] for all
+  float fill;
+  TFHOST_SOFTMAX_INLINE __m512 operator()(int64_t i, __mmask16 lanes) const {
+    const __mmask16 keep =
+        mask_row ? _mm_mask_test_epi8_mask(lanes, _mm_maskz_loadu_epi8(lanes, mask + i), _mm_set1_epi8(-1))
+                 : (mask[0] ? lanes : static_cast<__mmask16>(0));
+    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    const __m512 filled = _mm512_mask_mov_ps(minus_inf, lanes, _mm512_set1_ps(fill));
+    return _mm512_mask_loadu_ps(filled, keep, x + i);
+  }
+};
+
+// One row of n >= 1 logits into y (which may be the logits' own buffer:
+// each pass reads a logit before it writes that slot).
+template <bool kLog, typename Logits>
+TFHOST_SOFTMAX_INLINE void SoftmaxRowAvx512(const Logits& logits, float* y, int64_t n) {
   const int64_t full = n - n % 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (n - full)) - 1);
-  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  for (int64_t row = begin; row < end; ++row) {
-    const float* x = a.in + row * n;
-    float* y = a.out + row * n;
-    __m512 vmax = minus_inf;
-    for (int64_t i = 0; i < full; i += 16) vmax = _mm512_mask_max_ps(vmax, 0xffff, vmax, _mm512_loadu_ps(x + i));
-    float max = HorizontalMax<16>(vmax);
-    for (int64_t i = full; i < n; ++i) max = x[i] > max ? x[i] : max;
-    const __m512 m = _mm512_set1_ps(max);
-    __m512d sum0 = _mm512_setzero_pd(), sum1 = _mm512_setzero_pd();
+  __m512 vmax = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t i = 0; i < full; i += 16) vmax = _mm512_mask_max_ps(vmax, 0xffff, vmax, logits(i, 0xffff));
+  if (tail != 0) vmax = _mm512_mask_max_ps(vmax, 0xffff, vmax, logits(full, tail));
+  const __m512 m = _mm512_set1_ps(HorizontalMax<16>(vmax));
+  __m512d sum0 = _mm512_setzero_pd(), sum1 = _mm512_setzero_pd();
+  for (int64_t i = 0; i < full; i += 16) {
+    const __m512 e = ExpAndSum(logits(i, 0xffff), m, sum0, sum1);
+    if constexpr (!kLog) _mm512_storeu_ps(y + i, e);
+  }
+  if (tail != 0) {
+    const __m512 e = ExpAndSum(logits(full, tail), m, sum0, sum1);
+    if constexpr (!kLog) _mm512_mask_storeu_ps(y + full, tail, e);
+  }
+  double lanes[8];
+  _mm512_storeu_pd(lanes, _mm512_add_pd(sum0, sum1));
+  double sum = 0;
+  for (double lane : lanes) sum += lane;
+  if constexpr (kLog) {
+    // (x - max) first: exact for x near max, so large logits lose nothing.
+    const __m512 log_sum = _mm512_set1_ps(static_cast<float>(std::log(sum)));
     for (int64_t i = 0; i < full; i += 16) {
-      const __m512 e = ExpAndSum(_mm512_loadu_ps(x + i), m, sum0, sum1);
-      if constexpr (!kLog) _mm512_storeu_ps(y + i, e);
+      _mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(logits(i, 0xffff), m), log_sum));
     }
+    if (tail != 0) _mm512_mask_storeu_ps(y + full, tail, _mm512_sub_ps(_mm512_sub_ps(logits(full, tail), m), log_sum));
+  } else {
+    const __m512 scale = _mm512_set1_ps(static_cast<float>(1.0 / sum));
+    for (int64_t i = 0; i < full; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), scale));
     if (tail != 0) {
-      const __m512 e = ExpAndSum(_mm512_mask_loadu_ps(minus_inf, tail, x + full), m, sum0, sum1);
-      if constexpr (!kLog) _mm512_mask_storeu_ps(y + full, tail, e);
-    }
-    double lanes[8];
-    _mm512_storeu_pd(lanes, _mm512_add_pd(sum0, sum1));
-    double sum = 0;
-    for (double lane : lanes) sum += lane;
-    if constexpr (kLog) {
-      // (x - max) first: exact for x near max, so large logits lose nothing.
-      const __m512 log_sum = _mm512_set1_ps(static_cast<float>(std::log(sum)));
-      for (int64_t i = 0; i < full; i += 16) {
-        _mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), m), log_sum));
-      }
-      if (tail != 0) {
-        const __m512 v = _mm512_maskz_loadu_ps(tail, x + full);
-        _mm512_mask_storeu_ps(y + full, tail, _mm512_sub_ps(_mm512_sub_ps(v, m), log_sum));
-      }
-    } else {
-      const __m512 scale = _mm512_set1_ps(static_cast<float>(1.0 / sum));
-      for (int64_t i = 0; i < full; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), scale));
-      if (tail != 0) {
-        _mm512_mask_storeu_ps(y + full, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + full), scale));
-      }
+      _mm512_mask_storeu_ps(y + full, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + full), scale));
     }
   }
+}
+
+template <bool kLog>
+TFHOST_SIMD_TARGET_AVX512 void WideSoftmaxRowsAvx512(const SoftmaxArgs& a, int64_t begin, int64_t end) {
+  for (int64_t row = begin; row < end; ++row) {
+    SoftmaxRowAvx512<kLog>(PlainLogits{a.in + row * a.depth}, a.out + row * a.depth, a.depth);
+  }
+}
+
+struct MaskedSoftmaxArgs {
+  const float* in;
+  const bool* mask;
+  bool mask_row;
+  float fill;
+  float* out;
+  int64_t depth;
+  const ops::math::Broadcaster* mask_rows;  // output row -> mask row
+};
+
+TFHOST_SIMD_TARGET_AVX512 void MaskedSoftmaxRowAvx512(const MaskedLogits& logits, float* y, int64_t n) {
+  SoftmaxRowAvx512<false>(logits, y, n);
+}
+
+void MaskedSoftmaxRows(const MaskedSoftmaxArgs& a, int64_t begin, int64_t end) {
+  const int64_t mask_step = a.mask_row ? a.depth : 1;
+  a.mask_rows->ForEach(begin, end, [&](int64_t row, const int64_t* off) {
+    const MaskedLogits logits{a.in + row * a.depth, a.mask + off[0] * mask_step, a.mask_row, a.fill};
+    MaskedSoftmaxRowAvx512(logits, a.out + row * a.depth, a.depth);
+  });
 }
 #endif
 
@@ -219,11 +270,57 @@ void RegisterSoftmax(KernelTable& table, const char* op) {
   });
 }
 
+#ifdef TFHOST_SIMD_X86
+// _TfhostMaskedSoftmax where the mask and the scalar fill broadcast into the
+// logits without enlarging them, each mask row either a row of the logits'
+// length or one value (attention's [B, 1, T, T] or [B, 1, 1, T] mask against
+// [B, H, T, T] scores); anything else goes to the reference kernel (the
+// fallback), which runs SelectV2 and Softmax in turn.
+Status MaskedSoftmaxKernel(ops::KernelContext& ctx, const ops::KernelFn& fallback) {
+  if (ctx.num_inputs() != 3) return fallback(ctx);
+  const Tensor& logits = ctx.input(0);
+  const Tensor& mask = ctx.input(1);
+  const Tensor& fill = ctx.input(2);
+  if (logits.dtype() != DType::kFloat || mask.dtype() != DType::kBool || fill.dtype() != DType::kFloat ||
+      fill.NumElements() != 1 || logits.rank() < 1) {
+    return fallback(ctx);
+  }
+  auto all = ops::math::Broadcaster::Make({logits.shape(), mask.shape(), fill.shape()});
+  if (!all.ok() || !(all->output_shape() == logits.shape())) return fallback(ctx);
+  const int64_t depth = logits.dim(logits.rank() - 1);
+  const int64_t mask_last = mask.rank() == 0 ? 1 : mask.dim(mask.rank() - 1);
+  if (depth == 0 || (mask_last != depth && mask_last != 1)) return fallback(ctx);
+  auto mask_rows = ops::math::Broadcaster::MakeTo({WithoutLastDim(mask.shape())}, WithoutLastDim(logits.shape()));
+  if (!mask_rows.ok()) return fallback(ctx);
+  Tensor x = ctx.TakeInput(0);
+  MaskedSoftmaxArgs a{x.data<float>(), mask.data<bool>(), mask_last == depth && depth > 1, fill.data<float>()[0],
+                      nullptr, depth, &*mask_rows};
+  const Shape shape = x.shape();
+  Tensor y = ReuseOrAllocate(x, shape);  // rows are read before written
+  a.out = y.data<float>();
+  const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / depth);
+  ParallelRange(ctx.intra_op(), mask_rows->num_elements(), min_rows,
+                [&](int64_t b, int64_t e) { MaskedSoftmaxRows(a, b, e); });
+  ctx.set_output(0, std::move(y));
+  return OkStatus();
+}
+#endif
+
+ops::KernelFn MakeMaskedSoftmaxKernel(const ir::Node& node, const ops::KernelFn& fallback) {
+#ifndef TFHOST_SIMD_X86
+  return {};
+#else
+  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
+  return [fallback](ops::KernelContext& ctx) { return MaskedSoftmaxKernel(ctx, fallback); };
+#endif
+}
+
 }  // namespace
 
 void RegisterSoftmaxKernels(KernelTable& table) {
   RegisterSoftmax<false>(table, "Softmax");
   RegisterSoftmax<true>(table, "LogSoftmax");
+  table.Add(ops::math::kMaskedSoftmaxOp, MakeMaskedSoftmaxKernel);
 }
 
 }  // namespace tfhost::backends::simd

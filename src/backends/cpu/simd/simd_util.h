@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "backends/cpu/simd/cpu_features.h"
 #include "base/tensor.h"
@@ -40,6 +41,13 @@ void ParallelRange(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
     return;
   }
   pool->ParallelFor(n, min_chunk, std::function<void(int64_t, int64_t)>(fn));
+}
+
+// `s` without its last dim (a scalar stays one): the rows of a row-wise
+// kernel, for broadcasting them (ops::math::Broadcaster::MakeTo).
+inline Shape WithoutLastDim(const Shape& s) {
+  if (s.rank() == 0) return s;
+  return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 1));
 }
 
 // `candidate` itself when it is a float32 tensor of `shape` that nobody else

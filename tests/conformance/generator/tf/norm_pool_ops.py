@@ -2,7 +2,8 @@
 BiasAdd/BiasAddV1, FusedBatchNorm (V1-V3, inference and training), LRN,
 Dilation2D, TopKV2, InTopK/InTopKV2, tfhost's Prelu (TF.js's op, checked
 against TensorFlow's Relu/Neg/Mul spelling of it) and tfhost's
-_TfhostLayerNorm (Keras's layer normalization as one node)."""
+_TfhostLayerNorm and _TfhostMaskedSoftmax (Keras's layer normalization and
+masked softmax as one node each)."""
 from case_builder import INTS, Builder, dtypes_of, tf
 
 FAMILY = "norm_pool"
@@ -198,6 +199,26 @@ def _layer_norm(b):
                         "in turn")
 
 
+def _masked_softmax(b):
+    """_TfhostMaskedSoftmax (written by passes/masked_softmax_fusion, never
+    in a model) against TensorFlow's SelectV2 and Softmax in turn."""
+    b.seed("_TfhostMaskedSoftmax", "masks")
+    # Attention's masks on [B, H, T, T] scores (rows of 40: a masked tail;
+    # 128: BERT's), a scalar mask, a row-wide mask, one that enlarges the
+    # scores, and a -inf fill (fully masked rows are NaN).
+    for name, scores, mask, fill in (("keys_and_queries", [2, 3, 5, 40], [2, 1, 5, 40], -1e9),
+                                     ("keys", [2, 4, 3, 128], [2, 1, 1, 128], -1e9),
+                                     ("scalar_mask", [3, 17], [], -1e9),
+                                     ("row_mask", [6, 33], [6, 1], -1e4),
+                                     ("enlarging", [1, 20], [3, 20], -1e9),
+                                     ("minus_inf_fill", [4, 24], [4, 24], float("-inf"))):
+        x, m, f = b.rand(scores, lo=-20, hi=20), b.rand(mask, "bool"), b.const(fill, shape=[])
+        b.add("_TfhostMaskedSoftmax", name, [x, m, f], json_attrs={"T": {"type": "float32"}},
+              outputs_fn=lambda x=x, m=m, f=f: [tf.raw_ops.Softmax(
+                  logits=tf.raw_ops.SelectV2(condition=m, t=x, e=f))],
+              reference="TensorFlow SelectV2(mask, logits, fill), then Softmax")
+
+
 def build():
     b = Builder(FAMILY)
     _pool(b)
@@ -205,4 +226,5 @@ def build():
     _batch_norm(b)
     _misc(b)
     _layer_norm(b)
+    _masked_softmax(b)
     return b
