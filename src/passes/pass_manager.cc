@@ -160,6 +160,9 @@ PassManager PassManager::Default() {
   // On the hoisted loops: an LSTM layer's While becomes one node.
   pm.Add(MakeLstmLoopFusion());
   pm.Add(MakeConstantFolding());
+  // On the folded graph: tensordot's shape arithmetic, known up to the
+  // batch size, becomes a constant shape with -1.
+  pm.Add(MakeReshapeShapeFolding());
   // After folding, equal subgraphs have equal Const inputs to be merged by.
   pm.Add(MakeCommonSubexpressionElimination());
   // A Pad before a VALID convolution becomes its explicit padding.

@@ -75,8 +75,8 @@ class PassManager {
  public:
   // arithmetic_identities, identity_elimination, reshape_batch_inference,
   // loop_projection_hoisting, lstm_loop_fusion, constant_folding,
-  // common_subexpression_elimination, pad_folding, batch_norm_folding,
-  // matmul_transpose_folding, gelu_fusion, reshape_sinking,
+  // reshape_shape_folding, common_subexpression_elimination, pad_folding,
+  // batch_norm_folding, matmul_transpose_folding, gelu_fusion, reshape_sinking,
   // conv_bias_activation_fusion, residual_add_fusion, expand_depthwise_fusion,
   // lstm_cell_fusion, layer_norm_fusion, masked_softmax_fusion,
   // elementwise_fusion, then dead-node pruning.
@@ -116,6 +116,7 @@ std::unique_ptr<GraphPass> MakeConvBiasActivationFusion();
 std::unique_ptr<GraphPass> MakeLstmCellFusion();
 std::unique_ptr<GraphPass> MakeLstmLoopFusion();
 std::unique_ptr<GraphPass> MakeLayerNormFusion();
+std::unique_ptr<GraphPass> MakeReshapeShapeFolding();
 std::unique_ptr<GraphPass> MakeMaskedSoftmaxFusion();
 std::unique_ptr<GraphPass> MakeElementwiseFusion();
 // Not in Default(): the loader adds it for LoadOptions::precision "bf16" and
