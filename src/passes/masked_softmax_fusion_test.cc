@@ -12,15 +12,15 @@ using testing::GraphBuilder;
 using testing::Ramp;
 
 // Keras's Softmax layer with a mask on attention scores [2, 3, 4, 4]:
-// SelectV2(mask, scores, fill), Softmax, then a reader.
-GraphBuilder MaskedSoftmax(const Tensor& fill) {
+// SelectV2(mask, scores, fill), Softmax, then (`reader`) a Neg reading it.
+GraphBuilder MaskedSoftmax(const Tensor& fill, bool reader = true) {
   GraphBuilder b;
   b.Placeholder("scores", DType::kFloat, {2, 3, 4, 4})
       .Placeholder("mask", DType::kBool, {2, 1, 4, 4})
       .Const("fill", fill)
       .Add("masked", "SelectV2", {"mask", "scores", "fill"})
-      .Add("probs", "Softmax", {"masked"})
-      .Add("out", "Neg", {"probs"});
+      .Add("probs", "Softmax", {"masked"});
+  if (reader) b.Add("out", "Neg", {"probs"});
   return b;
 }
 
@@ -45,6 +45,28 @@ TEST(MaskedSoftmaxFusionTest, SelectThenSoftmaxBecomesOneNodeWithTheSameValues) 
   EXPECT_EQ(after.node(probs.inputs[1].node).name, "mask");
   EXPECT_EQ(after.node(probs.inputs[2].node).name, "fill");
   testing::ExpectSameTensors(Evaluate(before, Feeds(), {"out"}), Evaluate(after, Feeds(), {"out"}));
+}
+
+TEST(MaskedSoftmaxFusionTest, KerassZeroingOfTheMaskedProbabilitiesGoesIntoTheNode) {
+  GraphBuilder b = MaskedSoftmax(Tensor::Scalar<float>(-1e9f), /*reader=*/false);
+  b.Const("zero", Tensor::Scalar<float>(0.0f))
+      .Add("zeroed", "SelectV2", {"mask", "probs", "zero"})
+      .Add("out2", "Neg", {"zeroed"});
+  const ir::Graph before = b.Build();
+  const ir::Graph after = Fused(before, {"out2"});
+  EXPECT_EQ(CountOp(after, "SelectV2"), 0);
+  EXPECT_EQ(CountOp(after, ops::math::kMaskedSoftmaxOp), 1);
+  const ir::Node& zeroed = after.node(after.FindNode("zeroed"));
+  EXPECT_EQ(zeroed.op, ops::math::kMaskedSoftmaxOp);
+  EXPECT_TRUE(*ir::GetAttr<bool>(zeroed, "zero_masked"));
+  testing::ExpectSameTensors(Evaluate(before, Feeds(), {"out2"}), Evaluate(after, Feeds(), {"out2"}));
+  // A -0.0 fill is not Keras's zero (SelectV2 would write -0.0): the
+  // zeroing stays a SelectV2.
+  GraphBuilder minus = MaskedSoftmax(Tensor::Scalar<float>(-1e9f), /*reader=*/false);
+  minus.Const("zero", Tensor::Scalar<float>(-0.0f)).Add("zeroed", "SelectV2", {"mask", "probs", "zero"});
+  const ir::Graph kept = Fused(minus.Build(), {"zeroed"});
+  EXPECT_EQ(CountOp(kept, "SelectV2"), 1);
+  EXPECT_EQ(CountOp(kept, ops::math::kMaskedSoftmaxOp), 1);
 }
 
 TEST(MaskedSoftmaxFusionTest, SelectsReadElsewhereOrWithATensorFillAreLeftAlone) {

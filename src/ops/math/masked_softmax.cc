@@ -21,6 +21,13 @@ Status MaskedSoftmaxKernel(KernelContext& ctx) {
   auto out = RunKernelOnNode(softmax, registry.Find("Softmax")->kernel, {std::move((*masked)[0])}, nullptr,
                              ctx.intra_op());
   if (!out.ok()) return out.status();
+  TFHOST_ASSIGN_OR_RETURN(bool zero_masked, ctx.AttrOr<bool>("zero_masked", false));
+  if (zero_masked) {
+    select.name = ctx.node().name + "/zero_masked";
+    out = RunKernelOnNode(select, registry.Find("SelectV2")->kernel,
+                          {ctx.input(1), std::move((*out)[0]), Tensor::Scalar<float>(0.0f)}, nullptr, ctx.intra_op());
+    if (!out.ok()) return out.status();
+  }
   ctx.set_output(0, std::move((*out)[0]));
   return OkStatus();
 }
@@ -33,7 +40,8 @@ void RegisterMaskedSoftmaxOp(OpRegistry& registry) {
                         .Input("mask: bool")
                         .Input("fill: T")
                         .Output("softmax: T")
-                        .Attr("T: {float}"),
+                        .Attr("T: {float}")
+                        .Attr("zero_masked: bool = false"),
                     MaskedSoftmaxKernel);
 }
 

@@ -9,7 +9,8 @@
 // Inputs: logits (T), mask (bool) and fill (T), broadcasting together as
 // SelectV2's do; output: the softmax over the last axis of their
 // broadcast, exactly what the two ops give (the reference kernel runs
-// their reference kernels in turn).
+// their reference kernels in turn). With the attr zero_masked, the output
+// is then SelectV2(mask, softmax, 0), as Keras's layer returns it.
 #pragma once
 
 namespace tfhost::ops::math {

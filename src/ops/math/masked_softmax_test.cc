@@ -48,6 +48,22 @@ TEST(MaskedSoftmaxTest, GivesSelectThenSoftmaxBitForBitAndBroadcastsAsTheyDo) {
   }
 }
 
+TEST(MaskedSoftmaxTest, ZeroMaskedGivesTheSecondSelectsZerosBitForBit) {
+  const Tensor logits = Wave(Shape({2, 3, 5, 7}), 8.f), mask = Mask(Shape({2, 1, 5, 7}));
+  const Tensor fill = Tensor::Scalar<float>(-1e9f);
+  ir::AttrMap attrs = kFloat;
+  attrs["zero_masked"] = MakeAttr(true);
+  auto fused = RunSingleOp(kMaskedSoftmaxOp, {logits, mask, fill}, attrs);
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  auto plain = RunSingleOp(kMaskedSoftmaxOp, {logits, mask, fill}, kFloat);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  auto want = RunSingleOp("SelectV2", {mask, (*plain)[0], Tensor::Scalar<float>(0.0f)}, kFloat);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (int64_t i = 0; i < (*want)[0].NumElements(); ++i) {
+    EXPECT_EQ((*fused)[0].data<float>()[i], (*want)[0].data<float>()[i]) << i;
+  }
+}
+
 TEST(MaskedSoftmaxTest, MasksThatDoNotBroadcastAreErrorsNamingTheNode) {
   auto out = RunSingleOp(kMaskedSoftmaxOp, {Wave(Shape({2, 8}), 1), Mask(Shape({3, 8})), Tensor::Scalar<float>(0)},
                          kFloat);

@@ -133,6 +133,7 @@ TFHOST_SOFTMAX_INLINE __m512 ExpAndSum(__m512 v, __m512 m, __m512d& sum0, __m512
 // A row's logits, 16 at i; lanes off the row (`lanes` clear) are -inf.
 struct PlainLogits {
   const float* x;
+  TFHOST_SOFTMAX_INLINE __mmask16 Kept(int64_t, __mmask16 lanes) const { return lanes; }
   TFHOST_SOFTMAX_INLINE __m512 operator()(int64_t i, __mmask16 lanes) const {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), lanes, x + i);
   }
@@ -146,10 +147,13 @@ struct MaskedLogits {
   const bool* mask;
   bool mask_row;  // one mask byte per logit, else mask[0] for all
   float fill;
+  // The lanes whose mask is true.
+  TFHOST_SOFTMAX_INLINE __mmask16 Kept(int64_t i, __mmask16 lanes) const {
+    return mask_row ? _mm_mask_test_epi8_mask(lanes, _mm_maskz_loadu_epi8(lanes, mask + i), _mm_set1_epi8(-1))
+                    : (mask[0] ? lanes : static_cast<__mmask16>(0));
+  }
   TFHOST_SOFTMAX_INLINE __m512 operator()(int64_t i, __mmask16 lanes) const {
-    const __mmask16 keep =
-        mask_row ? _mm_mask_test_epi8_mask(lanes, _mm_maskz_loadu_epi8(lanes, mask + i), _mm_set1_epi8(-1))
-                 : (mask[0] ? lanes : static_cast<__mmask16>(0));
+    const __mmask16 keep = Kept(i, lanes);
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
     const __m512 filled = _mm512_mask_mov_ps(minus_inf, lanes, _mm512_set1_ps(fill));
     return _mm512_mask_loadu_ps(filled, keep, x + i);
@@ -157,8 +161,9 @@ struct MaskedLogits {
 };
 
 // One row of n >= 1 logits into y (which may be the logits' own buffer:
-// each pass reads a logit before it writes that slot).
-template <bool kLog, typename Logits>
+// each pass reads a logit before it writes that slot). kZeroMasked: the
+// lanes the loader does not keep are 0 in the output.
+template <bool kLog, bool kZeroMasked = false, typename Logits>
 TFHOST_SOFTMAX_INLINE void SoftmaxRowAvx512(const Logits& logits, float* y, int64_t n) {
   const int64_t full = n - n % 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (n - full)) - 1);
@@ -188,9 +193,13 @@ TFHOST_SOFTMAX_INLINE void SoftmaxRowAvx512(const Logits& logits, float* y, int6
     if (tail != 0) _mm512_mask_storeu_ps(y + full, tail, _mm512_sub_ps(_mm512_sub_ps(logits(full, tail), m), log_sum));
   } else {
     const __m512 scale = _mm512_set1_ps(static_cast<float>(1.0 / sum));
-    for (int64_t i = 0; i < full; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), scale));
+    for (int64_t i = 0; i < full; i += 16) {
+      const __m512 p = _mm512_mul_ps(_mm512_loadu_ps(y + i), scale);
+      _mm512_storeu_ps(y + i, kZeroMasked ? _mm512_maskz_mov_ps(logits.Kept(i, 0xffff), p) : p);
+    }
     if (tail != 0) {
-      _mm512_mask_storeu_ps(y + full, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + full), scale));
+      const __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + full), scale);
+      _mm512_mask_storeu_ps(y + full, tail, kZeroMasked ? _mm512_maskz_mov_ps(logits.Kept(full, tail), p) : p);
     }
   }
 }
@@ -210,17 +219,23 @@ struct MaskedSoftmaxArgs {
   float* out;
   int64_t depth;
   const ops::math::Broadcaster* mask_rows;  // output row -> mask row
+  bool zero_masked;
 };
 
-TFHOST_SIMD_TARGET_AVX512 void MaskedSoftmaxRowAvx512(const MaskedLogits& logits, float* y, int64_t n) {
-  SoftmaxRowAvx512<false>(logits, y, n);
+TFHOST_SIMD_TARGET_AVX512 void MaskedSoftmaxRowAvx512(const MaskedLogits& logits, float* y, int64_t n,
+                                                      bool zero_masked) {
+  if (zero_masked) {
+    SoftmaxRowAvx512<false, true>(logits, y, n);
+  } else {
+    SoftmaxRowAvx512<false>(logits, y, n);
+  }
 }
 
 void MaskedSoftmaxRows(const MaskedSoftmaxArgs& a, int64_t begin, int64_t end) {
   const int64_t mask_step = a.mask_row ? a.depth : 1;
   a.mask_rows->ForEach(begin, end, [&](int64_t row, const int64_t* off) {
     const MaskedLogits logits{a.in + row * a.depth, a.mask + off[0] * mask_step, a.mask_row, a.fill};
-    MaskedSoftmaxRowAvx512(logits, a.out + row * a.depth, a.depth);
+    MaskedSoftmaxRowAvx512(logits, a.out + row * a.depth, a.depth, a.zero_masked);
   });
 }
 #endif
@@ -276,7 +291,7 @@ void RegisterSoftmax(KernelTable& table, const char* op) {
 // length or one value (attention's [B, 1, T, T] or [B, 1, 1, T] mask against
 // [B, H, T, T] scores); anything else goes to the reference kernel (the
 // fallback), which runs SelectV2 and Softmax in turn.
-Status MaskedSoftmaxKernel(ops::KernelContext& ctx, const ops::KernelFn& fallback) {
+Status MaskedSoftmaxKernel(ops::KernelContext& ctx, bool zero_masked, const ops::KernelFn& fallback) {
   if (ctx.num_inputs() != 3) return fallback(ctx);
   const Tensor& logits = ctx.input(0);
   const Tensor& mask = ctx.input(1);
@@ -294,7 +309,7 @@ Status MaskedSoftmaxKernel(ops::KernelContext& ctx, const ops::KernelFn& fallbac
   if (!mask_rows.ok()) return fallback(ctx);
   Tensor x = ctx.TakeInput(0);
   MaskedSoftmaxArgs a{x.data<float>(), mask.data<bool>(), mask_last == depth && depth > 1, fill.data<float>()[0],
-                      nullptr, depth, &*mask_rows};
+                      nullptr, depth, &*mask_rows, zero_masked};
   const Shape shape = x.shape();
   Tensor y = ReuseOrAllocate(x, shape);  // rows are read before written
   a.out = y.data<float>();
@@ -310,8 +325,9 @@ ops::KernelFn MakeMaskedSoftmaxKernel(const ir::Node& node, const ops::KernelFn&
 #ifndef TFHOST_SIMD_X86
   return {};
 #else
-  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node)) return {};
-  return [fallback](ops::KernelContext& ctx) { return MaskedSoftmaxKernel(ctx, fallback); };
+  auto zero_masked = ir::GetAttrOr<bool>(node, "zero_masked", false);
+  if (ActiveIsaLevel() != IsaLevel::kAvx512 || !IsFloatNode(node) || !zero_masked.ok()) return {};
+  return [zero = *zero_masked, fallback](ops::KernelContext& ctx) { return MaskedSoftmaxKernel(ctx, zero, fallback); };
 #endif
 }
 

@@ -56,10 +56,15 @@ TEST(SimdSoftmaxTest, WideRowsWithInfinitiesOrNanBehaveLikeTheReference) {
   for (const char* op : {"Softmax", "LogSoftmax"}) ExpectSimdMatchesReference(op, {x}, FloatT());
 }
 
-// The masked softmax kernel is AVX-512 only (other CPUs run the reference).
+// The masked softmax kernel is AVX-512 only (other CPUs run the reference);
+// each case runs without and with zero_masked.
 void ExpectMaskedMatches(const std::vector<Tensor>& inputs) {
-  ExpectSimdMatchesReference(ops::math::kMaskedSoftmaxOp, inputs, FloatT(), testing::kRtol, testing::kAtol,
-                             {IsaLevel::kAvx512});
+  for (bool zero_masked : {false, true}) {
+    ir::AttrMap attrs = FloatT();
+    attrs["zero_masked"] = ops::MakeAttr(zero_masked);
+    ExpectSimdMatchesReference(ops::math::kMaskedSoftmaxOp, inputs, attrs, testing::kRtol, testing::kAtol,
+                               {IsaLevel::kAvx512});
+  }
 }
 
 Tensor MaskOf(const Shape& shape, int every) {

@@ -217,6 +217,16 @@ def _masked_softmax(b):
               outputs_fn=lambda x=x, m=m, f=f: [tf.raw_ops.Softmax(
                   logits=tf.raw_ops.SelectV2(condition=m, t=x, e=f))],
               reference="TensorFlow SelectV2(mask, logits, fill), then Softmax")
+    # zero_masked: Keras's SelectV2(mask, probabilities, 0) after it.
+    for name, scores, mask in (("zero_masked_keys_and_queries", [2, 3, 5, 40], [2, 1, 5, 40]),
+                               ("zero_masked_keys", [2, 4, 3, 128], [2, 1, 1, 128])):
+        x, m, f = b.rand(scores, lo=-20, hi=20), b.rand(mask, "bool"), b.const(-1e9, shape=[])
+        b.add("_TfhostMaskedSoftmax", name, [x, m, f],
+              json_attrs={"T": {"type": "float32"}, "zero_masked": {"b": True}},
+              outputs_fn=lambda x=x, m=m, f=f: [tf.raw_ops.SelectV2(
+                  condition=m, t=tf.raw_ops.Softmax(logits=tf.raw_ops.SelectV2(condition=m, t=x, e=f)),
+                  e=tf.zeros([], tf.float32))],
+              reference="TensorFlow SelectV2(mask, logits, fill), Softmax, then SelectV2(mask, ., 0)")
 
 
 def build():
