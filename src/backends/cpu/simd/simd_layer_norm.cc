@@ -1,12 +1,12 @@
 // _TfhostLayerNorm (ops/nn/layer_norm.h) on float32, row by row: the sum of
-// the row, then of its squared differences from the mean, each in double
-// as the reference's Mean sums, then y = x * m + (-mean * m + beta) with
-// m = inv * gamma, in float32 in the reference's order. Only the order of
-// the double sums differs from the reference, which rounds to the same
-// float all but rarely. A row of BERT-base (768 floats) stays in L1 across
-// its three passes, so the node reads and writes the tensor once, where
-// the ops it replaces read it five times. Rows are split over the intra-op
-// pool.
+// the row, then of its squared differences from the mean, in double across
+// blocks of 8 vectors (each block's lanes summed in float), then
+// y = x * m + (-mean * m + beta) with m = inv * gamma, in float32 in the
+// reference's order. Only the sums differ from the reference's (a double
+// sum in row order), by a float rounding or two in the mean and variance.
+// A row of BERT-base (768 floats) stays in L1 across its three passes, so
+// the node reads and writes the tensor once, where the ops it replaces read
+// it five times. Rows are split over the intra-op pool.
 #include <algorithm>
 #include <cmath>
 
@@ -27,6 +27,8 @@ struct LayerNormArgs {
   float epsilon;
 };
 
+constexpr int64_t kBlock = 8;  // vectors summed in float before a double add
+
 template <int W>
 TFHOST_SIMD_INLINE void LayerNormRows(const LayerNormArgs& a, int64_t begin, int64_t end) {
   const int64_t n = a.channels;
@@ -34,31 +36,48 @@ TFHOST_SIMD_INLINE void LayerNormRows(const LayerNormArgs& a, int64_t begin, int
   for (int64_t row = begin; row < end; ++row) {
     const float* x = a.x + row * n;
     float* y = a.y + row * n;
-    VD<W> s0{}, s1{};
+    // Sums in blocks of kBlock vectors: float lanes within a block (a few
+    // values each), double across blocks, so converting to double costs a
+    // fraction of a step per vector.
+    VD<W> s{};
     int64_t i = 0;
-    for (; i + 2 * W <= full; i += 2 * W) {
-      s0 += ToDouble<W>(Load<W>(x + i));
-      s1 += ToDouble<W>(Load<W>(x + i + W));
+    while (i < full) {
+      const int64_t stop = std::min(full, i + kBlock * W);
+      VF<W> b0{}, b1{};
+      for (; i + 2 * W <= stop; i += 2 * W) {
+        b0 += Load<W>(x + i);
+        b1 += Load<W>(x + i + W);
+      }
+      if (i < stop) {
+        b0 += Load<W>(x + i);
+        i += W;
+      }
+      s += ToDouble<W>(b0 + b1);
     }
-    for (; i < full; i += W) s0 += ToDouble<W>(Load<W>(x + i));
-    double sum = HorizontalSum<W>(s0 + s1);
+    double sum = HorizontalSum<W>(s);
     for (; i < n; ++i) sum += static_cast<double>(x[i]);
     const float mean = static_cast<float>(sum / static_cast<double>(n));
 
     const VF<W> vmean = Splat<W>(mean);
-    VD<W> q0{}, q1{};
+    VD<W> q{};
     i = 0;
-    for (; i + 2 * W <= full; i += 2 * W) {
-      const VF<W> d0 = Load<W>(x + i) - vmean;
-      const VF<W> d1 = Load<W>(x + i + W) - vmean;
-      q0 += ToDouble<W>(d0 * d0);
-      q1 += ToDouble<W>(d1 * d1);
+    while (i < full) {
+      const int64_t stop = std::min(full, i + kBlock * W);
+      VF<W> b0{}, b1{};
+      for (; i + 2 * W <= stop; i += 2 * W) {
+        const VF<W> d0 = Load<W>(x + i) - vmean;
+        const VF<W> d1 = Load<W>(x + i + W) - vmean;
+        b0 += d0 * d0;
+        b1 += d1 * d1;
+      }
+      if (i < stop) {
+        const VF<W> d = Load<W>(x + i) - vmean;
+        b0 += d * d;
+        i += W;
+      }
+      q += ToDouble<W>(b0 + b1);
     }
-    for (; i < full; i += W) {
-      const VF<W> d = Load<W>(x + i) - vmean;
-      q0 += ToDouble<W>(d * d);
-    }
-    double squares = HorizontalSum<W>(q0 + q1);
+    double squares = HorizontalSum<W>(q);
     for (; i < n; ++i) {
       const float d = x[i] - mean;
       squares += static_cast<double>(d * d);

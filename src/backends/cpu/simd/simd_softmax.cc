@@ -120,14 +120,17 @@ using SoftmaxFn = void (*)(const SoftmaxArgs&, int64_t, int64_t);
 #define TFHOST_SOFTMAX_INLINE \
   inline __attribute__((always_inline, target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 
-// e^(v - m), its lanes added to the double sums. (All-lanes masked forms:
-// GCC 12 warns about the plain ones' undefined pass-through operand.)
-TFHOST_SOFTMAX_INLINE __m512 ExpAndSum(__m512 v, __m512 m, __m512d& sum0, __m512d& sum1) {
+// e^(v - m). (All-lanes masked forms: GCC 12 warns about the plain ones'
+// undefined pass-through operand.)
+TFHOST_SOFTMAX_INLINE __m512 ExpOfDifference(__m512 v, __m512 m) {
   const __m512 d = _mm512_sub_ps(v, m);
-  const __m512 e = ExpNonPositiveAvx512(_mm512_mask_max_ps(d, 0xffff, _mm512_set1_ps(-110.0f), d));
-  sum0 = _mm512_add_pd(sum0, _mm512_maskz_cvtps_pd(0xff, _mm512_extractf32x8_ps(e, 0)));
-  sum1 = _mm512_add_pd(sum1, _mm512_maskz_cvtps_pd(0xff, _mm512_extractf32x8_ps(e, 1)));
-  return e;
+  return ExpNonPositiveAvx512(_mm512_mask_max_ps(d, 0xffff, _mm512_set1_ps(-110.0f), d));
+}
+
+// `block`'s lanes added to the double sums.
+TFHOST_SOFTMAX_INLINE void AddToSums(__m512 block, __m512d& sum0, __m512d& sum1) {
+  sum0 = _mm512_add_pd(sum0, _mm512_maskz_cvtps_pd(0xff, _mm512_extractf32x8_ps(block, 0)));
+  sum1 = _mm512_add_pd(sum1, _mm512_maskz_cvtps_pd(0xff, _mm512_extractf32x8_ps(block, 1)));
 }
 
 // A row's logits, 16 at i; lanes off the row (`lanes` clear) are -inf.
@@ -171,15 +174,25 @@ TFHOST_SOFTMAX_INLINE void SoftmaxRowAvx512(const Logits& logits, float* y, int6
   for (int64_t i = 0; i < full; i += 16) vmax = _mm512_mask_max_ps(vmax, 0xffff, vmax, logits(i, 0xffff));
   if (tail != 0) vmax = _mm512_mask_max_ps(vmax, 0xffff, vmax, logits(full, tail));
   const __m512 m = _mm512_set1_ps(HorizontalMax<16>(vmax));
+  // The e^ values (in [0, 1]) summed in float lanes over blocks of 8
+  // vectors, the blocks in double.
   __m512d sum0 = _mm512_setzero_pd(), sum1 = _mm512_setzero_pd();
+  __m512 block = _mm512_setzero_ps();
   for (int64_t i = 0; i < full; i += 16) {
-    const __m512 e = ExpAndSum(logits(i, 0xffff), m, sum0, sum1);
+    const __m512 e = ExpOfDifference(logits(i, 0xffff), m);
     if constexpr (!kLog) _mm512_storeu_ps(y + i, e);
+    block = _mm512_add_ps(block, e);
+    if ((i / 16) % 8 == 7) {
+      AddToSums(block, sum0, sum1);
+      block = _mm512_setzero_ps();
+    }
   }
   if (tail != 0) {
-    const __m512 e = ExpAndSum(logits(full, tail), m, sum0, sum1);
+    const __m512 e = ExpOfDifference(logits(full, tail), m);
     if constexpr (!kLog) _mm512_mask_storeu_ps(y + full, tail, e);
+    block = _mm512_add_ps(block, e);
   }
+  AddToSums(block, sum0, sum1);
   double lanes[8];
   _mm512_storeu_pd(lanes, _mm512_add_pd(sum0, sum1));
   double sum = 0;
