@@ -1,6 +1,7 @@
 // arithmetic_identities: x * 1, 1 * x, x / 1, x + 0, 0 + x and x - 0 are x,
-// so the node becomes Identity(x) and identity_elimination, which runs next,
-// rewires its readers to x. Exported models are full of them: TensorFlow's
+// and so is a Transpose by the identity permutation, so the node becomes
+// Identity(x) and identity_elimination, which runs next, rewires its readers
+// to x. Exported models are full of them: TensorFlow's
 // tf.nn.silu is x * sigmoid(beta * x) with beta = 1.0, which hides the
 // x * Sigmoid(x) swish that conv_bias_activation_fusion puts into the
 // convolution, and leaves one more pass over the activation per layer.
@@ -56,6 +57,26 @@ int IdentityOperand(const ir::Graph& graph, const ir::Node& node) {
   return -1;
 }
 
+// Which input is the value of a Transpose whose perm is a Const identity
+// permutation (tensordot's Transpose(x, concat(free, axes)) once folded), or
+// -1: it returns x as it is.
+int IdentityTranspose(const ir::Graph& graph, const ir::Node& node) {
+  if (node.op != "Transpose" || node.inputs.size() != 2 || node.output_dtypes.size() != 1) return -1;
+  std::optional<Tensor> perm = ConstValue(graph, node.inputs[1]);
+  if (!perm || perm->rank() != 1) return -1;
+  auto values = perm->ToInt64Vector();
+  if (!values.ok()) return -1;
+  for (size_t i = 0; i < values->size(); ++i) {
+    if ((*values)[i] != static_cast<int64_t>(i)) return -1;
+  }
+  // The perm's length must be x's rank, or the kernel reports a mismatch.
+  const ir::Node& producer = graph.node(node.inputs[0].node);
+  const int index = node.inputs[0].index;
+  if (index >= static_cast<int>(producer.output_shapes.size())) return -1;
+  const ir::PartialShape& xs = producer.output_shapes[index];
+  return xs.rank_known() && xs.rank() == static_cast<int>(values->size()) ? 0 : -1;
+}
+
 class ArithmeticIdentities : public GraphPass {
  public:
   std::string name() const override { return "arithmetic_identities"; }
@@ -64,11 +85,15 @@ class ArithmeticIdentities : public GraphPass {
     for (int i = 0; i < graph->num_nodes(); ++i) {
       const ir::Node& node = graph->node(i);
       if (IsProtected(*graph, node)) continue;
-      const int side = IdentityOperand(*graph, node);
-      if (side < 0) continue;
+      int kept = IdentityTranspose(*graph, node);
+      if (kept < 0) {
+        const int side = IdentityOperand(*graph, node);
+        if (side < 0) continue;
+        kept = 1 - side;
+      }
       ir::Node& n = graph->mutable_node(i);
       const DType dtype = n.output_dtypes[0];
-      n.inputs = {n.inputs[1 - side]};
+      n.inputs = {n.inputs[kept]};
       n.op = "Identity";
       n.attrs.clear();
       n.attrs["T"] = ops::MakeAttr(dtype);

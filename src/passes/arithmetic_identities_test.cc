@@ -92,5 +92,21 @@ TEST(ArithmeticIdentitiesTest, IntegerPlusZeroBecomesIdentityKeepingControlInput
   EXPECT_EQ(*ir::GetAttr<DType>(sum, "T"), DType::kInt32);
 }
 
+TEST(ArithmeticIdentitiesTest, TransposeByTheIdentityPermutationBecomesIdentity) {
+  GraphBuilder b;
+  b.Placeholder("x", DType::kFloat, {2, 3, 4})
+      .Const("same", Tensor::FromVector<int32_t>({0, 1, 2}))
+      .Const("swap", Tensor::FromVector<int32_t>({0, 2, 1}))
+      .Add("kept", "Transpose", {"x", "same"}, {{"Tperm", ops::MakeAttr(DType::kInt32)}})
+      .Add("swapped", "Transpose", {"x", "swap"}, {{"Tperm", ops::MakeAttr(DType::kInt32)}});
+  ir::Graph g = b.Build();
+  ASSERT_TRUE(MakeArithmeticIdentities()->Run(&g, PassContext::FromRoots(g, {"kept", "swapped"})).ok());
+  const ir::Node& kept = g.node(g.FindNode("kept"));
+  EXPECT_EQ(kept.op, "Identity");
+  ASSERT_EQ(kept.inputs.size(), 1u);
+  EXPECT_EQ(g.node(kept.inputs[0].node).name, "x");
+  EXPECT_EQ(g.node(g.FindNode("swapped")).op, "Transpose");
+}
+
 }  // namespace
 }  // namespace tfhost::passes

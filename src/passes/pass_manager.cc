@@ -163,6 +163,10 @@ PassManager PassManager::Default() {
   // On the folded graph: tensordot's shape arithmetic, known up to the
   // batch size, becomes a constant shape with -1.
   pm.Add(MakeReshapeShapeFolding());
+  // Again on the folded graph: tensordot's Transpose by a folded identity
+  // permutation, and identities folding exposed.
+  pm.Add(MakeArithmeticIdentities());
+  pm.Add(MakeIdentityElimination());
   // After folding, equal subgraphs have equal Const inputs to be merged by.
   pm.Add(MakeCommonSubexpressionElimination());
   // A Pad before a VALID convolution becomes its explicit padding.

@@ -75,7 +75,8 @@ class PassManager {
  public:
   // arithmetic_identities, identity_elimination, reshape_batch_inference,
   // loop_projection_hoisting, lstm_loop_fusion, constant_folding,
-  // reshape_shape_folding, common_subexpression_elimination, pad_folding,
+  // reshape_shape_folding, arithmetic_identities and identity_elimination
+  // again, common_subexpression_elimination, pad_folding,
   // batch_norm_folding, matmul_transpose_folding, gelu_fusion, reshape_sinking,
   // conv_bias_activation_fusion, residual_add_fusion, expand_depthwise_fusion,
   // lstm_cell_fusion, layer_norm_fusion, masked_softmax_fusion,
