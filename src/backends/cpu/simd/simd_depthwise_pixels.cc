@@ -257,7 +257,7 @@ class DepthwisePixelKernel {
 }  // namespace
 
 // Which calls the kernel runs itself, from MobileNetV2's and EfficientNetB0's
-// layers at batch 1 on one thread against oneDNN 2.6 (Zen 4 EPYC, `tfhost
+// layers at batch 1 on one thread against oneDNN 2.6 (Zen 5 EPYC, `tfhost
 // bench --profile`, 3 rounds, docs/backends.md): 3x3 layers with inputs up
 // to 1 MiB ran 0.91-1.41x (stride 2: 1.09-1.41x); inputs of 1.8-4.8 MB,
 // read from memory just after the expansion wrote them, 0.62-0.96x; 5x5

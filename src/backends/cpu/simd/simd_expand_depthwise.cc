@@ -18,7 +18,7 @@
 // its own ring, and the rows at the edges of its share are expanded by both
 // neighbours.
 //
-// Stride 2 only. Per block of MobileNetV2 at batch 1 on one thread (Zen 4
+// Stride 2 only. Per block of MobileNetV2 at batch 1 on one thread (Zen 5
 // EPYC, `tfhost bench --profile`), fused against the two kernels: the
 // stride-2 blocks ran 1.02-1.59x (the first, 112x112x96, 1.59x), the
 // stride-1 ones 0.73-1.0x: there the separate flat depthwise kernel is the

@@ -3,7 +3,7 @@
 // product does one multiply-add per weight it loads, so it runs at the
 // speed the weights stream from L2 or L3, not at the FMA peak. Read row by
 // row, a [K, N] matrix is K strided pieces of N floats; oneDNN 2.6's kernel
-// for it took 10.5-11 us for 256 x 1024 (1 MiB) on the Zen 4 core this was
+// for it took 10.5-11 us for 256 x 1024 (1 MiB) on the Zen 5 core this was
 // written on.
 //
 // The weights are packed once per buffer (a Const or a variable's value: no

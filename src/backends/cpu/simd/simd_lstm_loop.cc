@@ -13,11 +13,11 @@
 // members split the panels, sync, and split the rows' cells.
 //
 // Every other step reads the panels in reverse order: a
-// kernel about the size of L2 (256 x 1024 floats is 1 MiB, Zen 4's L2)
+// kernel about the size of L2 (256 x 1024 floats is 1 MiB, this Zen 5's L2)
 // read in the same order each step evicts each line just before it is read
 // again, while the reverse pass starts on the lines the last one left in
 // cache (bench/peers' LSTM at batch 1: about 5% faster, and p90 1.5 -> 1.2
-// ms on the Zen 4 core this was written on).
+// ms on the Zen 5 core this was written on).
 //
 // Declined (to the reference kernel) on CPUs without the panel kernels
 // (AVX-512), for bf16-marked nodes and for layers of under 4 units;
