@@ -7,7 +7,8 @@ outputs on them as the reference every runtime is checked against.
 
 Writes into the cache (common.model_dir(MODEL)): saved_model/,
 inputs_b<B>/<key>.npy, tf_reference_b<B>/<key>.npy and export.json last,
-whose presence tells bench.py the export is complete.
+whose presence tells bench.py the export is complete. A complete export
+asked for more batch sizes gets only their inputs and references.
 """
 import os
 import shutil
@@ -154,7 +155,42 @@ def build(name):
     return m, lambda **kw: {key: m(kw[in_key], training=False)}
 
 
+def reference_outputs(name, loaded, batches):
+    """Writes each batch's inputs and the loaded SavedModel's outputs on them;
+    returns their export.json records."""
+    outputs_meta = {}
+    for b in batches:
+        inputs = common.make_inputs(name, b)
+        common.save_npy_dir(common.inputs_dir(name, b), inputs)
+        got = loaded(**{k: tf.constant(v) for k, v in inputs.items()})
+        ref = {k: v.numpy() for k, v in got.items()}
+        common.save_npy_dir(common.reference_dir(name, b), ref)
+        outputs_meta[str(b)] = {k: {"dtype": str(v.dtype), "shape": list(v.shape),
+                                    "max_abs": float(np.max(np.abs(v))) if v.size else 0.0}
+                                for k, v in ref.items()}
+    return outputs_meta
+
+
+def add_batches(name, batches):
+    """An export that lacks some batch sizes gets their inputs and reference
+    outputs from the SavedModel it has: the model and its conversions (minutes
+    for BERT-base) stay. Returns False when there is no complete export."""
+    done = common.model_dir(name) / "export.json"
+    if not done.exists():
+        return False
+    record = common.read_json(done)
+    missing = [b for b in batches if str(b) not in record["outputs"]]
+    if missing:
+        sm = common.model_dir(name) / "saved_model"
+        loaded = tf.saved_model.load(str(sm)).signatures["serving_default"]
+        record["outputs"].update(reference_outputs(name, loaded, missing))
+        common.write_json(done, record)
+    return True
+
+
 def export(name, batches):
+    if add_batches(name, batches):
+        return
     out = common.model_dir(name)
     if out.exists():
         shutil.rmtree(out)
@@ -182,16 +218,7 @@ def export(name, batches):
     # The reference comes from the SavedModel as loaded back, the very file
     # every runtime gets, not from the Keras object that wrote it.
     loaded = tf.saved_model.load(str(sm)).signatures["serving_default"]
-    outputs_meta = {}
-    for b in batches:
-        inputs = common.make_inputs(name, b)
-        common.save_npy_dir(common.inputs_dir(name, b), inputs)
-        got = loaded(**{k: tf.constant(v) for k, v in inputs.items()})
-        ref = {k: v.numpy() for k, v in got.items()}
-        common.save_npy_dir(common.reference_dir(name, b), ref)
-        outputs_meta[str(b)] = {k: {"dtype": str(v.dtype), "shape": list(v.shape),
-                                    "max_abs": float(np.max(np.abs(v))) if v.size else 0.0}
-                                for k, v in ref.items()}
+    outputs_meta = reference_outputs(name, loaded, batches)
     params = int(sum(np.prod(w.shape) for w in model.weights))
     common.write_json(out / "export.json", {
         "model": name, "parameters": params, "seconds": round(time.time() - t0, 1),
