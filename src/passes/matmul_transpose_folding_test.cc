@@ -81,5 +81,36 @@ TEST(MatMulTransposeFoldingTest, OtherPermutationsSharedOrKeptProductsAreLeftAlo
   for (const char* name : {"t1", "t2", "t3"}) EXPECT_EQ(after.node(after.FindNode(name)).op, "Transpose") << name;
 }
 
+TEST(MatMulTransposeFoldingTest, AnOperandTransposeMovingTheLastDimKeepsItLastAndFlipsTheAdjoint) {
+  // Attention's scores as TensorFlow's einsum writes them: BatchMatMulV2(k
+  // as [B, H, T, D], q as [B, H, D, T]), then a transpose of each [T, T]
+  // matrix, q and k stored [B, T, H, D]. The fold above makes the product
+  // BatchMatMulV2(q', k', adj_x, adj_y); then q's Transpose keeps D last.
+  GraphBuilder b;
+  b.Placeholder("q", DType::kFloat, {2, 5, 3, 4})
+      .Placeholder("k", DType::kFloat, {2, 5, 3, 4})
+      .Const("q_perm", Perm({0, 2, 3, 1}))
+      .Const("k_perm", Perm({0, 2, 1, 3}))
+      .Const("swap", Perm({0, 1, 3, 2}))
+      .Add("qt", "Transpose", {"q", "q_perm"}, {{"Tperm", ops::MakeAttr(DType::kInt32)}})
+      .Add("kt", "Transpose", {"k", "k_perm"}, {{"Tperm", ops::MakeAttr(DType::kInt32)}})
+      .Add("product", "BatchMatMulV2", {"kt", "qt"})
+      .Add("scores", "Transpose", {"product", "swap"}, {{"Tperm", ops::MakeAttr(DType::kInt32)}})
+      .Add("out", "Relu", {"scores"});
+  const ir::Graph before = b.Build();
+  const ir::Graph after = Folded(before, {"out"});
+  const ir::Node& scores = after.node(after.FindNode("scores"));
+  EXPECT_FALSE(*ir::GetAttr<bool>(scores, "adj_x"));
+  EXPECT_TRUE(*ir::GetAttr<bool>(scores, "adj_y"));
+  const ir::Node& qt = after.node(after.FindNode("qt"));
+  EXPECT_EQ(*ir::GetAttr<Tensor>(after.node(qt.inputs[1].node), "value")->ToInt64Vector(),
+            (std::vector<int64_t>{0, 2, 1, 3}));
+  EXPECT_EQ(qt.output_shapes[0].ToString(), "[2,3,5,4]");
+  std::map<std::string, Tensor> feeds{{"q", Ramp(Shape({2, 5, 3, 4}), 0.3f, -2.f)},
+                                      {"k", Ramp(Shape({2, 5, 3, 4}), 0.2f, -1.f)}};
+  // The same products summed in the same order: equal bit for bit.
+  testing::ExpectSameTensors(Evaluate(before, feeds, {"out"}), Evaluate(after, feeds, {"out"}));
+}
+
 }  // namespace
 }  // namespace tfhost::passes
