@@ -9,6 +9,10 @@
 // four row-sized tensors are written; a backend's kernel reads it once and
 // writes it once (BERT-base: 25 of them, about 2% of a batch-1 run).
 //
+// A residual sum AddV2(a, b) read only by those nodes goes in too:
+// _TfhostAddLayerNorm(a, b, gamma, beta), so the sum is never written out
+// (BERT's post-norm layers).
+//
 // The fused node computes exactly what the nodes did (its reference kernel
 // is theirs). Matched in any operand order of the commutative ops: the Means'
 // axes a Const naming only the last axis of x, whose rank and last dim are
@@ -18,6 +22,7 @@
 // Muls, mean by SquaredDifference and Neg), neither kept nor protected.
 // Done only where a backend other than the reference takes the fused node
 // (PassContext::has_fast_kernel).
+#include <algorithm>
 #include <array>
 
 #include "ops/nn/layer_norm.h"
@@ -202,6 +207,27 @@ class Matcher {
   int64_t channels_ = 0;
 };
 
+// The AddV2 producing the norm's x when the pattern's nodes are its only
+// readers (the two Means' SquaredDifference and Mean, and x * m), neither
+// kept nor protected; else -1.
+int ResidualSum(const ir::Graph& graph, const PassContext& ctx, const std::vector<std::vector<int>>& consumers,
+                const Match& match) {
+  const ir::Node& add = graph.node(match.x.node);
+  if (match.x.index != 0 || (add.op != "AddV2" && add.op != "Add") || add.inputs.size() != 2 ||
+      !internal::IsFloatNode(add) || ctx.MustKeep(add) || IsProtected(graph, add)) {
+    return -1;
+  }
+  internal::Uses u = UsesOf(graph, consumers, match.x.node);
+  if (u.control) return -1;
+  for (const auto& use : u.data) {
+    if (use.output_index != 0 ||
+        std::find(match.inner.begin(), match.inner.end(), use.consumer) == match.inner.end()) {
+      return -1;
+    }
+  }
+  return match.x.node;
+}
+
 class LayerNormFusion : public GraphPass {
  public:
   std::string name() const override { return "layer_norm_fusion"; }
@@ -221,6 +247,13 @@ class LayerNormFusion : public GraphPass {
       fused.attrs.clear();
       fused.attrs["T"] = ops::MakeAttr(DType::kFloat);
       fused.attrs["epsilon"] = ops::MakeAttr(match->epsilon);
+      // A residual sum read only by the norm goes into it.
+      const int sum = ResidualSum(*graph, ctx, consumers, *match);
+      if (sum >= 0) {
+        match->inner.push_back(sum);
+        fused.op = ops::nn::kAddLayerNormOp;
+        fused.inputs = {graph->node(sum).inputs[0], graph->node(sum).inputs[1], match->gamma, match->beta};
+      }
       for (int n : match->inner) {
         for (int c : graph->node(n).control_inputs) AddControlInput(&fused.control_inputs, c);
       }

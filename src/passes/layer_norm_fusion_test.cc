@@ -83,6 +83,43 @@ TEST(LayerNormFusionTest, KerasLayerNormBecomesOneNodeWithTheSameValues) {
   }
 }
 
+TEST(LayerNormFusionTest, AResidualSumReadOnlyByTheNormGoesIntoIt) {
+  // x = AddV2(h, residual), then the norm: BERT's post-norm layers.
+  GraphBuilder b;
+  b.Placeholder("h", DType::kFloat, {2, 3, 8}).Placeholder("residual", DType::kFloat, {2, 3, 8});
+  b.Add("x", "AddV2", {"h", "residual"});
+  const ir::AttrMap keep = {{"keep_dims", ops::MakeAttr(true)}};
+  b.Const("axes", Tensor::FromVector<int32_t>({-1}))
+      .Const("gamma", Ramp(Shape({8}), 0.05f, 0.5f))
+      .Const("beta", Ramp(Shape({8}), -0.1f, 0.3f))
+      .Const("eps", Tensor::Scalar<float>(1e-3f))
+      .Add("mean", "Mean", {"x", "axes"}, keep)
+      .Add("diff", "SquaredDifference", {"x", "mean"})
+      .Add("var", "Mean", {"diff", "axes"}, keep)
+      .Add("plus_eps", "AddV2", {"var", "eps"})
+      .Add("rsqrt", "Rsqrt", {"plus_eps"})
+      .Add("m", "Mul", {"rsqrt", "gamma"})
+      .Add("neg", "Neg", {"mean"})
+      .Add("mean_m", "Mul", {"neg", "m"})
+      .Add("shift", "AddV2", {"mean_m", "beta"})
+      .Add("scaled", "Mul", {"x", "m"})
+      .Add("y", "AddV2", {"scaled", "shift"});
+  const ir::Graph before = b.Build();
+  const ir::Graph after = Fused(before, {"y"});
+  const ir::Node& y = after.node(after.FindNode("y"));
+  EXPECT_EQ(y.op, ops::nn::kAddLayerNormOp);
+  EXPECT_EQ(after.node(y.inputs[0].node).name, "h");
+  EXPECT_EQ(after.node(y.inputs[1].node).name, "residual");
+  EXPECT_EQ(CountOp(after, "AddV2"), 0);
+  std::map<std::string, Tensor> feeds{{"h", Ramp(Shape({2, 3, 8}), 0.37f, -3.f)},
+                                      {"residual", Ramp(Shape({2, 3, 8}), -0.21f, 2.f)}};
+  testing::ExpectSameTensors(Evaluate(before, feeds, {"y"}), Evaluate(after, feeds, {"y"}));
+  // A sum read elsewhere too stays, and the norm is a plain one.
+  const ir::Graph shared = Fused(before, {"y", "x"});
+  EXPECT_EQ(shared.node(shared.FindNode("y")).op, ops::nn::kLayerNormOp);
+  EXPECT_EQ(shared.node(shared.FindNode("x")).op, "AddV2");
+}
+
 TEST(LayerNormFusionTest, OtherAxesSharedMeansAndPerPositionParametersAreLeftAlone) {
   Form other_axis;
   other_axis.axis = 1;

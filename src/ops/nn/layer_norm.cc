@@ -5,24 +5,30 @@
 
 #include "ir/attrs.h"
 #include "ops/nn/nn_registrations.h"
+#include "ops/run_single_op.h"
 
 namespace tfhost::ops::nn {
 
 StatusOr<LayerNormGeometry> CheckLayerNormInputs(const KernelContext& ctx) {
+  return CheckLayerNormOperands(ctx, ctx.input(0), ctx.input(1), ctx.input(2));
+}
+
+StatusOr<LayerNormGeometry> CheckLayerNormOperands(const KernelContext& ctx, const Tensor& x, const Tensor& gamma,
+                                                   const Tensor& beta) {
   static constexpr const char* kNames[] = {"x", "gamma", "beta"};
+  const Tensor* operands[] = {&x, &gamma, &beta};
   for (int i = 0; i < 3; ++i) {
-    if (ctx.input(i).dtype() != DType::kFloat) {
+    if (operands[i]->dtype() != DType::kFloat) {
       return ctx.Error(std::string("input ") + kNames[i] + " must be float32, got " +
-                       DTypeShortName(ctx.input(i).dtype()));
+                       DTypeShortName(operands[i]->dtype()));
     }
   }
-  const Tensor& x = ctx.input(0);
   if (x.rank() < 1) return ctx.Error("input x must have at least one dim (the normalized axis), got a scalar");
   LayerNormGeometry g;
   g.channels = x.dim(x.rank() - 1);
   g.rows = g.channels == 0 ? 0 : x.NumElements() / g.channels;
   for (int i = 1; i < 3; ++i) {
-    const Tensor& p = ctx.input(i);
+    const Tensor& p = *operands[i];
     bool per_channel = p.rank() >= 1 && p.rank() <= x.rank() && p.dim(p.rank() - 1) == g.channels;
     for (int d = 0; per_channel && d + 1 < p.rank(); ++d) per_channel = p.dim(d) == 1;
     if (!per_channel) {
@@ -57,17 +63,32 @@ void LayerNormRowReference(const float* x, const float* gamma, const float* beta
 
 namespace {
 
-Status LayerNormKernel(KernelContext& ctx) {
-  TFHOST_ASSIGN_OR_RETURN(LayerNormGeometry g, CheckLayerNormInputs(ctx));
+// Layer norm of x with the node's gamma and beta (inputs `first` and
+// `first + 1`).
+Status NormalizeInto(KernelContext& ctx, const Tensor& x, int first) {
+  const Tensor& gamma = ctx.input(first);
+  const Tensor& beta = ctx.input(first + 1);
+  TFHOST_ASSIGN_OR_RETURN(LayerNormGeometry g, CheckLayerNormOperands(ctx, x, gamma, beta));
   TFHOST_ASSIGN_OR_RETURN(float epsilon, ctx.Attr<float>("epsilon"));
-  TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, ctx.input(0).shape()));
-  const float* x = ctx.input(0).data<float>();
+  TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, x.shape()));
   for (int64_t r = 0; r < g.rows; ++r) {
-    LayerNormRowReference(x + r * g.channels, ctx.input(1).data<float>(), ctx.input(2).data<float>(), epsilon,
+    LayerNormRowReference(x.data<float>() + r * g.channels, gamma.data<float>(), beta.data<float>(), epsilon,
                           y.data<float>() + r * g.channels, g.channels);
   }
   ctx.set_output(0, std::move(y));
   return OkStatus();
+}
+
+Status LayerNormKernel(KernelContext& ctx) { return NormalizeInto(ctx, ctx.input(0), 1); }
+
+// AddV2(a, b), broadcasting as AddV2 does, then the layer norm.
+Status AddLayerNormKernel(KernelContext& ctx) {
+  TFHOST_ASSIGN_OR_RETURN(ir::Node add, MakeSingleOpNode("AddV2", {{"T", MakeAttr(DType::kFloat)}}));
+  add.name = ctx.node().name + "/add";
+  auto sum = RunKernelOnNode(add, OpRegistry::Global().Find("AddV2")->kernel, {ctx.input(0), ctx.input(1)}, nullptr,
+                             ctx.intra_op());
+  if (!sum.ok()) return sum.status();
+  return NormalizeInto(ctx, (*sum)[0], 2);
 }
 
 }  // namespace
@@ -81,6 +102,15 @@ void RegisterLayerNormOps(OpRegistry& registry) {
                         .Attr("T: {float}")
                         .Attr("epsilon: float"),
                     LayerNormKernel);
+  registry.Register(ir::OpDefBuilder(kAddLayerNormOp)
+                        .Input("a: T")
+                        .Input("b: T")
+                        .Input("gamma: T")
+                        .Input("beta: T")
+                        .Output("y: T")
+                        .Attr("T: {float}")
+                        .Attr("epsilon: float"),
+                    AddLayerNormKernel);
 }
 
 }  // namespace tfhost::ops::nn

@@ -22,6 +22,11 @@
 namespace tfhost::ops::nn {
 
 inline constexpr const char* kLayerNormOp = "_TfhostLayerNorm";
+// _TfhostAddLayerNorm(a, b, gamma, beta): the layer norm of AddV2(a, b), a
+// transformer's residual sum and the norm after it (BERT's post-norm
+// layers), so the sum is never written out. The reference kernel runs
+// AddV2's reference kernel (broadcasting as it does), then the layer norm.
+inline constexpr const char* kAddLayerNormOp = "_TfhostAddLayerNorm";
 
 struct LayerNormGeometry {
   int64_t rows = 0;
@@ -30,6 +35,9 @@ struct LayerNormGeometry {
 
 // Checks the inputs' dtypes and shapes; errors name the node and the input.
 StatusOr<LayerNormGeometry> CheckLayerNormInputs(const KernelContext& ctx);
+// The same for the operands of the norm held elsewhere (the residual sum).
+StatusOr<LayerNormGeometry> CheckLayerNormOperands(const KernelContext& ctx, const Tensor& x, const Tensor& gamma,
+                                                   const Tensor& beta);
 
 // One row of `channels` values as the reference kernel computes it.
 void LayerNormRowReference(const float* x, const float* gamma, const float* beta, float epsilon, float* y,

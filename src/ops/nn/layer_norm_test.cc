@@ -61,6 +61,28 @@ TEST(LayerNormTest, ReferenceKernelGivesTheSeparateOpsValuesBitForBit) {
   }
 }
 
+TEST(LayerNormTest, AddLayerNormIsTheNormOfAddV2BitForBitBroadcastingAsItDoes) {
+  // A residual sum of equal shapes, and a b that broadcasts along rows.
+  for (const Shape& b_shape : {Shape({2, 5, 37}), Shape({1, 5, 37})}) {
+    SCOPED_TRACE(b_shape.ToString());
+    const Tensor a = Wave(Shape({2, 5, 37}), 4.f, 1.f), b = Wave(b_shape, 2.f, -0.5f);
+    const Tensor gamma = Wave(Shape({37}), 1.5f, 0.5f), beta = Wave(Shape({37}), 0.7f, -2.f);
+    auto fused = RunSingleOp(kAddLayerNormOp, {a, b, gamma, beta},
+                             {{"T", MakeAttr(DType::kFloat)}, {"epsilon", MakeAttr(1e-3f)}});
+    ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+    const Tensor want = ByOps(One("AddV2", {a, b}), gamma, beta, 1e-3f);
+    ASSERT_EQ((*fused)[0].shape(), want.shape());
+    for (int64_t i = 0; i < want.NumElements(); ++i) EXPECT_EQ((*fused)[0].data<float>()[i], want.data<float>()[i]) << i;
+  }
+  auto bad = RunSingleOp(kAddLayerNormOp, {Wave(Shape({2, 8}), 1, 0), Wave(Shape({3, 8}), 1, 0), Wave(Shape({8}), 1, 0),
+                                           Wave(Shape({8}), 1, 0)},
+                         {{"T", MakeAttr(DType::kFloat)}, {"epsilon", MakeAttr(1e-3f)}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find(std::string(kAddLayerNormOp) + "/add"), std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(LayerNormTest, ARowOfOneValueRepeatedNormalizesToBeta) {
   Tensor x(DType::kFloat, Shape({2, 4}));
   for (int64_t i = 0; i < 8; ++i) x.data<float>()[i] = 3.25f;

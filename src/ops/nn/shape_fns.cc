@@ -400,6 +400,9 @@ void RegisterNnShapeFns(ShapeFnRegistry& registry) {
   registry.Register("Dilation2D", Dilation2DShape);
   registry.Register("_TfhostExpandDepthwise", ExpandDepthwiseShape);
   registry.Register("_TfhostLayerNorm", UnchangedShape);
+  // The layer norm of AddV2(a, b): their broadcast (per-channel gamma and
+  // beta do not widen it).
+  registry.Register("_TfhostAddLayerNorm", BroadcastingShape);
   registry.Register("_TfhostLstmCell", LstmCellShape);
   registry.Register("_TfhostLstmLoop", LstmLoopShape);
   registry.Register("MaxPoolWithArgmax", MaxPoolWithArgmaxShape);

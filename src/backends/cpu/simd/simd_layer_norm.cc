@@ -20,6 +20,7 @@ namespace {
 
 struct LayerNormArgs {
   const float* x;
+  const float* residual;  // _TfhostAddLayerNorm: x's row + this row is normalized
   const float* gamma;
   const float* beta;
   float* y;
@@ -36,6 +37,15 @@ TFHOST_SIMD_INLINE void LayerNormRows(const LayerNormArgs& a, int64_t begin, int
   for (int64_t row = begin; row < end; ++row) {
     const float* x = a.x + row * n;
     float* y = a.y + row * n;
+    if (a.residual != nullptr) {
+      // The residual sum, as AddV2 computes it, into y's row (in L1 for
+      // the passes below, which read it as x).
+      const float* r = a.residual + row * n;
+      int64_t i = 0;
+      for (; i < full; i += W) Store<W>(y + i, Load<W>(x + i) + Load<W>(r + i));
+      for (; i < n; ++i) y[i] = x[i] + r[i];
+      x = y;
+    }
     // Sums in blocks of kBlock vectors: float lanes within a block (a few
     // values each), double across blocks, so converting to double costs a
     // fraction of a step per vector.
@@ -124,8 +134,41 @@ ops::KernelFn MakeLayerNormKernel(const ir::Node& node, const ops::KernelFn& fal
     // hold the output when nothing else holds it (x is moved into y then).
     Tensor y = ReuseOrAllocate(x, shape);
     if (g.rows > 0) {
-      const LayerNormArgs a{xp, ctx.input(1).data<float>(), ctx.input(2).data<float>(), y.data<float>(), g.channels,
-                            eps};
+      const LayerNormArgs a{xp, nullptr, ctx.input(1).data<float>(), ctx.input(2).data<float>(), y.data<float>(),
+                            g.channels, eps};
+      const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / std::max<int64_t>(1, g.channels));
+      ParallelRange(ctx.intra_op(), g.rows, min_rows, [&](int64_t b, int64_t e) { fn(a, b, e); });
+    }
+    ctx.set_output(0, std::move(y));
+    return OkStatus();
+  };
+}
+
+// _TfhostAddLayerNorm where a and b have the same shape (a residual sum);
+// broadcasting ones go to the reference kernel.
+ops::KernelFn MakeAddLayerNormKernel(const ir::Node& node, const ops::KernelFn& fallback) {
+  if (!IsFloatNode(node)) return {};
+  auto epsilon = ir::GetAttr<float>(node, "epsilon");
+  if (!epsilon.ok()) return {};
+  const LayerNormFn fn = IsaTable<LayerNormFn>{&LayerNormAvx512, &LayerNormAvx2, &LayerNormGeneric}.Pick();
+  const float eps = *epsilon;
+  return [fn, eps, fallback](ops::KernelContext& ctx) -> Status {
+    if (ctx.num_inputs() != 4 || ctx.input(1).dtype() != DType::kFloat ||
+        !(ctx.input(0).shape() == ctx.input(1).shape())) {
+      return fallback(ctx);
+    }
+    TFHOST_ASSIGN_OR_RETURN(ops::nn::LayerNormGeometry g,
+                            ops::nn::CheckLayerNormOperands(ctx, ctx.input(0), ctx.input(2), ctx.input(3)));
+    Tensor x = ctx.TakeInput(0), r = ctx.TakeInput(1);
+    const float* xp = x.data<float>();
+    const float* rp = r.data<float>();
+    const Shape shape = x.shape();
+    // Row by row, each read before its slot is written: either operand's
+    // buffer can hold the output when nothing else holds it.
+    Tensor y = r.RefCountIsOne() && !x.RefCountIsOne() ? ReuseOrAllocate(r, shape) : ReuseOrAllocate(x, shape);
+    if (g.rows > 0) {
+      const LayerNormArgs a{xp, rp, ctx.input(2).data<float>(), ctx.input(3).data<float>(), y.data<float>(),
+                            g.channels, eps};
       const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / std::max<int64_t>(1, g.channels));
       ParallelRange(ctx.intra_op(), g.rows, min_rows, [&](int64_t b, int64_t e) { fn(a, b, e); });
     }
@@ -136,6 +179,9 @@ ops::KernelFn MakeLayerNormKernel(const ir::Node& node, const ops::KernelFn& fal
 
 }  // namespace
 
-void RegisterLayerNormKernels(KernelTable& table) { table.Add(ops::nn::kLayerNormOp, MakeLayerNormKernel); }
+void RegisterLayerNormKernels(KernelTable& table) {
+  table.Add(ops::nn::kLayerNormOp, MakeLayerNormKernel);
+  table.Add(ops::nn::kAddLayerNormOp, MakeAddLayerNormKernel);
+}
 
 }  // namespace tfhost::backends::simd

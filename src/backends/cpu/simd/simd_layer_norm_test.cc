@@ -41,6 +41,23 @@ TEST(SimdLayerNormTest, RowsOfLargeOffsetsAndSpecialValuesBehaveLikeTheReference
   ExpectMatches(Shape({6, 40}), Shape({40}), -3, 3, true, 12);
 }
 
+TEST(SimdLayerNormTest, AddLayerNormMatchesReferenceAndHandsBroadcastsOn) {
+  for (int64_t channels : {7, 16, 40, 768}) {
+    SCOPED_TRACE(channels);
+    const Shape x({3, 5, channels});
+    ExpectSimdMatchesReference(ops::nn::kAddLayerNormOp,
+                               {RandomFloats(x, -4, 4, false, 21), RandomFloats(x, -3, 5, false, 22),
+                                RandomFloats(Shape({channels}), 0.5f, 1.5f, false, 23),
+                                RandomFloats(Shape({channels}), -1, 1, false, 24)},
+                               Attrs(1e-5f), 1e-6, 1e-6);
+  }
+  // b broadcasting along rows: the reference kernel's.
+  ExpectSimdMatchesReference(ops::nn::kAddLayerNormOp,
+                             {RandomFloats(Shape({3, 40}), -4, 4, false, 25), RandomFloats(Shape({1, 40}), -3, 5, false, 26),
+                              RandomFloats(Shape({40}), 0.5f, 1.5f, false, 27), RandomFloats(Shape({40}), -1, 1, false, 28)},
+                             Attrs(1e-5f), 1e-6, 1e-6);
+}
+
 TEST(SimdLayerNormTest, ParametersNotOnePerChannelAreErrorsNamingTheInput) {
   auto node = ops::MakeSingleOpNode(ops::nn::kLayerNormOp, Attrs(1e-5f));
   ASSERT_TRUE(node.ok()) << node.status().ToString();

@@ -197,6 +197,17 @@ def _layer_norm(b):
               outputs_fn=lambda x=x, gamma=gamma, beta=beta, epsilon=epsilon: layer_norm(x, gamma, beta, epsilon),
               reference="TensorFlow, keras.ops.layer_norm's Mean, SquaredDifference, AddV2, Rsqrt, Mul and Neg "
                         "in turn")
+    # _TfhostAddLayerNorm: the norm of a residual sum AddV2(a, b), b of a's
+    # shape or broadcasting along the rows.
+    b.seed("_TfhostAddLayerNorm", "sums")
+    for name, a_shape, b_shape in (("residual", [1, 4, 768], [1, 4, 768]), ("broadcast", [2, 3, 37], [1, 3, 37])):
+        x, r = b.rand(a_shape, lo=-4, hi=4), b.rand(b_shape, lo=-3, hi=5)
+        gamma, beta = b.rand([a_shape[-1]], lo=0.5, hi=1.5), b.rand([a_shape[-1]])
+        b.add("_TfhostAddLayerNorm", name, [x, r, gamma, beta],
+              json_attrs={"T": {"type": "float32"}, "epsilon": {"f": 1e-12}},
+              outputs_fn=lambda x=x, r=r, gamma=gamma, beta=beta: layer_norm(tf.raw_ops.AddV2(x=x, y=r), gamma, beta,
+                                                                           1e-12),
+              reference="TensorFlow AddV2, then keras.ops.layer_norm's ops in turn")
 
 
 def _masked_softmax(b):
