@@ -47,7 +47,7 @@ TEST(MaskedSoftmaxFusionTest, SelectThenSoftmaxBecomesOneNodeWithTheSameValues) 
   testing::ExpectSameTensors(Evaluate(before, Feeds(), {"out"}), Evaluate(after, Feeds(), {"out"}));
 }
 
-TEST(MaskedSoftmaxFusionTest, KerassZeroingOfTheMaskedProbabilitiesGoesIntoTheNode) {
+TEST(MaskedSoftmaxFusionTest, KerasZeroingOfTheMaskedProbabilitiesGoesIntoTheNode) {
   GraphBuilder b = MaskedSoftmax(Tensor::Scalar<float>(-1e9f), /*reader=*/false);
   b.Const("zero", Tensor::Scalar<float>(0.0f))
       .Add("zeroed", "SelectV2", {"mask", "probs", "zero"})

@@ -72,7 +72,9 @@ TEST(LayerNormTest, AddLayerNormIsTheNormOfAddV2BitForBitBroadcastingAsItDoes) {
     ASSERT_TRUE(fused.ok()) << fused.status().ToString();
     const Tensor want = ByOps(One("AddV2", {a, b}), gamma, beta, 1e-3f);
     ASSERT_EQ((*fused)[0].shape(), want.shape());
-    for (int64_t i = 0; i < want.NumElements(); ++i) EXPECT_EQ((*fused)[0].data<float>()[i], want.data<float>()[i]) << i;
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      EXPECT_EQ((*fused)[0].data<float>()[i], want.data<float>()[i]) << i;
+    }
   }
   auto bad = RunSingleOp(kAddLayerNormOp, {Wave(Shape({2, 8}), 1, 0), Wave(Shape({3, 8}), 1, 0), Wave(Shape({8}), 1, 0),
                                            Wave(Shape({8}), 1, 0)},

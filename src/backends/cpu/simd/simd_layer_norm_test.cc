@@ -17,10 +17,10 @@ void ExpectMatches(const Shape& x, const Shape& params, float lo, float hi, bool
   SCOPED_TRACE(x.ToString());
   // Within a float ulp or two of the reference: only the order of the
   // double sums differs.
-  ExpectSimdMatchesReference(ops::nn::kLayerNormOp,
-                             {RandomFloats(x, lo, hi, specials, seed), RandomFloats(params, 0.5f, 1.5f, false, seed + 1),
-                              RandomFloats(params, -1, 1, false, seed + 2)},
-                             Attrs(1e-5f), 1e-6, 1e-6);
+  const std::vector<Tensor> inputs = {RandomFloats(x, lo, hi, specials, seed),
+                                      RandomFloats(params, 0.5f, 1.5f, false, seed + 1),
+                                      RandomFloats(params, -1, 1, false, seed + 2)};
+  ExpectSimdMatchesReference(ops::nn::kLayerNormOp, inputs, Attrs(1e-5f), 1e-6, 1e-6);
 }
 
 TEST(SimdLayerNormTest, MatchesReferenceOverRowLengths) {
@@ -52,10 +52,10 @@ TEST(SimdLayerNormTest, AddLayerNormMatchesReferenceAndHandsBroadcastsOn) {
                                Attrs(1e-5f), 1e-6, 1e-6);
   }
   // b broadcasting along rows: the reference kernel's.
-  ExpectSimdMatchesReference(ops::nn::kAddLayerNormOp,
-                             {RandomFloats(Shape({3, 40}), -4, 4, false, 25), RandomFloats(Shape({1, 40}), -3, 5, false, 26),
-                              RandomFloats(Shape({40}), 0.5f, 1.5f, false, 27), RandomFloats(Shape({40}), -1, 1, false, 28)},
-                             Attrs(1e-5f), 1e-6, 1e-6);
+  const std::vector<Tensor> broadcast = {
+      RandomFloats(Shape({3, 40}), -4, 4, false, 25), RandomFloats(Shape({1, 40}), -3, 5, false, 26),
+      RandomFloats(Shape({40}), 0.5f, 1.5f, false, 27), RandomFloats(Shape({40}), -1, 1, false, 28)};
+  ExpectSimdMatchesReference(ops::nn::kAddLayerNormOp, broadcast, Attrs(1e-5f), 1e-6, 1e-6);
 }
 
 TEST(SimdLayerNormTest, ParametersNotOnePerChannelAreErrorsNamingTheInput) {
