@@ -23,7 +23,6 @@
 // Done only where a backend other than the reference takes the fused node
 // (PassContext::has_fast_kernel).
 #include <algorithm>
-#include <array>
 
 #include "ops/nn/layer_norm.h"
 #include "passes/pattern_util.h"
