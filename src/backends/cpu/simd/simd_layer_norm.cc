@@ -118,6 +118,10 @@ TFHOST_SIMD_TARGET_AVX2 void LayerNormAvx2(const LayerNormArgs& a, int64_t b, in
 }
 void LayerNormGeneric(const LayerNormArgs& a, int64_t b, int64_t e) { LayerNormRows<kWidthGeneric>(a, b, e); }
 
+// _TfhostLayerNorm (x, gamma, beta), or with kResidual _TfhostAddLayerNorm
+// (a, b, gamma, beta) where a and b have one shape (a residual sum;
+// broadcasting ones go to the reference kernel, the fallback).
+template <bool kResidual>
 ops::KernelFn MakeLayerNormKernel(const ir::Node& node, const ops::KernelFn& fallback) {
   if (!IsFloatNode(node)) return {};
   auto epsilon = ir::GetAttr<float>(node, "epsilon");
@@ -125,50 +129,26 @@ ops::KernelFn MakeLayerNormKernel(const ir::Node& node, const ops::KernelFn& fal
   const LayerNormFn fn = IsaTable<LayerNormFn>{&LayerNormAvx512, &LayerNormAvx2, &LayerNormGeneric}.Pick();
   const float eps = *epsilon;
   return [fn, eps, fallback](ops::KernelContext& ctx) -> Status {
-    if (ctx.num_inputs() != 3) return fallback(ctx);
-    TFHOST_ASSIGN_OR_RETURN(ops::nn::LayerNormGeometry g, ops::nn::CheckLayerNormInputs(ctx));
-    Tensor x = ctx.TakeInput(0);
-    const float* xp = x.data<float>();
-    const Shape shape = x.shape();
-    // Each row is read fully before it is written, so the input's buffer can
-    // hold the output when nothing else holds it (x is moved into y then).
-    Tensor y = ReuseOrAllocate(x, shape);
-    if (g.rows > 0) {
-      const LayerNormArgs a{xp, nullptr, ctx.input(1).data<float>(), ctx.input(2).data<float>(), y.data<float>(),
-                            g.channels, eps};
-      const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / std::max<int64_t>(1, g.channels));
-      ParallelRange(ctx.intra_op(), g.rows, min_rows, [&](int64_t b, int64_t e) { fn(a, b, e); });
-    }
-    ctx.set_output(0, std::move(y));
-    return OkStatus();
-  };
-}
-
-// _TfhostAddLayerNorm where a and b have the same shape (a residual sum);
-// broadcasting ones go to the reference kernel.
-ops::KernelFn MakeAddLayerNormKernel(const ir::Node& node, const ops::KernelFn& fallback) {
-  if (!IsFloatNode(node)) return {};
-  auto epsilon = ir::GetAttr<float>(node, "epsilon");
-  if (!epsilon.ok()) return {};
-  const LayerNormFn fn = IsaTable<LayerNormFn>{&LayerNormAvx512, &LayerNormAvx2, &LayerNormGeneric}.Pick();
-  const float eps = *epsilon;
-  return [fn, eps, fallback](ops::KernelContext& ctx) -> Status {
-    if (ctx.num_inputs() != 4 || ctx.input(1).dtype() != DType::kFloat ||
-        !(ctx.input(0).shape() == ctx.input(1).shape())) {
+    constexpr int kGamma = kResidual ? 2 : 1;
+    if (ctx.num_inputs() != kGamma + 2) return fallback(ctx);
+    if (kResidual && (ctx.input(1).dtype() != DType::kFloat || !(ctx.input(0).shape() == ctx.input(1).shape()))) {
       return fallback(ctx);
     }
-    TFHOST_ASSIGN_OR_RETURN(ops::nn::LayerNormGeometry g,
-                            ops::nn::CheckLayerNormOperands(ctx, ctx.input(0), ctx.input(2), ctx.input(3)));
-    Tensor x = ctx.TakeInput(0), r = ctx.TakeInput(1);
+    TFHOST_ASSIGN_OR_RETURN(ops::nn::LayerNormGeometry g, ops::nn::CheckLayerNormOperands(
+                                                              ctx, ctx.input(0), ctx.input(kGamma),
+                                                              ctx.input(kGamma + 1)));
+    Tensor x = ctx.TakeInput(0);
+    Tensor r = kResidual ? ctx.TakeInput(1) : Tensor();
     const float* xp = x.data<float>();
-    const float* rp = r.data<float>();
+    const float* rp = kResidual ? r.data<float>() : nullptr;
     const Shape shape = x.shape();
-    // Row by row, each read before its slot is written: either operand's
-    // buffer can hold the output when nothing else holds it.
-    Tensor y = r.RefCountIsOne() && !x.RefCountIsOne() ? ReuseOrAllocate(r, shape) : ReuseOrAllocate(x, shape);
+    // Row by row, each read before its slot is written: an input's buffer
+    // can hold the output when nothing else holds it.
+    Tensor y = kResidual && r.RefCountIsOne() && !x.RefCountIsOne() ? ReuseOrAllocate(r, shape)
+                                                                     : ReuseOrAllocate(x, shape);
     if (g.rows > 0) {
-      const LayerNormArgs a{xp, rp, ctx.input(2).data<float>(), ctx.input(3).data<float>(), y.data<float>(),
-                            g.channels, eps};
+      const LayerNormArgs a{xp, rp, ctx.input(kGamma).data<float>(), ctx.input(kGamma + 1).data<float>(),
+                            y.data<float>(), g.channels, eps};
       const int64_t min_rows = std::max<int64_t>(1, kMinChunkExpensive / std::max<int64_t>(1, g.channels));
       ParallelRange(ctx.intra_op(), g.rows, min_rows, [&](int64_t b, int64_t e) { fn(a, b, e); });
     }
@@ -180,8 +160,8 @@ ops::KernelFn MakeAddLayerNormKernel(const ir::Node& node, const ops::KernelFn& 
 }  // namespace
 
 void RegisterLayerNormKernels(KernelTable& table) {
-  table.Add(ops::nn::kLayerNormOp, MakeLayerNormKernel);
-  table.Add(ops::nn::kAddLayerNormOp, MakeAddLayerNormKernel);
+  table.Add(ops::nn::kLayerNormOp, MakeLayerNormKernel<false>);
+  table.Add(ops::nn::kAddLayerNormOp, MakeLayerNormKernel<true>);
 }
 
 }  // namespace tfhost::backends::simd
