@@ -24,9 +24,10 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 std::function<bool(const ir::Node&)> FastKernelCheck(const backends::BackendRegistry& registry,
                                                      backends::KernelChoice kernels) {
   return [&registry, kernels](const ir::Node& node) {
-    if (kernels != backends::KernelChoice::kFast || registry.HasDeviceBackend()) return false;
+    if (kernels != backends::KernelChoice::kFast) return false;
     const backends::Backend* chosen = registry.Choose(node, kernels);
-    return chosen != nullptr && chosen->name() != backends::kReferenceBackend;
+    if (chosen == nullptr || chosen->name() == backends::kReferenceBackend) return false;
+    return !registry.HasDeviceBackend() || !chosen->memory_space().host_accessible();
   };
 }
 

@@ -29,8 +29,9 @@ StatusOr<std::unique_ptr<runtime::Session>> GraphToSession(
 
 // PassContext::has_fast_kernel as the loader sets it: whether `registry`
 // places `node` on a backend other than the reference kernels, with
-// `kernels` kFast and no device backend loaded (a fused host node would
-// take its products off the GPU). `registry` must outlive the result.
+// `kernels` kFast; with a device backend loaded, only on a device backend
+// (a fused node on the host would take its neighbours' products off the
+// GPU). `registry` must outlive the result.
 std::function<bool(const ir::Node&)> FastKernelCheck(const backends::BackendRegistry& registry,
                                                      backends::KernelChoice kernels);
 

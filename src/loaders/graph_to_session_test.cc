@@ -14,6 +14,7 @@
 #include "backends/testing/fake_device_backend.h"
 #include "base/test_status.h"
 #include "ir/precision_attrs.h"
+#include "ops/run_single_op.h"
 
 namespace tfhost::loaders {
 namespace {
@@ -233,6 +234,40 @@ TEST(GraphToSessionTest, Bf16ActivationsAreChainedOnANativeBf16HostButNotBesideA
     auto session = Load(kConvChain, {"b"}, options);
     ASSERT_TRUE(session.ok()) << session.status().ToString();
     EXPECT_EQ(Bf16Edges(**session), with_device ? 0 : 1);
+  }
+}
+
+// A float32 node of `op`, as a fusion pass asks about it.
+ir::Node FloatNode(const std::string& op) {
+  ir::Node node;
+  node.name = "fused";
+  node.op = op;
+  node.attrs["T"] = ops::MakeAttr(DType::kFloat);
+  return node;
+}
+
+TEST(FastKernelCheckTest, BesideADeviceOnlyNodesTheDeviceTakesCountAsFast) {
+  for (bool with_device : {false, true}) {
+    SCOPED_TRACE(with_device ? "with a device backend" : "host only");
+    backends::KernelTable table;
+    for (const char* op : {"Neg", "AddV2"}) {
+      table.Add(op, [](const ir::Node&, const ops::KernelFn& fallback) { return fallback; });
+    }
+    backends::BackendRegistry registry;
+    ASSERT_TRUE(registry.Add(std::make_unique<backends::HostKernelBackend>("fast_host", 5,
+                                                                         backends::BackendCapabilities(),
+                                                                         std::move(table))).ok());
+    ASSERT_TRUE(registry.Add(std::make_unique<backends::ReferenceBackend>()).ok());
+    if (with_device) ASSERT_TRUE(registry.Add(std::make_unique<backends::testing::FakeDeviceBackend>()).ok());
+    auto fast = FastKernelCheck(registry, backends::KernelChoice::kFast);
+    // AddV2: the fast host kernel, or the device's.
+    EXPECT_TRUE(fast(FloatNode("AddV2")));
+    // Neg: only the host has a fast kernel; beside a device, a fused host
+    // node would take its neighbours' products off the device.
+    EXPECT_EQ(fast(FloatNode("Neg")), !with_device);
+    // Sub: only the reference kernels take it.
+    EXPECT_FALSE(fast(FloatNode("Sub")));
+    EXPECT_FALSE(FastKernelCheck(registry, backends::KernelChoice::kReference)(FloatNode("AddV2")));
   }
 }
 
