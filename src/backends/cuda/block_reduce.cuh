@@ -35,4 +35,10 @@ struct BlockReducer {
   }
 };
 
+// The float sum, the row kernels' most common reduction.
+struct BlockSum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+  __device__ float identity() const { return 0.0f; }
+};
+
 }  // namespace tfhost::backends::cuda

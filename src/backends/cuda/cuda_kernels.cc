@@ -12,6 +12,7 @@
 #include "backends/cuda/fused_program.h"
 #include "backends/cuda/gemm_plan.h"
 #include "backends/cuda/layout_ops.h"
+#include "backends/cuda/norm_ops.h"
 #include "backends/cuda/reduce_kernels.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
@@ -235,6 +236,7 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsDeviceViewOp(node)) return NodeSupport::Yes();  // any fixed-size dtype: the bytes stay where they are
   if (IsLayoutOp(node.op)) return LayoutSupports(env, node);
   if (IsCudnnOp(node.op)) return CudnnSupports(env, node);
+  if (IsNormOp(node.op)) return NormSupports(env, node);
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -266,6 +268,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
   if (IsViewOp(node.op)) return ViewOpKernel(node.op);
   if (IsLayoutOp(node.op)) return MakeLayoutKernel(env, node, fallback);
   if (IsCudnnOp(node.op)) return MakeCudnnKernel(env, node, fallback);
+  if (IsNormOp(node.op)) return MakeNormKernel(env, node, fallback);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

@@ -5,6 +5,9 @@
 //   - _TfhostFusedElementwise, the CPU passes' fused element-wise programs
 //     (fused_program.h), up to 8 inputs and 32 instructions;
 //   - Softmax and LogSoftmax over the last dim (softmax_kernels.cu);
+//   - normalizations (norm_ops.h): the graph passes' _TfhostLayerNorm,
+//     _TfhostAddLayerNorm and _TfhostMaskedSoftmax, and FusedBatchNorm/V2/V3
+//     at inference;
 //   - Sum, Mean, Max, Min and Prod over any axes (reduce_kernels.cu), the
 //     axes read in host memory;
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),

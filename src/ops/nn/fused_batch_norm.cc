@@ -8,8 +8,11 @@
 // outputs blend with the inputs by exponential_avg_factor, as TensorFlow does;
 // reserve_space_1/2 hold the batch mean and biased variance.
 // Statistics accumulate in double.
+#include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "ops/nn/fused_batch_norm.h"
 #include "ops/nn/nn_registrations.h"
 #include "ops/nn/nn_util.h"
 
@@ -23,21 +26,21 @@ Tensor FloatVector(const std::vector<double>& v) {
   return t;
 }
 
-Status BatchNormImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
-                     std::vector<Tensor>& out) {
-  const Tensor& x = in[0];
-  TFHOST_ASSIGN_OR_RETURN(float epsilon, ctx.AttrOr<float>("epsilon", 0.0001f));
-  TFHOST_ASSIGN_OR_RETURN(float avg_factor, ctx.AttrOr<float>("exponential_avg_factor", 1.0f));
+}  // namespace
+
+StatusOr<BatchNormSetup> ParseBatchNorm(const KernelContext& ctx, const Tensor& x, const Tensor* const params[4]) {
+  BatchNormSetup s;
+  TFHOST_ASSIGN_OR_RETURN(s.epsilon, ctx.AttrOr<float>("epsilon", 0.0001f));
+  TFHOST_ASSIGN_OR_RETURN(s.avg_factor, ctx.AttrOr<float>("exponential_avg_factor", 1.0f));
   TFHOST_ASSIGN_OR_RETURN(std::string data_format, ctx.AttrOr<std::string>("data_format", "NHWC"));
-  TFHOST_ASSIGN_OR_RETURN(bool is_training, ctx.AttrOr<bool>("is_training", true));
-  bool channels_last;
+  TFHOST_ASSIGN_OR_RETURN(s.is_training, ctx.AttrOr<bool>("is_training", true));
   int rank;
   if (data_format == "NHWC" || data_format == "NCHW") {
     rank = 4;
-    channels_last = data_format == "NHWC";
+    s.channels_last = data_format == "NHWC";
   } else if (data_format == "NDHWC" || data_format == "NCDHW") {
     rank = 5;
-    channels_last = data_format == "NDHWC";
+    s.channels_last = data_format == "NDHWC";
   } else {
     return ctx.Error("data_format must be NHWC, NCHW, NDHWC or NCDHW, got '" + data_format + "'");
   }
@@ -45,29 +48,41 @@ Status BatchNormImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
     return ctx.Error("x must be " + std::to_string(rank) + "-D for data_format " + data_format +
                      ", got shape " + x.shape().ToString());
   }
+  s.channels = s.channels_last ? x.dim(rank - 1) : x.dim(1);
+  s.inner = s.channels_last ? 1 : x.NumElements() / std::max<int64_t>(x.dim(0) * s.channels, 1);
+  s.outer = s.channels_last ? x.NumElements() / std::max<int64_t>(s.channels, 1) : x.dim(0);
+  const char* names[4] = {"scale", "offset", "mean", "variance"};
+  for (int i = 0; i < 4; ++i) {
+    const Tensor& t = *params[i];
+    // Training with exponential_avg_factor == 1 ignores mean and variance,
+    // which TF then allows to be empty.
+    const bool may_be_empty = s.is_training && s.avg_factor == 1.0f && i >= 2;
+    if (may_be_empty && t.NumElements() == 0) continue;
+    if (t.rank() != 1 || t.dim(0) != s.channels) {
+      return ctx.Error(std::string(names[i]) + " must be a vector of " + std::to_string(s.channels) +
+                       " values (one per channel), got shape " + t.shape().ToString());
+    }
+  }
+  return s;
+}
+
+namespace {
+
+Status BatchNormImpl(const KernelContext& ctx, const std::vector<Tensor>& in,
+                     std::vector<Tensor>& out) {
+  const Tensor& x = in[0];
+  const Tensor* const params[4] = {&in[1], &in[2], &in[3], &in[4]};
+  TFHOST_ASSIGN_OR_RETURN(BatchNormSetup s, ParseBatchNorm(ctx, x, params));
   if (x.dtype() != DType::kFloat) {
     return Unimplemented(ir::NodeContext(ctx.node()) + ": dtype " + DTypeShortName(x.dtype()) +
                          " is not supported (expected float32, float16 or bfloat16)");
   }
-  const int64_t channels = channels_last ? x.dim(rank - 1) : x.dim(1);
-  const int64_t inner = channels_last ? 1 : x.NumElements() / std::max<int64_t>(x.dim(0) * channels, 1);
-  const int64_t outer = channels_last ? x.NumElements() / std::max<int64_t>(channels, 1) : x.dim(0);
+  const float epsilon = s.epsilon, avg_factor = s.avg_factor;
+  const bool is_training = s.is_training;
+  const int64_t channels = s.channels, inner = s.inner, outer = s.outer;
   const int64_t count = outer * inner;  // values per channel
-
-  const char* names[4] = {"scale", "offset", "mean", "variance"};
   std::vector<double> p[4];
-  for (int i = 0; i < 4; ++i) {
-    const Tensor& t = in[i + 1];
-    // Training with exponential_avg_factor == 1 ignores mean and variance,
-    // which TF then allows to be empty.
-    const bool may_be_empty = is_training && avg_factor == 1.0f && i >= 2;
-    if (may_be_empty && t.NumElements() == 0) continue;
-    if (t.rank() != 1 || t.dim(0) != channels) {
-      return ctx.Error(std::string(names[i]) + " must be a vector of " + std::to_string(channels) +
-                       " values (one per channel), got shape " + t.shape().ToString());
-    }
-    p[i] = t.ToDoubleVector();
-  }
+  for (int i = 0; i < 4; ++i) p[i] = params[i]->ToDoubleVector();
   const std::vector<double>& scale = p[0];
   const std::vector<double>& offset = p[1];
   std::vector<double> mean = p[2], var = p[3];
