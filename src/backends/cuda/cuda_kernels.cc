@@ -14,6 +14,7 @@
 #include "backends/cuda/layout_ops.h"
 #include "backends/cuda/norm_ops.h"
 #include "backends/cuda/reduce_kernels.h"
+#include "backends/cuda/resize_ops.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
 #include "ir/attrs.h"
@@ -229,7 +230,8 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
 bool CudaInputInHostMemory(const ir::Node& node, int index) {
   ReduceOp r;
   return ViewOpInputInHostMemory(node.op, index) || (index == 1 && ReduceOpOf(node.op, &r)) ||
-         LayoutInputInHostMemory(node, index) || CudnnInputInHostMemory(node, index);
+         LayoutInputInHostMemory(node, index) || CudnnInputInHostMemory(node, index) ||
+         ResizeInputInHostMemory(node, index);
 }
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
@@ -237,6 +239,7 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsLayoutOp(node.op)) return LayoutSupports(env, node);
   if (IsCudnnOp(node.op)) return CudnnSupports(env, node);
   if (IsNormOp(node.op)) return NormSupports(env, node);
+  if (IsResizeOp(node.op)) return ResizeSupports(env, node);
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -269,6 +272,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
   if (IsLayoutOp(node.op)) return MakeLayoutKernel(env, node, fallback);
   if (IsCudnnOp(node.op)) return MakeCudnnKernel(env, node, fallback);
   if (IsNormOp(node.op)) return MakeNormKernel(env, node, fallback);
+  if (IsResizeOp(node.op)) return MakeResizeKernel(env, node, fallback);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

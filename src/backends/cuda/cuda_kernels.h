@@ -8,6 +8,8 @@
 //   - normalizations (norm_ops.h): the graph passes' _TfhostLayerNorm,
 //     _TfhostAddLayerNorm and _TfhostMaskedSoftmax, and FusedBatchNorm/V2/V3
 //     at inference;
+//   - ResizeBilinear and ResizeNearestNeighbor, NHWC (resize_ops.h), the
+//     size read in host memory;
 //   - Sum, Mean, Max, Min and Prod over any axes (reduce_kernels.cu), the
 //     axes read in host memory;
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
@@ -51,7 +53,8 @@ struct CudaKernelEnv {
 
 NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node);
 // The inputs its kernels read in host memory: view ops' shapes and dims,
-// reductions' axes, layout ops' indices, Conv2DBackpropInput's input_sizes.
+// reductions' axes, layout ops' indices, Conv2DBackpropInput's input_sizes,
+// resizes' sizes.
 bool CudaInputInHostMemory(const ir::Node& node, int index);
 ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, const ops::KernelFn& fallback);
 

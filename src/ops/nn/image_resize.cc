@@ -6,24 +6,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/nn/image_resize.h"
 #include "ops/nn/nn_registrations.h"
 #include "ops/nn/nn_util.h"
 
 namespace tfhost::ops::nn {
 
-namespace {
-
-float ResizeScale(int64_t in, int64_t out, bool align_corners) {
-  return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                    : static_cast<float>(in) / static_cast<float>(out);
-}
-
-struct ResizeSetup {
-  int64_t batch, in_h, in_w, channels, out_h, out_w;
-  bool align_corners, half_pixel_centers;
-};
-
-// Validates images, size and the attrs shared by both ops.
 StatusOr<ResizeSetup> ParseResize(const KernelContext& ctx, const Tensor& images,
                                   const Tensor& size) {
   ResizeSetup s;
@@ -55,6 +43,13 @@ StatusOr<ResizeSetup> ParseResize(const KernelContext& ctx, const Tensor& images
                      images.shape().ToString());
   }
   return s;
+}
+
+namespace {
+
+float ResizeScale(int64_t in, int64_t out, bool align_corners) {
+  return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                    : static_cast<float>(in) / static_cast<float>(out);
 }
 
 // Source rows/columns and the interpolation weight of one output index.
