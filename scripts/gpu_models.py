@@ -15,8 +15,8 @@ here: word, position and token-type embeddings with LayerNorm, then 12
 torch.nn.TransformerEncoderLayer (hidden 768, 12 heads, FFN 3072, GELU,
 post-norm).
 
-  gpu_models.py --export-only --out DIR           DIR/resnet50.onnx (opset 17), DIR/bert_base.onnx
-                                                  (opset 16), on the CPU
+  gpu_models.py --export-only --out DIR           DIR/resnet50.onnx and DIR/bert_base.onnx
+                                                  (opset 17), on the CPU
   gpu_models.py --time-only --device cuda         PyTorch eager: items/s and p50 per setting
   gpu_models.py --out DIR --device cpu --quick    both, batches 1 and 2 and a few runs: to check
                                                   the paths on a machine without a GPU
@@ -395,9 +395,6 @@ def main():
     p.add_argument("--export-only", action="store_true", help="export, do not time")
     p.add_argument("--time-only", action="store_true", help="time, do not export")
     p.add_argument("--opset", type=int, default=17, help="ONNX opset of the exports (default 17)")
-    p.add_argument("--bert-opset", type=int, default=16,
-                   help="opset of bert_base.onnx (default 16: at 17 nn.LayerNorm becomes LayerNormalization, "
-                        "which tfhost's ONNX loader does not map)")
     p.add_argument("--budget-s", type=float, default=90, help="seconds for all PyTorch timings together")
     p.add_argument("--impl", default="auto", choices=("auto", "library", "builtin"),
                    help="auto: torchvision/transformers when importable; builtin: the torch.nn versions here")
@@ -441,7 +438,7 @@ def main():
     if not a.time_only:
         os.makedirs(a.out, exist_ok=True)
         for name in models:
-            opset = a.bert_opset if name == "bert_base" else a.opset
+            opset = a.opset
             try:
                 model = build(torch, name, a.impl, for_export=True)
             except Exception as e:

@@ -203,6 +203,21 @@ def matmul_norm(r):
                "v": normal(r, 6), "s3t": normal(r, 1, 6, 2)}
 
 
+def layer_norm(r):
+    # A transformer's last-dim norm (rows far from zero mean), one over the
+    # last two dims without B, and one over all dims but the symbolic batch.
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["last"], epsilon=1e-12),
+        helper.make_node("LayerNormalization", ["x", "gamma2"], ["last_two"], axis=-2),
+        helper.make_node("LayerNormalization", ["x", "gamma3", "beta3"], ["all_but_batch"], axis=1, epsilon=1e-3),
+    ]
+    m = model(nodes, [vi("x", F, ["batch", 3, 4, 8])],
+              [vi(n, F, None) for n in ("last", "last_two", "all_but_batch")],
+              [init("gamma", normal(r, 8)), init("beta", normal(r, 8)), init("gamma2", normal(r, 4, 8)),
+               init("gamma3", normal(r, 3, 4, 8)), init("beta3", normal(r, 3, 4, 8))], opset=17)
+    return m, {"x": normal(r, 2, 3, 4, 8) * 3 + 5}
+
+
 def shapes(r):
     nodes = [
         helper.make_node("Reshape", ["x", "shape0"], ["reshape_zero"]),
@@ -367,6 +382,8 @@ MODELS = [
      conv_transpose),
     ("pooling", "MaxPool/AveragePool pads, ceil_mode, count_include_pad, SAME; global pooling; 1-D", pooling),
     ("matmul_norm", "BatchNormalization, Gemm (alpha, beta, transA/B), MatMul 3-D, vector and batch", matmul_norm),
+    ("layer_norm", "LayerNormalization: the last dim, the last two without B, all but the batch (opset 17)",
+     layer_norm),
     ("shapes", "Reshape, Flatten, Transpose, Concat, (Un)Squeeze, Shape, Gather, Slice, Cast, Pad, Reduce*, Split",
      shapes),
     ("dynamic_flatten", "Shape/Gather/Unsqueeze/Concat/Reshape on a symbolic batch", dynamic_flatten),

@@ -1,9 +1,12 @@
-// Matrix products (Gemm, MatMul), activations, Softmax, Clip and inference
-// BatchNormalization. Convolutions and pooling are in onnx_ops_conv.cc.
+// Matrix products (Gemm, MatMul), activations, Softmax, Clip, inference
+// BatchNormalization and LayerNormalization. Convolutions and pooling are in onnx_ops_conv.cc.
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <map>
 
 #include "loaders/onnx/onnx_ops.h"
+#include "ops/nn/layer_norm.h"
 
 namespace tfhost::loaders::onnx {
 
@@ -282,6 +285,79 @@ Status MapBatchNorm(const NodeContext& ctx) {
   return ctx.Emit("AddV2", {scaled, br}, {}, xi->dtype, xi->shape);
 }
 
+// LayerNormalization (opset 17): x normalized over its dims from `axis` on,
+// as _TfhostLayerNorm (ops/nn/layer_norm.h) normalizes its last dim; a
+// layer norm fusion on a decomposed graph would end in the same node. Over
+// several dims, x is viewed as [-1, N] (N the normalized dims' product,
+// which must be known at load) and Scale and B as N values; Scale and B
+// broadcast to the normalized shape first where they are smaller, as ONNX
+// allows. Statistics are float32 (stash_type 1); the Mean and InvStdDev
+// outputs, which only training reads, are refused.
+Status MapLayerNorm(const NodeContext& ctx) {
+  for (int i = 1; i < ctx.node->output_size(); ++i) {
+    if (!ctx.node->output(i).empty()) return ctx.Unsupported("the Mean and InvStdDev outputs (training's)");
+  }
+  TFHOST_ASSIGN_OR_RETURN(int64_t axis, ctx.Int("axis", -1));
+  TFHOST_ASSIGN_OR_RETURN(float epsilon, ctx.Float("epsilon", 1e-5f));
+  TFHOST_ASSIGN_OR_RETURN(int64_t stash_type, ctx.Int("stash_type", 1));
+  if (stash_type != 1) {
+    return ctx.Unsupported("stash_type " + std::to_string(stash_type) + " (1, float32 statistics, is supported)");
+  }
+  TFHOST_ASSIGN_OR_RETURN(const ValueInfo* xi, ctx.Info(0));
+  if (xi->dtype != DType::kFloat) {
+    return ctx.Unsupported("inputs of type " + DTypeName(xi->dtype) + " (float32 is supported)");
+  }
+  TFHOST_ASSIGN_OR_RETURN(int rank, ctx.Rank(0, "LayerNormalization"));
+  TFHOST_ASSIGN_OR_RETURN(int a, NormalizeAxis(ctx, axis, rank, "axis"));
+  // The normalized shape; over several dims it must be known at load.
+  std::vector<int32_t> normalized;
+  int64_t n = 1;
+  for (int d = a; d < rank; ++d) {
+    const int64_t dim = xi->shape.dims[d];
+    if (dim < 0 && a < rank - 1) {
+      return ctx.Unsupported("normalized dim " + std::to_string(d) + " of x " + xi->shape.ToString() +
+                             " unknown at load (over several dims, their sizes must be known)");
+    }
+    n *= dim;
+    if (n > INT32_MAX) return ctx.Unsupported("more than 2^31 normalized values per row");
+    normalized.push_back(static_cast<int32_t>(dim));
+  }
+  const bool known = normalized.size() > 1 || normalized[0] >= 0;
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x, ctx.In(0));
+  // Scale and B as the normalized shape (broadcast where their shape is
+  // known to differ), as N values when several dims are normalized; an
+  // unknown last dim leaves them to the kernel's run-time check.
+  auto parameter = [&](int i, const std::string& name) -> StatusOr<ir::TensorRef> {
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef p, ctx.In(i));
+    TFHOST_ASSIGN_OR_RETURN(const ValueInfo* pi, ctx.Info(i));
+    const std::vector<int64_t> want(normalized.begin(), normalized.end());
+    if (known && (pi->shape.unknown_rank || pi->shape.dims != want)) {
+      TFHOST_ASSIGN_OR_RETURN(ir::TensorRef shape, ctx.Const(name + "_shape", Int32Vector(normalized)));
+      TFHOST_ASSIGN_OR_RETURN(p, ctx.Helper(name + "_broadcast", "BroadcastTo", {p, shape}));
+    }
+    if (a == rank - 1) return p;
+    TFHOST_ASSIGN_OR_RETURN(ir::TensorRef flat, ctx.Const(name + "_n", Int32Vector({static_cast<int32_t>(n)})));
+    return ctx.Helper(name + "_flat", "Reshape", {p, flat});
+  };
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef scale, parameter(1, "scale"));
+  ir::TensorRef bias;
+  if (ctx.Has(2)) {
+    TFHOST_ASSIGN_OR_RETURN(bias, parameter(2, "bias"));
+  } else {
+    TFHOST_ASSIGN_OR_RETURN(bias, ctx.Helper("zero_bias", "ZerosLike", {scale}));
+  }
+  ir::AttrMap attrs;
+  attrs["epsilon"] = FloatAttr(epsilon);
+  if (a == rank - 1) return ctx.Emit(ops::nn::kLayerNormOp, {x, scale, bias}, std::move(attrs), xi->dtype, xi->shape);
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef rows_shape,
+                          ctx.Const("rows_shape", Int32Vector({-1, static_cast<int32_t>(n)})));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef rows, ctx.Helper("rows", "Reshape", {x, rows_shape}));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef y,
+                          ctx.Helper("norm", ops::nn::kLayerNormOp, {rows, scale, bias}, std::move(attrs)));
+  TFHOST_ASSIGN_OR_RETURN(ir::TensorRef x_shape, ShapeOf(ctx, x, "x_shape"));
+  return ctx.Emit("Reshape", {y, x_shape}, {}, xi->dtype, xi->shape);
+}
+
 // Inference Dropout is the identity; the mask output is refused.
 Status MapDropout(const NodeContext& ctx) {
   if (ctx.node->output_size() > 1 && !ctx.node->output(1).empty()) return ctx.Unsupported("the mask output");
@@ -322,6 +398,7 @@ MapFn FindNnMapper(const std::string& op_type) {
       {"HardSwish", MapHard<true>},
       {"Clip", MapClip},
       {"BatchNormalization", MapBatchNorm},
+      {"LayerNormalization", MapLayerNorm},
       {"Dropout", MapDropout},
   };
   auto it = table->find(op_type);
