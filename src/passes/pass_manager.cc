@@ -159,6 +159,9 @@ PassManager PassManager::Default() {
   pm.Add(MakeLoopProjectionHoisting());
   // On the hoisted loops: an LSTM layer's While becomes one node.
   pm.Add(MakeLstmLoopFusion());
+  // Keras's einsums as matrix products, before folding: their Reshape
+  // targets fold where static.
+  pm.Add(MakeEinsumLowering());
   pm.Add(MakeConstantFolding());
   // On the folded graph: tensordot's shape arithmetic, known up to the
   // batch size, becomes a constant shape with -1.

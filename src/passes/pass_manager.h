@@ -109,6 +109,7 @@ std::unique_ptr<GraphPass> MakeCommonSubexpressionElimination();
 std::unique_ptr<GraphPass> MakePadFolding();
 std::unique_ptr<GraphPass> MakeReshapeBatchInference();
 std::unique_ptr<GraphPass> MakeMatMulTransposeFolding();
+std::unique_ptr<GraphPass> MakeEinsumLowering();
 std::unique_ptr<GraphPass> MakeExpandDepthwiseFusion();
 std::unique_ptr<GraphPass> MakeLoopProjectionHoisting();
 std::unique_ptr<GraphPass> MakeBatchNormFolding();
