@@ -15,6 +15,7 @@
 #include "backends/cuda/norm_ops.h"
 #include "backends/cuda/reduce_kernels.h"
 #include "backends/cuda/resize_ops.h"
+#include "backends/cuda/select_ops.h"
 #include "backends/cuda/softmax_kernels.h"
 #include "backends/view_ops.h"
 #include "ir/attrs.h"
@@ -240,6 +241,7 @@ NodeSupport CudaSupports(const CudaKernelEnv& env, const ir::Node& node) {
   if (IsCudnnOp(node.op)) return CudnnSupports(env, node);
   if (IsNormOp(node.op)) return NormSupports(env, node);
   if (IsResizeOp(node.op)) return ResizeSupports(env, node);
+  if (IsSelectOp(node.op)) return SelectSupports(env, node);
   const Family family = FamilyOf(node.op);
   if (family == Family::kNone) return NodeSupport::No(env.backend_name + " has no kernel for " + node.op);
   for (const char* attr : TypeAttrs(node.op)) {
@@ -273,6 +275,7 @@ ops::KernelFn MakeCudaKernel(const CudaKernelEnv& env, const ir::Node& node, con
   if (IsCudnnOp(node.op)) return MakeCudnnKernel(env, node, fallback);
   if (IsNormOp(node.op)) return MakeNormKernel(env, node, fallback);
   if (IsResizeOp(node.op)) return MakeResizeKernel(env, node, fallback);
+  if (IsSelectOp(node.op)) return MakeSelectKernel(env, node, fallback);
   const Family family = FamilyOf(node.op);
   FusedSpec spec;
   if (family == Family::kMatMul) {

@@ -10,6 +10,7 @@
 //     at inference;
 //   - ResizeBilinear and ResizeNearestNeighbor, NHWC (resize_ops.h), the
 //     size read in host memory;
+//   - SelectV2 with TensorFlow's broadcasting (select_ops.h);
 //   - Sum, Mean, Max, Min and Prod over any axes (reduce_kernels.cu), the
 //     axes read in host memory;
 //   - view ops of any fixed-size dtype (backends/view_ops.h: Reshape, Identity, ...),
