@@ -76,7 +76,8 @@ ASAN_TESTS := crc32c_test segment_ops_test matrix_diag_ops_test broadcast_test g
   dim_vector_test simd_gemv_test lstm_cell_test simd_lstm_cell_test lstm_cell_fusion_test tensor_list_ops_test \
   tensor_array_ops_test lstm_loop_test simd_lstm_loop_test lstm_loop_fusion_test pass_manager_test restore_subset_test \
   layer_norm_test simd_layer_norm_test layer_norm_fusion_test masked_softmax_test masked_softmax_fusion_test \
-  simd_softmax_test reshape_shape_folding_test reshape_sinking_test einsum_lowering_test onnx_ops_nn_test
+  simd_softmax_test reshape_shape_folding_test reshape_sinking_test einsum_lowering_test onnx_ops_nn_test \
+  audio_ops_test
 # -O1 and line tables only: reports keep file:line, and compiling costs less
 # than the -O2 -g the fuzz build used before.
 SANITIZER_FLAGS := -O1 -gline-tables-only

@@ -68,6 +68,9 @@ std::string EncodeWav16(const float* samples, int64_t frames, int64_t channels, 
 // between the two frequency limits.
 class MelFilterbank {
  public:
+  // The arguments' checks alone (Initialize runs them first).
+  static Status CheckArgs(int64_t input_length, double sample_rate, int64_t channels, double lower_hz,
+                          double upper_hz);
   Status Initialize(int64_t input_length, double sample_rate, int64_t channels, double lower_hz, double upper_hz);
   // `power` has input_length entries; writes `channels` band energies.
   void Compute(const float* power, std::vector<double>* out) const;

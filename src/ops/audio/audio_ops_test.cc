@@ -247,6 +247,18 @@ TEST(MfccTest, LimitsFarAboveNyquistStopAtTheLastBin) {
   EXPECT_EQ((*out)[0].shape(), Shape({1, 1, 13}));
 }
 
+TEST(MfccTest, NoFramesOfAHugeSpectrumIsAnEmptyOutputWithoutAFilterbank) {
+  // Found by fuzzing: a [1, 0, 2^40] spectrogram sized the filterbank's two
+  // per-bin tables (ASan: allocation-size-too-big). Its arguments are still
+  // checked.
+  const Shape shape({1, 0, int64_t{1} << 40});
+  auto out = RunSingleOp("Mfcc", {Tensor(DType::kFloat, shape), Tensor::Scalar<int32_t>(16000)});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].shape(), Shape({1, 0, 13}));
+  TFHOST_EXPECT_ERROR(RunSingleOp("Mfcc", {Tensor(DType::kFloat, shape), Tensor::Scalar<int32_t>(0)}),
+                      StatusCode::kInvalidArgument, "Mfcc initialization failed: Sample rate must be positive.");
+}
+
 TEST(ComplexOpsTest, FftOfNoRowsOfAHugeLengthIsAnEmptyOutputWithoutABuffer) {
   // Found by fuzzing: a [0, 2^40] input sized a 2^40-element work buffer.
   const Shape shape({0, int64_t{1} << 40});

@@ -52,7 +52,7 @@ namespace {
 double FreqToMel(double hz) { return 1127.0 * std::log1p(hz / 700.0); }
 }  // namespace
 
-Status MelFilterbank::Initialize(int64_t input_length, double sample_rate, int64_t channels, double lower_hz,
+Status MelFilterbank::CheckArgs(int64_t input_length, double sample_rate, int64_t channels, double lower_hz,
                                  double upper_hz) {
   if (channels < 1) return InvalidArgument("Number of filterbank channels must be positive.");
   if (sample_rate <= 0) return InvalidArgument("Sample rate must be positive.");
@@ -65,6 +65,12 @@ Status MelFilterbank::Initialize(int64_t input_length, double sample_rate, int64
   if (upper_hz <= lower_hz) {
     return InvalidArgument("Upper frequency limit must be greater than lower frequency limit.");
   }
+  return OkStatus();
+}
+
+Status MelFilterbank::Initialize(int64_t input_length, double sample_rate, int64_t channels, double lower_hz,
+                                 double upper_hz) {
+  TFHOST_RETURN_IF_ERROR(CheckArgs(input_length, sample_rate, channels, lower_hz, upper_hz));
   channels_ = channels;
   // channels + 1 centre frequencies: the extra one closes the last triangle.
   std::vector<double> centre(channels + 1);
@@ -168,7 +174,11 @@ Status Mfcc(KernelContext& ctx) {
   }
   const int64_t channels = spec.dim(0), frames = spec.dim(1), bins = spec.dim(2);
   MelFilterbank bank;
-  Status init = bank.Initialize(bins, rate.data<int32_t>()[0], filters, lower, upper);
+  // The filterbank keeps two values per bin; with no frames to filter it is
+  // only checked (a spectrogram of no frames may still claim 2^40 bins).
+  Status init = channels == 0 || frames == 0
+                    ? MelFilterbank::CheckArgs(bins, rate.data<int32_t>()[0], filters, lower, upper)
+                    : bank.Initialize(bins, rate.data<int32_t>()[0], filters, lower, upper);
   if (!init.ok()) return ctx.Error("Mfcc initialization failed: " + init.message());
   const double norm = std::sqrt(2.0 / static_cast<double>(filters));
   std::vector<double> cosines(coefficients * filters);
