@@ -1,6 +1,7 @@
-// einsum_lowering: a two-operand float32 Einsum becomes the matrix product
-// it is: Transposes that bring each operand to [batch..., rows, inner] and
-// [batch..., inner, cols] (or the adjoint, where that needs no Transpose),
+// einsum_lowering: a two-operand floating-point Einsum (float32, float64,
+// float16 or bfloat16) becomes the matrix product it is: Transposes that
+// bring each operand to [batch..., rows, inner] and [batch..., inner, cols]
+// (or the adjoint, where that needs no Transpose),
 // Reshapes that merge each group of labels into one dim, a MatMul (no batch
 // labels) or BatchMatMulV2, then the Reshape and Transpose back to the
 // equation's output. Keras 3's model.export writes EinsumDense and
@@ -17,11 +18,13 @@
 // operand's). A Reshape's target is a Const where at most one of its dims is
 // unknown at load (then -1); otherwise it is gathered at run time from the
 // operands' Shape. The products are the same sums of the same products, in
-// float32 where the reference kernel accumulates in double.
+// the product kernels' precision (float32 sums in the fast ones) where the
+// Einsum kernel accumulates in double.
 //
-// Matched: Einsum with two inputs, T float, an explicit "->", letters only
-// (no "..."), no label repeated within a term, every operand label in the
-// other operand or the output (a label summed within one operand is not a
+// Matched: Einsum with two inputs, T floating-point (integers keep the
+// Einsum kernel's exact int64 sums), an explicit "->", letters only (no
+// "..."), no label repeated within a term, every operand label in the other
+// operand or the output (a label summed within one operand is not a
 // product), every output label in an operand, operand ranks known and equal
 // to their terms' lengths; neither protected. The Einsum's node becomes the
 // last op of the lowering (its name, outputs and readers stay).
@@ -256,7 +259,7 @@ class EinsumLowering : public GraphPass {
       if (node.op != "Einsum" || node.inputs.size() != 2 || IsProtected(*graph, node)) continue;
       auto t = ir::GetAttr<DType>(node, "T");
       auto text = ir::GetAttr<std::string>(node, "equation");
-      if (!t.ok() || *t != DType::kFloat || !text.ok()) continue;
+      if (!t.ok() || !IsFloatingPoint(*t) || !text.ok()) continue;
       std::optional<Equation> e = ParseEquation(*text);
       if (!e) continue;
       const ir::PartialShape* shapes[2];
@@ -273,13 +276,13 @@ class EinsumLowering : public GraphPass {
         ranks_match &= shapes[k]->rank_known() && shapes[k]->rank() == static_cast<int>(term.size());
       }
       if (!ranks_match || !BatchDimsAgree(*e, *shapes[0], *shapes[1])) continue;
-      TFHOST_RETURN_IF_ERROR(Lower(graph, i, *e, *shapes[0], *shapes[1]));
+      TFHOST_RETURN_IF_ERROR(Lower(graph, i, *t, *e, *shapes[0], *shapes[1]));
     }
     return OkStatus();
   }
 
  private:
-  static Status Lower(ir::Graph* graph, int i, const Equation& e, const ir::PartialShape a_shape,
+  static Status Lower(ir::Graph* graph, int i, DType dtype, const Equation& e, const ir::PartialShape a_shape,
                       const ir::PartialShape b_shape) {
     std::string batch, rows, cols, inner;
     for (char c : e.out) {
@@ -290,7 +293,7 @@ class EinsumLowering : public GraphPass {
     for (char c : e.a) {
       if (Has(e.b, c) && !Has(e.out, c)) inner += c;
     }
-    Lowering l(graph, i, DType::kFloat);
+    Lowering l(graph, i, dtype);
     const ir::TensorRef a_in = graph->node(i).inputs[0], b_in = graph->node(i).inputs[1];
     TFHOST_ASSIGN_OR_RETURN(Operand a, Arrange(l, "a", a_in, a_shape, e.a, batch, rows, inner, true));
     TFHOST_ASSIGN_OR_RETURN(Operand b, Arrange(l, "b", b_in, b_shape, e.b, batch, cols, inner, false));
@@ -307,7 +310,7 @@ class EinsumLowering : public GraphPass {
     };
     product_dims.push_back(merged(a_shape, e.a, rows));
     product_dims.push_back(merged(b_shape, e.b, cols));
-    ir::AttrMap attrs = {{"T", ops::MakeAttr(DType::kFloat)}};
+    ir::AttrMap attrs = {{"T", ops::MakeAttr(dtype)}};
     const bool plain = batch.empty();
     attrs[plain ? "transpose_a" : "adj_x"] = ops::MakeAttr(a.adjoint);
     attrs[plain ? "transpose_b" : "adj_y"] = ops::MakeAttr(b.adjoint);
@@ -319,7 +322,7 @@ class EinsumLowering : public GraphPass {
     const bool transpose = !IsIdentity(perm);
     ir::TensorRef y;
     if (split || transpose) {
-      TFHOST_ASSIGN_OR_RETURN(y, l.Add("product", product_op, {a.ref, b.ref}, attrs, DType::kFloat,
+      TFHOST_ASSIGN_OR_RETURN(y, l.Add("product", product_op, {a.ref, b.ref}, attrs, dtype,
                                        ir::PartialShape::Known(product_dims)));
     }
     if (split) {
@@ -346,13 +349,13 @@ class EinsumLowering : public GraphPass {
                                               ir::PartialShape::Known({static_cast<int64_t>(dims.size())})));
       }
       if (!transpose) return Rewrite(graph, i, "Reshape", {y, target},
-                                     {{"T", ops::MakeAttr(DType::kFloat)}, {"Tshape", ops::MakeAttr(DType::kInt32)}});
+                                     {{"T", ops::MakeAttr(dtype)}, {"Tshape", ops::MakeAttr(DType::kInt32)}});
       TFHOST_ASSIGN_OR_RETURN(y, l.Reshape("grouped", y, target, dims));
     }
     if (!transpose) return Rewrite(graph, i, product_op, {a.ref, b.ref}, attrs);
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef p, l.Int32s("out_perm", perm));
     return Rewrite(graph, i, "Transpose", {y, p},
-                   {{"T", ops::MakeAttr(DType::kFloat)}, {"Tperm", ops::MakeAttr(DType::kInt32)}});
+                   {{"T", ops::MakeAttr(dtype)}, {"Tperm", ops::MakeAttr(DType::kInt32)}});
   }
 
   // The Einsum's node becomes the lowering's last op; its name, output

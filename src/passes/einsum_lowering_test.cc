@@ -82,6 +82,18 @@ TEST(EinsumLoweringTest, AnUnknownDimOnEachSideOfAReshapeIsGatheredAtRunTime) {
   EXPECT_EQ(CountOp(known, "Shape"), 0);
 }
 
+TEST(EinsumLoweringTest, HalfAndBfloat16EinsumsBecomeProductsOfTheirType) {
+  for (DType dtype : {DType::kBFloat16, DType::kHalf, DType::kDouble}) {
+    SCOPED_TRACE(DTypeShortName(dtype));
+    const ir::Graph after = Lowered(EinsumGraph({"BTNH,BSNH->BNTS", {2, 3, 2, 4}, {2, 5, 2, 4}, Shape(), Shape(), ""},
+                                                dtype));
+    EXPECT_EQ(CountOp(after, "Einsum"), 0);
+    for (const ir::Node& n : after.nodes()) {
+      if (n.op == "BatchMatMulV2") EXPECT_EQ(*ir::GetAttr<DType>(n, "T"), dtype);
+    }
+  }
+}
+
 TEST(EinsumLoweringTest, FormsThatAreNotOneProductStayEinsum) {
   const std::vector<Case> cases = {
       {"ii,ij->j", {3, 3}, {3, 4}, Shape(), Shape(), ""},          // a diagonal
