@@ -29,6 +29,9 @@
 // to their terms' lengths; neither protected. The Einsum's node becomes the
 // last op of the lowering (its name, outputs and readers stay).
 #include <algorithm>
+#include <cctype>
+#include <climits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,8 @@ namespace {
 struct Equation {
   std::string a, b, out;
 };
+
+bool Has(const std::string& term, char c) { return term.find(c) != std::string::npos; }
 
 std::optional<Equation> ParseEquation(const std::string& text) {
   const size_t comma = text.find(',');
@@ -54,18 +59,16 @@ std::optional<Equation> ParseEquation(const std::string& text) {
     }
   }
   for (char c : e.a) {
-    if (e.b.find(c) == std::string::npos && e.out.find(c) == std::string::npos) return std::nullopt;
+    if (!Has(e.b, c) && !Has(e.out, c)) return std::nullopt;
   }
   for (char c : e.b) {
-    if (e.a.find(c) == std::string::npos && e.out.find(c) == std::string::npos) return std::nullopt;
+    if (!Has(e.a, c) && !Has(e.out, c)) return std::nullopt;
   }
   for (char c : e.out) {
-    if (e.a.find(c) == std::string::npos && e.b.find(c) == std::string::npos) return std::nullopt;
+    if (!Has(e.a, c) && !Has(e.b, c)) return std::nullopt;
   }
   return e;
 }
-
-bool Has(const std::string& term, char c) { return term.find(c) != std::string::npos; }
 
 // The positions in `term` of `labels`, in that order.
 std::vector<int32_t> Positions(const std::string& term, const std::string& labels) {
@@ -236,6 +239,17 @@ StatusOr<Operand> Arrange(Lowering& l, const std::string& name, ir::TensorRef x,
   return r;
 }
 
+// The Reshape targets are int32: an operand of 2^31 or more known elements
+// stays an Einsum.
+bool FitsInt32(const ir::PartialShape& s) {
+  int64_t n = 1;
+  for (int d = 0; d < s.rank(); ++d) {
+    if (s.dim(d) > 0) n *= s.dim(d);
+    if (n > INT32_MAX) return false;
+  }
+  return true;
+}
+
 // Labels in both operands (batch and inner) whose sizes are known must
 // agree: TensorFlow refuses unequal ones, which a batched product would
 // broadcast where one is 1. Such a node stays an Einsum, whose kernel says so.
@@ -275,7 +289,10 @@ class EinsumLowering : public GraphPass {
         const std::string& term = k == 0 ? e->a : e->b;
         ranks_match &= shapes[k]->rank_known() && shapes[k]->rank() == static_cast<int>(term.size());
       }
-      if (!ranks_match || !BatchDimsAgree(*e, *shapes[0], *shapes[1])) continue;
+      if (!ranks_match || !BatchDimsAgree(*e, *shapes[0], *shapes[1]) || !FitsInt32(*shapes[0]) ||
+          !FitsInt32(*shapes[1])) {
+        continue;
+      }
       TFHOST_RETURN_IF_ERROR(Lower(graph, i, *t, *e, *shapes[0], *shapes[1]));
     }
     return OkStatus();

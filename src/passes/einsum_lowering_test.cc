@@ -100,7 +100,8 @@ TEST(EinsumLoweringTest, FormsThatAreNotOneProductStayEinsum) {
       {"...ij,jk->...ik", {2, 3, 4}, {4, 5}, Shape(), Shape(), ""},  // an ellipsis
       {"ab,bc->c", {2, 3}, {3, 4}, Shape(), Shape(), ""},           // a summed within one operand
       {"ij,jk->ik", {3, 4}, {5, 6}, Shape(), Shape(), ""},          // inner dims that disagree
-      {"ij,jk", {3, 4}, {4, 5}, Shape(), Shape(), ""}};             // no explicit output
+      {"ij,jk", {3, 4}, {4, 5}, Shape(), Shape(), ""},              // no explicit output
+      {"ij,jk->ik", {65536, 65536}, {65536, 2}, Shape(), Shape(), ""}};  // 2^32 elements: int32 Reshape targets
   for (const Case& c : cases) {
     SCOPED_TRACE(c.equation);
     EXPECT_EQ(CountOp(Lowered(EinsumGraph(c)), "Einsum"), 1);
