@@ -173,4 +173,11 @@ StatusOr<Tensor> CudaBackend::CopyOut(const Tensor& src) const {
   return dst;
 }
 
+cudaStream_t KernelStream(const ops::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
+
+Status KernelLaunched(int error, const ops::KernelContext& ctx, int device) {
+  if (error == 0) return OkStatus();
+  return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'", device);
+}
+
 }  // namespace tfhost::backends::cuda

@@ -92,4 +92,10 @@ class CudaBackend : public Backend {
 // "CUDA call failed" as a Status: the call, the device and CUDA's own words.
 Status CudaError(int error, const std::string& call, int device);
 
+// For the kernels: the stream their backend's context carries, and a
+// launch's error (0: none) as a Status naming the op, the node and the
+// device.
+cudaStream_t KernelStream(const ops::KernelContext& ctx);
+Status KernelLaunched(int error, const ops::KernelContext& ctx, int device);
+
 }  // namespace tfhost::backends::cuda

@@ -82,13 +82,6 @@ int FusedInputCount(const ir::Node& node) {
   return n.ok() ? static_cast<int>(*n) : static_cast<int>(node.inputs.size());
 }
 
-Status Launched(int error, const ops::KernelContext& ctx, int device) {
-  if (error == 0) return OkStatus();
-  return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'", device);
-}
-
-cudaStream_t StreamOf(const ops::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
-
 Status RunElementwise(const CudaKernelEnv& env, Family family, ops::KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   Shape out_shape = a.shape();
@@ -109,14 +102,14 @@ Status RunElementwise(const CudaKernelEnv& env, Family family, ops::KernelContex
   if (family == Family::kUnary) {
     UnaryOp u = UnaryOp::kCount;
     UnaryOpOf(ctx.node().op.c_str(), &u);
-    error = LaunchUnary(u, a.data<float>(), y.data<float>(), y.NumElements(), StreamOf(ctx));
+    error = LaunchUnary(u, a.data<float>(), y.data<float>(), y.NumElements(), KernelStream(ctx));
   } else {
     BinaryOp bop = BinaryOp::kAdd;
     if (family == Family::kBinary) BinaryOpOf(ctx.node().op.c_str(), &bop);
     error = LaunchBinary(bop, a.data<float>(), ctx.input(1).data<float>(), shape, y.data<float>(), y.NumElements(),
-                         StreamOf(ctx));
+                         KernelStream(ctx));
   }
-  TFHOST_RETURN_IF_ERROR(Launched(error, ctx, env.device));
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(error, ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
@@ -127,9 +120,9 @@ Status RunSoftmax(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   const int64_t cols = x.dim(x.rank() - 1);
   const int64_t rows = cols == 0 ? 0 : x.NumElements() / cols;
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, x.shape()));
-  TFHOST_RETURN_IF_ERROR(Launched(
-      LaunchSoftmax(ctx.node().op == "LogSoftmax", x.data<float>(), y.data<float>(), rows, cols, StreamOf(ctx)), ctx,
-      env.device));
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(LaunchSoftmax(ctx.node().op == "LogSoftmax", x.data<float>(), y.data<float>(),
+                                                     rows, cols, KernelStream(ctx)),
+                                       ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
@@ -144,8 +137,8 @@ Status RunFused(const CudaKernelEnv& env, FusedProgram program, ops::KernelConte
   Shape out_shape;
   if (Status st = SetFusedShapes(&program, shapes, &out_shape); !st.ok()) return ctx.Error(st.message());
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
-  TFHOST_RETURN_IF_ERROR(
-      Launched(LaunchFused(program, inputs, y.data<float>(), y.NumElements(), StreamOf(ctx)), ctx, env.device));
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
+      LaunchFused(program, inputs, y.data<float>(), y.NumElements(), KernelStream(ctx)), ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
@@ -172,8 +165,8 @@ Status RunReduce(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
   ReduceOp op = ReduceOp::kSum;
   ReduceOpOf(ctx.node().op, &op);
-  TFHOST_RETURN_IF_ERROR(
-      Launched(LaunchReduce(op, *indexing, x.data<float>(), y.data<float>(), StreamOf(ctx)), ctx, env.device));
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
+      LaunchReduce(op, *indexing, x.data<float>(), y.data<float>(), KernelStream(ctx)), ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
@@ -201,7 +194,7 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
   }
   TFHOST_ASSIGN_OR_RETURN(Tensor out, ctx.AllocateOutput(DType::kFloat, plan->out_shape));
   const int64_t n = out.NumElements();
-  cudaStream_t stream = StreamOf(ctx);
+  cudaStream_t stream = KernelStream(ctx);
   if (n > 0 && plan->k == 0) {
     // An empty inner dim: the product is zeros, then the epilogue.
     if (cudaError_t e = cudaMemsetAsync(out.raw_data(), 0, out.ByteSize(), stream); e != cudaSuccess) {
@@ -209,7 +202,7 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
     }
     if (spec.fused) {
       TFHOST_RETURN_IF_ERROR(
-          Launched(LaunchBiasActivation(spec.act, out.data<float>(), bias, plan->m, n, stream), ctx, env.device));
+          KernelLaunched(LaunchBiasActivation(spec.act, out.data<float>(), bias, plan->m, n, stream), ctx, env.device));
     }
   } else if (n > 0) {
     GemmEpilogue epilogue = GemmEpilogue::kNone;
@@ -218,8 +211,8 @@ Status RunMatMul(const CudaKernelEnv& env, const FusedSpec& spec, ops::KernelCon
                                 out.data<float>(), stream);
     if (!st.ok()) return Status(st.code(), ir::NodeContext(node) + ": " + st.message());
     if (spec.fused && spec.act != UnaryOp::kRelu && spec.act != UnaryOp::kIdentity) {
-      TFHOST_RETURN_IF_ERROR(
-          Launched(LaunchBiasActivation(spec.act, out.data<float>(), nullptr, plan->m, n, stream), ctx, env.device));
+      TFHOST_RETURN_IF_ERROR(KernelLaunched(
+          LaunchBiasActivation(spec.act, out.data<float>(), nullptr, plan->m, n, stream), ctx, env.device));
     }
   }
   ctx.set_output(0, std::move(out));

@@ -242,7 +242,7 @@ class KrscFilterCache {
       TFHOST_ASSIGN_OR_RETURN(krsc, filter.Reshaped(krsc_shape));
     } else {
       TFHOST_ASSIGN_OR_RETURN(krsc, ctx.AllocateOutput(DType::kFloat, krsc_shape));
-      if (int e = LaunchStridedGather(4, *gather, filter.raw_data(), krsc.raw_data(), CudnnStreamOf(ctx)); e != 0) {
+      if (int e = LaunchStridedGather(4, *gather, filter.raw_data(), krsc.raw_data(), KernelStream(ctx)); e != 0) {
         return CudaError(e, "launching the filter layout kernel for node '" + ctx.node().name + "'", env.device);
       }
     }
@@ -283,7 +283,7 @@ Status RunForward(const CudaKernelEnv& env, const ConvNode& node, KrscFilterCach
   if (y.NumElements() > 0) {
     TFHOST_ASSIGN_OR_RETURN(Tensor krsc, cache.Get(env, ctx, node.op, filter, p.filter));
     TFHOST_ASSIGN_OR_RETURN(Tensor xin, PaddedCopy(x, p.pre_paddings(), 0, ctx, env.device));
-    TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(CudnnStreamOf(ctx), ctx.node()));
+    TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(KernelStream(ctx), ctx.node()));
     ConvDescriptors d;
     TFHOST_RETURN_IF_ERROR(MakeDescriptors(env, ctx, p, node.allow_tf32, &d));
     TFHOST_ASSIGN_OR_RETURN(int64_t algo,
@@ -313,7 +313,7 @@ Status RunForward(const CudaKernelEnv& env, const ConvNode& node, KrscFilterCach
                         "cudnnConvolutionBiasActivationForward");
       if (!relu && node.epilogue.act != UnaryOp::kIdentity) {
         if (int e = LaunchBiasActivation(node.epilogue.act, y.data<float>(), nullptr, p.out_c, y.NumElements(),
-                                         CudnnStreamOf(ctx));
+                                         KernelStream(ctx));
             e != 0) {
           return CudaError(e, "launching the activation kernel for node '" + ctx.node().name + "'", env.device);
         }
@@ -358,7 +358,7 @@ Status RunBackpropInput(const CudaKernelEnv& env, const ConvNode& node, KrscFilt
                      dx_shape.ToString() + " gives " + p.y.ToString());
   }
   TFHOST_ASSIGN_OR_RETURN(Tensor dx, ctx.AllocateOutput(DType::kFloat, p.x));
-  const cudaStream_t stream = CudnnStreamOf(ctx);
+  const cudaStream_t stream = KernelStream(ctx);
   if (dx.NumElements() > 0 && dy.NumElements() == 0) {  // nothing flows back: zeros
     if (cudaError_t e = cudaMemsetAsync(dx.raw_data(), 0, dx.ByteSize(), stream); e != cudaSuccess) {
       return CudaError(e, "cudaMemsetAsync for node '" + ctx.node().name + "'", env.device);

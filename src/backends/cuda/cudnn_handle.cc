@@ -68,8 +68,6 @@ Status AllocationError(const Status& st, const std::string& what, const ir::Node
   return Status(st.code(), ir::NodeContext(node) + ": allocating " + what + ": " + st.message());
 }
 
-cudaStream_t CudnnStreamOf(const ops::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
-
 StatusOr<Tensor> PaddedCopy(const Tensor& x, const std::vector<int64_t>& paddings, uint32_t value_bits,
                             ops::KernelContext& ctx, int device) {
   bool any = false;
@@ -79,7 +77,7 @@ StatusOr<Tensor> PaddedCopy(const Tensor& x, const std::vector<int64_t>& padding
   auto indexing = MakePadIndexing(x.shape(), paddings, &padded);
   if (!indexing.ok()) return Status(indexing.status().code(), ir::NodeContext(ctx.node()) + ": " + indexing.status().message());
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, padded));
-  if (int e = LaunchPad(4, *indexing, x.raw_data(), value_bits, y.raw_data(), CudnnStreamOf(ctx)); e != 0) {
+  if (int e = LaunchPad(4, *indexing, x.raw_data(), value_bits, y.raw_data(), KernelStream(ctx)); e != 0) {
     return CudaError(e, "launching the padding kernel for node '" + ctx.node().name + "'", device);
   }
   return y;

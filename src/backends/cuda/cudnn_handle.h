@@ -93,10 +93,9 @@ Status CudnnError(int status, const std::string& call, const ir::Node& node, int
 // named and the code kept (ResourceExhausted when memory ran out).
 Status AllocationError(const Status& st, const std::string& what, const ir::Node& node);
 
-// Helpers of every cuDNN kernel.
+// Helpers of every cuDNN kernel (the stream and launch errors are
+// cuda_backend.h's KernelStream and KernelLaunched).
 //
-// The backend's stream, which the kernel's context carries.
-cudaStream_t CudnnStreamOf(const ops::KernelContext& ctx);
 // `x` (NHWC float32 on the device) with `paddings` (Pad's NHWC pairs) of
 // cells holding the float whose bits are `value_bits` around it, enqueued
 // on the kernel's stream; `x` itself where every padding is 0.

@@ -52,7 +52,7 @@ class ScaleCache {
     // From pageable memory the call returns once the bytes are staged, so
     // `host` may go when it returns.
     if (cudaError_t e = cudaMemcpyAsync(scale.raw_data(), host.data(), host.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice, CudnnStreamOf(ctx));
+                                        cudaMemcpyHostToDevice, KernelStream(ctx));
         e != cudaSuccess) {
       return CudaError(e, "uploading AvgPool's scale for node '" + ctx.node().name + "'", env.device);
     }
@@ -96,7 +96,7 @@ Status RunPool(const CudaKernelEnv& env, const PoolNode& node, ScaleCache& scale
   if (!max && p.pre_padded()) {
     TFHOST_ASSIGN_OR_RETURN(scale, scales.Get(env, ctx, p));
   }
-  TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(CudnnStreamOf(ctx), ctx.node()));
+  TFHOST_ASSIGN_OR_RETURN(CudnnContext::Lease lease, env.cudnn->Acquire(KernelStream(ctx), ctx.node()));
   PoolDescriptors d;
   TFHOST_CUDNN_POOL_CALL(MakeNhwc(&d.x, p.padded_x()), "describing the input");
   TFHOST_CUDNN_POOL_CALL(MakeNhwc(&d.y, p.y), "describing the output");
@@ -128,7 +128,7 @@ Status RunPool(const CudaKernelEnv& env, const PoolNode& node, ScaleCache& scale
     auto shape = MakeBinaryShape(y.shape(), scale.shape(), &out);
     if (!shape.ok()) return ctx.Error(shape.status().message());
     if (int e = LaunchBinary(BinaryOp::kMul, y.data<float>(), scale.data<float>(), *shape, y.data<float>(),
-                             y.NumElements(), CudnnStreamOf(ctx));
+                             y.NumElements(), KernelStream(ctx));
         e != 0) {
       return CudaError(e, "launching AvgPool's rescaling for node '" + ctx.node().name + "'", env.device);
     }

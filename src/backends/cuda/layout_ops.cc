@@ -61,18 +61,9 @@ Status LayoutSupportStatus(const ir::Node& node) {
   return OkStatus();
 }
 
-Status LayoutLaunched(int error, const ops::KernelContext& ctx, int device) {
-  if (error == 0) return OkStatus();
-  return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'", device);
-}
-
 // A builder's error with the node named, its code kept.
 Status LayoutError(const ops::KernelContext& ctx, const Status& st) {
   return Status(st.code(), ir::NodeContext(ctx.node()) + ": " + st.message());
-}
-
-cudaStream_t LayoutStream(const ops::KernelContext& ctx) {
-  return static_cast<CudaStream*>(ctx.stream())->get();
 }
 
 // Transpose, Slice, StridedSlice: input 0 gathered as `g` into `out`.
@@ -86,8 +77,8 @@ Status RunStridedGather(const CudaKernelEnv& env, ops::KernelContext& ctx, const
     return OkStatus();
   }
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(x.dtype(), out));
-  TFHOST_RETURN_IF_ERROR(LayoutLaunched(
-      LaunchStridedGather(static_cast<int>(DTypeSize(x.dtype())), *g, x.raw_data(), y.raw_data(), LayoutStream(ctx)),
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
+      LaunchStridedGather(static_cast<int>(DTypeSize(x.dtype())), *g, x.raw_data(), y.raw_data(), KernelStream(ctx)),
       ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
@@ -155,8 +146,8 @@ Status RunPad(const CudaKernelEnv& env, bool v2, ops::KernelContext& ctx) {
   auto p = MakePadIndexing(x.shape(), *pads, &out);
   if (!p.ok()) return LayoutError(ctx, p.status());
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(x.dtype(), out));
-  TFHOST_RETURN_IF_ERROR(LayoutLaunched(LaunchPad(static_cast<int>(DTypeSize(x.dtype())), *p, x.raw_data(), value,
-                                                  y.raw_data(), LayoutStream(ctx)),
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(LaunchPad(static_cast<int>(DTypeSize(x.dtype())), *p, x.raw_data(), value,
+                                                  y.raw_data(), KernelStream(ctx)),
                                         ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
@@ -179,9 +170,9 @@ Status RunConcat(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   if (!plan.ok()) return LayoutError(ctx, plan.status());
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(dtype, out));
   for (int k = 0; k < n && y.NumElements() > 0; ++k) {
-    TFHOST_RETURN_IF_ERROR(LayoutLaunched(
+    TFHOST_RETURN_IF_ERROR(KernelLaunched(
         LaunchConcatPiece(static_cast<int>(DTypeSize(dtype)), ctx.input(k).raw_data(), plan->outer, plan->rows[k],
-                          plan->out_row, plan->columns[k], y.raw_data(), LayoutStream(ctx)),
+                          plan->out_row, plan->columns[k], y.raw_data(), KernelStream(ctx)),
         ctx, env.device));
   }
   ctx.set_output(0, std::move(y));
@@ -206,8 +197,8 @@ Status RunGatherV2(const CudaKernelEnv& env, ops::KernelContext& ctx) {
     TFHOST_ASSIGN_OR_RETURN(Tensor flag, ctx.AllocateOutput(DType::kInt64, Shape({1})));
     auto* first_bad = static_cast<unsigned long long*>(flag.raw_data());
     const bool wide = indices.dtype() == DType::kInt64;
-    const cudaStream_t stream = LayoutStream(ctx);
-    TFHOST_RETURN_IF_ERROR(LayoutLaunched(LaunchGatherV2(static_cast<int>(DTypeSize(params.dtype())), wide, *g,
+    const cudaStream_t stream = KernelStream(ctx);
+    TFHOST_RETURN_IF_ERROR(KernelLaunched(LaunchGatherV2(static_cast<int>(DTypeSize(params.dtype())), wide, *g,
                                                          params.raw_data(), indices.raw_data(), y.raw_data(),
                                                          first_bad, stream),
                                           ctx, env.device));
@@ -246,8 +237,8 @@ Status RunCast(const CudaKernelEnv& env, ops::KernelContext& ctx) {
     return OkStatus();
   }
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(dst, x.shape()));
-  TFHOST_RETURN_IF_ERROR(LayoutLaunched(
-      LaunchCast(s, d, truncate, x.raw_data(), y.raw_data(), x.NumElements(), LayoutStream(ctx)), ctx, env.device));
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
+      LaunchCast(s, d, truncate, x.raw_data(), y.raw_data(), x.NumElements(), KernelStream(ctx)), ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }

@@ -1,7 +1,7 @@
 // Launchers of the CUDA backend's layer norms and inference batch norm
 // (norm_kernels.cu), callable from host code compiled without nvcc:
-// float32, every tensor contiguous but the layer norms' broadcast operands. They enqueue on `stream` and return the launch error
-// (cudaSuccess = 0).
+// float32, every tensor contiguous but the layer norms' broadcast operands.
+// They enqueue on `stream` and return the launch error (cudaSuccess = 0).
 #pragma once
 
 #include <cstdint>

@@ -54,13 +54,6 @@ Status NormSupportStatus(NormOp op, const ir::Node& node) {
   return OkStatus();
 }
 
-Status NormLaunched(int error, const ops::KernelContext& ctx, int device) {
-  if (error == 0) return OkStatus();
-  return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'", device);
-}
-
-cudaStream_t NormStream(const ops::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
-
 // x's (or a + b's) broadcast shape, then the host kernel's checks of gamma
 // and beta against it.
 Status RunLayerNorm(const CudaKernelEnv& env, bool add, ops::KernelContext& ctx) {
@@ -76,10 +69,10 @@ Status RunLayerNorm(const CudaKernelEnv& env, bool add, ops::KernelContext& ctx)
   const Tensor& beta = ctx.input(first + 1);
   // y has the normalized tensor's dtype and shape: the checks read nothing else.
   TFHOST_ASSIGN_OR_RETURN(ops::nn::LayerNormGeometry g, ops::nn::CheckLayerNormOperands(ctx, y, gamma, beta));
-  TFHOST_RETURN_IF_ERROR(NormLaunched(
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
       LaunchLayerNorm(ctx.input(0).data<float>(), add ? ctx.input(1).data<float>() : nullptr, *operands,
                       gamma.data<float>(), beta.data<float>(), epsilon, y.data<float>(), g.rows, g.channels,
-                      NormStream(ctx)),
+                      KernelStream(ctx)),
       ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
@@ -98,9 +91,9 @@ Status RunMaskedSoftmax(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, out_shape));
   const int64_t cols = out_shape.dim(out_shape.rank() - 1);
   const int64_t rows = cols == 0 ? 0 : out_shape.num_elements() / cols;
-  TFHOST_RETURN_IF_ERROR(NormLaunched(
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
       LaunchMaskedSoftmax(ctx.input(0).data<float>(), ctx.input(1).data<bool>(), ctx.input(2).data<float>(),
-                          *operands, zero_masked, y.data<float>(), rows, cols, NormStream(ctx)),
+                          *operands, zero_masked, y.data<float>(), rows, cols, KernelStream(ctx)),
       ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
@@ -118,10 +111,10 @@ Status RunBatchNorm(const CudaKernelEnv& env, ops::KernelContext& ctx) {
     return ctx.Error("the GPU kernel runs inference in NHWC or NDHWC only");  // Supports refuses the rest
   }
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(DType::kFloat, x.shape()));
-  TFHOST_RETURN_IF_ERROR(NormLaunched(
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
       LaunchBatchNormInference(x.data<float>(), params[0]->data<float>(), params[1]->data<float>(),
                                params[2]->data<float>(), params[3]->data<float>(), s.epsilon, y.data<float>(),
-                               x.NumElements(), s.channels, NormStream(ctx)),
+                               x.NumElements(), s.channels, KernelStream(ctx)),
       ctx, env.device));
   ctx.set_output(0, std::move(y));
   const Tensor& mean = *params[2];

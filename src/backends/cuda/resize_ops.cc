@@ -45,14 +45,11 @@ Status RunResize(const CudaKernelEnv& env, bool bilinear, ops::KernelContext& ct
   g.scale_w = ResizeScaleOf(s.in_w, s.out_w, s.align_corners);
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(bilinear ? DType::kFloat : images.dtype(),
                                                        Shape({s.batch, s.out_h, s.out_w, s.channels})));
-  cudaStream_t stream = static_cast<CudaStream*>(ctx.stream())->get();
-  const int error = bilinear ? LaunchResizeBilinear(images.data<float>(), y.data<float>(), g, stream)
-                             : LaunchResizeNearest(images.raw_data(), y.raw_data(), DTypeSize(images.dtype()), g,
-                                                   stream);
-  if (error != 0) {
-    return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'",
-                     env.device);
-  }
+  cudaStream_t stream = KernelStream(ctx);
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(
+      bilinear ? LaunchResizeBilinear(images.data<float>(), y.data<float>(), g, stream)
+               : LaunchResizeNearest(images.raw_data(), y.raw_data(), DTypeSize(images.dtype()), g, stream),
+      ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }

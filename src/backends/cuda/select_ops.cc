@@ -37,12 +37,9 @@ Status RunSelect(const CudaKernelEnv& env, ops::KernelContext& ctx) {
   TFHOST_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateOutput(t.dtype(), out_shape));
   const int64_t n = out_shape.num_elements();
   const int64_t cols = out_shape.rank() == 0 ? 1 : out_shape.dim(out_shape.rank() - 1);
-  const int error = LaunchSelect(condition.data<bool>(), t.raw_data(), e.raw_data(), *operands, DTypeSize(t.dtype()),
-                                 y.raw_data(), n, cols, static_cast<CudaStream*>(ctx.stream())->get());
-  if (error != 0) {
-    return CudaError(error, "launching the " + ctx.node().op + " kernel for node '" + ctx.node().name + "'",
-                     env.device);
-  }
+  TFHOST_RETURN_IF_ERROR(KernelLaunched(LaunchSelect(condition.data<bool>(), t.raw_data(), e.raw_data(), *operands,
+                                                    DTypeSize(t.dtype()), y.raw_data(), n, cols, KernelStream(ctx)),
+                                       ctx, env.device));
   ctx.set_output(0, std::move(y));
   return OkStatus();
 }
