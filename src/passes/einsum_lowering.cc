@@ -77,6 +77,14 @@ std::vector<int32_t> Positions(const std::string& term, const std::string& label
   return p;
 }
 
+// The product of `shape`'s dims at `positions` (1 for none), or -1 where
+// one of them is unknown.
+int64_t MergedDim(const ir::PartialShape& shape, const std::vector<int32_t>& positions) {
+  int64_t d = 1;
+  for (int32_t p : positions) d = (d < 0 || shape.dim(p) < 0) ? -1 : d * shape.dim(p);
+  return d;
+}
+
 bool IsIdentity(const std::vector<int32_t>& perm) {
   for (size_t i = 0; i < perm.size(); ++i) {
     if (perm[i] != static_cast<int32_t>(i)) return false;
@@ -109,13 +117,12 @@ class Lowering {
     return ir::TensorRef{id, 0};
   }
 
+  // `x` permuted by `perm` into `out_shape`.
   StatusOr<ir::TensorRef> Transpose(const std::string& suffix, ir::TensorRef x, const std::vector<int32_t>& perm,
-                                    const ir::PartialShape& x_shape) {
-    std::vector<int64_t> dims;
-    for (int32_t p : perm) dims.push_back(x_shape.dim(p));
+                                    const ir::PartialShape& out_shape) {
     TFHOST_ASSIGN_OR_RETURN(ir::TensorRef p, Int32s(suffix + "_perm", perm));
     return Add(suffix, "Transpose", {x, p}, {{"T", ops::MakeAttr(dtype_)}, {"Tperm", ops::MakeAttr(DType::kInt32)}},
-               dtype_, ir::PartialShape::Known(dims));
+               dtype_, out_shape);
   }
 
   // The dims of the groups of `source`'s dims in `groups` (each group
@@ -126,10 +133,8 @@ class Lowering {
     dims->clear();
     int unknown = 0;
     for (const auto& g : groups) {
-      int64_t d = 1;
-      for (int32_t p : g) d = (d < 0 || shape.dim(p) < 0) ? -1 : d * shape.dim(p);
-      unknown += d < 0;
-      dims->push_back(d);
+      dims->push_back(MergedDim(shape, g));
+      unknown += dims->back() < 0;
     }
     if (unknown <= 1) {
       std::vector<int32_t> values(dims->begin(), dims->end());
@@ -216,10 +221,10 @@ StatusOr<Operand> Arrange(Lowering& l, const std::string& name, ir::TensorRef x,
   r.ref = x;
   ir::PartialShape arranged = shape;
   if (!IsIdentity(perm)) {
-    TFHOST_ASSIGN_OR_RETURN(r.ref, l.Transpose(name + "_t", x, perm, shape));
     std::vector<int64_t> dims;
     for (int32_t p : perm) dims.push_back(shape.dim(p));
     arranged = ir::PartialShape::Known(dims);
+    TFHOST_ASSIGN_OR_RETURN(r.ref, l.Transpose(name + "_t", x, perm, arranged));
   }
   if (o.size() == 1 && k.size() == 1) return r;
   // Groups as positions in the arranged operand.
@@ -317,16 +322,8 @@ class EinsumLowering : public GraphPass {
     // The product's dims: the batch labels, then the row and column groups.
     std::vector<int64_t> product_dims;
     for (char c : batch) product_dims.push_back(a_shape.dim(static_cast<int>(e.a.find(c))));
-    auto merged = [](const ir::PartialShape& s, const std::string& term, const std::string& labels) {
-      int64_t d = 1;
-      for (char c : labels) {
-        const int64_t v = s.dim(static_cast<int>(term.find(c)));
-        d = (d < 0 || v < 0) ? -1 : d * v;
-      }
-      return d;
-    };
-    product_dims.push_back(merged(a_shape, e.a, rows));
-    product_dims.push_back(merged(b_shape, e.b, cols));
+    product_dims.push_back(MergedDim(a_shape, Positions(e.a, rows)));
+    product_dims.push_back(MergedDim(b_shape, Positions(e.b, cols)));
     ir::AttrMap attrs = {{"T", ops::MakeAttr(dtype)}};
     const bool plain = batch.empty();
     attrs[plain ? "transpose_a" : "adj_x"] = ops::MakeAttr(a.adjoint);
