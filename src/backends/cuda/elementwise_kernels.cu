@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/fused_program.h"
+#include "backends/cuda/launch_grid.h"
 
 namespace tfhost::backends::cuda {
 namespace {
@@ -50,10 +51,7 @@ __global__ void FusedKernel(FusedProgram program, FusedInputs inputs, float* __r
   }
 }
 
-unsigned Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8);
-}
+unsigned Blocks(int64_t n) { return ElementBlocks(n, kThreads); }
 
 template <UnaryOp kOp>
 int RunUnary(const float* x, float* y, int64_t n, cudaStream_t s) {

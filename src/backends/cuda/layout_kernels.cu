@@ -2,15 +2,14 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/launch_grid.h"
+
 namespace tfhost::backends::cuda {
 namespace {
 
 constexpr int kThreads = 256;
 
-unsigned Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8);
-}
+unsigned Blocks(int64_t n) { return ElementBlocks(n, kThreads); }
 
 // Grid-stride loops, as the element-wise kernels: one launch shape serves
 // every size. The indexing structs arrive in the kernel's parameter space.

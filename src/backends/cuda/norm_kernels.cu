@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/block_reduce.cuh"
+#include "backends/cuda/launch_grid.h"
 #include "backends/cuda/norm_functors.h"
 
 namespace tfhost::backends::cuda {
@@ -62,17 +63,15 @@ int LaunchBatchNormInference(const float* x, const float* scale, const float* of
                              const float* variance, float epsilon, float* y, int64_t n, int64_t channels,
                              cudaStream_t stream) {
   if (n == 0 || channels == 0) return 0;
-  const int64_t want = (n + kThreads - 1) / kThreads;
-  const unsigned blocks = static_cast<unsigned>(want < 65535 * 8 ? want : 65535 * 8);
-  BatchNormInferenceKernel<<<blocks, kThreads, 0, stream>>>(x, scale, offset, mean, variance, epsilon, y, n,
-                                                            channels);
+  BatchNormInferenceKernel<<<ElementBlocks(n, kThreads), kThreads, 0, stream>>>(x, scale, offset, mean, variance,
+                                                                                 epsilon, y, n, channels);
   return static_cast<int>(cudaGetLastError());
 }
 
 int LaunchLayerNorm(const float* x, const float* b, const RowOperands& operands, const float* gamma,
                     const float* beta, float epsilon, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return 0;
-  const unsigned blocks = static_cast<unsigned>(rows < 65535 * 16 ? rows : 65535 * 16);
+  const unsigned blocks = RowBlocks(rows);
   if (b != nullptr) {
     LayerNormKernel<true><<<blocks, kThreads, 0, stream>>>(x, b, operands, gamma, beta, epsilon, y, rows, cols);
   } else {

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/block_reduce.cuh"
+#include "backends/cuda/launch_grid.h"
 
 namespace tfhost::backends::cuda {
 namespace {
@@ -44,12 +45,9 @@ __global__ void GenericKernel(ReduceOp op, ReduceIndexing p, const float* __rest
 int LaunchReduce(ReduceOp op, const ReduceIndexing& p, const float* x, float* y, cudaStream_t stream) {
   if (p.outputs == 0) return 0;
   if (p.rows) {
-    const unsigned blocks = static_cast<unsigned>(p.outputs < 65535 * 16 ? p.outputs : 65535 * 16);
-    RowsKernel<<<blocks, kThreads, 0, stream>>>(op, x, y, p.outputs, p.count);
+    RowsKernel<<<RowBlocks(p.outputs), kThreads, 0, stream>>>(op, x, y, p.outputs, p.count);
   } else {
-    const int64_t want = (p.outputs + kThreads - 1) / kThreads;
-    const unsigned blocks = static_cast<unsigned>(want < 65535 * 8 ? want : 65535 * 8);
-    GenericKernel<<<blocks, kThreads, 0, stream>>>(op, p, x, y);
+    GenericKernel<<<ElementBlocks(p.outputs, kThreads), kThreads, 0, stream>>>(op, p, x, y);
   }
   return static_cast<int>(cudaGetLastError());
 }

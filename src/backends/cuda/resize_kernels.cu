@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "backends/cuda/launch_grid.h"
+
 namespace tfhost::backends::cuda {
 namespace {
 
@@ -52,10 +54,7 @@ __global__ void NearestKernel(const T* __restrict__ x, T* __restrict__ y, Resize
 
 int64_t Outputs(const ResizeGeometry& g) { return g.batch * g.out_h * g.out_w * g.channels; }
 
-unsigned Blocks(int64_t n) {
-  const int64_t want = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(want < 65535 * 8 ? want : 65535 * 8);
-}
+unsigned Blocks(int64_t n) { return ElementBlocks(n, kThreads); }
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/launch_grid.h"
+
 namespace tfhost::backends::cuda {
 namespace {
 
@@ -20,10 +22,8 @@ __global__ void SelectKernel(const bool* __restrict__ condition, const T* __rest
 template <typename T>
 void Launch(const bool* condition, const void* t, const void* e, const RowOperands& s, void* y, int64_t n,
             int64_t cols, cudaStream_t stream) {
-  const int64_t want = (n + kThreads - 1) / kThreads;
-  const unsigned blocks = static_cast<unsigned>(want < 65535 * 8 ? want : 65535 * 8);
-  SelectKernel<T><<<blocks, kThreads, 0, stream>>>(condition, static_cast<const T*>(t), static_cast<const T*>(e), s,
-                                                   static_cast<T*>(y), n, cols);
+  SelectKernel<T><<<ElementBlocks(n, kThreads), kThreads, 0, stream>>>(
+      condition, static_cast<const T*>(t), static_cast<const T*>(e), s, static_cast<T*>(y), n, cols);
 }
 
 }  // namespace

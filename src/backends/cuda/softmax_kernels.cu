@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/block_reduce.cuh"
+#include "backends/cuda/launch_grid.h"
 #include "backends/cuda/norm_functors.h"
 #include "backends/cuda/softmax_functors.h"
 
@@ -72,17 +73,15 @@ __global__ void SoftmaxKernel(Logits logits, float* __restrict__ y, int64_t rows
   }
 }
 
-unsigned Blocks(int64_t rows) { return static_cast<unsigned>(rows < 65535 * 16 ? rows : 65535 * 16); }
-
 }  // namespace
 
 int LaunchSoftmax(bool log, const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return 0;
   const PlainLogits logits{x, cols};
   if (log) {
-    SoftmaxKernel<true, false><<<Blocks(rows), kThreads, 0, stream>>>(logits, y, rows, cols);
+    SoftmaxKernel<true, false><<<RowBlocks(rows), kThreads, 0, stream>>>(logits, y, rows, cols);
   } else {
-    SoftmaxKernel<false, false><<<Blocks(rows), kThreads, 0, stream>>>(logits, y, rows, cols);
+    SoftmaxKernel<false, false><<<RowBlocks(rows), kThreads, 0, stream>>>(logits, y, rows, cols);
   }
   return static_cast<int>(cudaGetLastError());
 }
@@ -92,9 +91,9 @@ int LaunchMaskedSoftmax(const float* logits, const bool* mask, const float* fill
   if (rows == 0 || cols == 0) return 0;
   const MaskedLogits masked{logits, mask, fill, operands};
   if (zero_masked) {
-    SoftmaxKernel<false, true><<<Blocks(rows), kThreads, 0, stream>>>(masked, y, rows, cols);
+    SoftmaxKernel<false, true><<<RowBlocks(rows), kThreads, 0, stream>>>(masked, y, rows, cols);
   } else {
-    SoftmaxKernel<false, false><<<Blocks(rows), kThreads, 0, stream>>>(masked, y, rows, cols);
+    SoftmaxKernel<false, false><<<RowBlocks(rows), kThreads, 0, stream>>>(masked, y, rows, cols);
   }
   return static_cast<int>(cudaGetLastError());
 }
